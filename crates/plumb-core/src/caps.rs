@@ -1,0 +1,61 @@
+//! Caps shared by more than one engine. Every cap bounds memory or the
+//! size of an answer; none depends on the size of the file.
+
+/// Issues listed in full per report; later ones are only counted. Ten
+/// show a pattern without letting one broken file flood an answer.
+pub const FIRST_ISSUES_CAP: usize = 10;
+
+/// Sample values kept per column or key: enough to show the shape of the
+/// data, few enough that a wide file stays small.
+pub const SAMPLE_VALUES_CAP: usize = 5;
+
+/// The longest sample value kept, in bytes of UTF-8; longer values are
+/// cut at a character boundary and marked.
+pub const SAMPLE_TEXT_BYTES: usize = 512;
+
+/// Columns (CSV) or keys (JSON) tracked with full statistics; past this,
+/// further ones are counted but not described, so a pathological header
+/// cannot grow memory without bound.
+pub const COLUMN_TRACK_CAP: usize = 10_000;
+
+/// The default number of rows or records a select returns.
+pub const SELECT_DEFAULT_LIMIT: usize = 50;
+
+/// The most rows or records one select returns; larger limits are served
+/// at this cap (never refused), and the answer says there is more.
+pub const SELECT_MAX_LIMIT: usize = 1000;
+
+/// Clamps a requested select limit to `1..=SELECT_MAX_LIMIT`, with
+/// [`SELECT_DEFAULT_LIMIT`] when none was given.
+///
+/// ```
+/// assert_eq!(plumb_core::clamp_limit(Some(5000)), 1000);
+/// assert_eq!(plumb_core::clamp_limit(Some(0)), 1);
+/// assert_eq!(plumb_core::clamp_limit(None), 50);
+/// ```
+pub fn clamp_limit(limit: Option<u64>) -> usize {
+    match limit {
+        None => SELECT_DEFAULT_LIMIT,
+        Some(n) => usize::try_from(n)
+            .unwrap_or(SELECT_MAX_LIMIT)
+            .clamp(1, SELECT_MAX_LIMIT),
+    }
+}
+
+/// Cuts `text` to at most `max` bytes at a character boundary; the flag
+/// says whether anything was cut.
+///
+/// ```
+/// assert_eq!(plumb_core::cap_text("héllo", 2), ("h", true));
+/// assert_eq!(plumb_core::cap_text("hi", 2), ("hi", false));
+/// ```
+pub fn cap_text(text: &str, max: usize) -> (&str, bool) {
+    if text.len() <= max {
+        return (text, false);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&text[..end], true)
+}

@@ -1,0 +1,55 @@
+//! The substrate every plumb engine stands on: a chunked text stream with
+//! absolute byte offsets, a strict UTF-8 check, a binary sniff, typed
+//! refusals, view flags, cell classification, type inference and
+//! number-literal precision.
+//!
+//! ```
+//! use plumb_core::{classify_cell, CellClass, RefusalReason, TextStream};
+//!
+//! // A Latin-1 byte is refused with its absolute offset, never guessed at.
+//! let mut stream = TextStream::new(&b"name,city\nJos\xe9,Lyon\n"[..]);
+//! let mut text = String::new();
+//! let refusal = loop {
+//!     match stream.next_chunk() {
+//!         Ok(Some(chunk)) => text.push_str(chunk.text),
+//!         Ok(None) => unreachable!("the file is not UTF-8"),
+//!         Err(refusal) => break refusal,
+//!     }
+//! };
+//! assert_eq!(refusal.reason(), RefusalReason::InvalidUtf8);
+//! assert_eq!(refusal.byte_offset(), Some(13));
+//! assert_eq!(text, "name,city\nJos");
+//! assert_eq!(classify_cell("Lyon"), CellClass::String);
+//! ```
+//!
+//! Engines (`plumb-csv`, `plumb-json`, `plumb-jsonl`) depend on this
+//! crate and on nothing else of plumb's.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod cancel;
+mod caps;
+mod cell;
+mod number;
+mod refusal;
+mod stream;
+mod view;
+
+pub use cancel::CancelToken;
+pub use caps::{
+    cap_text, clamp_limit, COLUMN_TRACK_CAP, FIRST_ISSUES_CAP, SAMPLE_TEXT_BYTES,
+    SAMPLE_VALUES_CAP, SELECT_DEFAULT_LIMIT, SELECT_MAX_LIMIT,
+};
+pub use cell::{
+    classify_cell, infer_column_type, numeric_class, trim_cell, CellClass, ClassHistogram,
+    InferredType, SENTINEL_TOKENS,
+};
+pub use number::{
+    compare_integer_literals, integer_json, literal_placeholder, number_literal_precision,
+    NumericRange, PrecisionKind, MAX_NUMBER_LITERAL_BYTES, MAX_SAFE_INTEGER,
+};
+pub use refusal::{Refusal, RefusalReason};
+pub use stream::{
+    open_file, Chunk, StreamStats, TextStream, BINARY_SNIFF_BYTES, CHUNK_BYTES, UTF8_BOM,
+};
+pub use view::ViewFlags;

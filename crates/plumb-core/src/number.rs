@@ -1,0 +1,331 @@
+//! Number literals: whether a double would misstate them, and exact
+//! ranges over integers of any length.
+//!
+//! A literal is judged against the IEEE 754 double nearest to it (the one
+//! `f64::from_str` returns, correctly rounded). The kinds, tried in order:
+//!
+//! | kind | when | triggers | near miss |
+//! |---|---|---|---|
+//! | `oversized-literal` | the literal is longer than [`MAX_NUMBER_LITERAL_BYTES`] | 513 digits | 512 digits |
+//! | `overflow` | the nearest double is infinite | `1e400` | `1e308` |
+//! | `underflow` | the literal is not zero but the nearest double is | `1e-400` | `5e-324` |
+//! | `unsafe-integer` | an integer literal (no `.`, no exponent) outside ±(2^53 − 1) | `9007199254740993` | `9007199254740991` |
+//! | `excess-digits` | a fraction or exponent literal with more than 17 significant digits that the double does not give back | `0.1000000000000000000001` | `0.30000000000000004` |
+//! | `inexact` | a fraction or exponent literal of at most 17 significant digits whose shortest round trip is another number | `3e-324`, `9007199254740993.0` | `0.1` |
+//!
+//! A literal is exact (no kind) when its shortest round trip names the
+//! same decimal value as its text: `0.1`, `1.50`, `1e3`, `-0`.
+
+use std::cmp::Ordering;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// The longest number literal kept whole. Longer literals are cut (and
+/// flagged `oversized-literal`): no real measurement needs 512 digits,
+/// and a runaway literal must not grow memory.
+pub const MAX_NUMBER_LITERAL_BYTES: usize = 512;
+
+/// The largest integer a double holds along with all its neighbours
+/// (2^53 − 1), the edge of JavaScript's `Number.MAX_SAFE_INTEGER`.
+pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
+
+/// How reading a literal as a double would misstate it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PrecisionKind {
+    /// An integer outside ±(2^53 − 1): a double cannot hold every such integer.
+    UnsafeInteger,
+    /// More significant digits than a double carries.
+    ExcessDigits,
+    /// A short literal that no double represents closely enough to print back.
+    Inexact,
+    /// Too large for a double: it would read as infinity.
+    Overflow,
+    /// Too small for a double: it would read as zero.
+    Underflow,
+    /// Longer than [`MAX_NUMBER_LITERAL_BYTES`]; cut, not judged.
+    OversizedLiteral,
+}
+
+impl PrecisionKind {
+    /// The kebab-case name used in JSON.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            PrecisionKind::UnsafeInteger => "unsafe-integer",
+            PrecisionKind::ExcessDigits => "excess-digits",
+            PrecisionKind::Inexact => "inexact",
+            PrecisionKind::Overflow => "overflow",
+            PrecisionKind::Underflow => "underflow",
+            PrecisionKind::OversizedLiteral => "oversized-literal",
+        }
+    }
+}
+
+/// The parts of a decimal literal.
+struct Parts<'a> {
+    int: &'a [u8],
+    frac: &'a [u8],
+    exp: i64,
+    plain_integer: bool,
+}
+
+fn parts(lit: &str) -> Option<Parts<'_>> {
+    let b = lit.as_bytes();
+    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    let s = i;
+    while b.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    let int = &b[s..i];
+    let mut frac: &[u8] = &[];
+    let mut plain_integer = true;
+    if b.get(i) == Some(&b'.') {
+        plain_integer = false;
+        i += 1;
+        let s = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        frac = &b[s..i];
+    }
+    if int.is_empty() && frac.is_empty() {
+        return None;
+    }
+    let mut exp: i64 = 0;
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        plain_integer = false;
+        i += 1;
+        let negative = b.get(i) == Some(&b'-');
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let s = i;
+        while let Some(d) = b.get(i).filter(|d| d.is_ascii_digit()) {
+            // Saturate far beyond any double's range, so a huge exponent
+            // cannot overflow the arithmetic below.
+            exp = (exp * 10 + i64::from(d - b'0')).min(1 << 40);
+            i += 1;
+        }
+        if i == s {
+            return None;
+        }
+        if negative {
+            exp = -exp;
+        }
+    }
+    (i == b.len()).then_some(Parts {
+        int,
+        frac,
+        exp,
+        plain_integer,
+    })
+}
+
+/// The significant digits of a decimal (no leading or trailing zeros)
+/// and where the decimal point sits relative to them: the value is
+/// `0.DIGITS × 10^point`. Zero has no digits.
+fn canonical(p: &Parts<'_>) -> (Vec<u8>, i64) {
+    let all = p.int.iter().chain(p.frac.iter());
+    let leading = all.clone().take_while(|&&d| d == b'0').count();
+    let mut digits: Vec<u8> = all.skip(leading).copied().collect();
+    while digits.last() == Some(&b'0') {
+        digits.pop();
+    }
+    let point = p.int.len() as i64 + p.exp - leading as i64;
+    (digits, point)
+}
+
+/// Whether reading `literal` as a double would misstate its text.
+///
+/// Returns `None` when the literal is exact or is not a decimal number
+/// literal at all. See the module docs for when each kind applies.
+///
+/// ```
+/// use plumb_core::{number_literal_precision, PrecisionKind};
+/// assert_eq!(number_literal_precision("9007199254740993"), Some(PrecisionKind::UnsafeInteger));
+/// assert_eq!(number_literal_precision("9007199254740991"), None);
+/// assert_eq!(number_literal_precision("1e400"), Some(PrecisionKind::Overflow));
+/// assert_eq!(number_literal_precision("1e-400"), Some(PrecisionKind::Underflow));
+/// assert_eq!(number_literal_precision("0.1"), None);
+/// ```
+pub fn number_literal_precision(literal: &str) -> Option<PrecisionKind> {
+    if literal.len() > MAX_NUMBER_LITERAL_BYTES {
+        return Some(PrecisionKind::OversizedLiteral);
+    }
+    let p = parts(literal)?;
+    let value: f64 = literal.parse().ok()?;
+    if value.is_infinite() {
+        return Some(PrecisionKind::Overflow);
+    }
+    let (digits, point) = canonical(&p);
+    if digits.is_empty() {
+        return None;
+    }
+    if value == 0.0 {
+        return Some(PrecisionKind::Underflow);
+    }
+    if p.plain_integer {
+        // Sixteen digits or fewer before the point is below 10^16; the
+        // exact comparison settles the rest.
+        let safe = point <= 15
+            || (point == 16 && {
+                let mut text = digits.clone();
+                text.resize(16, b'0');
+                text.as_slice() <= b"9007199254740991".as_slice()
+            });
+        return (!safe).then_some(PrecisionKind::UnsafeInteger);
+    }
+    let shortest = format!("{:e}", value.abs());
+    let back = parts(&shortest).map(|q| canonical(&q));
+    if back.as_ref() == Some(&(digits.clone(), point)) {
+        None
+    } else if digits.len() > 17 {
+        Some(PrecisionKind::ExcessDigits)
+    } else {
+        Some(PrecisionKind::Inexact)
+    }
+}
+
+/// Compares two integer literals (optional sign, ASCII digits) exactly,
+/// whatever their length. `-0` equals `0`.
+///
+/// ```
+/// use std::cmp::Ordering;
+/// use plumb_core::compare_integer_literals;
+/// assert_eq!(compare_integer_literals("-12", "3"), Ordering::Less);
+/// assert_eq!(
+///     compare_integer_literals("123456789012345678901234567890", "99999999999999999999"),
+///     Ordering::Greater,
+/// );
+/// ```
+pub fn compare_integer_literals(a: &str, b: &str) -> Ordering {
+    let (an, am) = split_sign(a);
+    let (bn, bm) = split_sign(b);
+    let (an, bn) = (an && !am.is_empty(), bn && !bm.is_empty());
+    match (an, bn) {
+        (false, true) => Ordering::Greater,
+        (true, false) => Ordering::Less,
+        (false, false) => compare_magnitudes(am, bm),
+        (true, true) => compare_magnitudes(bm, am),
+    }
+}
+
+fn split_sign(s: &str) -> (bool, &[u8]) {
+    let b = s.as_bytes();
+    let (neg, rest) = match b.first() {
+        Some(b'-') => (true, &b[1..]),
+        Some(b'+') => (false, &b[1..]),
+        _ => (false, b),
+    };
+    let zeros = rest.iter().take_while(|&&d| d == b'0').count();
+    (neg, &rest[zeros..])
+}
+
+fn compare_magnitudes(a: &[u8], b: &[u8]) -> Ordering {
+    a.len().cmp(&b.len()).then_with(|| a.cmp(b))
+}
+
+/// The exact range of a column's numbers: integers compared as text of
+/// any length, floats as doubles.
+///
+/// ```
+/// use plumb_core::NumericRange;
+/// let mut r = NumericRange::default();
+/// r.add_integer("9007199254740993");
+/// r.add_integer("-4");
+/// let (min, max) = r.bounds();
+/// assert_eq!(min, serde_json::json!(-4));
+/// assert_eq!(max["$literal"], "9007199254740993");
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NumericRange {
+    int_min: Option<String>,
+    int_max: Option<String>,
+    float_min: Option<f64>,
+    float_max: Option<f64>,
+}
+
+impl NumericRange {
+    /// Adds an integer literal (optional sign, ASCII digits).
+    pub fn add_integer(&mut self, literal: &str) {
+        let literal = literal.trim_matches([' ', '\t']);
+        replace_if(&mut self.int_min, literal, Ordering::Less);
+        replace_if(&mut self.int_max, literal, Ordering::Greater);
+    }
+
+    /// Adds a float value. NaN is ignored.
+    pub fn add_float(&mut self, value: f64) {
+        if value.is_nan() {
+            return;
+        }
+        self.float_min = Some(self.float_min.map_or(value, |m| m.min(value)));
+        self.float_max = Some(self.float_max.map_or(value, |m| m.max(value)));
+    }
+
+    /// Whether nothing was added.
+    pub fn is_empty(&self) -> bool {
+        self.int_min.is_none() && self.float_min.is_none()
+    }
+
+    /// The range as JSON values `(min, max)`: `null` when empty; an
+    /// integer-only range is exact, with integers outside ±(2^53 − 1)
+    /// given as `{"$literal": ..., "precision": "unsafe-integer"}`; once
+    /// floats are present, both ends are doubles.
+    pub fn bounds(&self) -> (Value, Value) {
+        match (self.float_min, self.float_max) {
+            (Some(fmin), Some(fmax)) => {
+                let imin = self.int_min.as_deref().and_then(|s| s.parse::<f64>().ok());
+                let imax = self.int_max.as_deref().and_then(|s| s.parse::<f64>().ok());
+                let min = imin.map_or(fmin, |i| i.min(fmin));
+                let max = imax.map_or(fmax, |i| i.max(fmax));
+                (float_json(min), float_json(max))
+            }
+            _ => (
+                self.int_min.as_deref().map_or(Value::Null, integer_json),
+                self.int_max.as_deref().map_or(Value::Null, integer_json),
+            ),
+        }
+    }
+}
+
+fn replace_if(slot: &mut Option<String>, literal: &str, want: Ordering) {
+    match slot {
+        Some(current) => {
+            if compare_integer_literals(literal, current) == want {
+                current.clear();
+                current.push_str(literal);
+            }
+        }
+        None => *slot = Some(literal.to_owned()),
+    }
+}
+
+fn float_json(v: f64) -> Value {
+    serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
+}
+
+/// An integer literal as JSON: a number when a double holds it exactly,
+/// else a `$literal` placeholder that keeps its text.
+pub fn integer_json(literal: &str) -> Value {
+    if number_literal_precision(literal).is_none() {
+        if let Ok(v) = literal.trim_start_matches('+').parse::<i64>() {
+            return Value::from(v);
+        }
+    }
+    literal_placeholder(literal, number_literal_precision(literal))
+}
+
+/// The `$literal` placeholder for a number a double would misstate.
+///
+/// ```
+/// use plumb_core::{literal_placeholder, PrecisionKind};
+/// let v = literal_placeholder("1e400", Some(PrecisionKind::Overflow));
+/// assert_eq!(v, serde_json::json!({"$literal": "1e400", "precision": "overflow"}));
+/// ```
+pub fn literal_placeholder(literal: &str, precision: Option<PrecisionKind>) -> Value {
+    match precision {
+        Some(kind) => json!({"$literal": literal, "precision": kind.as_str()}),
+        None => json!({ "$literal": literal }),
+    }
+}

@@ -1,0 +1,97 @@
+//! Cell classification and column type inference tables.
+
+use plumb_core::{classify_cell, infer_column_type, CellClass, ClassHistogram, InferredType};
+
+#[test]
+fn classification_table() {
+    use CellClass::*;
+    let table: &[(&str, CellClass)] = &[
+        ("", Empty),
+        ("   ", Empty),
+        ("\t", Empty),
+        ("NA", Sentinel),
+        ("N/A", Sentinel),
+        ("NaN", Sentinel),
+        ("null", Sentinel),
+        ("NULL", Sentinel),
+        ("None", Sentinel),
+        ("-", Sentinel),
+        (" NA ", Sentinel),
+        ("na", String),
+        ("Null", String),
+        ("0", Integer),
+        ("-12", Integer),
+        ("+7", Integer),
+        ("007", Integer),
+        ("123456789012345678901234567890", Integer),
+        ("1.5", Float),
+        ("-0.25", Float),
+        (".5", Float),
+        ("5.", Float),
+        ("1e9", Float),
+        ("2.5E-3", Float),
+        ("1e", String),
+        ("1.2.3", String),
+        ("--1", String),
+        ("+", String),
+        (".", String),
+        ("true", Boolean),
+        ("FALSE", Boolean),
+        ("True", Boolean),
+        ("yes", String),
+        ("2024-02-29", Date),
+        ("2024-02-29T13:45", Date),
+        ("2024-02-29 13:45:07", Date),
+        ("2024-02-29T13:45:07.123Z", Date),
+        ("2024-02-29T13:45:07+02:00", Date),
+        ("2024-13-01", String),
+        ("2024-00-10", String),
+        ("2024-01-32", String),
+        ("2024-01-01T25:00", String),
+        ("2024-1-1", String),
+        ("bob", String),
+        ("1,000", String),
+        ("12 apples", String),
+    ];
+    for (text, class) in table {
+        assert_eq!(classify_cell(text), *class, "{text:?}");
+    }
+}
+
+fn hist(classes: &[CellClass]) -> ClassHistogram {
+    let mut h = ClassHistogram::default();
+    for &c in classes {
+        h.add(c);
+    }
+    h
+}
+
+#[test]
+fn inference_table() {
+    use CellClass::*;
+    let table: &[(&[CellClass], InferredType)] = &[
+        (&[], InferredType::Empty),
+        (&[Empty, Sentinel], InferredType::Empty),
+        (&[Integer, Integer, Empty], InferredType::Integer),
+        (&[Integer, Float], InferredType::Float),
+        (&[Float, Sentinel], InferredType::Float),
+        (&[Boolean, Empty], InferredType::Boolean),
+        (&[Date, Date], InferredType::Date),
+        (&[String, Sentinel], InferredType::String),
+        (&[Integer, String], InferredType::Mixed),
+        (&[Integer, Boolean], InferredType::Mixed),
+        (&[Integer, Float, Date], InferredType::Mixed),
+    ];
+    for (classes, want) in table {
+        assert_eq!(infer_column_type(&hist(classes)), *want, "{classes:?}");
+    }
+}
+
+#[test]
+fn histogram_serializes_nonzero_classes_by_name() {
+    let h = hist(&[CellClass::Integer, CellClass::Integer, CellClass::Sentinel]);
+    assert_eq!(
+        serde_json::to_string(&h).unwrap(),
+        r#"{"sentinel":1,"integer":2}"#
+    );
+}

@@ -1,0 +1,6 @@
+//! Integration tests for plumb-core: one binary, a module per topic.
+
+mod cell;
+mod number;
+mod refusal;
+mod stream;

@@ -1,0 +1,98 @@
+//! Number-literal precision: each kind with a literal that triggers it
+//! and a near miss that does not; exact integer comparison.
+
+use std::cmp::Ordering;
+
+use plumb_core::{
+    compare_integer_literals, number_literal_precision, NumericRange, PrecisionKind,
+    MAX_NUMBER_LITERAL_BYTES,
+};
+use serde_json::json;
+
+#[test]
+fn each_kind_triggers_and_its_near_miss_does_not() {
+    use PrecisionKind::*;
+    let long = "9".repeat(MAX_NUMBER_LITERAL_BYTES + 1);
+    let just_fits = format!("0.{}", "1".repeat(MAX_NUMBER_LITERAL_BYTES - 2));
+    let table: &[(&str, Option<PrecisionKind>)] = &[
+        ("9007199254740993", Some(UnsafeInteger)),
+        ("-9007199254740993", Some(UnsafeInteger)),
+        ("9007199254740992", Some(UnsafeInteger)),
+        ("18446744073709551616", Some(UnsafeInteger)),
+        ("9007199254740991", None),
+        ("-9007199254740991", None),
+        ("0", None),
+        ("-0", None),
+        ("1e400", Some(Overflow)),
+        ("-1e400", Some(Overflow)),
+        ("1e308", None),
+        ("1e-400", Some(Underflow)),
+        ("5e-324", None),
+        ("0e-400", None),
+        ("0.1000000000000000000001", Some(ExcessDigits)),
+        ("3.14159265358979323846", Some(ExcessDigits)),
+        ("0.30000000000000004", None),
+        ("3.141592653589793", None),
+        ("3e-324", Some(Inexact)),
+        ("9007199254740993.0", Some(Inexact)),
+        ("0.1", None),
+        ("1.50", None),
+        ("1e3", None),
+        ("-2.5E-3", None),
+        ("100", None),
+        ("abc", None),
+    ];
+    for (lit, want) in table {
+        assert_eq!(number_literal_precision(lit), *want, "{lit}");
+    }
+    assert_eq!(number_literal_precision(&long), Some(OversizedLiteral));
+    assert_eq!(just_fits.len(), MAX_NUMBER_LITERAL_BYTES);
+    assert_eq!(number_literal_precision(&just_fits), Some(ExcessDigits));
+}
+
+#[test]
+fn integer_literals_compare_exactly_at_any_length() {
+    let table: &[(&str, &str, Ordering)] = &[
+        ("1", "2", Ordering::Less),
+        ("-1", "-2", Ordering::Greater),
+        ("-0", "0", Ordering::Equal),
+        ("+5", "5", Ordering::Equal),
+        ("007", "7", Ordering::Equal),
+        ("9007199254740993", "9007199254740992", Ordering::Greater),
+        (
+            "-123456789012345678901234567890",
+            "-123456789012345678901234567891",
+            Ordering::Greater,
+        ),
+        (
+            "99999999999999999999",
+            "100000000000000000000",
+            Ordering::Less,
+        ),
+    ];
+    for (a, b, want) in table {
+        assert_eq!(compare_integer_literals(a, b), *want, "{a} vs {b}");
+        assert_eq!(compare_integer_literals(b, a), want.reverse(), "{b} vs {a}");
+    }
+}
+
+#[test]
+fn numeric_range_is_exact_for_integers_and_double_for_floats() {
+    let mut r = NumericRange::default();
+    assert!(r.is_empty());
+    for lit in ["12", "-3", "123456789012345678901234567890", "7"] {
+        r.add_integer(lit);
+    }
+    assert_eq!(
+        r.bounds(),
+        (
+            json!(-3),
+            json!({"$literal": "123456789012345678901234567890", "precision": "unsafe-integer"})
+        )
+    );
+    let mut r = NumericRange::default();
+    r.add_integer("4");
+    r.add_float(-1.5);
+    r.add_float(2.25);
+    assert_eq!(r.bounds(), (json!(-1.5), json!(4.0)));
+}

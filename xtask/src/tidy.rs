@@ -1,0 +1,156 @@
+//! Tidy: structural rules that keep the workspace honest.
+//!
+//! 1. Every Rust module opens with a `//!` doc comment.
+//! 2. Dependencies between plumb's crates point only the way SPEC.md
+//!    draws them: core <- csv, json <- jsonl; engines <- plumb <-
+//!    plumb-tool <- plumb-cli.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Which plumb crates each plumb crate may depend on (normal and build
+/// dependencies; dev-dependencies may reach further down for tests).
+const ALLOWED: &[(&str, &[&str])] = &[
+    ("plumb-core", &[]),
+    ("plumb-csv", &["plumb-core"]),
+    ("plumb-json", &["plumb-core"]),
+    ("plumb-jsonl", &["plumb-core", "plumb-json"]),
+    (
+        "plumb",
+        &["plumb-core", "plumb-csv", "plumb-json", "plumb-jsonl"],
+    ),
+    ("plumb-tool", &["plumb-core", "plumb"]),
+    ("plumb-cli", &["plumb-core", "plumb", "plumb-tool"]),
+];
+
+/// Runs every rule, returning the problems found.
+pub fn run(root: &Path) -> Result<(), Vec<String>> {
+    let mut problems = module_docs(root);
+    problems.extend(dependency_directions(root));
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems)
+    }
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        if name == "target" || name == "corpus" || name == "artifacts" {
+            continue;
+        }
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+fn module_docs(root: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    for dir in ["crates", "xtask", "benches", "fuzz", "examples"] {
+        rust_files(&root.join(dir), &mut files);
+    }
+    files
+        .into_iter()
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(&path).ok()?;
+            let first = text.lines().find(|l| !l.trim().is_empty())?;
+            (!first.trim_start().starts_with("//!")).then(|| {
+                format!(
+                    "{} does not open with a `//!` module doc",
+                    path.strip_prefix(root).unwrap_or(&path).display()
+                )
+            })
+        })
+        .collect()
+}
+
+fn dependency_directions(root: &Path) -> Vec<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let output = Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(root)
+        .output();
+    let output = match output {
+        Ok(o) if o.status.success() => o,
+        Ok(o) => {
+            return vec![format!(
+                "cargo metadata failed: {}",
+                String::from_utf8_lossy(&o.stderr)
+            )]
+        }
+        Err(e) => return vec![format!("cargo metadata did not run: {e}")],
+    };
+    let meta: serde_json::Value = match serde_json::from_slice(&output.stdout) {
+        Ok(v) => v,
+        Err(e) => return vec![format!("cargo metadata printed no JSON: {e}")],
+    };
+    let mut problems = Vec::new();
+    let packages = meta["packages"].as_array().cloned().unwrap_or_default();
+    for package in &packages {
+        let name = package["name"].as_str().unwrap_or_default();
+        let Some((_, allowed)) = ALLOWED.iter().find(|(n, _)| *n == name) else {
+            continue;
+        };
+        for dep in package["dependencies"].as_array().into_iter().flatten() {
+            let dep_name = dep["name"].as_str().unwrap_or_default();
+            let is_dev = dep["kind"].as_str() == Some("dev");
+            if dep_name.starts_with("plumb") && !is_dev && !allowed.contains(&dep_name) {
+                problems.push(format!(
+                    "{name} depends on {dep_name}, against the direction SPEC.md draws"
+                ));
+            }
+        }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workspace_is_tidy() {
+        if let Err(problems) = run(&crate::project_root()) {
+            panic!("tidy found problems:\n{}", problems.join("\n"));
+        }
+    }
+
+    #[test]
+    fn every_refusal_reason_is_documented() {
+        let root = crate::project_root();
+        let doc = std::fs::read_to_string(root.join("docs/refusals.md"))
+            .expect("docs/refusals.md exists");
+        for reason in plumb_core::RefusalReason::ALL {
+            assert!(
+                doc.contains(&format!("`{}`", reason.as_str())),
+                "docs/refusals.md does not describe `{}`",
+                reason.as_str()
+            );
+        }
+    }
+
+    #[test]
+    fn a_module_without_docs_is_caught() {
+        let dir = std::env::temp_dir().join(format!("plumb-tidy-{}", std::process::id()));
+        let src = dir.join("crates/x/src");
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(src.join("lib.rs"), "fn main() {}\n").unwrap();
+        let problems = module_docs(&dir);
+        std::fs::remove_dir_all(&dir).ok();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+    }
+}
