@@ -15,7 +15,20 @@ fn bench(c: &mut Criterion) {
     ] {
         let mut group = c.benchmark_group(format!("validate_{shape}_utf8"));
         group.throughput(Throughput::Bytes(data.len() as u64));
+        // The in-memory source: 64 KiB chunks straight out of the slice.
         group.bench_function("plumb_stream", |b| {
+            b.iter(|| {
+                let mut stream = TextStream::from_buf_read(data.as_slice());
+                let mut n = 0usize;
+                while let Some(chunk) = stream.next_chunk().expect("valid") {
+                    n += chunk.text.len();
+                }
+                assert_eq!(n, data.len());
+                n
+            })
+        });
+        // Through a 64 KiB `BufReader`, as a file is read: one extra copy.
+        group.bench_function("plumb_stream_bufreader", |b| {
             b.iter(|| {
                 let mut stream = TextStream::new(data.as_slice());
                 let mut n = 0usize;

@@ -76,6 +76,17 @@ pub fn trim_cell(text: &str) -> &str {
     text.trim_matches([' ', '\t'])
 }
 
+/// [`trim_cell`] for bytes.
+pub fn trim_bytes(mut b: &[u8]) -> &[u8] {
+    while let [b' ' | b'\t', rest @ ..] = b {
+        b = rest;
+    }
+    while let [rest @ .., b' ' | b'\t'] = b {
+        b = rest;
+    }
+    b
+}
+
 /// Classifies one cell.
 ///
 /// ```
@@ -88,8 +99,14 @@ pub fn trim_cell(text: &str) -> &str {
 /// assert_eq!(classify_cell("bob"), CellClass::String);
 /// ```
 pub fn classify_cell(text: &str) -> CellClass {
-    let t = trim_cell(text);
-    let bytes = t.as_bytes();
+    classify_bytes(text.as_bytes())
+}
+
+/// Classifies one cell given as bytes (the same rules as
+/// [`classify_cell`]; bytes that are not UTF-8 are `string`).
+pub fn classify_bytes(cell: &[u8]) -> CellClass {
+    let t = trim_bytes(cell);
+    let bytes = t;
     let Some(&first) = bytes.first() else {
         return CellClass::Empty;
     };
@@ -100,7 +117,7 @@ pub fn classify_cell(text: &str) -> CellClass {
             if let Some(class) = numeric_class(bytes) {
                 return class;
             }
-            if t == "-" {
+            if t == b"-" {
                 return CellClass::Sentinel;
             }
             if is_date(bytes) {
@@ -108,9 +125,9 @@ pub fn classify_cell(text: &str) -> CellClass {
             }
             CellClass::String
         }
-        b'N' | b'n' if SENTINEL_TOKENS.contains(&t) => CellClass::Sentinel,
+        b'N' | b'n' if SENTINEL_TOKENS.iter().any(|s| s.as_bytes() == t) => CellClass::Sentinel,
         b't' | b'T' | b'f' | b'F'
-            if t.eq_ignore_ascii_case("true") || t.eq_ignore_ascii_case("false") =>
+            if t.eq_ignore_ascii_case(b"true") || t.eq_ignore_ascii_case(b"false") =>
         {
             CellClass::Boolean
         }

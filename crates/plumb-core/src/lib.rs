@@ -41,8 +41,8 @@ pub use caps::{
     SAMPLE_VALUES_CAP, SELECT_DEFAULT_LIMIT, SELECT_MAX_LIMIT,
 };
 pub use cell::{
-    classify_cell, infer_column_type, numeric_class, trim_cell, CellClass, ClassHistogram,
-    InferredType, SENTINEL_TOKENS,
+    classify_bytes, classify_cell, infer_column_type, numeric_class, trim_bytes, trim_cell,
+    CellClass, ClassHistogram, InferredType, SENTINEL_TOKENS,
 };
 pub use number::{
     compare_integer_literals, integer_json, literal_placeholder, number_literal_precision,

@@ -154,6 +154,12 @@ pub fn number_literal_precision(literal: &str) -> Option<PrecisionKind> {
         return Some(PrecisionKind::OversizedLiteral);
     }
     let p = parts(literal)?;
+    // Fifteen significant digits or fewer, with an exponent far from the
+    // edges, always survive a double both ways (DBL_DIG is 15): the common
+    // case needs no float parse and no formatting.
+    if p.int.len() + p.frac.len() <= 15 && p.exp.abs() <= 280 {
+        return None;
+    }
     let value: f64 = literal.parse().ok()?;
     if value.is_infinite() {
         return Some(PrecisionKind::Overflow);

@@ -1,0 +1,220 @@
+//! plumb's CSV/TSV engine: a sans-IO RFC 4180 push parser with caps,
+//! delimiter detection, header resolution, and the three operations
+//! inspect, select and validate over a [`TextStream`].
+//!
+//! ```
+//! use plumb_core::TextStream;
+//! use plumb_csv::{inspect, CsvFormat, CsvOptions};
+//!
+//! let text = "id,name,temperature\n1,ann,21.5\n2,bob,NA\n";
+//! let report = inspect(TextStream::new(text.as_bytes()), CsvFormat::Csv, &CsvOptions::default())?;
+//! assert_eq!(report.header.as_deref(), Some(&["id".to_owned(), "name".to_owned(), "temperature".to_owned()][..]));
+//! assert_eq!(report.row_count, Some(2));
+//! let temperature = &report.columns[2];
+//! assert_eq!(temperature.sentinels["NA"], 1);
+//! assert_eq!(temperature.inferred_type, plumb_core::InferredType::Float);
+//! # Ok::<(), plumb_core::Refusal>(())
+//! ```
+//!
+//! The parser ([`CsvParser`]) does no I/O: it takes slices, wherever
+//! they were cut, and reports records and issues to a [`CsvSink`]. The
+//! operations drive it from a stream and fold its events into typed,
+//! serializable reports. Every cap is a documented constant; no input
+//! makes memory grow past them.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod detect;
+mod machine;
+mod report;
+mod scan;
+
+use std::io::BufRead;
+use std::path::Path;
+
+use plumb_core::{clamp_limit, CancelToken, Refusal, TextStream};
+
+pub use detect::{detect_delimiter, Detection, CSV_DELIMITER_CANDIDATES, DELIMITER_SAMPLE_BYTES};
+pub use machine::{
+    CsvParser, CsvSink, Issue, IssueKind, IssueReport, LineEndings, Record, CSV_MAX_FIELD_BYTES,
+    CSV_MAX_RECORD_BYTES, FIELD_END_COST,
+};
+pub use report::{ColumnRef, ColumnReport, CsvInspect, CsvSelect, CsvValidate, PrecisionFact};
+pub use scan::{header_looks_like_names, parse_delimiter, HeaderMode};
+
+/// The rows an inspect sample holds when none is asked for.
+pub const INSPECT_SAMPLE_ROWS_DEFAULT: usize = 5;
+
+/// The most rows an inspect sample holds, whatever is asked.
+pub const INSPECT_SAMPLE_ROWS_MAX: usize = 100;
+
+/// CSV or TSV: the name reports carry and the default delimiter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CsvFormat {
+    /// Comma-separated (the delimiter is detected unless given).
+    Csv,
+    /// Tab-separated (the delimiter is a tab unless given).
+    Tsv,
+}
+
+impl CsvFormat {
+    /// `csv` or `tsv`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            CsvFormat::Csv => "csv",
+            CsvFormat::Tsv => "tsv",
+        }
+    }
+
+    fn delimiter(self, given: Option<u8>) -> Option<u8> {
+        match self {
+            CsvFormat::Csv => given,
+            CsvFormat::Tsv => Some(given.unwrap_or(b'\t')),
+        }
+    }
+}
+
+/// Options every CSV operation takes.
+#[derive(Clone, Debug, Default)]
+pub struct CsvOptions {
+    /// The delimiter; detected from the first 64 KiB when `None` (CSV).
+    pub delimiter: Option<u8>,
+    /// Whether the first record is a header.
+    pub header: HeaderMode,
+    /// Stop after this many data rows (the answer is then sampled).
+    pub max_rows: Option<u64>,
+    /// Rows in the inspect sample (default 5, at most 100).
+    pub sample_rows: Option<usize>,
+    /// Cancels the scan from another thread (`aborted`).
+    pub cancel: Option<CancelToken>,
+}
+
+/// The window a select returns.
+#[derive(Clone, Debug, Default)]
+pub struct SelectOptions {
+    /// Data rows to skip (after the header).
+    pub offset: u64,
+    /// Rows to return: clamped to 1..=1000, 50 when `None`.
+    pub limit: Option<u64>,
+    /// Columns to keep, by header name or 0-based index.
+    pub columns: Option<Vec<ColumnRef>>,
+}
+
+fn armed<R: BufRead>(stream: TextStream<R>, opts: &CsvOptions) -> TextStream<R> {
+    match &opts.cancel {
+        Some(token) => stream.with_cancel(token.clone()),
+        None => stream,
+    }
+}
+
+/// Inspects a CSV/TSV stream: per-column types, counts, ranges and
+/// samples; ragged rows, quoting issues, blank lines, line ending.
+///
+/// # Errors
+/// The stream's refusals: `binary`, `invalid-utf8`, `aborted`, `read-error`.
+pub fn inspect<R: BufRead>(
+    stream: TextStream<R>,
+    format: CsvFormat,
+    opts: &CsvOptions,
+) -> Result<CsvInspect, Refusal> {
+    let rows = opts
+        .sample_rows
+        .unwrap_or(INSPECT_SAMPLE_ROWS_DEFAULT)
+        .min(INSPECT_SAMPLE_ROWS_MAX);
+    let mut sink = report::InspectSink::new(rows);
+    let summary = scan::scan(
+        armed(stream, opts),
+        format.delimiter(opts.delimiter),
+        opts.header,
+        opts.max_rows,
+        &mut sink,
+    )?;
+    Ok(sink.finish(format.name(), &summary))
+}
+
+/// Selects a window of rows, verbatim, optionally projected to columns.
+/// Reading stops one row past the window.
+///
+/// # Errors
+/// `unknown-column` for a name not in the header; `invalid-argument` for
+/// a negative index, an index past the last column, or a name when there
+/// is no header; and the stream's refusals.
+pub fn select<R: BufRead>(
+    stream: TextStream<R>,
+    format: CsvFormat,
+    opts: &CsvOptions,
+    window: &SelectOptions,
+) -> Result<CsvSelect, Refusal> {
+    let limit = clamp_limit(window.limit);
+    let mut sink = report::SelectSink::new(window.offset, limit, window.columns.clone());
+    let summary = scan::scan(
+        armed(stream, opts),
+        format.delimiter(opts.delimiter),
+        opts.header,
+        None,
+        &mut sink,
+    )?;
+    if let Some(refusal) = sink.error.take() {
+        return Err(refusal);
+    }
+    Ok(sink.finish(format.name(), &summary))
+}
+
+/// Validates a CSV/TSV stream: `valid` is true when every row is well
+/// formed and the whole file was read, false on ragged rows or quoting
+/// or size issues, null when the row cap stopped the scan first.
+///
+/// # Errors
+/// The stream's refusals.
+pub fn validate<R: BufRead>(
+    stream: TextStream<R>,
+    format: CsvFormat,
+    opts: &CsvOptions,
+) -> Result<CsvValidate, Refusal> {
+    let mut sink = report::ValidateSink::default();
+    let summary = scan::scan(
+        armed(stream, opts),
+        format.delimiter(opts.delimiter),
+        opts.header,
+        opts.max_rows,
+        &mut sink,
+    )?;
+    Ok(sink.finish(format.name(), &summary))
+}
+
+/// [`inspect`] over a file.
+///
+/// # Errors
+/// `not-found`, `not-a-file`, and those of [`inspect`].
+pub fn inspect_path(
+    path: &Path,
+    format: CsvFormat,
+    opts: &CsvOptions,
+) -> Result<CsvInspect, Refusal> {
+    inspect(TextStream::open(path)?, format, opts)
+}
+
+/// [`select`] over a file.
+///
+/// # Errors
+/// `not-found`, `not-a-file`, and those of [`select`].
+pub fn select_path(
+    path: &Path,
+    format: CsvFormat,
+    opts: &CsvOptions,
+    window: &SelectOptions,
+) -> Result<CsvSelect, Refusal> {
+    select(TextStream::open(path)?, format, opts, window)
+}
+
+/// [`validate`] over a file.
+///
+/// # Errors
+/// `not-found`, `not-a-file`, and those of [`validate`].
+pub fn validate_path(
+    path: &Path,
+    format: CsvFormat,
+    opts: &CsvOptions,
+) -> Result<CsvValidate, Refusal> {
+    validate(TextStream::open(path)?, format, opts)
+}

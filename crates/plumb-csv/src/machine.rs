@@ -1,0 +1,801 @@
+//! The CSV push parser: an RFC 4180 state machine over bytes.
+//!
+//! # BE ADVISED
+//!
+//! The machine has five states. `FieldStart` is where every field begins
+//! (and where blank lines are recognised); `Unquoted` and `Quoted` hold
+//! field content; `QuoteInQuoted` has just seen a `"` inside a quoted
+//! field and waits to learn whether it was a doubled quote or the close;
+//! `Overflow` drops input after a cap was hit, up to the record's next
+//! line break. A CR ends a record at once; a flag (`after_cr`) then
+//! swallows an LF that follows, so CRLF is one terminator even when the
+//! two bytes arrive in different pushes.
+//!
+//! Speed comes from crossing runs, not bytes: in `Unquoted` a tight loop
+//! over a 256-entry class table skips every byte that is not the
+//! delimiter, a quote, CR or LF; in `Quoted` and `Overflow`, `memchr2`
+//! finds the next byte that matters. Content is copied into the record
+//! buffer one run at a time, and only when the sink asked to keep fields.
+//!
+//! Chunk edges are transparent because nothing looks ahead: every state
+//! decides on the byte in hand, and the only cross-byte facts (an open
+//! quote, a CR just seen) live in the state and the flag.
+//!
+//! When adding a state: give it a variant below with its meaning, a
+//! `match` arm in `run`, and an arm in `finish` that says what the end of
+//! input means in it. When adding a byte class: extend `class_table`.
+
+use std::ops::ControlFlow;
+
+use memchr::memchr2;
+use serde::Serialize;
+
+/// The largest field kept, in bytes. Past it the record is reported
+/// `field-too-large` and dropped to its next line break: a stray quote
+/// costs one record, not the rest of the file.
+pub const CSV_MAX_FIELD_BYTES: usize = 1 << 20;
+
+/// The largest record kept, in bytes of content plus
+/// [`FIELD_END_COST`] per field. Past it the record is reported
+/// `record-too-large` and dropped to its next line break.
+pub const CSV_MAX_RECORD_BYTES: usize = 16 << 20;
+
+/// What one field end costs against [`CSV_MAX_RECORD_BYTES`]: the
+/// parser stores each end as a `u32`, so a record of millions of empty
+/// fields is bounded like a record of long ones.
+pub const FIELD_END_COST: usize = 4;
+
+const PLAIN: u8 = 0;
+const DELIM: u8 = 1;
+const QUOTE: u8 = 2;
+const LF: u8 = 3;
+const CR: u8 = 4;
+
+fn class_table(delimiter: u8) -> [u8; 256] {
+    let mut t = [PLAIN; 256];
+    t[usize::from(b'"')] = QUOTE;
+    t[usize::from(b'\n')] = LF;
+    t[usize::from(b'\r')] = CR;
+    // Set last: a delimiter that is also special (never sensible) acts
+    // as a delimiter.
+    t[usize::from(delimiter)] = DELIM;
+    t
+}
+
+/// The parser's states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// At the start of a field (and, with no record open, of a line).
+    FieldStart,
+    /// Inside a field that did not open with a quote.
+    Unquoted,
+    /// Inside a quoted field.
+    Quoted,
+    /// Just after a `"` inside a quoted field.
+    QuoteInQuoted,
+    /// A cap was hit; input is dropped up to the next line break.
+    Overflow,
+}
+
+/// A kind of problem found while parsing or checking a CSV file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IssueKind {
+    /// A `"` inside a field that did not open with one; kept as text.
+    BareQuote,
+    /// Text after the closing quote of a quoted field; joined to the field.
+    TextAfterQuote,
+    /// A quoted field still open at the end of input; it ends there.
+    UnterminatedQuote,
+    /// A field longer than [`CSV_MAX_FIELD_BYTES`]; the record was dropped.
+    FieldTooLarge,
+    /// A record longer than [`CSV_MAX_RECORD_BYTES`]; it was dropped.
+    RecordTooLarge,
+    /// A record whose field count differs from the header's (or the first record's).
+    RaggedRow,
+}
+
+impl IssueKind {
+    /// The kebab-case name used in JSON.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            IssueKind::BareQuote => "bare-quote",
+            IssueKind::TextAfterQuote => "text-after-quote",
+            IssueKind::UnterminatedQuote => "unterminated-quote",
+            IssueKind::FieldTooLarge => "field-too-large",
+            IssueKind::RecordTooLarge => "record-too-large",
+            IssueKind::RaggedRow => "ragged-row",
+        }
+    }
+}
+
+/// One problem, where it happened. Cheap to copy: the message is built
+/// only for the issues a report keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Issue {
+    /// What went wrong.
+    pub kind: IssueKind,
+    /// The 1-based record (the header counts).
+    pub record: u64,
+    /// The 1-based physical line.
+    pub line: u64,
+    /// The absolute byte offset where it was found.
+    pub byte_offset: u64,
+    /// For `ragged-row`: the fields found and the fields expected.
+    pub fields: Option<(u64, u64)>,
+}
+
+impl Issue {
+    /// What went wrong and what to do about it, in words.
+    pub fn message(&self) -> String {
+        match self.kind {
+            IssueKind::BareQuote => format!(
+                "a quote inside an unquoted field on line {} was kept as text; quote the whole field and double the inner quote (\"\")",
+                self.line
+            ),
+            IssueKind::TextAfterQuote => format!(
+                "text follows a closing quote on line {}; it was joined to the field. Quote the whole field and double inner quotes",
+                self.line
+            ),
+            IssueKind::UnterminatedQuote => format!(
+                "the quote opened on line {} is never closed; the field runs to the end of the file. Close the quote",
+                self.line
+            ),
+            IssueKind::FieldTooLarge => format!(
+                "record {} has a field over {} bytes (often a stray quote); it was skipped to its next line break",
+                self.record, CSV_MAX_FIELD_BYTES
+            ),
+            IssueKind::RecordTooLarge => format!(
+                "record {} is over {} bytes; it was skipped to its next line break",
+                self.record, CSV_MAX_RECORD_BYTES
+            ),
+            IssueKind::RaggedRow => {
+                let (found, expected) = self.fields.unwrap_or((0, 0));
+                format!(
+                    "record {} has {found} fields where {expected} were expected",
+                    self.record
+                )
+            }
+        }
+    }
+}
+
+/// An issue as reports show it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct IssueReport {
+    /// What went wrong (kebab-case).
+    pub kind: IssueKind,
+    /// The 1-based record (the header counts).
+    pub record: u64,
+    /// The 1-based physical line.
+    pub line: u64,
+    /// What went wrong and what to do about it.
+    pub message: String,
+}
+
+impl From<&Issue> for IssueReport {
+    fn from(issue: &Issue) -> IssueReport {
+        IssueReport {
+            kind: issue.kind,
+            record: issue.record,
+            line: issue.line,
+            message: issue.message(),
+        }
+    }
+}
+
+/// Counts of record terminators by kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LineEndings {
+    /// `\n` alone.
+    pub lf: u64,
+    /// `\r\n`.
+    pub crlf: u64,
+    /// `\r` alone.
+    pub cr: u64,
+}
+
+impl LineEndings {
+    /// `none`, `lf`, `crlf`, `cr`, or `mixed`.
+    pub fn label(&self) -> &'static str {
+        match (self.lf > 0, self.crlf > 0, self.cr > 0) {
+            (false, false, false) => "none",
+            (true, false, false) => "lf",
+            (false, true, false) => "crlf",
+            (false, false, true) => "cr",
+            _ => "mixed",
+        }
+    }
+}
+
+/// One parsed record, borrowed from the parser.
+#[derive(Clone, Copy, Debug)]
+pub struct Record<'a> {
+    /// The 1-based record number (the header counts).
+    pub number: u64,
+    /// The 1-based line it starts on.
+    pub line: u64,
+    /// The absolute byte offset of its first byte.
+    pub byte_offset: u64,
+    /// Set when a cap was hit: the record's content is incomplete.
+    pub overflow: Option<IssueKind>,
+    /// How many quoting issues (`bare-quote`, `text-after-quote`,
+    /// `unterminated-quote`) it has.
+    pub quoting_issues: u32,
+    data: &'a [u8],
+    ends: &'a [u32],
+    field_count: usize,
+}
+
+impl<'a> Record<'a> {
+    /// A record over stored fields, for sinks that keep one and replay it.
+    pub fn from_parts(
+        number: u64,
+        line: u64,
+        byte_offset: u64,
+        data: &'a [u8],
+        ends: &'a [u32],
+    ) -> Record<'a> {
+        Record {
+            number,
+            line,
+            byte_offset,
+            overflow: None,
+            quoting_issues: 0,
+            data,
+            ends,
+            field_count: ends.len(),
+        }
+    }
+
+    /// The number of fields.
+    pub fn len(&self) -> usize {
+        self.field_count
+    }
+
+    /// Whether the record has no fields (never, for a parsed record).
+    pub fn is_empty(&self) -> bool {
+        self.field_count == 0
+    }
+
+    /// Whether field contents were kept (the sink asked for them).
+    pub fn has_fields(&self) -> bool {
+        self.ends.len() == self.field_count
+    }
+
+    /// The content of field `i`, unescaped; `None` past the end or when
+    /// contents were not kept.
+    pub fn get(&self, i: usize) -> Option<&'a [u8]> {
+        let end = *self.ends.get(i)? as usize;
+        let start = if i == 0 {
+            0
+        } else {
+            *self.ends.get(i - 1)? as usize
+        };
+        self.data.get(start..end)
+    }
+
+    /// Field `i` as text. Fields of a validated stream are UTF-8; a field
+    /// cut by a cap in the middle of a character is shown lossily.
+    pub fn get_str(&self, i: usize) -> Option<std::borrow::Cow<'a, str>> {
+        self.get(i).map(String::from_utf8_lossy)
+    }
+
+    /// The fields, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &'a [u8]> + '_ {
+        (0..self.ends.len()).filter_map(move |i| self.get(i))
+    }
+
+    /// The stored bytes and field ends, to keep a copy.
+    pub fn parts(&self) -> (&'a [u8], &'a [u32]) {
+        (self.data, self.ends)
+    }
+}
+
+/// What the parser tells its consumer. Every event may stop the parse by
+/// returning `ControlFlow::Break`; the parser then reads nothing further.
+pub trait CsvSink {
+    /// Whether to keep field contents for the record about to start.
+    /// Validation alone needs none, and keeping none is faster.
+    fn keep_fields(&self) -> bool {
+        true
+    }
+
+    /// A complete record.
+    fn record(&mut self, record: &Record<'_>) -> ControlFlow<()>;
+
+    /// A problem, reported when it is found (before its record).
+    fn issue(&mut self, issue: &Issue) -> ControlFlow<()> {
+        let _ = issue;
+        ControlFlow::Continue(())
+    }
+
+    /// An empty line between records (not a record).
+    fn blank_line(&mut self, line: u64) -> ControlFlow<()> {
+        let _ = line;
+        ControlFlow::Continue(())
+    }
+}
+
+impl<S: CsvSink + ?Sized> CsvSink for &mut S {
+    fn keep_fields(&self) -> bool {
+        (**self).keep_fields()
+    }
+    fn record(&mut self, record: &Record<'_>) -> ControlFlow<()> {
+        (**self).record(record)
+    }
+    fn issue(&mut self, issue: &Issue) -> ControlFlow<()> {
+        (**self).issue(issue)
+    }
+    fn blank_line(&mut self, line: u64) -> ControlFlow<()> {
+        (**self).blank_line(line)
+    }
+}
+
+/// The sans-IO CSV push parser.
+///
+/// Push any slices with [`CsvParser::push`], then call
+/// [`CsvParser::finish`]; where the slices were cut changes nothing.
+/// Recovery is lenient and reported: a bare quote is text, text after a
+/// closing quote joins the field, an unterminated quote ends at the end
+/// of input; each is an [`Issue`] with its record and line.
+///
+/// Memory is bounded whatever the input: a field is capped at
+/// [`CSV_MAX_FIELD_BYTES`] and a record at [`CSV_MAX_RECORD_BYTES`];
+/// past a cap the parser enters its overflow state, drops input up to
+/// the record's next line break, reports `field-too-large` or
+/// `record-too-large`, and goes on with the next record.
+///
+/// ```
+/// use std::ops::ControlFlow;
+/// use plumb_csv::{CsvParser, CsvSink, Record};
+///
+/// struct Rows(Vec<Vec<String>>);
+/// impl CsvSink for Rows {
+///     fn record(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+///         self.0.push(r.iter().map(|f| String::from_utf8_lossy(f).into_owned()).collect());
+///         ControlFlow::Continue(())
+///     }
+/// }
+///
+/// let mut rows = Rows(Vec::new());
+/// let mut parser = CsvParser::new(b',');
+/// let _ = parser.push(b"a,\"b \"\"c\"\"\"\r\n1,", &mut rows);
+/// let _ = parser.push(b"2\r\n", &mut rows);
+/// parser.finish(&mut rows);
+/// assert_eq!(rows.0, vec![vec!["a", "b \"c\""], vec!["1", "2"]]);
+/// ```
+pub struct CsvParser {
+    delimiter: u8,
+    class: [u8; 256],
+    state: State,
+    keep: bool,
+    data: Vec<u8>,
+    ends: Vec<u32>,
+    fields: usize,
+    field_len: usize,
+    record_len: usize,
+    in_record: bool,
+    overflow: Option<IssueKind>,
+    quoting_issues: u32,
+    line: u64,
+    record_no: u64,
+    record_line: u64,
+    record_offset: u64,
+    quote_line: u64,
+    quote_offset: u64,
+    offset: u64,
+    after_cr: bool,
+    endings: LineEndings,
+    blank_lines: u64,
+    stopped: bool,
+    finished: bool,
+}
+
+impl std::fmt::Debug for CsvParser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CsvParser")
+            .field("delimiter", &char::from(self.delimiter))
+            .field("state", &self.state)
+            .field("line", &self.line)
+            .field("record", &self.record_no)
+            .field("offset", &self.offset)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CsvParser {
+    /// A parser for `delimiter` (`b','`, `b'\t'`, `b';'`, ...).
+    pub fn new(delimiter: u8) -> CsvParser {
+        CsvParser {
+            delimiter,
+            class: class_table(delimiter),
+            state: State::FieldStart,
+            keep: true,
+            data: Vec::new(),
+            ends: Vec::new(),
+            fields: 0,
+            field_len: 0,
+            record_len: 0,
+            in_record: false,
+            overflow: None,
+            quoting_issues: 0,
+            line: 1,
+            record_no: 0,
+            record_line: 1,
+            record_offset: 0,
+            quote_line: 1,
+            quote_offset: 0,
+            offset: 0,
+            after_cr: false,
+            endings: LineEndings::default(),
+            blank_lines: 0,
+            stopped: false,
+            finished: false,
+        }
+    }
+
+    /// Sets the absolute offset of the first byte to be pushed (3 after
+    /// a BOM), so every reported offset is a file offset.
+    pub fn with_base_offset(mut self, offset: u64) -> CsvParser {
+        self.offset = offset;
+        self
+    }
+
+    /// The delimiter.
+    pub fn delimiter(&self) -> u8 {
+        self.delimiter
+    }
+
+    /// Record terminators seen so far, by kind.
+    ///
+    /// A CR is counted as `cr` when seen and moved to `crlf` when an LF
+    /// follows, so a count taken between pushes may still move.
+    pub fn line_endings(&self) -> LineEndings {
+        self.endings
+    }
+
+    /// Blank lines seen so far.
+    pub fn blank_lines(&self) -> u64 {
+        self.blank_lines
+    }
+
+    /// Records completed so far (the header counts).
+    pub fn records(&self) -> u64 {
+        self.record_no - u64::from(self.in_record)
+    }
+
+    /// Physical lines started so far.
+    pub fn lines(&self) -> u64 {
+        self.line
+    }
+
+    /// Whether a sink stopped the parse.
+    pub fn is_stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// Pushes more input.
+    ///
+    /// # Termination
+    /// Returns `Break` once a sink stopped the parse; the rest of the
+    /// input and every later push are then ignored. Call
+    /// [`CsvParser::finish`] at the end of input.
+    pub fn push<S: CsvSink>(&mut self, input: &[u8], sink: &mut S) -> ControlFlow<()> {
+        if self.stopped || self.finished {
+            return ControlFlow::Break(());
+        }
+        let base = self.offset;
+        let mut i = 0;
+        let flow = self.run(input, &mut i, base, sink);
+        self.offset = base + i as u64;
+        if flow.is_break() {
+            self.stopped = true;
+        }
+        flow
+    }
+
+    #[inline]
+    fn run<S: CsvSink>(
+        &mut self,
+        input: &[u8],
+        i: &mut usize,
+        base: u64,
+        sink: &mut S,
+    ) -> ControlFlow<()> {
+        let n = input.len();
+        while *i < n {
+            if self.after_cr {
+                self.after_cr = false;
+                if input[*i] == b'\n' {
+                    self.endings.cr -= 1;
+                    self.endings.crlf += 1;
+                    *i += 1;
+                    continue;
+                }
+            }
+            match self.state {
+                State::FieldStart => {
+                    let b = input[*i];
+                    let class = self.class[usize::from(b)];
+                    if !self.in_record {
+                        if class == LF || class == CR {
+                            self.blank_lines += 1;
+                            self.terminator(class);
+                            *i += 1;
+                            sink.blank_line(self.line - 1)?;
+                            continue;
+                        }
+                        self.begin_record(base + *i as u64, sink.keep_fields());
+                    }
+                    match class {
+                        QUOTE => {
+                            self.state = State::Quoted;
+                            self.quote_line = self.line;
+                            self.quote_offset = base + *i as u64;
+                            *i += 1;
+                        }
+                        DELIM => {
+                            *i += 1;
+                            self.end_field(base + *i as u64, sink)?;
+                        }
+                        LF | CR => {
+                            *i += 1;
+                            self.end_field(base + *i as u64, sink)?;
+                            self.end_record(class, sink)?;
+                        }
+                        _ => self.state = State::Unquoted,
+                    }
+                }
+                State::Unquoted => {
+                    let start = *i;
+                    let class = &self.class;
+                    let mut j = start;
+                    while j < n && class[usize::from(input[j])] == PLAIN {
+                        j += 1;
+                    }
+                    *i = j;
+                    self.append(&input[start..j], base + j as u64, sink)?;
+                    if j == n || self.state == State::Overflow {
+                        continue;
+                    }
+                    let c = self.class[usize::from(input[j])];
+                    *i += 1;
+                    match c {
+                        DELIM => {
+                            self.end_field(base + *i as u64, sink)?;
+                            self.state = State::FieldStart;
+                        }
+                        QUOTE => {
+                            self.quoting_issue(IssueKind::BareQuote, base + j as u64, sink)?;
+                            self.append(b"\"", base + *i as u64, sink)?;
+                        }
+                        _ => {
+                            self.end_field(base + *i as u64, sink)?;
+                            self.end_record(c, sink)?;
+                        }
+                    }
+                }
+                State::Quoted => match memchr2(b'"', b'\n', &input[*i..]) {
+                    None => {
+                        let start = *i;
+                        *i = n;
+                        self.append(&input[start..], base + n as u64, sink)?;
+                    }
+                    Some(k) => {
+                        let start = *i;
+                        *i += k + 1;
+                        self.append(&input[start..start + k], base + *i as u64, sink)?;
+                        if self.state == State::Overflow {
+                            *i -= 1;
+                            continue;
+                        }
+                        if input[start + k] == b'"' {
+                            self.state = State::QuoteInQuoted;
+                        } else {
+                            self.line += 1;
+                            self.append(b"\n", base + *i as u64, sink)?;
+                        }
+                    }
+                },
+                State::QuoteInQuoted => {
+                    let c = self.class[usize::from(input[*i])];
+                    match c {
+                        QUOTE => {
+                            *i += 1;
+                            self.state = State::Quoted;
+                            self.append(b"\"", base + *i as u64, sink)?;
+                        }
+                        DELIM => {
+                            *i += 1;
+                            self.end_field(base + *i as u64, sink)?;
+                            self.state = State::FieldStart;
+                        }
+                        LF | CR => {
+                            *i += 1;
+                            self.end_field(base + *i as u64, sink)?;
+                            self.end_record(c, sink)?;
+                        }
+                        _ => {
+                            self.quoting_issue(IssueKind::TextAfterQuote, base + *i as u64, sink)?;
+                            self.state = State::Unquoted;
+                        }
+                    }
+                }
+                State::Overflow => match memchr2(b'\n', b'\r', &input[*i..]) {
+                    None => *i = n,
+                    Some(k) => {
+                        *i += k;
+                        let c = self.class[usize::from(input[*i])];
+                        *i += 1;
+                        self.end_record(c, sink)?;
+                    }
+                },
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Ends the input: closes an open record, reporting an unterminated
+    /// quote.
+    ///
+    /// # Termination
+    /// Call once; later pushes and finishes do nothing.
+    pub fn finish<S: CsvSink>(&mut self, sink: &mut S) -> ControlFlow<()> {
+        if self.stopped || self.finished {
+            return ControlFlow::Break(());
+        }
+        self.finished = true;
+        self.after_cr = false;
+        let flow = self.finish_record(sink);
+        if flow.is_break() {
+            self.stopped = true;
+        }
+        flow
+    }
+
+    fn finish_record<S: CsvSink>(&mut self, sink: &mut S) -> ControlFlow<()> {
+        if !self.in_record {
+            return ControlFlow::Continue(());
+        }
+        let at = self.offset;
+        match self.state {
+            State::Quoted => {
+                let issue = Issue {
+                    kind: IssueKind::UnterminatedQuote,
+                    record: self.record_no,
+                    line: self.quote_line,
+                    byte_offset: self.quote_offset,
+                    fields: None,
+                };
+                self.quoting_issues += 1;
+                sink.issue(&issue)?;
+                self.end_field(at, sink)?;
+            }
+            State::Overflow => {}
+            _ => self.end_field(at, sink)?,
+        }
+        self.emit(sink)
+    }
+
+    fn begin_record(&mut self, at: u64, keep: bool) {
+        self.in_record = true;
+        self.record_no += 1;
+        self.record_line = self.line;
+        self.record_offset = at;
+        self.keep = keep;
+    }
+
+    #[inline]
+    fn append<S: CsvSink>(&mut self, bytes: &[u8], at: u64, sink: &mut S) -> ControlFlow<()> {
+        if bytes.is_empty() || self.state == State::Overflow {
+            return ControlFlow::Continue(());
+        }
+        self.field_len += bytes.len();
+        self.record_len += bytes.len();
+        if self.field_len > CSV_MAX_FIELD_BYTES {
+            return self.overflow(IssueKind::FieldTooLarge, at, sink);
+        }
+        if self.record_len > CSV_MAX_RECORD_BYTES {
+            return self.overflow(IssueKind::RecordTooLarge, at, sink);
+        }
+        if self.keep {
+            self.data.extend_from_slice(bytes);
+        }
+        ControlFlow::Continue(())
+    }
+
+    #[cold]
+    fn overflow<S: CsvSink>(&mut self, kind: IssueKind, at: u64, sink: &mut S) -> ControlFlow<()> {
+        self.state = State::Overflow;
+        self.overflow = Some(kind);
+        let issue = Issue {
+            kind,
+            record: self.record_no,
+            line: self.record_line,
+            byte_offset: at,
+            fields: None,
+        };
+        sink.issue(&issue)
+    }
+
+    #[cold]
+    fn quoting_issue<S: CsvSink>(
+        &mut self,
+        kind: IssueKind,
+        at: u64,
+        sink: &mut S,
+    ) -> ControlFlow<()> {
+        self.quoting_issues += 1;
+        let issue = Issue {
+            kind,
+            record: self.record_no,
+            line: self.line,
+            byte_offset: at,
+            fields: None,
+        };
+        sink.issue(&issue)
+    }
+
+    #[inline]
+    fn end_field<S: CsvSink>(&mut self, at: u64, sink: &mut S) -> ControlFlow<()> {
+        if self.state == State::Overflow {
+            return ControlFlow::Continue(());
+        }
+        self.fields += 1;
+        self.field_len = 0;
+        self.record_len += FIELD_END_COST;
+        if self.record_len > CSV_MAX_RECORD_BYTES {
+            return self.overflow(IssueKind::RecordTooLarge, at, sink);
+        }
+        if self.keep {
+            // The record cap keeps every end below 2^32.
+            self.ends.push(self.data.len() as u32);
+        }
+        self.state = State::FieldStart;
+        ControlFlow::Continue(())
+    }
+
+    fn terminator(&mut self, class: u8) {
+        self.line += 1;
+        if class == CR {
+            self.endings.cr += 1;
+            self.after_cr = true;
+        } else {
+            self.endings.lf += 1;
+        }
+    }
+
+    fn end_record<S: CsvSink>(&mut self, class: u8, sink: &mut S) -> ControlFlow<()> {
+        self.terminator(class);
+        self.emit(sink)
+    }
+
+    fn emit<S: CsvSink>(&mut self, sink: &mut S) -> ControlFlow<()> {
+        let record = Record {
+            number: self.record_no,
+            line: self.record_line,
+            byte_offset: self.record_offset,
+            overflow: self.overflow,
+            quoting_issues: self.quoting_issues,
+            data: &self.data,
+            ends: &self.ends,
+            field_count: if self.keep {
+                self.ends.len()
+            } else {
+                self.fields
+            },
+        };
+        let flow = sink.record(&record);
+        self.data.clear();
+        self.ends.clear();
+        self.fields = 0;
+        self.field_len = 0;
+        self.record_len = 0;
+        self.in_record = false;
+        self.overflow = None;
+        self.quoting_issues = 0;
+        self.state = State::FieldStart;
+        flow
+    }
+}

@@ -1,0 +1,583 @@
+//! The three reports: inspect, select and validate, each a sink over
+//! resolved rows and a typed, serializable result.
+
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use plumb_core::{
+    cap_text, classify_bytes, infer_column_type, number_literal_precision, trim_bytes, CellClass,
+    ClassHistogram, InferredType, NumericRange, PrecisionKind, Refusal, RefusalReason, ViewFlags,
+    COLUMN_TRACK_CAP, FIRST_ISSUES_CAP, SAMPLE_TEXT_BYTES, SAMPLE_VALUES_CAP,
+};
+
+use crate::machine::{Issue, IssueReport, Record};
+use crate::scan::{RowSink, ScanSummary};
+
+/// The first issues in full, and a count of all of them.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct IssueList {
+    pub first: Vec<IssueReport>,
+    pub total: u64,
+    pub faults: u64,
+}
+
+impl IssueList {
+    pub fn add(&mut self, issue: &Issue) {
+        self.total += 1;
+        self.faults += 1;
+        if self.first.len() < FIRST_ISSUES_CAP {
+            self.first.push(IssueReport::from(issue));
+        }
+    }
+}
+
+fn delimiter_name(d: u8) -> String {
+    char::from(d).to_string()
+}
+
+/// A fact about the number literals of a column that a double would misstate.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PrecisionFact {
+    /// How a double would misstate the literal.
+    pub kind: PrecisionKind,
+    /// How many cells of the column have this kind.
+    pub count: u64,
+    /// The first such literal, verbatim.
+    pub example: String,
+    /// The record of that first literal.
+    pub record: u64,
+}
+
+/// What inspect reports about one column.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ColumnReport {
+    /// The 0-based column index.
+    pub index: usize,
+    /// The header name, when there is a header.
+    pub name: Option<String>,
+    /// The type the valued cells support.
+    pub inferred_type: InferredType,
+    /// Cells that are empty (or only spaces and tabs).
+    pub empty: u64,
+    /// Missing-value tokens by token (`{"NA": 1}`); counted, never converted.
+    pub sentinels: BTreeMap<String, u64>,
+    /// Cells by class.
+    pub classes: ClassHistogram,
+    /// Up to five distinct non-empty values, verbatim, each cut to 512 bytes.
+    pub samples: Vec<String>,
+    /// The fewest characters in a cell.
+    pub min_length: Option<u64>,
+    /// The most characters in a cell.
+    pub max_length: Option<u64>,
+    /// The smallest number (exact for integers of any length), or null.
+    pub min: Value,
+    /// The largest number (exact for integers of any length), or null.
+    pub max: Value,
+    /// Number literals a double would misstate, by kind.
+    pub precision: Vec<PrecisionFact>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct ColumnAcc {
+    classes: ClassHistogram,
+    sentinels: BTreeMap<String, u64>,
+    samples: Vec<String>,
+    min_len: Option<u64>,
+    max_len: Option<u64>,
+    range: NumericRange,
+    precision: BTreeMap<PrecisionKind, PrecisionFact>,
+}
+
+fn char_count(b: &[u8]) -> u64 {
+    b.iter().filter(|&&c| c & 0xC0 != 0x80).count() as u64
+}
+
+impl ColumnAcc {
+    fn add(&mut self, cell: &[u8], record: u64) {
+        let class = classify_bytes(cell);
+        self.classes.add(class);
+        let len = char_count(cell);
+        self.min_len = Some(self.min_len.map_or(len, |m| m.min(len)));
+        self.max_len = Some(self.max_len.map_or(len, |m| m.max(len)));
+        match class {
+            CellClass::Empty => return,
+            CellClass::Sentinel => {
+                let token = String::from_utf8_lossy(trim_bytes(cell));
+                match self.sentinels.get_mut(token.as_ref()) {
+                    Some(n) => *n += 1,
+                    None => {
+                        self.sentinels.insert(token.into_owned(), 1);
+                    }
+                }
+            }
+            CellClass::Integer | CellClass::Float => {
+                let text = std::str::from_utf8(trim_bytes(cell)).unwrap_or_default();
+                if class == CellClass::Integer {
+                    self.range.add_integer(text);
+                } else if let Ok(v) = text.parse::<f64>() {
+                    self.range.add_float(v);
+                }
+                if let Some(kind) = number_literal_precision(text) {
+                    self.precision
+                        .entry(kind)
+                        .and_modify(|f| f.count += 1)
+                        .or_insert_with(|| PrecisionFact {
+                            kind,
+                            count: 1,
+                            example: cap_text(text, SAMPLE_TEXT_BYTES).0.to_owned(),
+                            record,
+                        });
+                }
+            }
+            _ => {}
+        }
+        if self.samples.len() < SAMPLE_VALUES_CAP {
+            let text = String::from_utf8_lossy(cell);
+            let (kept, _) = cap_text(&text, SAMPLE_TEXT_BYTES);
+            if !self.samples.iter().any(|s| s == kept) {
+                self.samples.push(kept.to_owned());
+            }
+        }
+    }
+
+    fn report(self, index: usize, name: Option<String>) -> ColumnReport {
+        let empty = self.classes.get(CellClass::Empty);
+        let (min, max) = self.range.bounds();
+        ColumnReport {
+            index,
+            name,
+            inferred_type: infer_column_type(&self.classes),
+            empty,
+            sentinels: self.sentinels,
+            classes: self.classes,
+            samples: self.samples,
+            min_length: self.min_len,
+            max_length: self.max_len,
+            min,
+            max,
+            precision: self.precision.into_values().collect(),
+        }
+    }
+}
+
+fn row_strings(r: &Record<'_>) -> Vec<String> {
+    (0..r.len())
+        .filter_map(|i| r.get_str(i).map(|s| s.into_owned()))
+        .collect()
+}
+
+fn capped_row(r: &Record<'_>) -> Vec<String> {
+    (0..r.len())
+        .filter_map(|i| r.get_str(i))
+        .map(|s| cap_text(&s, SAMPLE_TEXT_BYTES).0.to_owned())
+        .collect()
+}
+
+/// The answer of CSV inspect.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CsvInspect {
+    /// Always true.
+    pub ok: bool,
+    /// `csv` or `tsv`.
+    pub format: &'static str,
+    /// Exact when the whole file was read; sampled when a row cap stopped it.
+    pub view: ViewFlags,
+    /// The delimiter used.
+    pub delimiter: String,
+    /// How consistently the detected delimiter split the sample (null when given).
+    pub delimiter_confidence: Option<f64>,
+    /// The header names, or null when the first record is data.
+    pub header: Option<Vec<String>>,
+    /// Data rows in the file (after the header); null when sampled.
+    pub row_count: Option<u64>,
+    /// Data rows read.
+    pub rows_scanned: u64,
+    /// Per-column facts (at most 10,000 columns).
+    pub columns: Vec<ColumnReport>,
+    /// Columns seen beyond the tracking cap (counted, not described).
+    pub untracked_columns: u64,
+    /// Rows whose field count differs from the header's (or the first row's).
+    pub ragged_rows: u64,
+    /// The first issues, in order.
+    pub issues: Vec<IssueReport>,
+    /// All issues found.
+    pub issue_count: u64,
+    /// Empty lines between records.
+    pub blank_lines: u64,
+    /// `lf`, `crlf`, `cr`, `mixed` or `none`.
+    pub line_ending: &'static str,
+    /// Whether a UTF-8 BOM was stripped.
+    pub bom: bool,
+    /// The first rows, verbatim, each cell cut to 512 bytes.
+    pub sample: Vec<Vec<String>>,
+}
+
+pub(crate) struct InspectSink {
+    header: Option<Vec<String>>,
+    columns: Vec<ColumnAcc>,
+    widest: usize,
+    issues: IssueList,
+    sample: Vec<Vec<String>>,
+    sample_rows: usize,
+}
+
+impl InspectSink {
+    pub fn new(sample_rows: usize) -> InspectSink {
+        InspectSink {
+            header: None,
+            columns: Vec::new(),
+            widest: 0,
+            issues: IssueList::default(),
+            sample: Vec::new(),
+            sample_rows,
+        }
+    }
+
+    pub fn finish(self, format: &'static str, s: &ScanSummary) -> CsvInspect {
+        let header = self.header;
+        let width = self.widest.max(header.as_ref().map_or(0, Vec::len));
+        let tracked = width.min(COLUMN_TRACK_CAP);
+        let mut accs = self.columns;
+        accs.resize_with(tracked, ColumnAcc::default);
+        let columns = accs
+            .into_iter()
+            .enumerate()
+            .map(|(i, acc)| {
+                let name = header.as_ref().and_then(|h| h.get(i).cloned());
+                acc.report(i, name)
+            })
+            .collect();
+        CsvInspect {
+            ok: true,
+            format,
+            view: ViewFlags::of_scan(s.stopped),
+            delimiter: delimiter_name(s.delimiter),
+            delimiter_confidence: s.confidence,
+            header,
+            row_count: (!s.stopped).then_some(s.rows),
+            rows_scanned: s.rows,
+            columns,
+            untracked_columns: width.saturating_sub(COLUMN_TRACK_CAP) as u64,
+            ragged_rows: s.ragged_rows,
+            issues: self.issues.first,
+            issue_count: self.issues.total,
+            blank_lines: s.blank_lines,
+            line_ending: s.endings.label(),
+            bom: s.bom,
+            sample: self.sample,
+        }
+    }
+}
+
+impl RowSink for InspectSink {
+    fn header(&mut self, header: Option<&Record<'_>>) -> Result<(), Refusal> {
+        self.header = header.map(row_strings);
+        Ok(())
+    }
+
+    fn row(&mut self, _index: u64, row: &Record<'_>) -> ControlFlow<()> {
+        let n = row.len();
+        self.widest = self.widest.max(n);
+        let tracked = n.min(COLUMN_TRACK_CAP);
+        if self.columns.len() < tracked {
+            self.columns.resize_with(tracked, ColumnAcc::default);
+        }
+        for (acc, cell) in self.columns.iter_mut().zip(row.iter()) {
+            acc.add(cell, row.number);
+        }
+        if self.sample.len() < self.sample_rows {
+            self.sample.push(capped_row(row));
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn issue(&mut self, issue: &Issue) -> ControlFlow<()> {
+        self.issues.add(issue);
+        ControlFlow::Continue(())
+    }
+}
+
+/// A column asked for in a select: by header name or by 0-based index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ColumnRef {
+    /// A header name.
+    Name(String),
+    /// A 0-based index; negative values are refused.
+    Index(i64),
+}
+
+impl ColumnRef {
+    /// Reads `0`, `2` as indices and anything else as a name.
+    pub fn parse(s: &str) -> ColumnRef {
+        let t = s.trim();
+        match t.parse::<i64>() {
+            Ok(i) => ColumnRef::Index(i),
+            Err(_) => ColumnRef::Name(t.to_owned()),
+        }
+    }
+
+    /// Parses a comma-separated list (`a,b` or `0,2`).
+    pub fn parse_list(s: &str) -> Vec<ColumnRef> {
+        s.split(',')
+            .filter(|p| !p.trim().is_empty())
+            .map(ColumnRef::parse)
+            .collect()
+    }
+}
+
+/// The answer of CSV select.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CsvSelect {
+    /// Always true.
+    pub ok: bool,
+    /// `csv` or `tsv`.
+    pub format: &'static str,
+    /// Exact: the rows are verbatim and whole; cut when a row hit a cap.
+    pub view: ViewFlags,
+    /// The delimiter used.
+    pub delimiter: String,
+    /// The header (projected when columns were given), or null.
+    pub header: Option<Vec<String>>,
+    /// The 0-based indices of the projected columns, or null for all.
+    pub columns: Option<Vec<usize>>,
+    /// The rows, each an array of cell text, verbatim; a projected cell
+    /// missing from a short row is null.
+    pub rows: Vec<Vec<Option<String>>>,
+    /// Data rows skipped before the window.
+    pub offset: u64,
+    /// The limit applied (clamped to 1..=1000).
+    pub limit: usize,
+    /// Rows returned.
+    pub returned: usize,
+    /// Whether rows follow the window.
+    pub has_more: bool,
+    /// Issues found up to the end of the window.
+    pub issues: Vec<IssueReport>,
+}
+
+pub(crate) struct SelectSink {
+    offset: u64,
+    limit: usize,
+    wanted: Option<Vec<ColumnRef>>,
+    projection: Option<Vec<usize>>,
+    header: Option<Vec<String>>,
+    rows: Vec<Vec<Option<String>>>,
+    has_more: bool,
+    cut: bool,
+    issues: IssueList,
+    pub(crate) error: Option<Refusal>,
+}
+
+impl SelectSink {
+    pub fn new(offset: u64, limit: usize, columns: Option<Vec<ColumnRef>>) -> SelectSink {
+        SelectSink {
+            offset,
+            limit,
+            wanted: columns,
+            projection: None,
+            header: None,
+            rows: Vec::new(),
+            has_more: false,
+            cut: false,
+            issues: IssueList::default(),
+            error: None,
+        }
+    }
+
+    pub fn finish(self, format: &'static str, s: &ScanSummary) -> CsvSelect {
+        let header = match (&self.header, &self.projection) {
+            (Some(h), Some(p)) => Some(
+                p.iter()
+                    .map(|&i| h.get(i).cloned().unwrap_or_default())
+                    .collect(),
+            ),
+            (h, _) => h.clone(),
+        };
+        CsvSelect {
+            ok: true,
+            format,
+            view: ViewFlags::exact().with_cut(self.cut),
+            delimiter: delimiter_name(s.delimiter),
+            header,
+            columns: self.projection,
+            returned: self.rows.len(),
+            rows: self.rows,
+            offset: self.offset,
+            limit: self.limit,
+            has_more: self.has_more,
+            issues: self.issues.first,
+        }
+    }
+
+    fn resolve(&mut self, width: usize) -> Result<(), Refusal> {
+        let Some(wanted) = self.wanted.take() else {
+            return Ok(());
+        };
+        let mut out = Vec::with_capacity(wanted.len());
+        for w in wanted {
+            match w {
+                ColumnRef::Index(i) if i < 0 => {
+                    return Err(Refusal::invalid_argument(format!(
+                        "column index {i} is negative; columns are counted from 0"
+                    )))
+                }
+                ColumnRef::Index(i) => {
+                    let i = usize::try_from(i).unwrap_or(usize::MAX);
+                    if i >= width {
+                        return Err(Refusal::invalid_argument(format!(
+                            "column index {i} is past the last column; this file has {width} columns (0 to {})",
+                            width.saturating_sub(1)
+                        )));
+                    }
+                    out.push(i);
+                }
+                ColumnRef::Name(name) => {
+                    let Some(header) = &self.header else {
+                        return Err(Refusal::invalid_argument(format!(
+                            "column `{name}` is a name, but this file has no header; select columns by 0-based index, or pass header=true"
+                        )));
+                    };
+                    match header.iter().position(|h| *h == name) {
+                        Some(i) => out.push(i),
+                        None => {
+                            return Err(Refusal::new(
+                                RefusalReason::UnknownColumn,
+                                format!(
+                                    "column `{name}` is not in the header; the columns are: {}",
+                                    header.join(", ")
+                                ),
+                            )
+                            .with_extra("available", Value::from(header.clone())))
+                        }
+                    }
+                }
+            }
+        }
+        self.projection = Some(out);
+        Ok(())
+    }
+}
+
+impl RowSink for SelectSink {
+    fn keep_fields(&self) -> bool {
+        // Rows before the window need no content; the first row may be
+        // needed for the projection width, which `len` gives anyway.
+        true
+    }
+
+    fn header(&mut self, header: Option<&Record<'_>>) -> Result<(), Refusal> {
+        self.header = header.map(row_strings);
+        if let Some(h) = header {
+            self.resolve(h.len())?;
+        }
+        Ok(())
+    }
+
+    fn row(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()> {
+        if self.wanted.is_some() {
+            // No header: the first data row gives the width.
+            if let Err(refusal) = self.resolve(row.len()) {
+                self.error = Some(refusal);
+                return ControlFlow::Break(());
+            }
+        }
+        if index < self.offset {
+            return ControlFlow::Continue(());
+        }
+        if self.rows.len() >= self.limit {
+            self.has_more = true;
+            return ControlFlow::Break(());
+        }
+        if row.overflow.is_some() {
+            self.cut = true;
+        }
+        let cells = match &self.projection {
+            Some(p) => p
+                .iter()
+                .map(|&i| row.get_str(i).map(|s| s.into_owned()))
+                .collect(),
+            None => row_strings(row).into_iter().map(Some).collect(),
+        };
+        self.rows.push(cells);
+        ControlFlow::Continue(())
+    }
+
+    fn issue(&mut self, issue: &Issue) -> ControlFlow<()> {
+        self.issues.add(issue);
+        ControlFlow::Continue(())
+    }
+}
+
+/// The answer of CSV validate.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CsvValidate {
+    /// Always true (the scan ran; see `valid` for the verdict).
+    pub ok: bool,
+    /// `csv` or `tsv`.
+    pub format: &'static str,
+    /// Exact when the whole file was read; sampled when a row cap stopped it.
+    pub view: ViewFlags,
+    /// True: every row well formed and the whole file read. False: ragged
+    /// rows or quoting or size issues. Null: stopped at the row cap with
+    /// no fault found.
+    pub valid: Option<bool>,
+    /// The delimiter used.
+    pub delimiter: String,
+    /// Data rows read.
+    pub rows_scanned: u64,
+    /// The first issues, in order.
+    pub issues: Vec<IssueReport>,
+    /// All issues found.
+    pub issue_count: u64,
+    /// Rows whose field count differs from the header's (or the first row's).
+    pub ragged_rows: u64,
+    /// Empty lines between records.
+    pub blank_lines: u64,
+}
+
+#[derive(Default)]
+pub(crate) struct ValidateSink {
+    issues: IssueList,
+}
+
+impl ValidateSink {
+    pub fn finish(self, format: &'static str, s: &ScanSummary) -> CsvValidate {
+        let valid = if self.issues.faults > 0 {
+            Some(false)
+        } else if s.stopped {
+            None
+        } else {
+            Some(true)
+        };
+        CsvValidate {
+            ok: true,
+            format,
+            view: ViewFlags::of_scan(s.stopped),
+            valid,
+            delimiter: delimiter_name(s.delimiter),
+            rows_scanned: s.rows,
+            issues: self.issues.first,
+            issue_count: self.issues.total,
+            ragged_rows: s.ragged_rows,
+            blank_lines: s.blank_lines,
+        }
+    }
+}
+
+impl RowSink for ValidateSink {
+    fn keep_fields(&self) -> bool {
+        false
+    }
+
+    fn row(&mut self, _index: u64, _row: &Record<'_>) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
+
+    fn issue(&mut self, issue: &Issue) -> ControlFlow<()> {
+        self.issues.add(issue);
+        ControlFlow::Continue(())
+    }
+}

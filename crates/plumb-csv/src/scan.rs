@@ -1,0 +1,347 @@
+//! The driver: a text stream in, resolved rows out.
+//!
+//! It holds back the first [`DELIMITER_SAMPLE_BYTES`] of text when no
+//! delimiter was given, detects the delimiter on it, then feeds that same
+//! text to the parser (it is never parsed twice for real), then the rest
+//! of the stream chunk by chunk. Between parser and report sits the
+//! [`Resolver`], which decides the header, numbers data rows, flags
+//! ragged rows and stops at a row cap.
+
+use std::io::BufRead;
+use std::ops::ControlFlow;
+
+use plumb_core::{classify_bytes, CellClass, Refusal, TextStream};
+
+use crate::detect::{detect_delimiter, DELIMITER_SAMPLE_BYTES};
+use crate::machine::{CsvParser, CsvSink, Issue, IssueKind, LineEndings, Record};
+
+/// Whether the first record is a header.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HeaderMode {
+    /// Decide from the data: the first record is a header when a second
+    /// record exists and every cell of the first is non-empty text that
+    /// is not a number, date, boolean or missing-value token.
+    #[default]
+    Auto,
+    /// The first record is the header.
+    #[serde(rename = "true")]
+    Present,
+    /// Every record is data.
+    #[serde(rename = "false")]
+    Absent,
+}
+
+impl std::str::FromStr for HeaderMode {
+    type Err = Refusal;
+    fn from_str(s: &str) -> Result<HeaderMode, Refusal> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(HeaderMode::Auto),
+            "true" | "yes" | "1" => Ok(HeaderMode::Present),
+            "false" | "no" | "0" => Ok(HeaderMode::Absent),
+            other => Err(Refusal::invalid_argument(format!(
+                "header `{other}` is not one of auto, true, false; pass one of those"
+            ))),
+        }
+    }
+}
+
+/// Parses a delimiter argument: one ASCII character, or `tab`/`\t`.
+///
+/// # Errors
+/// `invalid-argument` for anything that is not one ASCII character
+/// other than a quote, CR or LF.
+pub fn parse_delimiter(s: &str) -> Result<u8, Refusal> {
+    let d = match s {
+        "\\t" | "tab" | "TAB" | "\t" => b'\t',
+        _ if s.len() == 1 => s.as_bytes()[0],
+        _ => 0,
+    };
+    if d == 0 || !d.is_ascii() || matches!(d, b'"' | b'\r' | b'\n') {
+        return Err(Refusal::invalid_argument(format!(
+            "delimiter `{s}` is not usable; pass one ASCII character such as , ; | or tab"
+        )));
+    }
+    Ok(d)
+}
+
+/// Whether a record reads as column names: every cell is non-empty text
+/// that is not a number, date, boolean or missing-value token.
+pub fn header_looks_like_names(record: &Record<'_>) -> bool {
+    record.has_fields()
+        && !record.is_empty()
+        && record
+            .iter()
+            .all(|cell| classify_bytes(cell) == CellClass::String)
+}
+
+/// What a report consumes: the header once, then data rows.
+pub(crate) trait RowSink {
+    fn keep_fields(&self) -> bool {
+        true
+    }
+    /// The resolved header (or none); an error refuses the scan.
+    fn header(&mut self, header: Option<&Record<'_>>) -> Result<(), Refusal> {
+        let _ = header;
+        Ok(())
+    }
+    /// Data row `index` (0-based, after the header).
+    fn row(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()>;
+    fn issue(&mut self, issue: &Issue) -> ControlFlow<()>;
+    fn blank_line(&mut self, line: u64) {
+        let _ = line;
+    }
+}
+
+/// A record kept whole while the header decision waits.
+struct Owned {
+    number: u64,
+    line: u64,
+    byte_offset: u64,
+    overflow: Option<IssueKind>,
+    quoting_issues: u32,
+    data: Vec<u8>,
+    ends: Vec<u32>,
+}
+
+impl Owned {
+    fn of(r: &Record<'_>) -> Owned {
+        let (data, ends) = r.parts();
+        Owned {
+            number: r.number,
+            line: r.line,
+            byte_offset: r.byte_offset,
+            overflow: r.overflow,
+            quoting_issues: r.quoting_issues,
+            data: data.to_vec(),
+            ends: ends.to_vec(),
+        }
+    }
+
+    fn record(&self) -> Record<'_> {
+        let mut r = Record::from_parts(
+            self.number,
+            self.line,
+            self.byte_offset,
+            &self.data,
+            &self.ends,
+        );
+        r.overflow = self.overflow;
+        r.quoting_issues = self.quoting_issues;
+        r
+    }
+}
+
+/// Resolves the header, numbers rows, flags ragged rows, and stops at
+/// the row cap.
+pub(crate) struct Resolver<'s, S> {
+    mode: HeaderMode,
+    inner: &'s mut S,
+    pending: Option<Owned>,
+    decided: bool,
+    has_header: bool,
+    width: Option<usize>,
+    rows: u64,
+    max_rows: Option<u64>,
+    pub(crate) ragged_rows: u64,
+    pub(crate) capped: bool,
+    pub(crate) error: Option<Refusal>,
+}
+
+impl<'s, S: RowSink> Resolver<'s, S> {
+    pub(crate) fn new(mode: HeaderMode, max_rows: Option<u64>, inner: &'s mut S) -> Self {
+        Resolver {
+            mode,
+            inner,
+            pending: None,
+            decided: false,
+            has_header: false,
+            width: None,
+            rows: 0,
+            max_rows,
+            ragged_rows: 0,
+            capped: false,
+            error: None,
+        }
+    }
+
+    fn decide(&mut self, header: Option<&Record<'_>>) -> ControlFlow<()> {
+        self.decided = true;
+        if let Some(h) = header {
+            self.has_header = true;
+            self.width = Some(h.len());
+        }
+        match self.inner.header(header) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(refusal) => {
+                self.error = Some(refusal);
+                ControlFlow::Break(())
+            }
+        }
+    }
+
+    fn feed(&mut self, row: &Record<'_>) -> ControlFlow<()> {
+        if self.max_rows.is_some_and(|m| self.rows >= m) {
+            self.capped = true;
+            return ControlFlow::Break(());
+        }
+        match self.width {
+            None => self.width = Some(row.len()),
+            Some(w) if row.overflow.is_none() && row.len() != w => {
+                self.ragged_rows += 1;
+                let issue = Issue {
+                    kind: IssueKind::RaggedRow,
+                    record: row.number,
+                    line: row.line,
+                    byte_offset: row.byte_offset,
+                    fields: Some((row.len() as u64, w as u64)),
+                };
+                self.inner.issue(&issue)?;
+            }
+            Some(_) => {}
+        }
+        let index = self.rows;
+        self.rows += 1;
+        self.inner.row(index, row)
+    }
+
+    /// Ends the scan: a lone first record under `auto` is data.
+    pub(crate) fn finish(&mut self) -> ControlFlow<()> {
+        if let Some(first) = self.pending.take() {
+            self.decide(None)?;
+            self.feed(&first.record())?;
+        } else if !self.decided {
+            self.decide(None)?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    pub(crate) fn rows(&self) -> u64 {
+        self.rows
+    }
+}
+
+impl<S: RowSink> CsvSink for Resolver<'_, S> {
+    fn keep_fields(&self) -> bool {
+        !self.decided || self.inner.keep_fields()
+    }
+
+    fn record(&mut self, record: &Record<'_>) -> ControlFlow<()> {
+        if self.decided {
+            return self.feed(record);
+        }
+        match self.mode {
+            HeaderMode::Present => self.decide(Some(record)),
+            HeaderMode::Absent => {
+                self.decide(None)?;
+                self.feed(record)
+            }
+            HeaderMode::Auto => match self.pending.take() {
+                None => {
+                    self.pending = Some(Owned::of(record));
+                    ControlFlow::Continue(())
+                }
+                Some(first) => {
+                    let first_record = first.record();
+                    if header_looks_like_names(&first_record) {
+                        self.decide(Some(&first_record))?;
+                    } else {
+                        self.decide(None)?;
+                        self.feed(&first_record)?;
+                    }
+                    self.feed(record)
+                }
+            },
+        }
+    }
+
+    fn issue(&mut self, issue: &Issue) -> ControlFlow<()> {
+        self.inner.issue(issue)
+    }
+
+    fn blank_line(&mut self, line: u64) -> ControlFlow<()> {
+        self.inner.blank_line(line);
+        ControlFlow::Continue(())
+    }
+}
+
+/// What every scan learns besides the report.
+#[derive(Clone, Debug)]
+pub(crate) struct ScanSummary {
+    pub delimiter: u8,
+    pub confidence: Option<f64>,
+    pub endings: LineEndings,
+    pub blank_lines: u64,
+    pub rows: u64,
+    pub ragged_rows: u64,
+    /// The scan stopped before the end of the file (row cap or sink).
+    pub stopped: bool,
+    pub bom: bool,
+}
+
+/// Runs a whole scan.
+pub(crate) fn scan<R: BufRead, S: RowSink>(
+    mut stream: TextStream<R>,
+    delimiter: Option<u8>,
+    mode: HeaderMode,
+    max_rows: Option<u64>,
+    sink: &mut S,
+) -> Result<ScanSummary, Refusal> {
+    let mut sample = Vec::new();
+    let mut base = None;
+    let mut eof = false;
+    let mut confidence = None;
+    let delimiter = match delimiter {
+        Some(d) => d,
+        None => {
+            while sample.len() < DELIMITER_SAMPLE_BYTES {
+                match stream.next_chunk()? {
+                    Some(chunk) => {
+                        base.get_or_insert(chunk.byte_offset);
+                        sample.extend_from_slice(chunk.text.as_bytes());
+                    }
+                    None => {
+                        eof = true;
+                        break;
+                    }
+                }
+            }
+            let detection = detect_delimiter(&sample, eof);
+            confidence = Some(detection.confidence);
+            detection.delimiter
+        }
+    };
+    let mut resolver = Resolver::new(mode, max_rows, sink);
+    let mut parser = CsvParser::new(delimiter).with_base_offset(base.unwrap_or(0));
+    let mut stopped = parser.push(&sample, &mut resolver).is_break();
+    drop(sample);
+    let mut first = base.is_none();
+    while !stopped && !eof {
+        match stream.next_chunk()? {
+            Some(chunk) => {
+                if first {
+                    parser = CsvParser::new(delimiter).with_base_offset(chunk.byte_offset);
+                    first = false;
+                }
+                stopped = parser.push(chunk.text.as_bytes(), &mut resolver).is_break();
+            }
+            None => eof = true,
+        }
+    }
+    if !stopped {
+        stopped = parser.finish(&mut resolver).is_break() || resolver.finish().is_break();
+    }
+    if let Some(refusal) = resolver.error.take() {
+        return Err(refusal);
+    }
+    Ok(ScanSummary {
+        delimiter,
+        confidence,
+        endings: parser.line_endings(),
+        blank_lines: parser.blank_lines(),
+        rows: resolver.rows(),
+        ragged_rows: resolver.ragged_rows,
+        stopped,
+        bom: stream.stats().bom,
+    })
+}

@@ -1,0 +1,292 @@
+//! inspect, select and validate through a real text stream.
+
+use plumb_core::{InferredType, RefusalReason, TextStream};
+use plumb_csv::{
+    detect_delimiter, inspect, select, validate, ColumnRef, CsvFormat, CsvOptions, HeaderMode,
+    SelectOptions,
+};
+use serde_json::json;
+
+fn stream(text: &str) -> TextStream<std::io::BufReader<&[u8]>> {
+    TextStream::new(text.as_bytes())
+}
+
+const PEOPLE: &str = "id,name,temperature\n1,ann,21.5\n2,bob,NA\n3,cy,19\n4,dee,-3.25\n";
+
+#[test]
+fn sentinels_are_counted_and_never_converted() {
+    let r = inspect(stream(PEOPLE), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!(r.format, "csv");
+    assert_eq!(r.delimiter, ",");
+    assert_eq!(r.row_count, Some(4));
+    assert_eq!(r.view.label(), "exact");
+    let t = &r.columns[2];
+    assert_eq!(t.name.as_deref(), Some("temperature"));
+    assert_eq!(
+        serde_json::to_value(&t.sentinels).unwrap(),
+        json!({"NA": 1})
+    );
+    assert_eq!(t.inferred_type, InferredType::Float);
+    assert_eq!((t.min.clone(), t.max.clone()), (json!(-3.25), json!(21.5)));
+    let id = &r.columns[0];
+    assert_eq!(id.inferred_type, InferredType::Integer);
+    assert_eq!((id.min.clone(), id.max.clone()), (json!(1), json!(4)));
+    assert_eq!(r.columns[1].inferred_type, InferredType::String);
+    assert_eq!(r.columns[1].samples, vec!["ann", "bob", "cy", "dee"]);
+    assert_eq!(r.line_ending, "lf");
+    assert_eq!(r.sample.len(), 4);
+}
+
+#[test]
+fn an_unsafe_integer_is_reported_with_its_literal() {
+    let text = "id,big\n1,9007199254740993\n2,12\n";
+    let r = inspect(stream(text), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    let big = &r.columns[1];
+    let v = serde_json::to_value(big).unwrap();
+    assert_eq!(
+        v["precision"],
+        json!([{"kind": "unsafe-integer", "count": 1, "example": "9007199254740993", "record": 2}])
+    );
+    assert_eq!(
+        v["max"],
+        json!({"$literal": "9007199254740993", "precision": "unsafe-integer"})
+    );
+    assert_eq!(v["min"], json!(12));
+}
+
+#[test]
+fn select_returns_a_verbatim_window() {
+    let w = SelectOptions {
+        offset: 1,
+        limit: Some(1),
+        columns: None,
+    };
+    let r = select(stream(PEOPLE), CsvFormat::Csv, &CsvOptions::default(), &w).unwrap();
+    assert_eq!(
+        r.rows,
+        vec![vec![
+            Some("2".to_owned()),
+            Some("bob".to_owned()),
+            Some("NA".to_owned())
+        ]]
+    );
+    assert!(r.has_more);
+    assert_eq!((r.offset, r.limit, r.returned), (1, 1, 1));
+    assert_eq!(r.header.as_ref().unwrap().len(), 3);
+}
+
+#[test]
+fn select_clamps_the_limit() {
+    let w = SelectOptions {
+        offset: 0,
+        limit: Some(5000),
+        columns: None,
+    };
+    let r = select(stream(PEOPLE), CsvFormat::Csv, &CsvOptions::default(), &w).unwrap();
+    assert_eq!(r.limit, 1000);
+    assert_eq!(r.returned, 4);
+    assert!(!r.has_more);
+}
+
+#[test]
+fn select_projects_by_name_and_index() {
+    let w = SelectOptions {
+        offset: 0,
+        limit: Some(2),
+        columns: Some(ColumnRef::parse_list("temperature,0")),
+    };
+    let r = select(stream(PEOPLE), CsvFormat::Csv, &CsvOptions::default(), &w).unwrap();
+    assert_eq!(
+        r.header,
+        Some(vec!["temperature".to_owned(), "id".to_owned()])
+    );
+    assert_eq!(r.columns, Some(vec![2, 0]));
+    assert_eq!(
+        serde_json::to_value(&r.rows).unwrap(),
+        json!([["21.5", "1"], ["NA", "2"]])
+    );
+}
+
+#[test]
+fn select_refuses_bad_projections() {
+    let cases = [
+        ("nope", RefusalReason::UnknownColumn),
+        ("-1", RefusalReason::InvalidArgument),
+        ("9", RefusalReason::InvalidArgument),
+    ];
+    for (cols, reason) in cases {
+        let w = SelectOptions {
+            columns: Some(ColumnRef::parse_list(cols)),
+            ..SelectOptions::default()
+        };
+        let err = select(stream(PEOPLE), CsvFormat::Csv, &CsvOptions::default(), &w).unwrap_err();
+        assert_eq!(err.reason(), reason, "{cols}");
+    }
+    let unknown = select(
+        stream(PEOPLE),
+        CsvFormat::Csv,
+        &CsvOptions::default(),
+        &SelectOptions {
+            columns: Some(vec![ColumnRef::Name("nope".into())]),
+            ..SelectOptions::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(
+        unknown.extra("available"),
+        Some(&json!(["id", "name", "temperature"]))
+    );
+    // A name when there is no header.
+    let opts = CsvOptions {
+        header: HeaderMode::Absent,
+        ..CsvOptions::default()
+    };
+    let w = SelectOptions {
+        columns: Some(ColumnRef::parse_list("name")),
+        ..SelectOptions::default()
+    };
+    assert_eq!(
+        select(stream(PEOPLE), CsvFormat::Csv, &opts, &w)
+            .unwrap_err()
+            .reason(),
+        RefusalReason::InvalidArgument
+    );
+}
+
+#[test]
+fn header_resolution_modes() {
+    let one = "alpha,beta\n";
+    let r = inspect(stream(one), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!(
+        r.header, None,
+        "a one-record file under auto is one data row"
+    );
+    assert_eq!(r.row_count, Some(1));
+    let forced = CsvOptions {
+        header: HeaderMode::Present,
+        ..CsvOptions::default()
+    };
+    let r = inspect(stream(one), CsvFormat::Csv, &forced).unwrap();
+    assert_eq!(r.header, Some(vec!["alpha".to_owned(), "beta".to_owned()]));
+    assert_eq!(r.row_count, Some(0));
+    let numbers = "1,2\n3,4\n";
+    let r = inspect(stream(numbers), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!(r.header, None, "numbers are not names");
+    assert_eq!(r.row_count, Some(2));
+    let absent = CsvOptions {
+        header: HeaderMode::Absent,
+        ..CsvOptions::default()
+    };
+    let r = inspect(stream(PEOPLE), CsvFormat::Csv, &absent).unwrap();
+    assert_eq!(r.header, None);
+    assert_eq!(r.row_count, Some(5));
+}
+
+#[test]
+fn delimiter_detection_picks_semicolon_tab_and_one_column() {
+    let semi = detect_delimiter(b"a;b;c\n1;2,5;3\n4;5;6\n", true);
+    assert_eq!(semi.delimiter, b';');
+    let tab = detect_delimiter(b"a\tb\n1\t2\n", true);
+    assert_eq!(tab.delimiter, b'\t');
+    let one = detect_delimiter(b"just\none\ncolumn\n", true);
+    assert_eq!(one.delimiter, b',');
+    assert_eq!(one.confidence, 0.0);
+    let r = inspect(stream("a;b\n1;2\n"), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!(r.delimiter, ";");
+    let r = inspect(stream("a,b\n1,2\n"), CsvFormat::Tsv, &CsvOptions::default()).unwrap();
+    assert_eq!(r.delimiter, "\t", "TSV means tab unless told otherwise");
+    assert_eq!(r.format, "tsv");
+}
+
+#[test]
+fn validate_true_false_and_null() {
+    let ok = validate(stream(PEOPLE), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!(ok.valid, Some(true));
+    assert_eq!(ok.rows_scanned, 4);
+    let ragged = validate(
+        stream("a,b\n1,2\n3\n4,5,6\n"),
+        CsvFormat::Csv,
+        &CsvOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(ragged.valid, Some(false));
+    assert_eq!(ragged.ragged_rows, 2);
+    assert_eq!(
+        serde_json::to_value(&ragged.issues[0]).unwrap(),
+        json!({"kind": "ragged-row", "record": 3, "line": 3, "message": "record 3 has 1 fields where 2 were expected"})
+    );
+    let quote = validate(
+        stream("a,b\n1,x\"y\n"),
+        CsvFormat::Csv,
+        &CsvOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(quote.valid, Some(false));
+    let capped = CsvOptions {
+        max_rows: Some(2),
+        ..CsvOptions::default()
+    };
+    let stopped = validate(stream(PEOPLE), CsvFormat::Csv, &capped).unwrap();
+    assert_eq!(stopped.valid, None);
+    assert_eq!(stopped.view.label(), "sampled");
+    let r = inspect(stream(PEOPLE), CsvFormat::Csv, &capped).unwrap();
+    assert_eq!(r.row_count, None, "sampled: no row count");
+    assert_eq!(r.rows_scanned, 2);
+    let exact_cap = CsvOptions {
+        max_rows: Some(4),
+        ..CsvOptions::default()
+    };
+    let all = validate(stream(PEOPLE), CsvFormat::Csv, &exact_cap).unwrap();
+    assert_eq!(
+        all.valid,
+        Some(true),
+        "a cap the file does not pass is no stop"
+    );
+}
+
+#[test]
+fn refusals_come_from_the_stream_with_offsets() {
+    let bytes: &[u8] = b"name,city\nJos\xe9,Lyon\n";
+    let e = inspect(
+        TextStream::new(bytes),
+        CsvFormat::Csv,
+        &CsvOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(e.reason(), RefusalReason::InvalidUtf8);
+    assert_eq!(e.byte_offset(), Some(13));
+    let nul: &[u8] = b"a,b\n1,\x002\n";
+    let e = validate(TextStream::new(nul), CsvFormat::Csv, &CsvOptions::default()).unwrap_err();
+    assert_eq!(
+        (e.reason(), e.byte_offset()),
+        (RefusalReason::Binary, Some(6))
+    );
+}
+
+#[test]
+fn bom_offsets_stay_file_offsets() {
+    let text = "\u{feff}a,b\n1,\"x\"y\n";
+    let r = validate(stream(text), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!(r.issues[0].line, 2);
+    let i = inspect(stream(text), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert!(i.bom);
+    assert_eq!(i.header, Some(vec!["a".to_owned(), "b".to_owned()]));
+}
+
+#[test]
+fn every_split_of_a_stream_gives_the_same_report() {
+    let text = "id;name;v\r\n1;\"a;b\";2.5\r\n2;x\"y;NA\r\n\r\n3;z;9007199254740993\r\n";
+    let whole = serde_json::to_value(
+        inspect(stream(text), CsvFormat::Csv, &CsvOptions::default()).unwrap(),
+    )
+    .unwrap();
+    for cap in 1..8 {
+        let s = TextStream::from_buf_read(std::io::BufReader::with_capacity(cap, text.as_bytes()));
+        let r = serde_json::to_value(inspect(s, CsvFormat::Csv, &CsvOptions::default()).unwrap())
+            .unwrap();
+        assert_eq!(r, whole, "capacity {cap}");
+    }
+    assert_eq!(whole["blank_lines"], 1);
+    assert_eq!(whole["line_ending"], "crlf");
+    assert_eq!(whole["issues"][0]["kind"], "bare-quote");
+}

@@ -1,0 +1,218 @@
+//! The push parser: the seed's cases, caps, and proptests.
+
+use plumb_csv::{CSV_MAX_FIELD_BYTES, CSV_MAX_RECORD_BYTES};
+use proptest::prelude::*;
+
+use crate::util::{check, parse_pieces};
+
+#[test]
+fn quoted_crlf_example_gives_three_records_at_every_split() {
+    let input = b"a,b,c\r\n\"x, y\",\"he said \"\"hi\"\"\",\"line1\r\nline2\"\r\n1,2,3\r\n";
+    let log = check(input, b',');
+    assert_eq!(
+        log.records,
+        vec![
+            vec!["a", "b", "c"],
+            vec!["x, y", "he said \"hi\"", "line1\r\nline2"],
+            vec!["1", "2", "3"],
+        ]
+    );
+    assert!(
+        log.events.iter().all(|e| e.starts_with("record")),
+        "no issues: {:?}",
+        log.events
+    );
+    assert_eq!(
+        log.events,
+        vec![
+            "record 1@1 fields=3 offset=0",
+            "record 2@2 fields=3 offset=7",
+            "record 3@4 fields=3 offset=47",
+        ]
+    );
+    assert_eq!(parse_pieces(&[input], b',', true).1, "crlf blank=0");
+}
+
+#[test]
+fn quoting_faults_are_recovered_and_reported() {
+    let input = b"a,b\n\"x\"y,1\nx\"y,2\n\"open,3\nmore\n";
+    let log = check(input, b',');
+    let issues: Vec<&String> = log
+        .events
+        .iter()
+        .filter(|e| !e.starts_with("record"))
+        .collect();
+    assert_eq!(
+        issues,
+        vec![
+            "text-after-quote@2:2",
+            "bare-quote@3:3",
+            "unterminated-quote@4:4"
+        ]
+    );
+    assert_eq!(
+        log.records,
+        vec![
+            vec!["a", "b"],
+            vec!["xy", "1"],
+            vec!["x\"y", "2"],
+            vec!["open,3\nmore\n"],
+        ]
+    );
+}
+
+#[test]
+fn blank_lines_and_line_endings() {
+    let log = check(b"a,b\n\n1,2\r\n\r\n3,4\r5,6", b',');
+    assert_eq!(
+        log.records,
+        vec![
+            vec!["a", "b"],
+            vec!["1", "2"],
+            vec!["3", "4"],
+            vec!["5", "6"]
+        ]
+    );
+    assert!(log.events.contains(&"blank@2".to_owned()));
+    assert!(log.events.contains(&"blank@4".to_owned()));
+    assert_eq!(
+        parse_pieces(&[b"a,b\n\n1,2\r\n\r\n3,4\r5,6"], b',', true).1,
+        "mixed blank=2"
+    );
+    assert_eq!(parse_pieces(&[b"a\rb\r"], b',', true).1, "cr blank=0");
+    assert_eq!(parse_pieces(&[b"a,b"], b',', true).1, "none blank=0");
+    assert_eq!(parse_pieces(&[b"a\nb\n"], b',', true).1, "lf blank=0");
+}
+
+#[test]
+fn trailing_delimiters_and_empty_fields() {
+    let log = check(b"a,,\n,\n\"\"\n", b',');
+    assert_eq!(log.records, vec![vec!["a", "", ""], vec!["", ""], vec![""]]);
+}
+
+#[test]
+fn other_delimiters() {
+    let log = check(b"a;b|c\n1;\"2;3\"\n", b';');
+    assert_eq!(log.records, vec![vec!["a", "b|c"], vec!["1", "2;3"]]);
+    let log = check(b"a\tb\n1\t2\n", b'\t');
+    assert_eq!(log.records, vec![vec!["a", "b"], vec!["1", "2"]]);
+}
+
+#[test]
+fn field_cap_closes_the_record_at_the_next_line_break() {
+    let mut input = b"h1,h2\nok,1\n\"".to_vec();
+    input.extend(std::iter::repeat_n(b'x', CSV_MAX_FIELD_BYTES + 10));
+    input.extend_from_slice(b"\nstill,2\nafter,3\n");
+    let (log, _) = parse_pieces(&[&input], b',', true);
+    assert_eq!(
+        log.events,
+        vec![
+            "record 1@1 fields=2 offset=0",
+            "record 2@2 fields=2 offset=6",
+            "field-too-large@3:3",
+            "record 3@3 fields=0 offset=11",
+            "record 4@4 fields=2 offset=1048599",
+            "record 5@5 fields=2 offset=1048607",
+        ]
+    );
+    assert_eq!(log.records[3], vec!["still", "2"]);
+    assert_eq!(log.records[4], vec!["after", "3"]);
+    // The same in 64 KiB pieces.
+    let pieces: Vec<&[u8]> = input.chunks(64 * 1024).collect();
+    assert_eq!(parse_pieces(&pieces, b',', true).0, log);
+}
+
+#[test]
+fn record_cap_counts_field_ends() {
+    // Many small fields: content plus 4 bytes per field end.
+    let fields = CSV_MAX_RECORD_BYTES / 5 + 10;
+    let mut input = "x,".repeat(fields).into_bytes();
+    input.extend_from_slice(b"\nnext,row\n");
+    let (log, _) = parse_pieces(&[&input], b',', false);
+    assert_eq!(log.events[0], "record-too-large@1:1");
+    assert_eq!(
+        log.events.last().unwrap(),
+        &format!("record 2@2 fields=2 offset={}", 2 * fields + 1)
+    );
+}
+
+#[test]
+fn a_sink_can_stop_the_parse() {
+    use std::ops::ControlFlow;
+    struct StopAfter(usize, usize);
+    impl plumb_csv::CsvSink for StopAfter {
+        fn record(&mut self, _: &plumb_csv::Record<'_>) -> ControlFlow<()> {
+            self.1 += 1;
+            if self.1 == self.0 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        }
+    }
+    let mut sink = StopAfter(2, 0);
+    let mut p = plumb_csv::CsvParser::new(b',');
+    assert!(p.push(b"a\nb\nc\nd\n", &mut sink).is_break());
+    assert!(p.push(b"e\n", &mut sink).is_break());
+    assert!(p.finish(&mut sink).is_break());
+    assert_eq!(sink.1, 2);
+}
+
+fn csvish() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        6 => "[a-z0-9 ]{1,3}".prop_map(String::into_bytes),
+        3 => Just(b",".to_vec()),
+        2 => Just(b"\"".to_vec()),
+        2 => Just(b"\n".to_vec()),
+        1 => Just(b"\r\n".to_vec()),
+        1 => Just(b"\r".to_vec()),
+        1 => Just("é".as_bytes().to_vec()),
+    ];
+    prop::collection::vec(piece, 0..40).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// Any chunking of any input gives identical records and issues.
+    #[test]
+    fn any_chunking_is_the_whole(input in csvish(), cuts in prop::collection::vec(0usize..64, 0..6)) {
+        let whole = parse_pieces(&[&input], b',', true);
+        let mut points: Vec<usize> = cuts.into_iter().map(|c| c.min(input.len())).collect();
+        points.sort_unstable();
+        let mut pieces = Vec::new();
+        let mut last = 0;
+        for p in points {
+            pieces.push(&input[last..p]);
+            last = p;
+        }
+        pieces.push(&input[last..]);
+        prop_assert_eq!(parse_pieces(&pieces, b',', true), whole);
+    }
+
+    /// Well-formed files parse to the same records as the `csv` crate.
+    #[test]
+    fn agrees_with_the_csv_crate(
+        rows in prop::collection::vec(
+            prop::collection::vec("[a-z0-9 ,\"\n\r]{0,6}", 3..=3),
+            1..12,
+        ),
+        crlf in any::<bool>(),
+    ) {
+        let mut w = csv::WriterBuilder::new()
+            .terminator(if crlf { csv::Terminator::CRLF } else { csv::Terminator::Any(b'\n') })
+            .from_writer(Vec::new());
+        for r in &rows {
+            w.write_record(r).unwrap();
+        }
+        let bytes = w.into_inner().unwrap();
+        let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(bytes.as_slice());
+        let oracle: Vec<Vec<String>> = reader
+            .records()
+            .map(|r| r.unwrap().iter().map(str::to_owned).collect())
+            .collect();
+        let (log, _) = parse_pieces(&[&bytes], b',', true);
+        prop_assert!(log.events.iter().all(|e| e.starts_with("record")), "{:?}", log.events);
+        prop_assert_eq!(log.records, oracle);
+    }
+}

@@ -1,0 +1,84 @@
+//! The one `check` helper: run a parser case every way, demand one answer.
+
+use std::ops::ControlFlow;
+
+use plumb_csv::{CsvParser, CsvSink, Issue, Record};
+
+/// Everything a sink sees, as one-line golden strings.
+#[derive(Default, Debug, PartialEq, Eq, Clone)]
+pub struct Log {
+    pub records: Vec<Vec<String>>,
+    pub events: Vec<String>,
+    keep: bool,
+}
+
+impl CsvSink for Log {
+    fn keep_fields(&self) -> bool {
+        self.keep
+    }
+    fn record(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+        if self.keep {
+            self.records.push(
+                r.iter()
+                    .map(|f| String::from_utf8(f.to_vec()).expect("utf8"))
+                    .collect(),
+            );
+        }
+        self.events.push(format!(
+            "record {}@{} fields={} offset={}",
+            r.number,
+            r.line,
+            r.len(),
+            r.byte_offset
+        ));
+        ControlFlow::Continue(())
+    }
+    fn issue(&mut self, i: &Issue) -> ControlFlow<()> {
+        self.events
+            .push(format!("{}@{}:{}", i.kind.as_str(), i.record, i.line));
+        ControlFlow::Continue(())
+    }
+    fn blank_line(&mut self, line: u64) -> ControlFlow<()> {
+        self.events.push(format!("blank@{line}"));
+        ControlFlow::Continue(())
+    }
+}
+
+pub fn parse_pieces(pieces: &[&[u8]], delimiter: u8, keep: bool) -> (Log, String) {
+    let mut log = Log {
+        keep,
+        ..Log::default()
+    };
+    let mut p = CsvParser::new(delimiter);
+    for piece in pieces {
+        let _ = p.push(piece, &mut log);
+    }
+    let _ = p.finish(&mut log);
+    let endings = format!("{} blank={}", p.line_endings().label(), p.blank_lines());
+    (log, endings)
+}
+
+/// Parses `input` whole, split at every byte, and one byte at a time,
+/// with and without kept fields; all must agree.
+#[track_caller]
+pub fn check(input: &[u8], delimiter: u8) -> Log {
+    let whole = parse_pieces(&[input], delimiter, true);
+    for at in 0..=input.len() {
+        let (a, b) = input.split_at(at);
+        assert_eq!(
+            parse_pieces(&[a, b], delimiter, true),
+            whole,
+            "split at {at}"
+        );
+    }
+    let bytes: Vec<&[u8]> = input.chunks(1).collect();
+    assert_eq!(
+        parse_pieces(&bytes, delimiter, true),
+        whole,
+        "one byte at a time"
+    );
+    let (lean, endings) = parse_pieces(&[input], delimiter, false);
+    assert_eq!(lean.events, whole.0.events, "without kept fields");
+    assert_eq!(endings, whole.1);
+    whole.0
+}

@@ -1,0 +1,99 @@
+//! Test support shared by plumb's crates: a counting global allocator.
+//!
+//! Memory bounds are promises, so tests measure them deterministically:
+//! install [`CountingAlloc`] as the test binary's global allocator, call
+//! [`reset_peak`], run the work, and read [`peak_bytes`] (the most heap
+//! live at once since the reset). Run such tests in a binary of their
+//! own, one at a time, since the counters are process-wide.
+//!
+//! ```
+//! // In a test binary:
+//! // #[global_allocator]
+//! // static ALLOC: plumb_testkit::CountingAlloc = plumb_testkit::CountingAlloc;
+//! plumb_testkit::reset_peak();
+//! assert!(plumb_testkit::peak_bytes() <= plumb_testkit::live_bytes().max(plumb_testkit::peak_bytes()));
+//! ```
+//!
+//! This crate is the one place in the workspace with `unsafe`: the
+//! `GlobalAlloc` trait is unsafe to implement. It forwards every call to
+//! the system allocator unchanged and only counts.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+/// A global allocator that counts live and peak heap bytes.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CountingAlloc;
+
+fn grew(by: usize) {
+    let now = LIVE.fetch_add(by, Ordering::Relaxed) + by;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+// SAFETY: every method forwards to `System` with the caller's arguments,
+// so `System`'s guarantees hold; the counters are plain atomics.
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded unchanged; the caller upholds `alloc`'s contract.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            grew(layout.size());
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded unchanged.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            grew(layout.size());
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged; `ptr` came from this allocator.
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: forwarded unchanged.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                grew(new_size - layout.size());
+            } else {
+                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        p
+    }
+}
+
+/// Heap bytes live now.
+pub fn live_bytes() -> usize {
+    LIVE.load(Ordering::Relaxed)
+}
+
+/// The most heap bytes live at once since the last [`reset_peak`].
+pub fn peak_bytes() -> usize {
+    PEAK.load(Ordering::Relaxed)
+}
+
+/// Starts a new peak measurement from the bytes live now.
+pub fn reset_peak() {
+    PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
+}
+
+/// Runs `work` and returns its result with the peak heap it added above
+/// what was live when it started.
+pub fn peak_during<T>(work: impl FnOnce() -> T) -> (T, usize) {
+    let before = live_bytes();
+    reset_peak();
+    let out = work();
+    (out, peak_bytes().saturating_sub(before))
+}
