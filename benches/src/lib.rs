@@ -36,3 +36,71 @@ pub fn multibyte_text(bytes: usize) -> Vec<u8> {
     }
     out
 }
+
+/// A mixed-type CSV: integers, floats, names, quoted text with commas
+/// and doubled quotes, dates, booleans and missing values.
+pub fn mixed_csv(bytes: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes + 256);
+    out.extend_from_slice(b"id,name,score,comment,date,active,ratio\n");
+    let mut i: u64 = 0;
+    while out.len() < bytes {
+        let comment = match i % 4 {
+            0 => "\"said \"\"hello\"\", then left\"".to_owned(),
+            1 => "plain words".to_owned(),
+            2 => "\"a, b and c\"".to_owned(),
+            _ => "NA".to_owned(),
+        };
+        let line = format!(
+            "{i},name{},{}.{},{comment},2024-{:02}-{:02},{},{}\n",
+            i % 1000,
+            i % 100,
+            i % 7,
+            i % 12 + 1,
+            i % 28 + 1,
+            if i % 2 == 0 { "true" } else { "false" },
+            (i as f64) / 3.0
+        );
+        out.extend_from_slice(line.as_bytes());
+        i += 1;
+    }
+    out
+}
+
+/// A plain numeric CSV: eight integer and float columns, no quotes.
+pub fn numeric_csv(bytes: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes + 256);
+    out.extend_from_slice(b"a,b,c,d,e,f,g,h\n");
+    let mut i: u64 = 0;
+    while out.len() < bytes {
+        let line = format!(
+            "{},{},{}.{},{},{},{}.5,{},{}\n",
+            i,
+            i * 31 % 10007,
+            i % 1000,
+            i % 10,
+            i * 7,
+            (i * 13) % 999,
+            i % 50,
+            i % 3,
+            i * 101 % 65536
+        );
+        out.extend_from_slice(line.as_bytes());
+        i += 1;
+    }
+    out
+}
+
+/// Counts records with the `csv` crate's `read_byte_record` loop: the
+/// peer baseline (it checks neither UTF-8 nor row shapes).
+pub fn csv_crate_count(data: &[u8]) -> u64 {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(data);
+    let mut record = csv::ByteRecord::new();
+    let mut n = 0;
+    while reader.read_byte_record(&mut record).expect("csv") {
+        n += 1;
+    }
+    n
+}

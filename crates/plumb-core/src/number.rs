@@ -246,6 +246,10 @@ fn compare_magnitudes(a: &[u8], b: &[u8]) -> Ordering {
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct NumericRange {
+    // Integers that fit an i64 stay numbers (the common case, no
+    // allocation); longer ones are kept as literal text.
+    small_min: Option<i64>,
+    small_max: Option<i64>,
     int_min: Option<String>,
     int_max: Option<String>,
     float_min: Option<f64>,
@@ -256,8 +260,39 @@ impl NumericRange {
     /// Adds an integer literal (optional sign, ASCII digits).
     pub fn add_integer(&mut self, literal: &str) {
         let literal = literal.trim_matches([' ', '\t']);
-        replace_if(&mut self.int_min, literal, Ordering::Less);
-        replace_if(&mut self.int_max, literal, Ordering::Greater);
+        match literal.parse::<i64>() {
+            Ok(v) => self.add_i64(v),
+            Err(_) => {
+                replace_if(&mut self.int_min, literal, Ordering::Less);
+                replace_if(&mut self.int_max, literal, Ordering::Greater);
+            }
+        }
+    }
+
+    /// Adds an integer that fits an `i64`.
+    pub fn add_i64(&mut self, v: i64) {
+        self.small_min = Some(self.small_min.map_or(v, |m| m.min(v)));
+        self.small_max = Some(self.small_max.map_or(v, |m| m.max(v)));
+    }
+
+    /// The smallest and largest integer as literal text (exact).
+    fn int_bounds(&self) -> (Option<String>, Option<String>) {
+        let pick = |small: Option<i64>, big: &Option<String>, want: Ordering| match (small, big) {
+            (Some(s), Some(b)) => {
+                let s = s.to_string();
+                Some(if compare_integer_literals(b, &s) == want {
+                    b.clone()
+                } else {
+                    s
+                })
+            }
+            (Some(s), None) => Some(s.to_string()),
+            (None, b) => b.clone(),
+        };
+        (
+            pick(self.small_min, &self.int_min, Ordering::Less),
+            pick(self.small_max, &self.int_max, Ordering::Greater),
+        )
     }
 
     /// Adds a float value. NaN is ignored.
@@ -271,7 +306,7 @@ impl NumericRange {
 
     /// Whether nothing was added.
     pub fn is_empty(&self) -> bool {
-        self.int_min.is_none() && self.float_min.is_none()
+        self.small_min.is_none() && self.int_min.is_none() && self.float_min.is_none()
     }
 
     /// The range as JSON values `(min, max)`: `null` when empty; an
@@ -279,17 +314,18 @@ impl NumericRange {
     /// given as `{"$literal": ..., "precision": "unsafe-integer"}`; once
     /// floats are present, both ends are doubles.
     pub fn bounds(&self) -> (Value, Value) {
+        let (int_min, int_max) = self.int_bounds();
         match (self.float_min, self.float_max) {
             (Some(fmin), Some(fmax)) => {
-                let imin = self.int_min.as_deref().and_then(|s| s.parse::<f64>().ok());
-                let imax = self.int_max.as_deref().and_then(|s| s.parse::<f64>().ok());
+                let imin = int_min.as_deref().and_then(|s| s.parse::<f64>().ok());
+                let imax = int_max.as_deref().and_then(|s| s.parse::<f64>().ok());
                 let min = imin.map_or(fmin, |i| i.min(fmin));
                 let max = imax.map_or(fmax, |i| i.max(fmax));
                 (float_json(min), float_json(max))
             }
             _ => (
-                self.int_min.as_deref().map_or(Value::Null, integer_json),
-                self.int_max.as_deref().map_or(Value::Null, integer_json),
+                int_min.as_deref().map_or(Value::Null, integer_json),
+                int_max.as_deref().map_or(Value::Null, integer_json),
             ),
         }
     }

@@ -505,17 +505,19 @@ impl CsvParser {
     ) -> ControlFlow<()> {
         let n = input.len();
         while *i < n {
-            if self.after_cr {
-                self.after_cr = false;
-                if input[*i] == b'\n' {
-                    self.endings.cr -= 1;
-                    self.endings.crlf += 1;
-                    *i += 1;
-                    continue;
-                }
-            }
             match self.state {
                 State::FieldStart => {
+                    // A record (or blank line) ended with CR just before:
+                    // every terminator leaves the machine in this state.
+                    if self.after_cr {
+                        self.after_cr = false;
+                        if input[*i] == b'\n' {
+                            self.endings.cr -= 1;
+                            self.endings.crlf += 1;
+                            *i += 1;
+                            continue;
+                        }
+                    }
                     let b = input[*i];
                     let class = self.class[usize::from(b)];
                     if !self.in_record {
@@ -564,7 +566,12 @@ impl CsvParser {
                     match c {
                         DELIM => {
                             self.end_field(base + *i as u64, sink)?;
-                            self.state = State::FieldStart;
+                            // The common case, another unquoted field,
+                            // skips the trip through `FieldStart`.
+                            self.state = match input.get(*i) {
+                                Some(&b) if self.class[usize::from(b)] == PLAIN => State::Unquoted,
+                                _ => State::FieldStart,
+                            };
                         }
                         QUOTE => {
                             self.quoting_issue(IssueKind::BareQuote, base + j as u64, sink)?;

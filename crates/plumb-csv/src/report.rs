@@ -91,6 +91,23 @@ struct ColumnAcc {
     precision: BTreeMap<PrecisionKind, PrecisionFact>,
 }
 
+/// An integer literal of at most 15 digits, parsed without a check the
+/// classifier already made.
+fn small_integer(b: &[u8]) -> Option<i64> {
+    let (neg, digits) = match b {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        _ => (false, b),
+    };
+    if digits.len() > 15 {
+        return None;
+    }
+    let v = digits
+        .iter()
+        .fold(0i64, |acc, &d| acc * 10 + i64::from(d.wrapping_sub(b'0')));
+    Some(if neg { -v } else { v })
+}
+
 fn char_count(b: &[u8]) -> u64 {
     b.iter().filter(|&&c| c & 0xC0 != 0x80).count() as u64
 }
@@ -116,11 +133,18 @@ impl ColumnAcc {
             CellClass::Integer | CellClass::Float => {
                 let text = std::str::from_utf8(trim_bytes(cell)).unwrap_or_default();
                 if class == CellClass::Integer {
-                    self.range.add_integer(text);
+                    match small_integer(text.as_bytes()) {
+                        Some(v) => self.range.add_i64(v),
+                        None => self.range.add_integer(text),
+                    }
                 } else if let Ok(v) = text.parse::<f64>() {
                     self.range.add_float(v);
                 }
-                if let Some(kind) = number_literal_precision(text) {
+                // Fifteen characters hold at most fifteen digits, which a
+                // double always gives back; only longer literals are judged.
+                if text.len() <= 15 && !text.bytes().any(|b| b == b'e' || b == b'E') {
+                    // exact
+                } else if let Some(kind) = number_literal_precision(text) {
                     self.precision
                         .entry(kind)
                         .and_modify(|f| f.count += 1)
