@@ -1,0 +1,104 @@
+//! plumb's JSON engine: a sans-IO push parser that reports events to a
+//! sink, a value builder under a byte budget, RFC 6901 pointers, and the
+//! three operations inspect, select and validate over a [`TextStream`].
+//!
+//! ```
+//! use plumb_core::TextStream;
+//! use plumb_json::{select, JsonOptions, JsonSelectOptions};
+//!
+//! let doc = br#"{"meta": {"a/b": {"~x": 9007199254740993}}, "items": [1, 2, 3]}"#;
+//! let sel = JsonSelectOptions { pointer: "/meta/a~1b/~0x".into(), ..Default::default() };
+//! let answer = select(TextStream::new(&doc[..]), &JsonOptions::default(), &sel)?;
+//! // A number a double would misstate keeps its text, marked.
+//! assert_eq!(
+//!     answer.value.unwrap().get(),
+//!     r#"{"$literal":"9007199254740993","precision":"unsafe-integer"}"#
+//! );
+//! # Ok::<(), plumb_core::Refusal>(())
+//! ```
+//!
+//! # Why the parser pushes
+//!
+//! A pull parser asks its reader for bytes, so it owns the I/O and the
+//! reader must hold every byte a token might need. A push parser is
+//! handed whatever bytes arrived and keeps only the state of the token it
+//! is in, so one 64 KiB buffer serves a file of any size, a chunk edge
+//! can fall anywhere, and the consumer (the sink) decides when to stop:
+//! a select that found its target reads nothing further. Numbers keep
+//! their source text, so a precision loss is reported rather than made.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod builder;
+mod ops;
+mod parser;
+mod pointer;
+mod structure;
+
+use std::path::Path;
+
+use plumb_core::{Refusal, TextStream};
+
+pub use builder::{literal_precision, write_json_string, Built, ValueBuilder};
+pub use ops::{
+    inspect, select, validate, JsonInspect, JsonOptions, JsonSelect, JsonSelectOptions,
+    JsonValidate, SyntaxError, JSON_SAMPLE_ROWS_DEFAULT, JSON_SAMPLE_ROWS_MAX, KEY_LIST_CAP,
+    SAMPLE_BUDGET_BYTES, SELECT_BUDGET_BYTES,
+};
+pub use parser::{
+    JsonParser, JsonSink, Scalar, ScalarKind, Status, JSON_MAX_DEPTH, KEY_CAPTURE_BYTES,
+    STRING_CAPTURE_BYTES,
+};
+pub use pointer::{escape_token, index_matches, PathToken, PathTracker, Pointer};
+pub use structure::{
+    DuplicateKey, DuplicateReport, PrecisionFact, PrecisionReport, Structure,
+    DUPLICATE_KEY_TOTAL_CAP, DUPLICATE_KEY_TRACK_CAP,
+};
+
+/// Scans one complete JSON text held in memory (a JSON Lines record)
+/// with a reusable parser. Positions in refusals are those of the file:
+/// `base_offset` is the text's first byte, `line` its line.
+///
+/// # Errors
+/// `invalid-json` or `nesting-too-deep`.
+pub fn scan_text<S: JsonSink>(
+    parser: &mut JsonParser,
+    text: &[u8],
+    base_offset: u64,
+    line: u64,
+    sink: &mut S,
+) -> Result<Status, Refusal> {
+    parser.reset(base_offset, line);
+    if parser.push(text, sink)? == Status::Stopped {
+        return Ok(Status::Stopped);
+    }
+    parser.finish(sink)
+}
+
+/// [`inspect`] over a file.
+///
+/// # Errors
+/// `not-found`, `not-a-file`, and those of [`inspect`].
+pub fn inspect_path(path: &Path, opts: &JsonOptions) -> Result<JsonInspect, Refusal> {
+    inspect(TextStream::open(path)?, opts)
+}
+
+/// [`select`] over a file.
+///
+/// # Errors
+/// `not-found`, `not-a-file`, and those of [`select`].
+pub fn select_path(
+    path: &Path,
+    opts: &JsonOptions,
+    sel: &JsonSelectOptions,
+) -> Result<JsonSelect, Refusal> {
+    select(TextStream::open(path)?, opts, sel)
+}
+
+/// [`validate`] over a file.
+///
+/// # Errors
+/// `not-found`, `not-a-file`, and those of [`validate`].
+pub fn validate_path(path: &Path, opts: &JsonOptions) -> Result<JsonValidate, Refusal> {
+    validate(TextStream::open(path)?, opts)
+}

@@ -1,0 +1,201 @@
+//! RFC 6901 JSON Pointers, and tracking the pointer of the value about
+//! to start as events stream by.
+
+use plumb_core::Refusal;
+
+/// A parsed JSON Pointer: its reference tokens, unescaped.
+///
+/// ```
+/// use plumb_json::Pointer;
+/// let p = Pointer::parse("/meta/a~1b/~0x")?;
+/// assert_eq!(p.tokens(), ["meta", "a/b", "~x"]);
+/// assert!(Pointer::parse("")?.tokens().is_empty());
+/// # Ok::<(), plumb_core::Refusal>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Pointer {
+    tokens: Vec<String>,
+}
+
+impl Pointer {
+    /// Parses a pointer. `""` is the whole document.
+    ///
+    /// # Errors
+    /// `invalid-argument` when the pointer does not start with `/` or
+    /// holds a `~` not followed by `0` or `1`.
+    pub fn parse(text: &str) -> Result<Pointer, Refusal> {
+        if text.is_empty() {
+            return Ok(Pointer::default());
+        }
+        let Some(rest) = text.strip_prefix('/') else {
+            return Err(Refusal::invalid_argument(format!(
+                "pointer `{text}` does not start with `/`; write a JSON Pointer such as /items/0/id, or \"\" for the whole document"
+            )));
+        };
+        let mut tokens = Vec::new();
+        for raw in rest.split('/') {
+            let mut token = String::with_capacity(raw.len());
+            let mut chars = raw.chars();
+            while let Some(c) = chars.next() {
+                if c != '~' {
+                    token.push(c);
+                    continue;
+                }
+                match chars.next() {
+                    Some('0') => token.push('~'),
+                    Some('1') => token.push('/'),
+                    _ => {
+                        return Err(Refusal::invalid_argument(format!(
+                            "pointer `{text}` holds a `~` that is not `~0` (for ~) or `~1` (for /)"
+                        )))
+                    }
+                }
+            }
+            tokens.push(token);
+        }
+        Ok(Pointer { tokens })
+    }
+
+    /// The reference tokens, unescaped.
+    pub fn tokens(&self) -> &[String] {
+        &self.tokens
+    }
+
+    /// The pointer text of the first `n` tokens.
+    pub fn prefix(&self, n: usize) -> String {
+        render(self.tokens.iter().take(n).map(String::as_str))
+    }
+}
+
+/// Escapes one reference token (`~` -> `~0`, `/` -> `~1`).
+pub fn escape_token(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+fn render<'a>(tokens: impl Iterator<Item = &'a str>) -> String {
+    let mut out = String::new();
+    for t in tokens {
+        out.push('/');
+        out.push_str(&escape_token(t));
+    }
+    out
+}
+
+/// Whether an array index token (`0`, `12`, no leading zeros) names `index`.
+pub fn index_matches(token: &str, index: u64) -> bool {
+    if token.len() > 1 && token.starts_with('0') {
+        return false;
+    }
+    token.parse::<u64>() == Ok(index)
+}
+
+#[derive(Clone, Debug)]
+enum Frame {
+    Object { key: String },
+    Array { next: u64 },
+}
+
+/// Tracks where the stream is: the pointer of the value about to start.
+///
+/// Feed it every structural event (before acting on a value, call
+/// [`PathTracker::value_starts`]); ask [`PathTracker::pointer`] for the
+/// pointer. Keys are kept as captured (at most 1 KiB each) and depth is
+/// capped by the parser, so memory stays bounded.
+#[derive(Clone, Debug, Default)]
+pub struct PathTracker {
+    frames: Vec<Frame>,
+}
+
+impl PathTracker {
+    /// A value is about to start (a scalar or a container): for an array
+    /// element, this advances the index.
+    pub fn value_starts(&mut self) {
+        if let Some(Frame::Array { next }) = self.frames.last_mut() {
+            *next += 1;
+        }
+    }
+
+    /// A container opened (after [`PathTracker::value_starts`]).
+    pub fn open(&mut self, object: bool) {
+        self.frames.push(if object {
+            Frame::Object { key: String::new() }
+        } else {
+            Frame::Array { next: 0 }
+        });
+    }
+
+    /// The innermost container closed.
+    pub fn close(&mut self) {
+        self.frames.pop();
+    }
+
+    /// A key was read in the innermost object.
+    pub fn key(&mut self, key: &str) {
+        if let Some(Frame::Object { key: k }) = self.frames.last_mut() {
+            k.clear();
+            k.push_str(key);
+        }
+    }
+
+    /// The depth (open containers).
+    pub fn depth(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// The reference token of the current value in its container at
+    /// `level` (0 is the root container): a key, or an element index.
+    pub fn token_at(&self, level: usize) -> Option<PathToken<'_>> {
+        match self.frames.get(level)? {
+            Frame::Object { key } => Some(PathToken::Key(key)),
+            Frame::Array { next } => Some(PathToken::Index(next.saturating_sub(1))),
+        }
+    }
+
+    /// The reference token the next value in the container at `level`
+    /// will have, before [`PathTracker::value_starts`] is called for it.
+    pub fn upcoming_at(&self, level: usize) -> Option<PathToken<'_>> {
+        match self.frames.get(level)? {
+            Frame::Object { key } => Some(PathToken::Key(key)),
+            Frame::Array { next } => Some(PathToken::Index(*next)),
+        }
+    }
+
+    /// The pointer of the current value (after `value_starts`), or of
+    /// the member whose key was just read.
+    pub fn pointer(&self) -> String {
+        self.pointer_upto(self.frames.len())
+    }
+
+    /// The pointer through the first `n` open containers: with `n` one
+    /// less than the depth, the pointer of the innermost container.
+    pub fn pointer_upto(&self, n: usize) -> String {
+        let mut out = String::new();
+        for f in self.frames.iter().take(n) {
+            out.push('/');
+            match f {
+                Frame::Object { key } => out.push_str(&escape_token(key)),
+                Frame::Array { next } => out.push_str(&next.saturating_sub(1).to_string()),
+            }
+        }
+        out
+    }
+}
+
+/// One step of a tracked path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathToken<'a> {
+    /// A member key.
+    Key(&'a str),
+    /// An element index.
+    Index(u64),
+}
+
+impl PathToken<'_> {
+    /// Whether the pointer token names this step.
+    pub fn matches(&self, token: &str) -> bool {
+        match self {
+            PathToken::Key(k) => *k == token,
+            PathToken::Index(i) => index_matches(token, *i),
+        }
+    }
+}

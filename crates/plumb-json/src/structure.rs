@@ -1,0 +1,253 @@
+//! Structure facts every consumer wants: duplicate keys and number
+//! literals a double would misstate, each with the pointer where it
+//! stands, plus the depth reached.
+
+use std::collections::{BTreeMap, HashSet};
+use std::hash::{BuildHasher, RandomState};
+
+use serde::Serialize;
+
+use plumb_core::{PrecisionKind, FIRST_ISSUES_CAP};
+
+use crate::builder::literal_precision;
+use crate::parser::{Scalar, ScalarKind};
+use crate::pointer::PathTracker;
+
+/// Keys tracked per object for duplicate detection. Past it the object
+/// is not checked further and the report says `checked_fully: false`.
+pub const DUPLICATE_KEY_TRACK_CAP: usize = 10_000;
+
+/// Keys tracked across all open objects at once, so deep nesting of wide
+/// objects cannot grow memory past about 1.6 MiB of key hashes.
+pub const DUPLICATE_KEY_TOTAL_CAP: usize = 100_000;
+
+/// Small objects are checked by a linear scan of key hashes; a set is
+/// built only past this many keys.
+const LINEAR_KEYS: usize = 32;
+
+/// A key that appears twice in one object.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DuplicateKey {
+    /// The pointer of the object.
+    pub pointer: String,
+    /// The repeated key.
+    pub key: String,
+}
+
+/// Duplicate keys found: legal JSON, reported, never failed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct DuplicateReport {
+    /// How many repeated keys were found.
+    pub count: u64,
+    /// The first ones, with the pointer of their object.
+    pub first: Vec<DuplicateKey>,
+    /// False when an object had more keys than could be tracked.
+    pub checked_fully: bool,
+}
+
+/// A number literal a double would misstate.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PrecisionFact {
+    /// Where the number stands.
+    pub pointer: String,
+    /// Its source text.
+    pub literal: String,
+    /// How a double would misstate it.
+    pub kind: PrecisionKind,
+}
+
+/// The number literals a double would misstate.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PrecisionReport {
+    /// How many were found.
+    pub count: u64,
+    /// Counts by kind.
+    pub by_kind: BTreeMap<PrecisionKind, u64>,
+    /// The first ones, with their pointers.
+    pub first: Vec<PrecisionFact>,
+}
+
+#[derive(Default)]
+struct KeySet {
+    linear: Vec<u64>,
+    set: HashSet<u64>,
+    full: bool,
+}
+
+impl KeySet {
+    fn clear(&mut self) {
+        self.linear.clear();
+        self.set.clear();
+        self.full = false;
+    }
+
+    fn len(&self) -> usize {
+        self.linear.len() + self.set.len()
+    }
+
+    /// Inserts a key hash; returns whether it was already there.
+    fn insert(&mut self, h: u64) -> bool {
+        if self.set.is_empty() && self.linear.len() < LINEAR_KEYS {
+            if self.linear.contains(&h) {
+                return true;
+            }
+            self.linear.push(h);
+            return false;
+        }
+        if self.linear.contains(&h) {
+            return true;
+        }
+        !self.set.insert(h)
+    }
+}
+
+/// Tracks path, duplicate keys, precision facts and depth from events.
+pub struct Structure {
+    path: PathTracker,
+    sets: Vec<KeySet>,
+    open: Vec<bool>,
+    hasher: RandomState,
+    tracked: usize,
+    duplicates: DuplicateReport,
+    precision: PrecisionReport,
+    max_depth: usize,
+}
+
+impl Default for Structure {
+    fn default() -> Structure {
+        Structure {
+            path: PathTracker::default(),
+            sets: Vec::new(),
+            open: Vec::new(),
+            hasher: RandomState::new(),
+            tracked: 0,
+            duplicates: DuplicateReport {
+                checked_fully: true,
+                ..DuplicateReport::default()
+            },
+            precision: PrecisionReport::default(),
+            max_depth: 0,
+        }
+    }
+}
+
+impl std::fmt::Debug for Structure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Structure")
+            .field("depth", &self.open.len())
+            .field("duplicates", &self.duplicates.count)
+            .field("precision", &self.precision.count)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Structure {
+    /// The path tracker, for consumers that need pointers too.
+    pub fn path(&self) -> &PathTracker {
+        &self.path
+    }
+
+    /// A container opens.
+    pub fn start(&mut self, object: bool) {
+        self.path.value_starts();
+        self.path.open(object);
+        let d = self.open.len();
+        self.open.push(object);
+        self.max_depth = self.max_depth.max(d + 1);
+        if object {
+            // Key sets are reused level by level: no allocation per object.
+            while self.sets.len() <= d {
+                self.sets.push(KeySet::default());
+            }
+            self.sets[d].clear();
+        }
+    }
+
+    /// A key in the innermost object.
+    pub fn key(&mut self, key: &str) {
+        self.path.key(key);
+        let d = self.open.len().saturating_sub(1);
+        let Some(set) = self.sets.get_mut(d) else {
+            return;
+        };
+        if set.full {
+            return;
+        }
+        if set.len() >= DUPLICATE_KEY_TRACK_CAP || self.tracked >= DUPLICATE_KEY_TOTAL_CAP {
+            set.full = true;
+            self.duplicates.checked_fully = false;
+            return;
+        }
+        let h = self.hasher.hash_one(key);
+        if set.insert(h) {
+            self.duplicates.count += 1;
+            if self.duplicates.first.len() < FIRST_ISSUES_CAP {
+                self.duplicates.first.push(DuplicateKey {
+                    pointer: self.path.pointer_upto(d),
+                    key: key.to_owned(),
+                });
+            }
+        } else {
+            self.tracked += 1;
+        }
+    }
+
+    /// The innermost container closes.
+    pub fn end(&mut self) {
+        self.path.close();
+        if self.open.pop() == Some(true) {
+            let d = self.open.len();
+            if let Some(set) = self.sets.get(d) {
+                self.tracked = self.tracked.saturating_sub(set.len());
+            }
+        }
+    }
+
+    /// A scalar.
+    pub fn scalar(&mut self, s: &Scalar<'_>) {
+        self.path.value_starts();
+        if s.kind != ScalarKind::Number {
+            return;
+        }
+        // Fifteen bytes hold at most fifteen digits: always exact.
+        if s.text.len() <= 15 && !s.truncated && !s.text.bytes().any(|b| b == b'e' || b == b'E') {
+            return;
+        }
+        if let Some(kind) = literal_precision(s) {
+            self.precision.count += 1;
+            *self.precision.by_kind.entry(kind).or_default() += 1;
+            if self.precision.first.len() < FIRST_ISSUES_CAP {
+                self.precision.first.push(PrecisionFact {
+                    pointer: self.path.pointer(),
+                    literal: s.text.to_owned(),
+                    kind,
+                });
+            }
+        }
+    }
+
+    /// The deepest nesting seen.
+    pub fn max_depth(&self) -> usize {
+        self.max_depth
+    }
+
+    /// The open containers.
+    pub fn depth(&self) -> usize {
+        self.open.len()
+    }
+
+    /// The duplicate-key report so far.
+    pub fn duplicates(&self) -> &DuplicateReport {
+        &self.duplicates
+    }
+
+    /// The precision report so far.
+    pub fn precision(&self) -> &PrecisionReport {
+        &self.precision
+    }
+
+    /// Takes both reports.
+    pub fn into_reports(self) -> (DuplicateReport, PrecisionReport) {
+        (self.duplicates, self.precision)
+    }
+}
