@@ -104,3 +104,45 @@ pub fn csv_crate_count(data: &[u8]) -> u64 {
     }
     n
 }
+
+/// A large JSON array of objects: ids, names, floats, booleans, nulls,
+/// nested arrays and escaped strings.
+pub fn objects_json(bytes: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes + 256);
+    out.push(b'[');
+    let mut i: u64 = 0;
+    while out.len() < bytes {
+        if i > 0 {
+            out.push(b',');
+        }
+        let item = format!(
+            "{{\"id\":{i},\"name\":\"user {i}\",\"score\":{}.{},\"active\":{},\"tags\":[\"a\",\"b\\n{}\"],\"parent\":null,\"ratio\":{}}}",
+            i % 1000,
+            i % 97,
+            i % 2 == 0,
+            i % 13,
+            (i as f64) * 0.37
+        );
+        out.extend_from_slice(item.as_bytes());
+        i += 1;
+    }
+    out.push(b']');
+    out
+}
+
+/// Lines of JSON records (JSON Lines).
+pub fn records_jsonl(bytes: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes + 256);
+    let mut i: u64 = 0;
+    while out.len() < bytes {
+        let item = format!(
+            "{{\"id\":{i},\"name\":\"user {i}\",\"score\":{}.{},\"active\":{},\"tags\":[\"a\",\"b\"],\"parent\":null}}\n",
+            i % 1000,
+            i % 97,
+            i % 2 == 0,
+        );
+        out.extend_from_slice(item.as_bytes());
+        i += 1;
+    }
+    out
+}

@@ -49,7 +49,7 @@ pub fn literal_precision(s: &Scalar<'_>) -> Option<PrecisionKind> {
     if s.truncated {
         return Some(PrecisionKind::OversizedLiteral);
     }
-    number_literal_precision(s.text)
+    number_literal_precision(s.text())
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -213,20 +213,20 @@ impl ValueBuilder {
             ScalarKind::String if s.truncated => {
                 self.cut = true;
                 self.out.push_str("{\"$truncated\":");
-                write_json_string(&mut self.out, s.text);
+                write_json_string(&mut self.out, s.text());
                 self.out.push_str(&format!(",\"bytes\":{}}}", s.len));
             }
-            ScalarKind::String => write_json_string(&mut self.out, s.text),
+            ScalarKind::String => write_json_string(&mut self.out, s.text()),
             ScalarKind::Number => match literal_precision(s) {
                 Some(kind) => {
                     self.cut |= kind == PrecisionKind::OversizedLiteral;
                     self.out.push_str("{\"$literal\":");
-                    write_json_string(&mut self.out, s.text);
+                    write_json_string(&mut self.out, s.text());
                     self.out.push_str(",\"precision\":\"");
                     self.out.push_str(kind.as_str());
                     self.out.push_str("\"}");
                 }
-                None => self.out.push_str(s.text),
+                None => self.out.push_str(s.text()),
             },
             ScalarKind::True => self.out.push_str("true"),
             ScalarKind::False => self.out.push_str("false"),

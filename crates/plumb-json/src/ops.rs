@@ -216,7 +216,7 @@ impl JsonSink for InspectSink {
             (Some("array"), 2) => self.note_key(key),
             _ => {}
         }
-        self.st.key(key);
+        self.st.key(key.as_bytes());
         if let Some(b) = self.builder.as_mut() {
             b.key(key, truncated);
         }
@@ -389,7 +389,7 @@ impl JsonSink for ValidateSink {
         self.st.start(false);
         ControlFlow::Continue(())
     }
-    fn key(&mut self, key: &str, _: bool) -> ControlFlow<()> {
+    fn key_bytes(&mut self, key: &[u8], _: bool) -> ControlFlow<()> {
         self.st.key(key);
         ControlFlow::Continue(())
     }
@@ -737,7 +737,7 @@ impl JsonSink for SelectSink {
         self.start(false)
     }
     fn key(&mut self, key: &str, truncated: bool) -> ControlFlow<()> {
-        self.st.key(key);
+        self.st.key(key.as_bytes());
         self.route(Ev::Key(key, truncated))
     }
     fn end_object(&mut self) -> ControlFlow<()> {

@@ -67,14 +67,23 @@ pub struct Scalar<'a> {
     /// What it is.
     pub kind: ScalarKind,
     /// Strings: the decoded content (empty when the sink did not ask for
-    /// strings). Numbers: the source literal. Literals: their text.
-    pub text: &'a str,
+    /// strings). Numbers: the source literal. Literals: their text. As
+    /// bytes, so a consumer that only counts pays no UTF-8 check.
+    pub raw: &'a [u8],
     /// Whether `text` was cut at a capture cap.
     pub truncated: bool,
     /// The full length in bytes (decoded, for strings; source, for numbers).
     pub len: u64,
     /// The absolute byte offset of its first byte.
     pub byte_offset: u64,
+}
+
+impl<'a> Scalar<'a> {
+    /// The text. Captured content of a validated stream is UTF-8 and cut
+    /// only at character boundaries; anything else reads as empty.
+    pub fn text(&self) -> &'a str {
+        std::str::from_utf8(self.raw).unwrap_or_default()
+    }
 }
 
 /// What the parser tells its consumer, modelled on ripgrep's `Sink`:
@@ -95,6 +104,12 @@ pub trait JsonSink {
     fn key(&mut self, key: &str, truncated: bool) -> ControlFlow<()> {
         let _ = (key, truncated);
         ControlFlow::Continue(())
+    }
+    /// A key as bytes: what the parser calls. The default checks UTF-8
+    /// and calls [`JsonSink::key`]; a sink that only hashes or counts
+    /// keys can take the bytes directly.
+    fn key_bytes(&mut self, key: &[u8], truncated: bool) -> ControlFlow<()> {
+        self.key(std::str::from_utf8(key).unwrap_or_default(), truncated)
     }
     /// The innermost object closes.
     fn end_object(&mut self) -> ControlFlow<()> {
@@ -123,6 +138,9 @@ impl<S: JsonSink + ?Sized> JsonSink for &mut S {
     fn key(&mut self, key: &str, truncated: bool) -> ControlFlow<()> {
         (**self).key(key, truncated)
     }
+    fn key_bytes(&mut self, key: &[u8], truncated: bool) -> ControlFlow<()> {
+        (**self).key_bytes(key, truncated)
+    }
     fn end_object(&mut self) -> ControlFlow<()> {
         (**self).end_object()
     }
@@ -146,6 +164,9 @@ impl<S: JsonSink + ?Sized> JsonSink for Box<S> {
     }
     fn key(&mut self, key: &str, truncated: bool) -> ControlFlow<()> {
         (**self).key(key, truncated)
+    }
+    fn key_bytes(&mut self, key: &[u8], truncated: bool) -> ControlFlow<()> {
+        (**self).key_bytes(key, truncated)
     }
     fn end_object(&mut self) -> ControlFlow<()> {
         (**self).end_object()
@@ -232,7 +253,7 @@ static STR_STOP: [bool; 256] = {
 /// struct Numbers(Vec<String>);
 /// impl JsonSink for Numbers {
 ///     fn scalar(&mut self, s: &Scalar<'_>) -> ControlFlow<()> {
-///         self.0.push(s.text.to_owned());
+///         self.0.push(s.text().to_owned());
 ///         ControlFlow::Continue(())
 ///     }
 /// }
@@ -293,8 +314,20 @@ impl Default for JsonParser {
     }
 }
 
+/// Counts characters: every byte that is not a UTF-8 continuation byte.
+/// Eight bytes at a time, since columns are kept for every push.
 fn chars(b: &[u8]) -> u64 {
-    b.iter().filter(|&&c| (c as i8) >= -0x40).count() as u64
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut words = b.chunks_exact(8);
+    let mut continuation = 0u64;
+    for w in &mut words {
+        let x = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+        // Bit 7 set and bit 6 clear: 10xxxxxx.
+        continuation += u64::from((x & !(x << 1) & HIGH).count_ones());
+    }
+    let tail = words.remainder();
+    continuation += tail.iter().filter(|&&c| c & 0xC0 == 0x80).count() as u64;
+    b.len() as u64 - continuation
 }
 
 impl JsonParser {
@@ -564,22 +597,22 @@ impl JsonParser {
     }
 
     fn emit_scalar<S: JsonSink>(&mut self, kind: ScalarKind, sink: &mut S) -> ControlFlow<()> {
-        let text = match kind {
-            ScalarKind::True => "true",
-            ScalarKind::False => "false",
-            ScalarKind::Null => "null",
-            _ => std::str::from_utf8(&self.buf).unwrap_or_default(),
+        let raw: &[u8] = match kind {
+            ScalarKind::True => b"true",
+            ScalarKind::False => b"false",
+            ScalarKind::Null => b"null",
+            _ => &self.buf,
         };
         if matches!(
             kind,
             ScalarKind::True | ScalarKind::False | ScalarKind::Null
         ) {
-            self.len = text.len() as u64;
+            self.len = raw.len() as u64;
             self.truncated = false;
         }
         let scalar = Scalar {
             kind,
-            text,
+            raw,
             truncated: self.truncated,
             len: self.len,
             byte_offset: self.token_start,
@@ -639,6 +672,9 @@ impl JsonParser {
                         self.begin_string(false);
                         self.state = State::Str;
                         *i += 1;
+                        if self.str_run(input, i, base, sink)?.is_break() {
+                            return Ok(ControlFlow::Break(()));
+                        }
                     }
                     b'-' | b'0'..=b'9' => {
                         self.begin_token(*i, base);
@@ -697,6 +733,9 @@ impl JsonParser {
                         self.begin_string(true);
                         self.state = State::Str;
                         *i += 1;
+                        if self.str_run(input, i, base, sink)?.is_break() {
+                            return Ok(ControlFlow::Break(()));
+                        }
                     }
                     b'}' if self.state == State::ObjectFirst => {
                         *i += 1;
@@ -810,49 +849,8 @@ impl JsonParser {
                     }
                 },
                 State::Str => {
-                    let start = *i;
-                    let mut j = start;
-                    while j < n && !STR_STOP[usize::from(input[j])] {
-                        j += 1;
-                    }
-                    if j > start {
-                        if self.high.is_some() {
-                            self.flush_high();
-                        }
-                        self.keep(&input[start..j]);
-                    }
-                    *i = j;
-                    if j == n {
-                        continue;
-                    }
-                    match input[j] {
-                        b'"' => {
-                            *i += 1;
-                            self.flush_high();
-                            let flow = if self.in_key {
-                                self.state = State::Colon;
-                                let key = std::str::from_utf8(&self.buf).unwrap_or_default();
-                                sink.key(key, self.truncated)
-                            } else {
-                                self.emit_scalar(ScalarKind::String, sink)
-                            };
-                            if flow.is_break() {
-                                return Ok(ControlFlow::Break(()));
-                            }
-                        }
-                        b'\\' => {
-                            *i += 1;
-                            self.state = State::Esc;
-                        }
-                        _ => {
-                            return Err(self.fail_at(
-                                input,
-                                j,
-                                base,
-                                &format!("control character U+{:04X} inside a string", input[j]),
-                                "escape control characters (\\n, \\t, \\u0001)",
-                            ))
-                        }
+                    if self.str_run(input, i, base, sink)?.is_break() {
+                        return Ok(ControlFlow::Break(()));
                     }
                 }
                 State::Esc => {
@@ -1002,6 +1000,69 @@ impl JsonParser {
             }
         }
         Ok(ControlFlow::Continue(()))
+    }
+
+    /// Crosses string content up to the next quote, backslash or control
+    /// character. Called straight after an opening quote too, so a short
+    /// string costs no trip through the state dispatch; a key's closing
+    /// quote takes a following `:` at once for the same reason.
+    #[inline(always)]
+    fn str_run<S: JsonSink>(
+        &mut self,
+        input: &[u8],
+        i: &mut usize,
+        base: u64,
+        sink: &mut S,
+    ) -> Result<ControlFlow<()>, Refusal> {
+        let n = input.len();
+        let start = *i;
+        let mut j = start;
+        while j < n && !STR_STOP[usize::from(input[j])] {
+            j += 1;
+        }
+        if j > start {
+            if self.high.is_some() {
+                self.flush_high();
+            }
+            self.keep(&input[start..j]);
+        }
+        *i = j;
+        if j == n {
+            return Ok(ControlFlow::Continue(()));
+        }
+        match input[j] {
+            b'"' => {
+                *i += 1;
+                self.flush_high();
+                if self.in_key {
+                    let mut k = *i;
+                    while k < n && input[k] == b' ' {
+                        k += 1;
+                    }
+                    if k < n && input[k] == b':' {
+                        *i = k + 1;
+                        self.state = State::Value;
+                    } else {
+                        self.state = State::Colon;
+                    }
+                    Ok(sink.key_bytes(&self.buf, self.truncated))
+                } else {
+                    Ok(self.emit_scalar(ScalarKind::String, sink))
+                }
+            }
+            b'\\' => {
+                *i += 1;
+                self.state = State::Esc;
+                Ok(ControlFlow::Continue(()))
+            }
+            _ => Err(self.fail_at(
+                input,
+                j,
+                base,
+                &format!("control character U+{:04X} inside a string", input[j]),
+                "escape control characters (\\n, \\t, \\u0001)",
+            )),
+        }
     }
 
     fn num_byte(&mut self, b: u8) {

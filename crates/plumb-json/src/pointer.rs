@@ -91,8 +91,14 @@ pub fn index_matches(token: &str, index: u64) -> bool {
 
 #[derive(Clone, Debug)]
 enum Frame {
-    Object { key: String },
-    Array { next: u64 },
+    /// Keys are kept as bytes and read as text only when a pointer is
+    /// asked for: most scans never ask.
+    Object {
+        key: Vec<u8>,
+    },
+    Array {
+        next: u64,
+    },
 }
 
 /// Tracks where the stream is: the pointer of the value about to start.
@@ -118,7 +124,7 @@ impl PathTracker {
     /// A container opened (after [`PathTracker::value_starts`]).
     pub fn open(&mut self, object: bool) {
         self.frames.push(if object {
-            Frame::Object { key: String::new() }
+            Frame::Object { key: Vec::new() }
         } else {
             Frame::Array { next: 0 }
         });
@@ -130,10 +136,10 @@ impl PathTracker {
     }
 
     /// A key was read in the innermost object.
-    pub fn key(&mut self, key: &str) {
+    pub fn key(&mut self, key: &[u8]) {
         if let Some(Frame::Object { key: k }) = self.frames.last_mut() {
             k.clear();
-            k.push_str(key);
+            k.extend_from_slice(key);
         }
     }
 
@@ -146,7 +152,9 @@ impl PathTracker {
     /// `level` (0 is the root container): a key, or an element index.
     pub fn token_at(&self, level: usize) -> Option<PathToken<'_>> {
         match self.frames.get(level)? {
-            Frame::Object { key } => Some(PathToken::Key(key)),
+            Frame::Object { key } => {
+                Some(PathToken::Key(std::str::from_utf8(key).unwrap_or_default()))
+            }
             Frame::Array { next } => Some(PathToken::Index(next.saturating_sub(1))),
         }
     }
@@ -155,7 +163,9 @@ impl PathTracker {
     /// will have, before [`PathTracker::value_starts`] is called for it.
     pub fn upcoming_at(&self, level: usize) -> Option<PathToken<'_>> {
         match self.frames.get(level)? {
-            Frame::Object { key } => Some(PathToken::Key(key)),
+            Frame::Object { key } => {
+                Some(PathToken::Key(std::str::from_utf8(key).unwrap_or_default()))
+            }
             Frame::Array { next } => Some(PathToken::Index(*next)),
         }
     }
@@ -173,7 +183,7 @@ impl PathTracker {
         for f in self.frames.iter().take(n) {
             out.push('/');
             match f {
-                Frame::Object { key } => out.push_str(&escape_token(key)),
+                Frame::Object { key } => out.push_str(&escape_token(&String::from_utf8_lossy(key))),
                 Frame::Array { next } => out.push_str(&next.saturating_sub(1).to_string()),
             }
         }

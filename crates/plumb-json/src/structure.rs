@@ -67,37 +67,64 @@ pub struct PrecisionReport {
     pub first: Vec<PrecisionFact>,
 }
 
+/// The keys of one open object. Small objects keep their keys' bytes
+/// and compare them exactly (no hashing, no false duplicates); past
+/// [`LINEAR_KEYS`] keys the object switches to a set of 64-bit keyed
+/// hashes, where a false duplicate needs a SipHash collision.
 #[derive(Default)]
 struct KeySet {
-    linear: Vec<u64>,
+    arena: Vec<u8>,
+    ends: Vec<u32>,
     set: HashSet<u64>,
     full: bool,
 }
 
 impl KeySet {
     fn clear(&mut self) {
-        self.linear.clear();
+        self.arena.clear();
+        self.ends.clear();
         self.set.clear();
         self.full = false;
     }
 
     fn len(&self) -> usize {
-        self.linear.len() + self.set.len()
+        self.ends.len() + self.set.len()
     }
 
-    /// Inserts a key hash; returns whether it was already there.
-    fn insert(&mut self, h: u64) -> bool {
-        if self.set.is_empty() && self.linear.len() < LINEAR_KEYS {
-            if self.linear.contains(&h) {
+    fn contains_linear(&self, key: &[u8]) -> bool {
+        let mut start = 0usize;
+        for &end in &self.ends {
+            let end = end as usize;
+            if end - start == key.len() && &self.arena[start..end] == key {
                 return true;
             }
-            self.linear.push(h);
-            return false;
+            start = end;
         }
-        if self.linear.contains(&h) {
-            return true;
+        false
+    }
+
+    /// Inserts a key; returns whether it was already there.
+    fn insert(&mut self, key: &[u8], hasher: &RandomState) -> bool {
+        if self.set.is_empty() {
+            if self.contains_linear(key) {
+                return true;
+            }
+            if self.ends.len() < LINEAR_KEYS {
+                self.arena.extend_from_slice(key);
+                self.ends.push(self.arena.len() as u32);
+                return false;
+            }
+            // Move to hashes: the small keys go into the set.
+            let mut start = 0usize;
+            for &end in &self.ends {
+                self.set
+                    .insert(hasher.hash_one(&self.arena[start..end as usize]));
+                start = end as usize;
+            }
+            self.arena.clear();
+            self.ends.clear();
         }
-        !self.set.insert(h)
+        !self.set.insert(hasher.hash_one(key))
     }
 }
 
@@ -164,7 +191,7 @@ impl Structure {
     }
 
     /// A key in the innermost object.
-    pub fn key(&mut self, key: &str) {
+    pub fn key(&mut self, key: &[u8]) {
         self.path.key(key);
         let d = self.open.len().saturating_sub(1);
         let Some(set) = self.sets.get_mut(d) else {
@@ -178,13 +205,12 @@ impl Structure {
             self.duplicates.checked_fully = false;
             return;
         }
-        let h = self.hasher.hash_one(key);
-        if set.insert(h) {
+        if set.insert(key, &self.hasher) {
             self.duplicates.count += 1;
             if self.duplicates.first.len() < FIRST_ISSUES_CAP {
                 self.duplicates.first.push(DuplicateKey {
                     pointer: self.path.pointer_upto(d),
-                    key: key.to_owned(),
+                    key: String::from_utf8_lossy(key).into_owned(),
                 });
             }
         } else {
@@ -210,7 +236,7 @@ impl Structure {
             return;
         }
         // Fifteen bytes hold at most fifteen digits: always exact.
-        if s.text.len() <= 15 && !s.truncated && !s.text.bytes().any(|b| b == b'e' || b == b'E') {
+        if s.raw.len() <= 15 && !s.truncated && !s.raw.iter().any(|&b| b == b'e' || b == b'E') {
             return;
         }
         if let Some(kind) = literal_precision(s) {
@@ -219,7 +245,7 @@ impl Structure {
             if self.precision.first.len() < FIRST_ISSUES_CAP {
                 self.precision.first.push(PrecisionFact {
                     pointer: self.path.pointer(),
-                    literal: s.text.to_owned(),
+                    literal: s.text().to_owned(),
                     kind,
                 });
             }

@@ -42,7 +42,7 @@ impl JsonSink for Log {
         };
         self.0.push(format!(
             "{kind} {:?}{} len={} @{}",
-            s.text,
+            s.text(),
             if s.truncated { " cut" } else { "" },
             s.len,
             s.byte_offset

@@ -1,0 +1,57 @@
+//! JSON validate and inspect beside serde_json over the same bytes, in
+//! the same run: `from_reader` into `IgnoredAny` (streaming, the peer
+//! baseline) and `from_slice` into `IgnoredAny` (whole buffer).
+//!
+//! Goal: validate at least 1.3x the streaming baseline.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use plumb_benches::objects_json;
+use plumb_core::TextStream;
+use plumb_json::{inspect, validate, JsonOptions};
+use serde::de::IgnoredAny;
+
+const SIZE: usize = 32 * 1024 * 1024;
+
+fn bench(c: &mut Criterion) {
+    let data = objects_json(SIZE);
+    let mut group = c.benchmark_group("objects_array_json");
+    group.throughput(Throughput::Bytes(data.len() as u64));
+    group.sample_size(10);
+    group.bench_function("validate_plumb", |b| {
+        b.iter(|| {
+            let r = validate(
+                TextStream::from_buf_read(data.as_slice()),
+                &JsonOptions::default(),
+            )
+            .expect("ok");
+            assert_eq!(r.valid, Some(true));
+            r.rows_scanned
+        })
+    });
+    group.bench_function("inspect_plumb", |b| {
+        b.iter(|| {
+            let r = inspect(
+                TextStream::from_buf_read(data.as_slice()),
+                &JsonOptions::default(),
+            )
+            .expect("ok");
+            assert_eq!(r.root_type, "array");
+            r.count
+        })
+    });
+    group.bench_function("serde_json_from_reader", |b| {
+        b.iter(|| {
+            let reader = std::io::BufReader::with_capacity(64 * 1024, data.as_slice());
+            let _: IgnoredAny = serde_json::from_reader(reader).expect("valid");
+        })
+    });
+    group.bench_function("serde_json_from_slice", |b| {
+        b.iter(|| {
+            let _: IgnoredAny = serde_json::from_slice(&data).expect("valid");
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
