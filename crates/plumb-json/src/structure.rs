@@ -252,6 +252,15 @@ impl Structure {
         }
     }
 
+    /// Forgets the open containers (after a text that ended in a fault),
+    /// keeping the reports: the next text starts at the root.
+    pub fn reset_path(&mut self) {
+        while !self.open.is_empty() {
+            self.end();
+        }
+        self.path = PathTracker::default();
+    }
+
     /// The deepest nesting seen.
     pub fn max_depth(&self) -> usize {
         self.max_depth

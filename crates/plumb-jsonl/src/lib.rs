@@ -1,0 +1,64 @@
+//! plumb's JSON Lines engine: a bounded, linear-time line splitter, and
+//! inspect, select and validate that parse each record with
+//! `plumb-json`'s push parser, so every fact carries its line.
+//!
+//! ```
+//! use plumb_core::TextStream;
+//! use plumb_jsonl::{validate, JsonlOptions};
+//!
+//! let text = "{\"a\": 1}\n\n{\"a\": 2,}\n";
+//! let r = validate(TextStream::new(text.as_bytes()), &JsonlOptions::default())?;
+//! assert_eq!(r.valid, Some(false));
+//! assert_eq!(r.first_invalid.unwrap().line, 3);
+//! assert_eq!(r.blank_lines, 1);
+//! # Ok::<(), plumb_core::Refusal>(())
+//! ```
+//!
+//! Memory holds one line (at most [`JSONL_MAX_LINE_BYTES`]), the bounded
+//! sample and per-key counters; a longer line is skipped as it streams
+//! and reported with a hint to read the file as JSON.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod ops;
+mod splitter;
+
+use std::path::Path;
+
+use plumb_core::{Refusal, TextStream};
+
+pub use ops::{
+    inspect, select, validate, InvalidLine, JsonlInspect, JsonlOptions, JsonlSelect,
+    JsonlSelectOptions, JsonlValidate, LineDuplicate, LineDuplicates, LinePrecision,
+    LinePrecisionReport, SelectedRecord, JSONL_SAMPLE_ROWS_DEFAULT, JSONL_SAMPLE_ROWS_MAX,
+    KEY_HISTOGRAM_CAP, SELECT_LINE_BUDGET_BYTES,
+};
+pub use splitter::{Line, LineSink, LineSplitter, JSONL_MAX_LINE_BYTES};
+
+/// [`inspect`] over a file.
+///
+/// # Errors
+/// `not-found`, `not-a-file`, and those of [`inspect`].
+pub fn inspect_path(path: &Path, opts: &JsonlOptions) -> Result<JsonlInspect, Refusal> {
+    inspect(TextStream::open(path)?, opts)
+}
+
+/// [`select`] over a file.
+///
+/// # Errors
+/// `not-found`, `not-a-file`, and those of [`select`].
+pub fn select_path(
+    path: &Path,
+    opts: &JsonlOptions,
+    window: &JsonlSelectOptions,
+) -> Result<JsonlSelect, Refusal> {
+    select(TextStream::open(path)?, opts, window)
+}
+
+/// [`validate`] over a file.
+///
+/// # Errors
+/// `not-found`, `not-a-file`, and those of [`validate`].
+pub fn validate_path(path: &Path, opts: &JsonlOptions) -> Result<JsonlValidate, Refusal> {
+    validate(TextStream::open(path)?, opts)
+}

@@ -1,0 +1,786 @@
+//! inspect, select and validate over JSON Lines.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::BufRead;
+use std::ops::ControlFlow;
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use plumb_core::{
+    clamp_limit, CancelToken, PrecisionKind, Refusal, TextStream, ViewFlags, FIRST_ISSUES_CAP,
+};
+use plumb_json::{
+    scan_text, JsonParser, JsonSink, Scalar, ScalarKind, Structure, ValueBuilder,
+    SAMPLE_BUDGET_BYTES,
+};
+
+use crate::splitter::{Line, LineSink, LineSplitter, JSONL_MAX_LINE_BYTES};
+
+/// Top-level keys counted by inspect, in first-seen order; later new
+/// keys are counted in `untracked_keys` only.
+pub const KEY_HISTOGRAM_CAP: usize = 500;
+
+/// Bytes of JSON text one selected record may take; a larger record
+/// becomes a `$summary` and is marked truncated.
+pub const SELECT_LINE_BUDGET_BYTES: usize = 1 << 20;
+
+/// Records in the inspect sample when none is asked for.
+pub const JSONL_SAMPLE_ROWS_DEFAULT: usize = 3;
+
+/// The most records an inspect sample holds.
+pub const JSONL_SAMPLE_ROWS_MAX: usize = 100;
+
+/// Options every JSON Lines operation takes.
+#[derive(Clone, Debug, Default)]
+pub struct JsonlOptions {
+    /// Stop after this many records (non-blank lines); the answer is
+    /// then sampled.
+    pub max_rows: Option<u64>,
+    /// Records in the inspect sample (default 3, at most 100).
+    pub sample_rows: Option<usize>,
+    /// Cancels the scan from another thread (`aborted`).
+    pub cancel: Option<CancelToken>,
+}
+
+/// The window a select returns.
+#[derive(Clone, Debug, Default)]
+pub struct JsonlSelectOptions {
+    /// Records (non-blank lines) to skip.
+    pub offset: u64,
+    /// Records to return: clamped to 1..=1000, 50 when `None`.
+    pub limit: Option<u64>,
+}
+
+/// A line that is not a JSON value.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct InvalidLine {
+    /// The 1-based physical line.
+    pub line: u64,
+    /// What is wrong and what to do instead.
+    pub message: String,
+}
+
+fn oversized_message(len: u64) -> String {
+    format!(
+        "the line is {len} bytes, over the {JSONL_MAX_LINE_BYTES}-byte line cap, and was skipped unread; \
+         if the file is one JSON document rather than one value per line, read it with format json"
+    )
+}
+
+fn type_name(kind: ScalarKind) -> &'static str {
+    match kind {
+        ScalarKind::String => "string",
+        ScalarKind::Number => "number",
+        ScalarKind::True | ScalarKind::False => "boolean",
+        ScalarKind::Null => "null",
+    }
+}
+
+/// Drives a stream through the splitter into `sink`; returns whether the
+/// sink stopped the scan, and the BOM flag.
+fn drive<R: BufRead, S: LineSink>(
+    mut stream: TextStream<R>,
+    cancel: Option<&CancelToken>,
+    sink: &mut S,
+) -> Result<(bool, bool), Refusal> {
+    if let Some(token) = cancel {
+        stream = stream.with_cancel(token.clone());
+    }
+    let mut splitter: Option<LineSplitter> = None;
+    while let Some(chunk) = stream.next_chunk()? {
+        let s = splitter.get_or_insert_with(|| LineSplitter::new(chunk.byte_offset));
+        if s.push(chunk.text.as_bytes(), sink).is_break() {
+            return Ok((true, stream.stats().bom));
+        }
+    }
+    let mut s = splitter.unwrap_or_else(|| LineSplitter::new(stream.position()));
+    let stopped = s.finish(sink).is_break();
+    Ok((stopped, stream.stats().bom))
+}
+
+/// A duplicate key, with its line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LineDuplicate {
+    /// The 1-based line of the record.
+    pub line: u64,
+    /// The pointer of the object inside the record.
+    pub pointer: String,
+    /// The repeated key.
+    pub key: String,
+}
+
+/// A number a double would misstate, with its line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LinePrecision {
+    /// The 1-based line of the record.
+    pub line: u64,
+    /// The pointer inside the record.
+    pub pointer: String,
+    /// The source literal.
+    pub literal: String,
+    /// How a double would misstate it.
+    pub kind: PrecisionKind,
+}
+
+/// Duplicate keys across records.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LineDuplicates {
+    /// How many were found.
+    pub count: u64,
+    /// The first ones.
+    pub first: Vec<LineDuplicate>,
+    /// False when an object had more keys than could be tracked.
+    pub checked_fully: bool,
+}
+
+/// Precision facts across records.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LinePrecisionReport {
+    /// How many were found.
+    pub count: u64,
+    /// Counts by kind.
+    pub by_kind: BTreeMap<PrecisionKind, u64>,
+    /// The first ones.
+    pub first: Vec<LinePrecision>,
+}
+
+/// The answer of JSON Lines inspect.
+#[derive(Debug, Serialize)]
+pub struct JsonlInspect {
+    /// Always true.
+    pub ok: bool,
+    /// `jsonl`.
+    pub format: &'static str,
+    /// Exact, or sampled when the row cap stopped the scan.
+    pub view: ViewFlags,
+    /// Physical lines read, blank ones included.
+    pub lines_scanned: u64,
+    /// Records read (non-blank lines, valid or not).
+    pub rows_scanned: u64,
+    /// Lines holding only white space (counted, not invalid).
+    pub blank_lines: u64,
+    /// The first lines that are not one JSON value.
+    pub invalid: Vec<InvalidLine>,
+    /// All such lines.
+    pub invalid_count: u64,
+    /// Records by root type.
+    pub root_types: BTreeMap<&'static str, u64>,
+    /// Object records carrying each top-level key (first 500 keys).
+    pub keys: BTreeMap<String, u64>,
+    /// Top-level keys in first-seen order (first 500).
+    pub key_order: Vec<String>,
+    /// Distinct top-level keys past the 500 tracked.
+    pub untracked_keys: u64,
+    /// Value types per top-level key.
+    pub key_types: BTreeMap<String, BTreeMap<&'static str, u64>>,
+    /// The deepest nesting of any record.
+    pub max_depth: usize,
+    /// Duplicate keys, with their lines.
+    pub duplicate_keys: LineDuplicates,
+    /// Numbers a double would misstate, with their lines.
+    pub precision: LinePrecisionReport,
+    /// The first valid records, each within 8 KiB, else a `$summary`.
+    pub sample: Vec<Box<RawValue>>,
+    /// Whether a UTF-8 BOM was stripped (JSON Lines forbids one).
+    pub bom: bool,
+}
+
+/// Per-record facts gathered by one parse.
+struct RecordSink<'a> {
+    st: &'a mut Structure,
+    depth: usize,
+    root: Option<&'static str>,
+    top_keys: &'a mut Vec<(Vec<u8>, Option<&'static str>)>,
+    builder: Option<ValueBuilder>,
+}
+
+impl RecordSink<'_> {
+    fn value_type(&mut self, t: &'static str) {
+        if self.depth == 0 {
+            self.root = Some(t);
+        } else if self.depth == 1 && self.root == Some("object") {
+            if let Some(last) = self.top_keys.last_mut() {
+                last.1 = Some(t);
+            }
+        }
+    }
+}
+
+impl JsonSink for RecordSink<'_> {
+    fn start_object(&mut self, _: usize, _: u64) -> ControlFlow<()> {
+        self.value_type("object");
+        self.depth += 1;
+        self.st.start(true);
+        if let Some(b) = self.builder.as_mut() {
+            b.start(true);
+        }
+        ControlFlow::Continue(())
+    }
+    fn start_array(&mut self, _: usize, _: u64) -> ControlFlow<()> {
+        self.value_type("array");
+        self.depth += 1;
+        self.st.start(false);
+        if let Some(b) = self.builder.as_mut() {
+            b.start(false);
+        }
+        ControlFlow::Continue(())
+    }
+    fn key_bytes(&mut self, key: &[u8], truncated: bool) -> ControlFlow<()> {
+        if self.depth == 1 {
+            self.top_keys.push((key.to_vec(), None));
+        }
+        self.st.key(key);
+        if let Some(b) = self.builder.as_mut() {
+            b.key(&String::from_utf8_lossy(key), truncated);
+        }
+        ControlFlow::Continue(())
+    }
+    fn end_object(&mut self) -> ControlFlow<()> {
+        self.depth -= 1;
+        self.st.end();
+        if let Some(b) = self.builder.as_mut() {
+            b.end();
+        }
+        ControlFlow::Continue(())
+    }
+    fn end_array(&mut self) -> ControlFlow<()> {
+        self.depth -= 1;
+        self.st.end();
+        if let Some(b) = self.builder.as_mut() {
+            b.end();
+        }
+        ControlFlow::Continue(())
+    }
+    fn scalar(&mut self, s: &Scalar<'_>) -> ControlFlow<()> {
+        self.value_type(type_name(s.kind));
+        self.st.scalar(s);
+        if let Some(b) = self.builder.as_mut() {
+            b.scalar(s);
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+struct InspectLines {
+    parser: JsonParser,
+    st: Structure,
+    lines: u64,
+    rows: u64,
+    blank: u64,
+    invalid: Vec<InvalidLine>,
+    invalid_count: u64,
+    root_types: BTreeMap<&'static str, u64>,
+    keys: HashMap<Vec<u8>, usize>,
+    key_stats: Vec<(String, u64, BTreeMap<&'static str, u64>)>,
+    untracked: HashMap<Vec<u8>, ()>,
+    top_keys: Vec<(Vec<u8>, Option<&'static str>)>,
+    sample: Vec<Box<RawValue>>,
+    sample_rows: usize,
+    max_rows: Option<u64>,
+    capped: bool,
+    dups: LineDuplicates,
+    precision: LinePrecisionReport,
+}
+
+impl InspectLines {
+    fn invalid_line(&mut self, line: u64, message: String) {
+        self.invalid_count += 1;
+        if self.invalid.len() < FIRST_ISSUES_CAP {
+            self.invalid.push(InvalidLine { line, message });
+        }
+    }
+
+    fn record(&mut self, line: &Line<'_>) {
+        let dup_before = self.st.duplicates().first.len();
+        let dup_count = self.st.duplicates().count;
+        let prec_before = self.st.precision().first.len();
+        let prec_count = self.st.precision().count;
+        self.top_keys.clear();
+        let mut sink = RecordSink {
+            st: &mut self.st,
+            depth: 0,
+            root: None,
+            top_keys: &mut self.top_keys,
+            builder: (self.sample.len() < self.sample_rows)
+                .then(|| ValueBuilder::new(SAMPLE_BUDGET_BYTES)),
+        };
+        let result = scan_text(
+            &mut self.parser,
+            line.text,
+            line.byte_offset,
+            line.number,
+            &mut sink,
+        );
+        let root = sink.root;
+        let builder = sink.builder.take();
+        match result {
+            Err(e) => {
+                self.st.reset_path();
+                self.invalid_line(line.number, e.message().to_owned());
+            }
+            Ok(_) => {
+                *self.root_types.entry(root.unwrap_or("null")).or_default() += 1;
+                for (key, t) in self.top_keys.drain(..) {
+                    let idx = match self.keys.get(&key) {
+                        Some(&i) => Some(i),
+                        None if self.key_stats.len() < KEY_HISTOGRAM_CAP => {
+                            self.key_stats.push((
+                                String::from_utf8_lossy(&key).into_owned(),
+                                0,
+                                BTreeMap::new(),
+                            ));
+                            self.keys.insert(key, self.key_stats.len() - 1);
+                            Some(self.key_stats.len() - 1)
+                        }
+                        None => {
+                            if self.untracked.len() < plumb_core::COLUMN_TRACK_CAP {
+                                self.untracked.insert(key, ());
+                            }
+                            None
+                        }
+                    };
+                    if let Some(i) = idx {
+                        let entry = &mut self.key_stats[i];
+                        entry.1 += 1;
+                        if let Some(t) = t {
+                            *entry.2.entry(t).or_default() += 1;
+                        }
+                    }
+                }
+                if let Some(b) = builder.filter(ValueBuilder::is_done) {
+                    self.sample.push(b.finish().json);
+                }
+            }
+        }
+        // Facts found in this record carry its line.
+        let d = self.st.duplicates();
+        self.dups.count += d.count - dup_count;
+        for entry in &d.first[dup_before..] {
+            self.dups.first.push(LineDuplicate {
+                line: line.number,
+                pointer: entry.pointer.clone(),
+                key: entry.key.clone(),
+            });
+        }
+        let p = self.st.precision();
+        self.precision.count += p.count - prec_count;
+        for entry in &p.first[prec_before..] {
+            self.precision.first.push(LinePrecision {
+                line: line.number,
+                pointer: entry.pointer.clone(),
+                literal: entry.literal.clone(),
+                kind: entry.kind,
+            });
+        }
+    }
+}
+
+impl LineSink for InspectLines {
+    fn line(&mut self, line: &Line<'_>) -> ControlFlow<()> {
+        if line.is_blank() {
+            self.lines += 1;
+            self.blank += 1;
+            return ControlFlow::Continue(());
+        }
+        if self.max_rows.is_some_and(|m| self.rows >= m) {
+            self.capped = true;
+            return ControlFlow::Break(());
+        }
+        self.lines += 1;
+        self.rows += 1;
+        self.record(line);
+        ControlFlow::Continue(())
+    }
+
+    fn oversized(&mut self, number: u64, _at: u64, len: u64) -> ControlFlow<()> {
+        if self.max_rows.is_some_and(|m| self.rows >= m) {
+            self.capped = true;
+            return ControlFlow::Break(());
+        }
+        self.lines += 1;
+        self.rows += 1;
+        self.invalid_line(number, oversized_message(len));
+        ControlFlow::Continue(())
+    }
+}
+
+/// Inspects a JSON Lines stream.
+///
+/// # Errors
+/// The stream's refusals (`invalid-utf8`, `binary`, `aborted`,
+/// `read-error`); a record that is not JSON is reported, not refused.
+pub fn inspect<R: BufRead>(
+    stream: TextStream<R>,
+    opts: &JsonlOptions,
+) -> Result<JsonlInspect, Refusal> {
+    let mut sink = InspectLines {
+        parser: JsonParser::new(),
+        st: Structure::default(),
+        lines: 0,
+        rows: 0,
+        blank: 0,
+        invalid: Vec::new(),
+        invalid_count: 0,
+        root_types: BTreeMap::new(),
+        keys: HashMap::new(),
+        key_stats: Vec::new(),
+        untracked: HashMap::new(),
+        top_keys: Vec::new(),
+        sample: Vec::new(),
+        sample_rows: opts
+            .sample_rows
+            .unwrap_or(JSONL_SAMPLE_ROWS_DEFAULT)
+            .min(JSONL_SAMPLE_ROWS_MAX),
+        max_rows: opts.max_rows,
+        capped: false,
+        dups: LineDuplicates::default(),
+        precision: LinePrecisionReport::default(),
+    };
+    let (_, bom) = drive(stream, opts.cancel.as_ref(), &mut sink)?;
+    let max_depth = sink.st.max_depth();
+    let (dups, precision) = sink.st.into_reports();
+    let mut line_dups = sink.dups;
+    line_dups.checked_fully = dups.checked_fully;
+    line_dups.first.truncate(FIRST_ISSUES_CAP);
+    let mut line_precision = sink.precision;
+    line_precision.by_kind = precision.by_kind;
+    line_precision.first.truncate(FIRST_ISSUES_CAP);
+    let key_order = sink.key_stats.iter().map(|(k, _, _)| k.clone()).collect();
+    let mut keys = BTreeMap::new();
+    let mut key_types = BTreeMap::new();
+    for (k, n, types) in sink.key_stats {
+        keys.insert(k.clone(), n);
+        key_types.insert(k, types);
+    }
+    Ok(JsonlInspect {
+        ok: true,
+        format: "jsonl",
+        view: ViewFlags::of_scan(sink.capped),
+        lines_scanned: sink.lines,
+        rows_scanned: sink.rows,
+        blank_lines: sink.blank,
+        invalid: sink.invalid,
+        invalid_count: sink.invalid_count,
+        root_types: sink.root_types,
+        keys,
+        key_order,
+        untracked_keys: sink.untracked.len() as u64,
+        key_types,
+        max_depth,
+        duplicate_keys: line_dups,
+        precision: line_precision,
+        sample: sink.sample,
+        bom,
+    })
+}
+
+/// One record of a select window.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum SelectedRecord {
+    /// A record that is one JSON value.
+    Value {
+        /// The 1-based physical line.
+        line: u64,
+        /// The value (compact JSON, with placeholders where cut).
+        value: Box<RawValue>,
+        /// Whether a placeholder stands in for part of it.
+        truncated: bool,
+    },
+    /// A record that is not, in its place.
+    Error {
+        /// The 1-based physical line.
+        line: u64,
+        /// What is wrong with it.
+        error: String,
+    },
+}
+
+/// The answer of JSON Lines select.
+#[derive(Debug, Serialize)]
+pub struct JsonlSelect {
+    /// Always true.
+    pub ok: bool,
+    /// `jsonl`.
+    pub format: &'static str,
+    /// Exact, or cut when a record was summarized.
+    pub view: ViewFlags,
+    /// The window, in file order.
+    pub records: Vec<SelectedRecord>,
+    /// Records skipped (non-blank lines).
+    pub offset: u64,
+    /// The limit applied.
+    pub limit: usize,
+    /// Records returned.
+    pub returned: usize,
+    /// Whether records follow the window.
+    pub has_more: bool,
+}
+
+/// Builds a value from events, nothing else.
+struct BuildSink(ValueBuilder);
+
+impl JsonSink for BuildSink {
+    fn start_object(&mut self, _: usize, _: u64) -> ControlFlow<()> {
+        self.0.start(true);
+        ControlFlow::Continue(())
+    }
+    fn start_array(&mut self, _: usize, _: u64) -> ControlFlow<()> {
+        self.0.start(false);
+        ControlFlow::Continue(())
+    }
+    fn key(&mut self, key: &str, truncated: bool) -> ControlFlow<()> {
+        self.0.key(key, truncated);
+        ControlFlow::Continue(())
+    }
+    fn end_object(&mut self) -> ControlFlow<()> {
+        self.0.end();
+        ControlFlow::Continue(())
+    }
+    fn end_array(&mut self) -> ControlFlow<()> {
+        self.0.end();
+        ControlFlow::Continue(())
+    }
+    fn scalar(&mut self, s: &Scalar<'_>) -> ControlFlow<()> {
+        self.0.scalar(s);
+        ControlFlow::Continue(())
+    }
+}
+
+struct SelectLines {
+    parser: JsonParser,
+    offset: u64,
+    limit: usize,
+    index: u64,
+    records: Vec<SelectedRecord>,
+    has_more: bool,
+    cut: bool,
+}
+
+impl SelectLines {
+    /// A record arrives; returns whether it is in the window.
+    fn admit(&mut self) -> Result<bool, ()> {
+        let i = self.index;
+        self.index += 1;
+        if i < self.offset {
+            return Ok(false);
+        }
+        if self.records.len() >= self.limit {
+            self.has_more = true;
+            return Err(());
+        }
+        Ok(true)
+    }
+}
+
+impl LineSink for SelectLines {
+    fn line(&mut self, line: &Line<'_>) -> ControlFlow<()> {
+        if line.is_blank() {
+            return ControlFlow::Continue(());
+        }
+        match self.admit() {
+            Err(()) => return ControlFlow::Break(()),
+            Ok(false) => return ControlFlow::Continue(()),
+            Ok(true) => {}
+        }
+        let mut sink = BuildSink(ValueBuilder::new(SELECT_LINE_BUDGET_BYTES));
+        let record = match scan_text(
+            &mut self.parser,
+            line.text,
+            line.byte_offset,
+            line.number,
+            &mut sink,
+        ) {
+            Ok(_) => {
+                let built = sink.0.finish();
+                self.cut |= built.cut;
+                SelectedRecord::Value {
+                    line: line.number,
+                    value: built.json,
+                    truncated: built.cut,
+                }
+            }
+            Err(e) => SelectedRecord::Error {
+                line: line.number,
+                error: e.message().to_owned(),
+            },
+        };
+        self.records.push(record);
+        ControlFlow::Continue(())
+    }
+
+    fn oversized(&mut self, number: u64, _at: u64, len: u64) -> ControlFlow<()> {
+        match self.admit() {
+            Err(()) => ControlFlow::Break(()),
+            Ok(false) => ControlFlow::Continue(()),
+            Ok(true) => {
+                self.records.push(SelectedRecord::Error {
+                    line: number,
+                    error: oversized_message(len),
+                });
+                ControlFlow::Continue(())
+            }
+        }
+    }
+}
+
+/// Selects a window of records; a broken record stands in its place as
+/// `{line, error}`. Reading stops one record past the window.
+///
+/// # Errors
+/// The stream's refusals.
+pub fn select<R: BufRead>(
+    stream: TextStream<R>,
+    opts: &JsonlOptions,
+    window: &JsonlSelectOptions,
+) -> Result<JsonlSelect, Refusal> {
+    let mut sink = SelectLines {
+        parser: JsonParser::new(),
+        offset: window.offset,
+        limit: clamp_limit(window.limit),
+        index: 0,
+        records: Vec::new(),
+        has_more: false,
+        cut: false,
+    };
+    drive(stream, opts.cancel.as_ref(), &mut sink)?;
+    Ok(JsonlSelect {
+        ok: true,
+        format: "jsonl",
+        view: ViewFlags::exact().with_cut(sink.cut),
+        returned: sink.records.len(),
+        records: sink.records,
+        offset: sink.offset,
+        limit: sink.limit,
+        has_more: sink.has_more,
+    })
+}
+
+/// The answer of JSON Lines validate.
+#[derive(Debug, Serialize)]
+pub struct JsonlValidate {
+    /// Always true (the scan ran; see `valid`).
+    pub ok: bool,
+    /// `jsonl`.
+    pub format: &'static str,
+    /// Exact, sampled when the row cap stopped the scan.
+    pub view: ViewFlags,
+    /// True: every non-blank line is one JSON value. False: see
+    /// `first_invalid`. Null: stopped at the row cap with no fault.
+    pub valid: Option<bool>,
+    /// The first line that is not one JSON value (or the BOM, line 1).
+    pub first_invalid: Option<InvalidLine>,
+    /// Records read.
+    pub rows_scanned: u64,
+    /// Blank lines (counted, not invalid).
+    pub blank_lines: u64,
+}
+
+/// Parses, keeps nothing.
+struct Nothing;
+
+impl JsonSink for Nothing {
+    fn capture_strings(&self) -> bool {
+        false
+    }
+    fn key_bytes(&mut self, _: &[u8], _: bool) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
+    fn scalar(&mut self, _: &Scalar<'_>) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
+}
+
+struct ValidateLines {
+    parser: JsonParser,
+    rows: u64,
+    blank: u64,
+    max_rows: Option<u64>,
+    capped: bool,
+    first_invalid: Option<InvalidLine>,
+}
+
+impl LineSink for ValidateLines {
+    fn line(&mut self, line: &Line<'_>) -> ControlFlow<()> {
+        if line.is_blank() {
+            self.blank += 1;
+            return ControlFlow::Continue(());
+        }
+        if self.max_rows.is_some_and(|m| self.rows >= m) {
+            self.capped = true;
+            return ControlFlow::Break(());
+        }
+        self.rows += 1;
+        if let Err(e) = scan_text(
+            &mut self.parser,
+            line.text,
+            line.byte_offset,
+            line.number,
+            &mut Nothing,
+        ) {
+            self.first_invalid = Some(InvalidLine {
+                line: line.number,
+                message: e.message().to_owned(),
+            });
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn oversized(&mut self, number: u64, _at: u64, len: u64) -> ControlFlow<()> {
+        self.rows += 1;
+        self.first_invalid = Some(InvalidLine {
+            line: number,
+            message: oversized_message(len),
+        });
+        ControlFlow::Break(())
+    }
+}
+
+/// Validates a JSON Lines stream, stopping at the first invalid line.
+/// Blank lines are counted, not invalid; a BOM makes the file invalid
+/// at line 1 (JSON Lines forbids one), though inspect and select read
+/// past it.
+///
+/// # Errors
+/// The stream's refusals.
+pub fn validate<R: BufRead>(
+    stream: TextStream<R>,
+    opts: &JsonlOptions,
+) -> Result<JsonlValidate, Refusal> {
+    let mut sink = ValidateLines {
+        parser: JsonParser::new(),
+        rows: 0,
+        blank: 0,
+        max_rows: opts.max_rows,
+        capped: false,
+        first_invalid: None,
+    };
+    let (_, bom) = drive(stream, opts.cancel.as_ref(), &mut sink)?;
+    let stopped = sink.capped || sink.first_invalid.is_some();
+    let first_invalid = if bom {
+        Some(InvalidLine {
+            line: 1,
+            message: "the file starts with a byte order mark, which JSON Lines forbids; save it as UTF-8 without a BOM".to_owned(),
+        })
+    } else {
+        sink.first_invalid
+    };
+    let valid = if first_invalid.is_some() {
+        Some(false)
+    } else if sink.capped {
+        None
+    } else {
+        Some(true)
+    };
+    Ok(JsonlValidate {
+        ok: true,
+        format: "jsonl",
+        view: ViewFlags::of_scan(stopped),
+        valid,
+        first_invalid,
+        rows_scanned: sink.rows,
+        blank_lines: sink.blank,
+    })
+}

@@ -1,0 +1,192 @@
+//! The line splitter: text in, physical lines out, memory bounded.
+//!
+//! # BE ADVISED
+//!
+//! Only LF ends a line; one CR just before it is stripped (any other CR
+//! is left for the JSON parser, which reads it as white space). A line
+//! that lies whole inside one push is handed out as a slice of the input
+//! (no copy). Only the part of a line that straddles a push is copied,
+//! into one reused buffer, and only up to [`JSONL_MAX_LINE_BYTES`]: past
+//! that the line is dropped as it streams and reported, with its length,
+//! once its terminator arrives. Every byte is looked at once by `memchr`
+//! and copied at most once, so the work is linear in the input; the
+//! `bytes_touched` counter lets a test check exactly that.
+
+use std::ops::ControlFlow;
+
+/// The longest line kept, in bytes. A longer line (often a whole JSON
+/// document saved under a `.jsonl` name) is skipped and reported.
+pub const JSONL_MAX_LINE_BYTES: usize = 1 << 20;
+
+/// One physical line.
+#[derive(Clone, Copy, Debug)]
+pub struct Line<'a> {
+    /// The 1-based line number.
+    pub number: u64,
+    /// The absolute byte offset of its first byte.
+    pub byte_offset: u64,
+    /// Its bytes, without the LF and without one CR before it.
+    pub text: &'a [u8],
+}
+
+impl Line<'_> {
+    /// Whether the line holds only spaces, tabs and CRs (or nothing).
+    pub fn is_blank(&self) -> bool {
+        self.text.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
+    }
+}
+
+/// What the splitter tells its consumer; each callback may stop it.
+pub trait LineSink {
+    /// A line that fits the cap.
+    fn line(&mut self, line: &Line<'_>) -> ControlFlow<()>;
+    /// A line longer than [`JSONL_MAX_LINE_BYTES`], dropped unread:
+    /// its number, offset and full length in bytes.
+    fn oversized(&mut self, number: u64, byte_offset: u64, len: u64) -> ControlFlow<()>;
+}
+
+/// The sans-IO line splitter.
+///
+/// ```
+/// use std::ops::ControlFlow;
+/// use plumb_jsonl::{Line, LineSink, LineSplitter};
+///
+/// struct Lines(Vec<String>);
+/// impl LineSink for Lines {
+///     fn line(&mut self, l: &Line<'_>) -> ControlFlow<()> {
+///         self.0.push(String::from_utf8_lossy(l.text).into_owned());
+///         ControlFlow::Continue(())
+///     }
+///     fn oversized(&mut self, _: u64, _: u64, _: u64) -> ControlFlow<()> {
+///         ControlFlow::Continue(())
+///     }
+/// }
+/// let mut lines = Lines(Vec::new());
+/// let mut s = LineSplitter::new(0);
+/// let _ = s.push(b"{\"a\":1}\r\n{\"b\"", &mut lines);
+/// let _ = s.push(b":2}", &mut lines);
+/// let _ = s.finish(&mut lines);
+/// assert_eq!(lines.0, ["{\"a\":1}", "{\"b\":2}"]);
+/// ```
+#[derive(Debug)]
+pub struct LineSplitter {
+    buf: Vec<u8>,
+    oversized: bool,
+    /// Bytes of the current line seen so far.
+    len: u64,
+    line: u64,
+    line_offset: u64,
+    offset: u64,
+    touched: u64,
+    stopped: bool,
+}
+
+impl LineSplitter {
+    /// A splitter whose first pushed byte has absolute offset `base`.
+    pub fn new(base: u64) -> LineSplitter {
+        LineSplitter {
+            buf: Vec::new(),
+            oversized: false,
+            len: 0,
+            line: 1,
+            line_offset: base,
+            offset: base,
+            touched: 0,
+            stopped: false,
+        }
+    }
+
+    /// Bytes scanned plus bytes copied so far: linear in the input.
+    pub fn bytes_touched(&self) -> u64 {
+        self.touched
+    }
+
+    /// Lines completed so far.
+    pub fn lines(&self) -> u64 {
+        self.line - 1
+    }
+
+    fn carry(&mut self, part: &[u8]) {
+        if self.oversized {
+            return;
+        }
+        if self.buf.len() + part.len() > JSONL_MAX_LINE_BYTES {
+            self.oversized = true;
+            self.buf.clear();
+            self.buf.shrink_to(0);
+            return;
+        }
+        self.touched += part.len() as u64;
+        self.buf.extend_from_slice(part);
+    }
+
+    fn emit<S: LineSink>(&mut self, direct: Option<&[u8]>, sink: &mut S) -> ControlFlow<()> {
+        let number = self.line;
+        let at = self.line_offset;
+        let flow = if self.oversized {
+            sink.oversized(number, at, self.len)
+        } else {
+            let text = direct.unwrap_or(&self.buf);
+            let text = text.strip_suffix(b"\r").unwrap_or(text);
+            sink.line(&Line {
+                number,
+                byte_offset: at,
+                text,
+            })
+        };
+        self.buf.clear();
+        self.oversized = false;
+        self.len = 0;
+        self.line += 1;
+        flow
+    }
+
+    /// Pushes more text.
+    ///
+    /// # Termination
+    /// Returns `Break` once the sink stopped the scan; later pushes do
+    /// nothing. Call [`LineSplitter::finish`] at the end of input.
+    pub fn push<S: LineSink>(&mut self, input: &[u8], sink: &mut S) -> ControlFlow<()> {
+        if self.stopped {
+            return ControlFlow::Break(());
+        }
+        let base = self.offset;
+        self.touched += input.len() as u64;
+        let mut start = 0;
+        for nl in memchr::memchr_iter(b'\n', input) {
+            let part = &input[start..nl];
+            self.len += part.len() as u64;
+            let flow =
+                if self.buf.is_empty() && !self.oversized && part.len() <= JSONL_MAX_LINE_BYTES {
+                    self.emit(Some(part), sink)
+                } else {
+                    self.carry(part);
+                    self.emit(None, sink)
+                };
+            start = nl + 1;
+            self.line_offset = base + start as u64;
+            if flow.is_break() {
+                self.stopped = true;
+                self.offset = base + start as u64;
+                return ControlFlow::Break(());
+            }
+        }
+        let rest = &input[start..];
+        self.len += rest.len() as u64;
+        self.carry(rest);
+        self.offset = base + input.len() as u64;
+        ControlFlow::Continue(())
+    }
+
+    /// Ends the input: a last line without a terminator is handed out.
+    pub fn finish<S: LineSink>(&mut self, sink: &mut S) -> ControlFlow<()> {
+        if self.stopped {
+            return ControlFlow::Break(());
+        }
+        self.stopped = true;
+        if self.len > 0 || self.oversized {
+            return self.emit(None, sink);
+        }
+        ControlFlow::Continue(())
+    }
+}

@@ -1,0 +1,267 @@
+//! Integration tests for plumb-jsonl: the seed's focused tests, every
+//! split, the conformance cases, and linear time.
+
+use std::io::BufReader;
+
+use plumb_core::TextStream;
+use plumb_jsonl::{
+    inspect, select, validate, JsonlOptions, JsonlSelectOptions, Line, LineSink, LineSplitter,
+};
+use serde_json::{json, Value};
+
+const FIXTURE: &str = concat!(
+    "{\"id\": 1, \"name\": \"ann\"}\n",
+    "{\"id\": 2, \"name\": \"bob\"}\n",
+    "\n",
+    "{\"id\": 3, \"name\": \"cy\"}\n",
+    "{\"id\": 4, \"name\": broken}\n",
+    "{\"id\": 9007199254740993, \"name\": \"dee\", \"name\": \"dup\"}\n",
+    "[1, 2, 3]\n",
+    "{\"id\": 6, \"name\": \"eve\"}\n",
+);
+
+fn stream(text: &str) -> TextStream<BufReader<&[u8]>> {
+    TextStream::new(text.as_bytes())
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap()
+}
+
+/// Runs `op` over the text cut into reads of every size from 1 to 9 and
+/// whole; all answers must be equal.
+fn every_way<T: serde::Serialize>(
+    text: &str,
+    op: impl Fn(TextStream<BufReader<&[u8]>>) -> T,
+) -> Value {
+    let whole = to_json(&op(stream(text)));
+    for cap in 1..10 {
+        let s = TextStream::from_buf_read(BufReader::with_capacity(cap, text.as_bytes()));
+        // `from_buf_read` over a BufReader<&[u8]> keeps the same type.
+        assert_eq!(to_json(&op(s)), whole, "capacity {cap}");
+    }
+    whole
+}
+
+#[test]
+fn the_eight_line_fixture() {
+    let v = every_way(FIXTURE, |s| inspect(s, &JsonlOptions::default()).unwrap());
+    assert_eq!(v["rows_scanned"], 7);
+    assert_eq!(v["lines_scanned"], 8);
+    assert_eq!(v["blank_lines"], 1);
+    assert_eq!(v["invalid_count"], 1);
+    assert_eq!(v["invalid"][0]["line"], 5);
+    assert_eq!(
+        v["invalid"][0]["message"],
+        "expected a value, found `b` at line 5 column 19 (byte 93); a JSON value is an object, array, string, number, true, false or null"
+    );
+    assert_eq!(v["root_types"], json!({"object": 5, "array": 1}));
+    assert_eq!(v["keys"], json!({"id": 5, "name": 6}));
+    assert_eq!(v["key_types"]["id"], json!({"number": 5}));
+    assert_eq!(v["duplicate_keys"]["count"], 1);
+    assert_eq!(
+        v["duplicate_keys"]["first"][0],
+        json!({"line": 6, "pointer": "", "key": "name"})
+    );
+    assert_eq!(
+        v["precision"]["first"][0],
+        json!({"line": 6, "pointer": "/id", "literal": "9007199254740993", "kind": "unsafe-integer"})
+    );
+    assert_eq!(
+        v["sample"],
+        json!([{"id": 1, "name": "ann"}, {"id": 2, "name": "bob"}, {"id": 3, "name": "cy"}])
+    );
+    assert_eq!(v["view"]["exact"], true);
+}
+
+#[test]
+fn a_window_keeps_the_broken_record_in_place() {
+    let w = JsonlSelectOptions {
+        offset: 2,
+        limit: Some(3),
+    };
+    let v = every_way(FIXTURE, |s| {
+        select(s, &JsonlOptions::default(), &w).unwrap()
+    });
+    assert_eq!(
+        v["records"][0],
+        json!({"line": 4, "value": {"id": 3, "name": "cy"}, "truncated": false})
+    );
+    assert_eq!(v["records"][1]["line"], 5);
+    assert!(v["records"][1]["error"]
+        .as_str()
+        .unwrap()
+        .contains("line 5"));
+    assert_eq!(
+        v["records"][2]["value"]["id"],
+        json!({"$literal": "9007199254740993", "precision": "unsafe-integer"})
+    );
+    assert_eq!(
+        v["records"][2]["value"]["name"], "dup",
+        "duplicates stay as written; the last one is seen last"
+    );
+    assert_eq!(
+        (
+            v["offset"].clone(),
+            v["limit"].clone(),
+            v["returned"].clone()
+        ),
+        (json!(2), json!(3), json!(3))
+    );
+    assert_eq!(v["has_more"], true);
+}
+
+#[test]
+fn validate_false_null_true() {
+    let v = every_way(FIXTURE, |s| validate(s, &JsonlOptions::default()).unwrap());
+    assert_eq!(v["valid"], false);
+    assert_eq!(v["first_invalid"]["line"], 5);
+    let capped = JsonlOptions {
+        max_rows: Some(3),
+        ..Default::default()
+    };
+    let v = validate(stream(FIXTURE), &capped).unwrap();
+    assert_eq!(v.valid, None);
+    let clean = "{\"a\":1}\n\n[2]\n3";
+    let v = validate(stream(clean), &JsonlOptions::default()).unwrap();
+    assert_eq!(v.valid, Some(true));
+    assert_eq!((v.rows_scanned, v.blank_lines), (3, 1));
+}
+
+#[test]
+fn pointer_free_windows_and_the_end() {
+    let w = JsonlSelectOptions {
+        offset: 5,
+        limit: Some(10),
+    };
+    let v = select(stream(FIXTURE), &JsonlOptions::default(), &w).unwrap();
+    assert_eq!(v.returned, 2);
+    assert!(!v.has_more);
+}
+
+struct Count(u64, u64);
+
+impl LineSink for Count {
+    fn line(&mut self, _: &Line<'_>) -> std::ops::ControlFlow<()> {
+        self.0 += 1;
+        std::ops::ControlFlow::Continue(())
+    }
+    fn oversized(&mut self, _: u64, _: u64, _: u64) -> std::ops::ControlFlow<()> {
+        self.1 += 1;
+        std::ops::ControlFlow::Continue(())
+    }
+}
+
+#[test]
+fn splitting_is_linear_in_the_input() {
+    let work = |lines: usize| {
+        let text = "{\"k\": 12345}\n".repeat(lines);
+        let mut s = LineSplitter::new(0);
+        let mut c = Count(0, 0);
+        for piece in text.as_bytes().chunks(64 * 1024) {
+            let _ = s.push(piece, &mut c);
+        }
+        let _ = s.finish(&mut c);
+        assert_eq!(c.0 as usize, lines);
+        s.bytes_touched()
+    };
+    let one = work(100_000) as f64;
+    let two = work(200_000) as f64;
+    let ratio = two / one;
+    assert!(
+        (1.95..=2.05).contains(&ratio),
+        "2x the lines cost {ratio}x the work"
+    );
+}
+
+#[test]
+fn a_line_over_the_cap_is_skipped_and_counted() {
+    let mut text = "[".to_owned();
+    text.push_str(&"1,".repeat(600_000));
+    text.push_str("1]\n{\"a\": 1}\n");
+    let v = inspect(stream(&text), &JsonlOptions::default()).unwrap();
+    assert_eq!(v.rows_scanned, 2);
+    assert_eq!(v.invalid[0].line, 1);
+    assert!(
+        v.invalid[0].message.contains("format json"),
+        "{}",
+        v.invalid[0].message
+    );
+    let w = JsonlSelectOptions::default();
+    let s = to_json(&select(stream(&text), &JsonlOptions::default(), &w).unwrap());
+    assert!(s["records"][0]["error"]
+        .as_str()
+        .unwrap()
+        .contains("format json"));
+    assert_eq!(s["records"][1]["value"], json!({"a": 1}));
+}
+
+#[test]
+fn conformance_cases() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/conformance/jsonlines");
+    let Ok(manifest) = std::fs::read(dir.join("manifest.json")) else {
+        eprintln!("note: ../shared/conformance/jsonlines is absent; skipped");
+        return;
+    };
+    let manifest: Value = serde_json::from_slice(&manifest).unwrap();
+    // Where this contract differs from the folder's strict reading
+    // (docs/jsonl.md): blank and white-space-only lines are counted, not
+    // invalid.
+    let blank_lines_counted = [
+        "cases/invalid_blank_line_middle.jsonl",
+        "cases/invalid_extra_final_newline.jsonl",
+        "cases/invalid_whitespace_only_line.jsonl",
+    ];
+    let mut checked = 0;
+    for case in manifest["cases"].as_array().unwrap() {
+        let file = case["file"].as_str().unwrap();
+        let path = dir.join(file);
+        let answer = validate(TextStream::open(&path).unwrap(), &JsonlOptions::default());
+        match case["expected"].as_str().unwrap() {
+            "valid" => {
+                let r = answer.unwrap();
+                assert_eq!(r.valid, Some(true), "{file}");
+                assert_eq!(Some(r.rows_scanned), case["values"].as_u64(), "{file}");
+            }
+            "invalid" if blank_lines_counted.contains(&file) => {
+                let r = answer.unwrap();
+                assert_eq!(r.valid, Some(true), "{file}: blank lines are counted");
+                assert!(r.blank_lines >= 1, "{file}");
+            }
+            "invalid" => match answer {
+                Ok(r) => {
+                    assert_eq!(r.valid, Some(false), "{file}");
+                    assert_eq!(
+                        Some(r.first_invalid.unwrap().line),
+                        case["first_error_line"].as_u64(),
+                        "{file}"
+                    );
+                }
+                Err(refusal) => {
+                    assert_eq!(
+                        refusal.reason(),
+                        plumb_core::RefusalReason::InvalidUtf8,
+                        "{file}"
+                    );
+                    assert_eq!(
+                        refusal.byte_offset(),
+                        case["first_invalid_utf8_byte_offset"].as_u64(),
+                        "{file}"
+                    );
+                }
+            },
+            _ => {
+                let r = answer.unwrap();
+                assert_eq!(
+                    r.valid,
+                    Some(true),
+                    "{file}: empty files are valid with no records"
+                );
+                assert_eq!(r.rows_scanned, 0, "{file}");
+            }
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 27);
+}
