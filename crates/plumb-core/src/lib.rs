@@ -31,6 +31,7 @@ mod cancel;
 mod caps;
 mod cell;
 mod number;
+mod reader;
 mod refusal;
 mod stream;
 mod view;
@@ -47,6 +48,10 @@ pub use cell::{
 pub use number::{
     compare_integer_literals, integer_json, literal_placeholder, number_literal_precision,
     NumericRange, PrecisionKind, MAX_NUMBER_LITERAL_BYTES, MAX_SAFE_INTEGER,
+};
+pub use reader::{
+    text_stream, Answer, ByteSource, BytesSource, FileSource, FormatReader, Op, ReadOptions,
+    SniffScore, Window,
 };
 pub use refusal::{Refusal, RefusalReason};
 pub use stream::{

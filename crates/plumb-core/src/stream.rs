@@ -210,6 +210,24 @@ impl<R: BufRead> TextStream<R> {
         }
     }
 
+    /// Ends the stream early and hands back what it had not handed out:
+    /// bytes it had read but not emitted (in order), and the reader,
+    /// positioned after them. For a caller that validated what it needed
+    /// and only counts the rest.
+    pub fn into_remainder(mut self) -> (Vec<u8>, R) {
+        if self.consume > 0 {
+            self.reader.consume(self.consume);
+        }
+        let mut rest = Vec::new();
+        if self.head_pos < self.head.len() {
+            rest.extend_from_slice(&self.head[self.head_pos..]);
+        }
+        if self.carry_len > 0 && !self.carry_ready {
+            rest.extend_from_slice(&self.carry[..self.carry_len]);
+        }
+        (rest, self.reader)
+    }
+
     /// The next chunk of text, or `None` at the end of the input.
     ///
     /// # Termination

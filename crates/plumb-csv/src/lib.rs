@@ -26,6 +26,7 @@
 
 mod detect;
 mod machine;
+mod reader;
 mod report;
 mod scan;
 
@@ -39,6 +40,7 @@ pub use machine::{
     CsvParser, CsvSink, Issue, IssueKind, IssueReport, LineEndings, Record, CSV_MAX_FIELD_BYTES,
     CSV_MAX_RECORD_BYTES, FIELD_END_COST,
 };
+pub use reader::CsvReader;
 pub use report::{ColumnRef, ColumnReport, CsvInspect, CsvSelect, CsvValidate, PrecisionFact};
 pub use scan::{header_looks_like_names, parse_delimiter, HeaderMode};
 

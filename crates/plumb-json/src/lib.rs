@@ -33,6 +33,7 @@ mod builder;
 mod ops;
 mod parser;
 mod pointer;
+mod reader;
 mod structure;
 
 use std::path::Path;
@@ -50,6 +51,7 @@ pub use parser::{
     STRING_CAPTURE_BYTES,
 };
 pub use pointer::{escape_token, index_matches, PathToken, PathTracker, Pointer};
+pub use reader::JsonReader;
 pub use structure::{
     DuplicateKey, DuplicateReport, PrecisionFact, PrecisionReport, Structure,
     DUPLICATE_KEY_TOTAL_CAP, DUPLICATE_KEY_TRACK_CAP,

@@ -21,6 +21,7 @@
 #![deny(missing_docs)]
 
 mod ops;
+mod reader;
 mod splitter;
 
 use std::path::Path;
@@ -33,6 +34,7 @@ pub use ops::{
     LinePrecisionReport, SelectedRecord, JSONL_SAMPLE_ROWS_DEFAULT, JSONL_SAMPLE_ROWS_MAX,
     KEY_HISTOGRAM_CAP, SELECT_LINE_BUDGET_BYTES,
 };
+pub use reader::JsonlReader;
 pub use splitter::{Line, LineSink, LineSplitter, JSONL_MAX_LINE_BYTES};
 
 /// [`inspect`] over a file.

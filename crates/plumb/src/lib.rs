@@ -1,0 +1,37 @@
+//! plumb looks into a data or text file of any size without loading it:
+//! **inspect** it, **select** a bounded window of it verbatim,
+//! **validate** it, or **read** a line interval of it.
+//!
+//! ```
+//! use plumb::{Plumb, ReadOptions};
+//! use plumb_core::{BytesSource, Op};
+//!
+//! let plumb = Plumb::new();
+//! let data = BytesSource::new("events.jsonl", "{\"id\": 1}\n{\"id\": 9007199254740993}\n");
+//! let opts = ReadOptions { offset: Some(1), ..ReadOptions::default() };
+//! let answer = plumb.run_source(Op::Select, &data, None, &opts)?;
+//! let json = answer.to_json();
+//! assert_eq!(json["records"][0]["value"]["id"]["precision"], "unsafe-integer");
+//! # Ok::<(), plumb_core::Refusal>(())
+//! ```
+//!
+//! This crate is the dispatcher: a [`Registry`] of
+//! [`FormatReader`]s (the built-in CSV, TSV, JSON and JSON Lines engines,
+//! and any reader a downstream crate registers), format detection
+//! (explicit name, then extension, then a content sniff), the entry
+//! points with their option cross-checks, and [`read`](mod@read), which
+//! returns a line interval of any text file. It never special-cases a format by name: every
+//! format-specific answer comes from the reader.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod ops;
+pub mod read;
+mod registry;
+
+pub use ops::Plumb;
+pub use plumb_core::{
+    Answer, ByteSource, BytesSource, CancelToken, FileSource, FormatReader, Op, ReadOptions,
+    Refusal, RefusalReason, SniffScore, ViewFlags, Window,
+};
+pub use registry::{Detected, DetectedBy, Registry, SNIFF_BYTES};

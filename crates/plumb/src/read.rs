@@ -1,0 +1,421 @@
+//! `read`: a line interval of any text file, streamed.
+//!
+//! Lines `[offset, offset + limit)` come back with their own terminators,
+//! so reading a whole small file returns its exact bytes. Two ceilings
+//! bound an answer, and the tighter decides: [`READ_MAX_LINES`] lines and
+//! [`READ_MAX_BYTES`] bytes. The first line always travels (cut at a
+//! character boundary if it alone passes the byte ceiling, and marked
+//! `line_truncated`), so `next_offset` always moves and a caller can
+//! never loop on the same offset.
+//!
+//! The bytes up to the end of the interval pass the strict text stream
+//! (binary sniff, UTF-8 check); the rest of the file is only counted, by
+//! a `memchr` newline scan, to report `total_lines`. A negative offset
+//! reads the last lines by reading backwards from the end of the file,
+//! without scanning the rest.
+
+use std::io::{BufRead, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use serde::Serialize;
+
+use plumb_core::{open_file, CancelToken, Refusal, TextStream, BINARY_SNIFF_BYTES, UTF8_BOM};
+
+/// The most lines one read returns, and the default: a default below the
+/// cap would hide the cap from every caller that never sets a limit.
+pub const READ_MAX_LINES: u64 = 512;
+
+/// The most bytes of text one read returns. 512 ordinary lines of source
+/// fit; a minified bundle's single line is cut here rather than flooding
+/// the caller, and the answer still fits a 32 KiB observation.
+pub const READ_MAX_BYTES: usize = 24 * 1024;
+
+/// What to read.
+#[derive(Clone, Debug)]
+pub struct ReadRequest {
+    /// The first line, counted from 0; negative: that many lines from the end.
+    pub offset: i64,
+    /// How many lines; `None` is the line cap. Zero is refused.
+    pub limit: Option<u64>,
+    /// The line cap (default [`READ_MAX_LINES`]).
+    pub max_lines: u64,
+    /// The byte ceiling (default [`READ_MAX_BYTES`]).
+    pub max_bytes: usize,
+    /// Cancels the read (`aborted`).
+    pub cancel: Option<CancelToken>,
+}
+
+impl Default for ReadRequest {
+    fn default() -> ReadRequest {
+        ReadRequest {
+            offset: 0,
+            limit: None,
+            max_lines: READ_MAX_LINES,
+            max_bytes: READ_MAX_BYTES,
+            cancel: None,
+        }
+    }
+}
+
+/// The answer of a read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ReadAnswer {
+    /// Always true.
+    pub ok: bool,
+    /// The path as the caller gave it.
+    pub path: String,
+    /// The lines, each with its own terminator.
+    pub text: String,
+    /// The length of `text` in bytes.
+    pub bytes: u64,
+    /// Lines in the file: only when the answer is partial.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_lines: Option<u64>,
+    /// The offset to continue from: only when lines follow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<u64>,
+    /// Set when the first line alone passed the byte ceiling and was cut.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub line_truncated: bool,
+    /// Tail reads: how many lines from the end were asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from_end: Option<u64>,
+    /// Tail reads: the byte offset where `text` starts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub byte_offset: Option<u64>,
+}
+
+/// Reads a line interval of a file.
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("notes.txt");
+/// std::fs::write(&path, "one\ntwo\r\nthree")?;
+/// let all = plumb::read::read(&path, &plumb::read::ReadRequest::default())?;
+/// assert_eq!(all.text, "one\ntwo\r\nthree");
+/// assert_eq!(all.total_lines, None);
+/// let req = plumb::read::ReadRequest { offset: 1, limit: Some(1), ..Default::default() };
+/// let mid = plumb::read::read(&path, &req)?;
+/// assert_eq!((mid.text.as_str(), mid.total_lines, mid.next_offset), ("two\r\n", Some(3), Some(2)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// `invalid-argument` for a zero limit; `not-found`, `not-a-file`,
+/// `binary`, `invalid-utf8` (with the offset), `aborted`, `read-error`.
+pub fn read(path: &Path, req: &ReadRequest) -> Result<ReadAnswer, Refusal> {
+    let file = open_file(path)?;
+    let shown = path.display().to_string();
+    read_from(&shown, file, req).map_err(|r| {
+        if r.path().is_none() {
+            r.with_path(&shown)
+        } else {
+            r
+        }
+    })
+}
+
+/// Reads a line interval of any seekable byte reader.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_from<R: Read + Seek>(
+    name: &str,
+    reader: R,
+    req: &ReadRequest,
+) -> Result<ReadAnswer, Refusal> {
+    let limit = match req.limit {
+        Some(0) => {
+            return Err(Refusal::invalid_argument(
+                "`limit` is zero, which asks for no lines at all; pass a limit from 1 to 512, or leave it out",
+            ))
+        }
+        Some(n) => n.min(req.max_lines.max(1)),
+        None => req.max_lines.max(1),
+    };
+    let max_bytes = req.max_bytes.max(4);
+    if req.offset < 0 {
+        return tail(
+            name,
+            reader,
+            req.offset.unsigned_abs().min(limit),
+            max_bytes,
+            req.cancel.as_ref(),
+        );
+    }
+    forward(
+        name,
+        reader,
+        req.offset as u64,
+        limit,
+        max_bytes,
+        req.cancel.as_ref(),
+    )
+}
+
+/// Cuts `piece` to at most `room` bytes at a character boundary.
+fn cut_at(piece: &str, room: usize) -> &str {
+    let mut end = room.min(piece.len());
+    while !piece.is_char_boundary(end) {
+        end -= 1;
+    }
+    &piece[..end]
+}
+
+fn forward<R: Read>(
+    name: &str,
+    reader: R,
+    offset: u64,
+    limit: u64,
+    max_bytes: usize,
+    cancel: Option<&CancelToken>,
+) -> Result<ReadAnswer, Refusal> {
+    let mut stream = TextStream::new(reader);
+    if let Some(token) = cancel {
+        stream = stream.with_cancel(token.clone());
+    }
+    let mut line: u64 = 0;
+    let mut newlines: u64 = 0;
+    let mut last_was_newline = true;
+    let mut any = false;
+    let mut out = String::new();
+    let mut taken: u64 = 0;
+    let mut line_start = 0usize;
+    let mut in_line = false;
+    let mut cutting = false;
+    let mut truncated = false;
+    let mut done = false;
+    while let Some(chunk) = stream.next_chunk()? {
+        let text = chunk.text;
+        any = true;
+        last_was_newline = text.ends_with('\n');
+        let mut s = text;
+        while line < offset && !s.is_empty() {
+            match memchr::memchr(b'\n', s.as_bytes()) {
+                Some(p) => {
+                    line += 1;
+                    newlines += 1;
+                    s = &s[p + 1..];
+                }
+                None => s = "",
+            }
+        }
+        while !done && !s.is_empty() {
+            if !in_line {
+                if taken == limit {
+                    done = true;
+                    break;
+                }
+                in_line = true;
+                line_start = out.len();
+            }
+            let (piece, ends) = match memchr::memchr(b'\n', s.as_bytes()) {
+                Some(p) => (&s[..=p], true),
+                None => (s, false),
+            };
+            s = &s[piece.len()..];
+            if !cutting {
+                if out.len() + piece.len() <= max_bytes {
+                    out.push_str(piece);
+                } else if taken == 0 {
+                    out.push_str(cut_at(piece, max_bytes - out.len()));
+                    cutting = true;
+                    truncated = true;
+                } else {
+                    // This line does not fit; it starts the next answer.
+                    out.truncate(line_start);
+                    done = true;
+                    if ends {
+                        newlines += 1;
+                    }
+                    break;
+                }
+            }
+            if ends {
+                newlines += 1;
+                in_line = false;
+                cutting = false;
+                taken += 1;
+                line += 1;
+            }
+        }
+        if done {
+            // Count what is left of this chunk, then the rest of the file,
+            // without validating it: only newlines matter now.
+            newlines += memchr::memchr_iter(b'\n', s.as_bytes()).count() as u64;
+            let tail_newline = !s.is_empty() && s.ends_with('\n');
+            let ended_here = s.is_empty();
+            let (rest, mut reader) = stream.into_remainder();
+            let (n, last) = count_rest(&rest, &mut reader, cancel)?;
+            newlines += n;
+            last_was_newline = match last {
+                Some(b) => b == b'\n',
+                None if ended_here => last_was_newline,
+                None => tail_newline,
+            };
+            break;
+        }
+    }
+    if in_line && !done {
+        // The file ended inside the last line, which was taken.
+        taken += 1;
+    }
+    let total = newlines + u64::from(any && !last_was_newline);
+    let next = offset + taken;
+    let (total_lines, next_offset) = if offset >= total && !(offset == 0 && total == 0) {
+        // Past the end: the total, and no offset that would read nothing again.
+        (Some(total), None)
+    } else if next < total {
+        (Some(total), Some(next))
+    } else if truncated {
+        (Some(total), None)
+    } else {
+        (None, None)
+    };
+    Ok(ReadAnswer {
+        ok: true,
+        path: name.to_owned(),
+        bytes: out.len() as u64,
+        text: out,
+        total_lines,
+        next_offset,
+        line_truncated: truncated,
+        from_end: None,
+        byte_offset: None,
+    })
+}
+
+/// Counts newlines in `rest` and then in the rest of `reader`; returns
+/// the count and the last byte seen.
+fn count_rest<R: BufRead>(
+    rest: &[u8],
+    reader: &mut R,
+    cancel: Option<&CancelToken>,
+) -> Result<(u64, Option<u8>), Refusal> {
+    let mut n = memchr::memchr_iter(b'\n', rest).count() as u64;
+    let mut last = rest.last().copied();
+    loop {
+        if cancel.is_some_and(CancelToken::is_cancelled) {
+            return Err(Refusal::aborted(0));
+        }
+        let buf = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Refusal::from_io(&e, None)),
+        };
+        if buf.is_empty() {
+            return Ok((n, last));
+        }
+        n += memchr::memchr_iter(b'\n', buf).count() as u64;
+        last = buf.last().copied();
+        let len = buf.len();
+        reader.consume(len);
+    }
+}
+
+const BLOCK: u64 = 64 * 1024;
+
+fn tail<R: Read + Seek>(
+    name: &str,
+    mut reader: R,
+    wanted: u64,
+    max_bytes: usize,
+    cancel: Option<&CancelToken>,
+) -> Result<ReadAnswer, Refusal> {
+    let io = |e: std::io::Error| Refusal::from_io(&e, Some(name));
+    let len = reader.seek(SeekFrom::End(0)).map_err(io)?;
+    // The binary sniff looks at the head of the file, as for every read.
+    reader.seek(SeekFrom::Start(0)).map_err(io)?;
+    let mut head = Vec::new();
+    (&mut reader)
+        .take(BINARY_SNIFF_BYTES as u64)
+        .read_to_end(&mut head)
+        .map_err(io)?;
+    if let Some(at) = memchr::memchr(0, &head) {
+        return Err(Refusal::binary(at as u64));
+    }
+    let floor = if head.starts_with(&UTF8_BOM) { 3 } else { 0 };
+    // Walk back from the end, block by block, noting line starts.
+    let mut end = len;
+    let mut starts: Vec<u64> = Vec::new();
+    let mut pos = len;
+    let mut block = vec![0u8; BLOCK as usize];
+    let mut skip_final = true;
+    'outer: while pos > floor {
+        if cancel.is_some_and(CancelToken::is_cancelled) {
+            return Err(Refusal::aborted(pos));
+        }
+        let size = (pos - floor).min(BLOCK);
+        pos -= size;
+        reader.seek(SeekFrom::Start(pos)).map_err(io)?;
+        let buf = &mut block[..size as usize];
+        reader.read_exact(buf).map_err(io)?;
+        for i in memchr::memrchr_iter(b'\n', buf) {
+            let at = pos + i as u64;
+            if skip_final && at + 1 == len {
+                // The file's final newline ends the last line; it starts none.
+                skip_final = false;
+                continue;
+            }
+            skip_final = false;
+            starts.push(at + 1);
+            if starts.len() as u64 == wanted {
+                break 'outer;
+            }
+            // Lines that cannot fit need no start: the window only shrinks.
+            if len - (at + 1) > max_bytes as u64 && starts.len() >= 2 {
+                break 'outer;
+            }
+        }
+        skip_final = false;
+    }
+    if (starts.len() as u64) < wanted && pos <= floor {
+        starts.push(floor);
+    }
+    // The earliest start whose text fits; the last line always travels.
+    let mut start = *starts.first().unwrap_or(&floor);
+    let mut truncated = false;
+    for &s in &starts {
+        if len - s <= max_bytes as u64 {
+            start = s;
+        } else {
+            break;
+        }
+    }
+    if len - start > max_bytes as u64 {
+        truncated = true;
+        end = start + max_bytes as u64;
+    }
+    reader.seek(SeekFrom::Start(start)).map_err(io)?;
+    let region = (&mut reader).take(end - start);
+    let mut stream = TextStream::new(region);
+    let mut text = String::new();
+    loop {
+        match stream.next_chunk() {
+            Ok(Some(chunk)) => text.push_str(chunk.text),
+            Ok(None) => break,
+            // A cut at the byte ceiling may split the last character.
+            Err(r) if truncated && r.byte_offset().is_some_and(|b| b + 4 > end - start) => break,
+            Err(r) => {
+                let at = r.byte_offset().unwrap_or(0);
+                return Err(r.relocated(start, 0).with_message(format!(
+                    "the bytes at offset {} are not well-formed UTF-8; convert the file to UTF-8 and try again",
+                    start + at
+                )));
+            }
+        }
+    }
+    let returned =
+        text.matches('\n').count() as u64 + u64::from(!text.is_empty() && !text.ends_with('\n'));
+    Ok(ReadAnswer {
+        ok: true,
+        path: name.to_owned(),
+        bytes: text.len() as u64,
+        text,
+        total_lines: None,
+        next_offset: None,
+        line_truncated: truncated,
+        from_end: Some(returned.min(wanted)),
+        byte_offset: Some(start),
+    })
+}

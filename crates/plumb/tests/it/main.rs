@@ -1,0 +1,6 @@
+//! Integration tests for the dispatcher: the seed's detection and
+//! refusal tests through the real entry points.
+
+mod detect;
+mod entry;
+mod read;

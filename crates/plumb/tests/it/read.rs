@@ -1,0 +1,175 @@
+//! The read operation: intervals, ceilings, refusals, tail reads.
+
+use std::io::Cursor;
+
+use plumb::read::{read, read_from, ReadRequest, READ_MAX_BYTES, READ_MAX_LINES};
+use plumb_core::RefusalReason;
+
+fn req(offset: i64, limit: Option<u64>) -> ReadRequest {
+    ReadRequest {
+        offset,
+        limit,
+        ..ReadRequest::default()
+    }
+}
+
+fn mem(text: &[u8], r: &ReadRequest) -> Result<plumb::read::ReadAnswer, plumb_core::Refusal> {
+    read_from("mem.txt", Cursor::new(text.to_vec()), r)
+}
+
+#[test]
+fn a_whole_small_file_comes_back_byte_exact() {
+    for text in [
+        "a\nb\nc\n",
+        "a\r\nb\r\nc",
+        "only line",
+        "",
+        "\n\n",
+        "é\r\n😀\n",
+    ] {
+        let a = mem(text.as_bytes(), &ReadRequest::default()).unwrap();
+        assert_eq!(a.text, text);
+        assert_eq!(a.bytes, text.len() as u64);
+        assert_eq!((a.total_lines, a.next_offset), (None, None), "{text:?}");
+    }
+}
+
+#[test]
+fn an_interval_reports_total_and_next_offset() {
+    let text: String = (0..10).map(|i| format!("line {i}\n")).collect();
+    let a = mem(text.as_bytes(), &req(3, Some(4))).unwrap();
+    assert_eq!(a.text, "line 3\nline 4\nline 5\nline 6\n");
+    assert_eq!((a.total_lines, a.next_offset), (Some(10), Some(7)));
+    let a = mem(text.as_bytes(), &req(7, Some(10))).unwrap();
+    assert_eq!(a.text, "line 7\nline 8\nline 9\n");
+    assert_eq!(
+        (a.total_lines, a.next_offset),
+        (None, None),
+        "reaches the end"
+    );
+    // The last line without a newline counts.
+    let a = mem(b"a\nb\nc", &req(0, Some(1))).unwrap();
+    assert_eq!((a.total_lines, a.next_offset), (Some(3), Some(1)));
+}
+
+#[test]
+fn an_offset_past_the_end_gets_the_total_and_no_next_offset() {
+    let a = mem(b"a\nb\n", &req(2, None)).unwrap();
+    assert_eq!(
+        (a.text.as_str(), a.total_lines, a.next_offset),
+        ("", Some(2), None)
+    );
+    let a = mem(b"a\nb\n", &req(99, None)).unwrap();
+    assert_eq!((a.total_lines, a.next_offset), (Some(2), None));
+    let a = mem(b"", &req(3, None)).unwrap();
+    assert_eq!((a.total_lines, a.next_offset), (Some(0), None));
+}
+
+#[test]
+fn limit_zero_is_refused_and_a_large_limit_is_served_at_the_cap() {
+    let e = mem(b"a\n", &req(0, Some(0))).unwrap_err();
+    assert_eq!(e.reason(), RefusalReason::InvalidArgument);
+    assert!(e.message().contains("1 to 512"), "{}", e.message());
+    let text = "x\n".repeat(2000);
+    let a = mem(text.as_bytes(), &req(0, Some(5000))).unwrap();
+    assert_eq!(a.text.lines().count() as u64, READ_MAX_LINES);
+    assert_eq!((a.total_lines, a.next_offset), (Some(2000), Some(512)));
+}
+
+#[test]
+fn the_byte_ceiling_cuts_a_run_of_long_lines_with_a_correct_next_offset() {
+    let line = format!("{}\n", "y".repeat(999));
+    let text = line.repeat(100);
+    let a = mem(text.as_bytes(), &req(10, None)).unwrap();
+    let fit = (READ_MAX_BYTES / 1000) as u64;
+    assert_eq!(a.bytes, fit * 1000);
+    assert_eq!((a.total_lines, a.next_offset), (Some(100), Some(10 + fit)));
+    assert!(!a.line_truncated);
+    // Following next_offset covers every line exactly once.
+    let mut seen = 0u64;
+    let mut at = 0i64;
+    loop {
+        let a = mem(text.as_bytes(), &req(at, None)).unwrap();
+        seen += a.text.lines().count() as u64;
+        match a.next_offset {
+            Some(n) => at = n as i64,
+            None => break,
+        }
+    }
+    assert_eq!(seen, 100);
+}
+
+#[test]
+fn an_8_mib_single_line_is_cut_marked_and_moved_past() {
+    let mut text = "é".repeat(4 * 1024 * 1024).into_bytes();
+    text.extend_from_slice(b"\nnext\n");
+    let a = mem(&text, &ReadRequest::default()).unwrap();
+    assert!(a.line_truncated);
+    assert!(a.bytes as usize <= READ_MAX_BYTES);
+    assert!(
+        a.bytes as usize >= READ_MAX_BYTES - 1,
+        "cut at a character boundary"
+    );
+    assert_eq!((a.total_lines, a.next_offset), (Some(2), Some(1)));
+    let b = mem(&text, &req(1, None)).unwrap();
+    assert_eq!(b.text, "next\n");
+}
+
+#[test]
+fn invalid_utf8_and_binary_are_refused_with_offsets() {
+    let e = mem(b"ok\nbad \xff here\n", &ReadRequest::default()).unwrap_err();
+    assert_eq!(
+        (e.reason(), e.byte_offset()),
+        (RefusalReason::InvalidUtf8, Some(7))
+    );
+    let e = mem(b"a\x00b\n", &ReadRequest::default()).unwrap_err();
+    assert_eq!(
+        (e.reason(), e.byte_offset()),
+        (RefusalReason::Binary, Some(1))
+    );
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        read(dir.path(), &ReadRequest::default())
+            .unwrap_err()
+            .reason(),
+        RefusalReason::NotAFile
+    );
+    assert_eq!(
+        read(&dir.path().join("nope"), &ReadRequest::default())
+            .unwrap_err()
+            .reason(),
+        RefusalReason::NotFound
+    );
+}
+
+#[test]
+fn every_way_of_cutting_reads_gives_the_same_answer() {
+    let text = "α\r\nβγ\n\nδ😀\nlast";
+    for offset in 0..6 {
+        for limit in 1..4 {
+            let want = mem(text.as_bytes(), &req(offset, Some(limit))).unwrap();
+            let r = ReadRequest {
+                max_bytes: 1 << 20,
+                ..req(offset, Some(limit))
+            };
+            let got = read_from("mem.txt", Cursor::new(text.as_bytes().to_vec()), &r).unwrap();
+            assert_eq!(got, want, "{offset} {limit}");
+        }
+    }
+}
+
+#[test]
+fn tail_reads_the_last_lines() {
+    let text: String = (0..1000).map(|i| format!("row {i}\n")).collect();
+    let a = mem(text.as_bytes(), &req(-3, None)).unwrap();
+    assert_eq!(a.text, "row 997\nrow 998\nrow 999\n");
+    assert_eq!(a.from_end, Some(3));
+    assert_eq!(a.byte_offset, Some((text.len() - a.text.len()) as u64));
+    let a = mem(b"a\nb", &req(-1, None)).unwrap();
+    assert_eq!(a.text, "b");
+    let a = mem(b"a\nb\n", &req(-5, None)).unwrap();
+    assert_eq!(a.text, "a\nb\n");
+    assert_eq!(a.from_end, Some(2));
+    let a = mem(b"\xEF\xBB\xBFa\nb\n", &req(-5, None)).unwrap();
+    assert_eq!(a.text, "a\nb\n", "the BOM is not text");
+}
