@@ -1,0 +1,205 @@
+//! Runs the built `plumb` binary: JSON shapes, exit codes, plain output.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn plumb(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_plumb"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the binary runs")
+}
+
+fn json_of(out: &Output) -> Value {
+    let text = String::from_utf8(out.stdout.clone()).unwrap();
+    assert_eq!(text.lines().count(), 1, "exactly one JSON object: {text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+fn sample() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/data/people.csv")
+        .display()
+        .to_string()
+}
+
+#[test]
+fn inspect_json_shape_and_exit_zero() {
+    let out = plumb(&["inspect", &sample(), "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_of(&out);
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["format"], "csv");
+    assert_eq!(v["row_count"], 5);
+    assert_eq!(
+        v["view"],
+        serde_json::json!({"exact": true, "sampled": false, "converted": false})
+    );
+    for field in [
+        "delimiter",
+        "header",
+        "columns",
+        "ragged_rows",
+        "issues",
+        "blank_lines",
+        "line_ending",
+    ] {
+        assert!(v.get(field).is_some(), "{field}");
+    }
+    let col = &v["columns"][3];
+    for field in [
+        "index",
+        "name",
+        "inferred_type",
+        "empty",
+        "sentinels",
+        "classes",
+        "samples",
+        "min_length",
+        "max_length",
+        "min",
+        "max",
+        "precision",
+    ] {
+        assert!(col.get(field).is_some(), "column field {field}");
+    }
+    assert_eq!(col["sentinels"]["NA"], 1);
+}
+
+#[test]
+fn select_json_shape() {
+    let out = plumb(&[
+        "select",
+        &sample(),
+        "--json",
+        "--offset",
+        "1",
+        "--limit",
+        "2",
+        "--columns",
+        "name,3",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_of(&out);
+    assert_eq!(
+        v["rows"],
+        serde_json::json!([["bob", "NA"], ["Cy \"the kid\" Ray", "19"]])
+    );
+    assert_eq!(
+        (
+            v["offset"].clone(),
+            v["limit"].clone(),
+            v["returned"].clone(),
+            v["has_more"].clone()
+        ),
+        (1.into(), 2.into(), 2.into(), true.into())
+    );
+    assert_eq!(v["header"], serde_json::json!(["name", "temperature"]));
+}
+
+#[test]
+fn validate_exit_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "a,b\n1,2,3\n").unwrap();
+    let out = plumb(&["validate", bad.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(1), "invalid file");
+    let v = json_of(&out);
+    assert_eq!(v["valid"], false);
+    assert_eq!(v["ragged_rows"], 1);
+    let out = plumb(&["validate", &sample()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("valid: true"));
+}
+
+#[test]
+fn refusals_exit_two_with_a_json_refusal() {
+    let out = plumb(&["inspect", "/no/such/file.csv", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let v = json_of(&out);
+    assert_eq!(v["ok"], false);
+    assert_eq!(v["reason"], "not-found");
+    let out = plumb(&["inspect", "/no/such/file.csv"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("refused (not-found)"));
+    let out = plumb(&["inspect", &sample(), "--format", "parquet", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(json_of(&out)["reason"], "unsupported-format");
+    let out = plumb(&["inspect"]);
+    assert_eq!(out.status.code(), Some(2), "usage error");
+}
+
+#[test]
+fn detect_and_read() {
+    let out = plumb(&["detect", &sample(), "--json"]);
+    let v = json_of(&out);
+    assert_eq!(
+        (v["format"].clone(), v["by"].clone()),
+        ("csv".into(), "extension".into())
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let prose = dir.path().join("notes.txt");
+    std::fs::write(&prose, "just words\nmore words\n").unwrap();
+    let v = json_of(&plumb(&["detect", prose.to_str().unwrap(), "--json"]));
+    assert_eq!(v["format"], Value::Null);
+    let out = plumb(&["read", prose.to_str().unwrap(), "--offset", "1", "--json"]);
+    let v = json_of(&out);
+    assert_eq!(v["text"], "more words\n");
+    let out = plumb(&["read", prose.to_str().unwrap(), "--offset", "-1"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "more words\n");
+    let out = plumb(&["read", prose.to_str().unwrap(), "--limit", "0", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(json_of(&out)["reason"], "invalid-argument");
+}
+
+#[test]
+fn plain_output_is_not_json_and_has_tables() {
+    let out = plumb(&["select", &sample(), "--limit", "2"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(serde_json::from_str::<Value>(&text).is_err());
+    assert!(text.contains("Ann Lee") && text.contains('┆'), "{text}");
+    assert!(
+        !text.contains("\x1b["),
+        "no colour under NO_COLOR or off a terminal"
+    );
+}
+
+#[test]
+fn completions_print_a_script() {
+    let out = plumb(&["completions", "bash"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("plumb"));
+}
+
+#[test]
+fn a_closed_stdout_pipe_ends_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.txt");
+    std::fs::write(&big, "line of text\n".repeat(400)).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_plumb"))
+        .args(["read", big.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        status.code() == Some(0) || status.code().is_none(),
+        "{status:?}"
+    );
+}

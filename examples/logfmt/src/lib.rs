@@ -1,0 +1,315 @@
+//! A logfmt reader written outside plumb, to show how a downstream crate
+//! adds a format: implement [`FormatReader`], register it, and every
+//! entry point (and the same JSON shapes the CLI prints) works for it.
+//!
+//! ```
+//! use plumb::{Plumb, ReadOptions};
+//! use plumb_core::BytesSource;
+//! use plumb_example_logfmt::Logfmt;
+//!
+//! let mut plumb = Plumb::new();
+//! plumb.registry_mut().register(Logfmt);
+//! let source = BytesSource::new("app.logfmt", "level=info msg=\"started\" port=8080\n");
+//! let answer = plumb.inspect_source(&source, None, &ReadOptions::default())?;
+//! assert_eq!(answer.to_json()["keys"]["port"], 1);
+//! # Ok::<(), plumb_core::Refusal>(())
+//! ```
+//!
+//! logfmt lines hold `key=value` pairs separated by spaces; a value may
+//! be double-quoted with `\"` escapes. A bare key is a flag (`true`).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use plumb_core::{
+    clamp_limit, impl_answer, text_stream, Answer, ByteSource, FormatReader, Op, ReadOptions,
+    Refusal, SniffScore, ViewFlags, Window,
+};
+
+/// The logfmt reader.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Logfmt;
+
+/// Parses one logfmt line into pairs, or says where it breaks.
+pub fn parse_line(line: &str) -> Result<Vec<(String, Value)>, String> {
+    let mut out = Vec::new();
+    let mut chars = line.char_indices().peekable();
+    loop {
+        while chars.next_if(|(_, c)| *c == ' ' || *c == '\t').is_some() {}
+        let Some(&(start, _)) = chars.peek() else {
+            break;
+        };
+        let mut key = String::new();
+        while let Some((_, c)) = chars.next_if(|(_, c)| *c != '=' && *c != ' ' && *c != '\t') {
+            key.push(c);
+        }
+        if key.is_empty() {
+            return Err(format!("a pair at column {} has no key", start + 1));
+        }
+        if chars.next_if(|(_, c)| *c == '=').is_none() {
+            out.push((key, Value::Bool(true)));
+            continue;
+        }
+        let mut value = String::new();
+        if chars.next_if(|(_, c)| *c == '"').is_some() {
+            let mut closed = false;
+            while let Some((_, c)) = chars.next() {
+                match c {
+                    '"' => {
+                        closed = true;
+                        break;
+                    }
+                    '\\' => {
+                        if let Some((_, e)) = chars.next() {
+                            value.push(e);
+                        }
+                    }
+                    c => value.push(c),
+                }
+            }
+            if !closed {
+                return Err(format!("the quoted value of `{key}` is never closed"));
+            }
+        } else {
+            while let Some((_, c)) = chars.next_if(|(_, c)| *c != ' ' && *c != '\t') {
+                value.push(c);
+            }
+        }
+        out.push((key, Value::String(value)));
+    }
+    Ok(out)
+}
+
+/// What inspect says about a logfmt file.
+#[derive(Debug, Serialize)]
+pub struct LogfmtInspect {
+    /// Always true.
+    pub ok: bool,
+    /// `logfmt`.
+    pub format: &'static str,
+    /// Exact or sampled.
+    pub view: ViewFlags,
+    /// Records read.
+    pub rows_scanned: u64,
+    /// Records carrying each key.
+    pub keys: BTreeMap<String, u64>,
+    /// Lines that do not parse.
+    pub invalid: u64,
+}
+
+/// A window of records.
+#[derive(Debug, Serialize)]
+pub struct LogfmtSelect {
+    /// Always true.
+    pub ok: bool,
+    /// `logfmt`.
+    pub format: &'static str,
+    /// Exact.
+    pub view: ViewFlags,
+    /// The records as objects.
+    pub records: Vec<Value>,
+    /// Records skipped.
+    pub offset: u64,
+    /// The limit applied.
+    pub limit: usize,
+    /// Records returned.
+    pub returned: usize,
+    /// Whether records follow.
+    pub has_more: bool,
+}
+
+/// Whether every line parses.
+#[derive(Debug, Serialize)]
+pub struct LogfmtValidate {
+    /// Always true.
+    pub ok: bool,
+    /// `logfmt`.
+    pub format: &'static str,
+    /// Exact or sampled.
+    pub view: ViewFlags,
+    /// The verdict.
+    pub valid: Option<bool>,
+    /// The first bad line and why.
+    pub first_invalid: Option<(u64, String)>,
+}
+
+impl_answer!(LogfmtInspect);
+impl_answer!(
+    LogfmtSelect,
+    |_a: &LogfmtSelect| None,
+    |a: &LogfmtSelect| Some(Window {
+        returned: a.returned as u64,
+        offset: a.offset,
+        limit: a.limit as u64,
+        has_more: a.has_more,
+    })
+);
+impl_answer!(
+    LogfmtValidate,
+    |a: &LogfmtValidate| Some(a.valid),
+    |_a: &LogfmtValidate| None
+);
+
+/// Calls `each(line_number, line)` for every non-blank line until it
+/// returns false; returns whether it stopped early.
+fn lines(
+    source: &dyn ByteSource,
+    opts: &ReadOptions,
+    mut each: impl FnMut(u64, &str) -> bool,
+) -> Result<bool, Refusal> {
+    let mut stream = text_stream(source, opts.cancel.as_ref())?;
+    let mut pending = String::new();
+    let mut number = 0;
+    while let Some(chunk) = stream.next_chunk()? {
+        pending.push_str(chunk.text);
+        while let Some(nl) = pending.find('\n') {
+            number += 1;
+            let line: String = pending.drain(..=nl).collect();
+            let line = line.trim_end();
+            if !line.is_empty() && !each(number, line) {
+                return Ok(true);
+            }
+        }
+    }
+    if !pending.trim().is_empty() && !each(number + 1, pending.trim_end()) {
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+impl FormatReader for Logfmt {
+    fn name(&self) -> &'static str {
+        "logfmt"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["logfmt"]
+    }
+
+    fn sniff(&self, head: &[u8]) -> Option<SniffScore> {
+        let text = std::str::from_utf8(head).ok()?;
+        let first = text.lines().next()?;
+        let pairs = parse_line(first).ok()?;
+        let with_values = pairs.iter().filter(|(_, v)| v.is_string()).count();
+        (with_values >= 2 && !first.contains(',')).then_some(35)
+    }
+
+    fn accepts(&self, op: Op) -> &'static [&'static str] {
+        match op {
+            Op::Inspect | Op::Validate => &["max_rows"],
+            Op::Select => &["offset", "limit"],
+        }
+    }
+
+    fn inspect(
+        &self,
+        source: &dyn ByteSource,
+        opts: &ReadOptions,
+    ) -> Result<Box<dyn Answer>, Refusal> {
+        let mut report = LogfmtInspect {
+            ok: true,
+            format: "logfmt",
+            view: ViewFlags::exact(),
+            rows_scanned: 0,
+            keys: BTreeMap::new(),
+            invalid: 0,
+        };
+        let stopped = lines(source, opts, |_, line| {
+            if opts.max_rows.is_some_and(|m| report.rows_scanned >= m) {
+                return false;
+            }
+            report.rows_scanned += 1;
+            match parse_line(line) {
+                Ok(pairs) => {
+                    for (k, _) in pairs {
+                        *report.keys.entry(k).or_default() += 1;
+                    }
+                }
+                Err(_) => report.invalid += 1,
+            }
+            true
+        })?;
+        report.view = ViewFlags::of_scan(stopped);
+        Ok(Box::new(report))
+    }
+
+    fn select(
+        &self,
+        source: &dyn ByteSource,
+        opts: &ReadOptions,
+    ) -> Result<Box<dyn Answer>, Refusal> {
+        let offset = opts.offset.unwrap_or(0);
+        let limit = clamp_limit(opts.limit);
+        let mut records = Vec::new();
+        let mut index = 0u64;
+        let mut has_more = false;
+        lines(source, opts, |number, line| {
+            let i = index;
+            index += 1;
+            if i < offset {
+                return true;
+            }
+            if records.len() >= limit {
+                has_more = true;
+                return false;
+            }
+            records.push(match parse_line(line) {
+                Ok(pairs) => {
+                    let mut m: Map<String, Value> = pairs.into_iter().collect();
+                    m.insert("_line".to_owned(), Value::from(number));
+                    Value::Object(m)
+                }
+                Err(e) => serde_json::json!({"_line": number, "_error": e}),
+            });
+            true
+        })?;
+        Ok(Box::new(LogfmtSelect {
+            ok: true,
+            format: "logfmt",
+            view: ViewFlags::exact(),
+            returned: records.len(),
+            records,
+            offset,
+            limit,
+            has_more,
+        }))
+    }
+
+    fn validate(
+        &self,
+        source: &dyn ByteSource,
+        opts: &ReadOptions,
+    ) -> Result<Box<dyn Answer>, Refusal> {
+        let mut first_invalid = None;
+        let mut rows = 0u64;
+        let mut capped = false;
+        lines(source, opts, |number, line| {
+            if opts.max_rows.is_some_and(|m| rows >= m) {
+                capped = true;
+                return false;
+            }
+            rows += 1;
+            match parse_line(line) {
+                Ok(_) => true,
+                Err(e) => {
+                    first_invalid = Some((number, e));
+                    false
+                }
+            }
+        })?;
+        let valid = match (&first_invalid, capped) {
+            (Some(_), _) => Some(false),
+            (None, true) => None,
+            (None, false) => Some(true),
+        };
+        Ok(Box::new(LogfmtValidate {
+            ok: true,
+            format: "logfmt",
+            view: ViewFlags::of_scan(capped || first_invalid.is_some()),
+            valid,
+            first_invalid,
+        }))
+    }
+}
