@@ -117,6 +117,10 @@ pub struct TextStream<R> {
     carry_ready: bool,
     pending: Option<Refusal>,
     state: State,
+    /// Absolute offset of the reader's first byte.
+    base: u64,
+    sniff: bool,
+    strip_bom: bool,
 }
 
 impl TextStream<BufReader<File>> {
@@ -177,7 +181,22 @@ impl<R: BufRead> TextStream<R> {
             carry_ready: false,
             pending: None,
             state: State::Fresh,
+            base: 0,
+            sniff: true,
+            strip_bom: true,
         }
+    }
+
+    /// For a stream that starts inside a file: its reader's first byte
+    /// has absolute offset `base`, it does not sniff for NUL (that is a
+    /// judgement on the file's head, made by whoever read the head) and
+    /// does not strip a BOM (one can only lead a file).
+    pub fn mid_file(mut self, base: u64) -> TextStream<R> {
+        self.base = base;
+        self.offset = base;
+        self.sniff = false;
+        self.strip_bom = false;
+        self
     }
 
     /// Caps the size of a chunk (at least 1). Tests use tiny chunks to
@@ -202,7 +221,7 @@ impl<R: BufRead> TextStream<R> {
     /// The absolute offset of the next byte that has not been handed out.
     pub fn position(&self) -> u64 {
         if self.head_pos < self.head.len() {
-            self.head_pos as u64
+            self.base + self.head_pos as u64
         } else if self.carry_len > 0 && !self.carry_ready {
             self.carry_offset
         } else {
@@ -276,7 +295,11 @@ impl<R: BufRead> TextStream<R> {
             Ready::Head => {
                 let start = self.head_pos;
                 self.head_pos = self.head.len();
-                match emit(&self.head[start..], start as u64, &mut self.pending) {
+                match emit(
+                    &self.head[start..],
+                    self.base + start as u64,
+                    &mut self.pending,
+                ) {
                     Ok(chunk) => Ok(chunk),
                     Err(refusal) => {
                         self.state = State::Done;
@@ -333,7 +356,7 @@ impl<R: BufRead> TextStream<R> {
                     let mut tail = [0u8; 4];
                     let n = self.head.len() - tail_at;
                     tail[..n].copy_from_slice(&self.head[tail_at..]);
-                    self.start_carry(tail_at as u64, &tail[..n]);
+                    self.start_carry(self.base + tail_at as u64, &tail[..n]);
                     self.head.truncate(tail_at);
                 }
                 if cut > 0 {
@@ -396,10 +419,12 @@ impl<R: BufRead> TextStream<R> {
             let buf = fill(&mut self.reader, self.offset)?;
             if self.head.is_empty() && buf.len() >= BINARY_SNIFF_BYTES {
                 // The reader's own buffer covers the window: no copy.
-                sniff(&buf[..BINARY_SNIFF_BYTES])?;
-                if buf.starts_with(&UTF8_BOM) {
+                if self.sniff {
+                    sniff(&buf[..BINARY_SNIFF_BYTES])?;
+                }
+                if self.strip_bom && buf.starts_with(&UTF8_BOM) {
                     self.reader.consume(UTF8_BOM.len());
-                    self.offset = UTF8_BOM.len() as u64;
+                    self.offset += UTF8_BOM.len() as u64;
                     self.stats.bom = true;
                     self.stats.bytes_read = self.offset;
                 }
@@ -417,8 +442,10 @@ impl<R: BufRead> TextStream<R> {
                 break;
             }
         }
-        sniff(&self.head)?;
-        if self.head.starts_with(&UTF8_BOM) {
+        if self.sniff {
+            sniff(&self.head)?;
+        }
+        if self.strip_bom && self.head.starts_with(&UTF8_BOM) {
             self.head_pos = UTF8_BOM.len();
             self.stats.bom = true;
         }

@@ -8,18 +8,22 @@
 //! `line_truncated`), so `next_offset` always moves and a caller can
 //! never loop on the same offset.
 //!
-//! The bytes up to the end of the interval pass the strict text stream
-//! (binary sniff, UTF-8 check); the rest of the file is only counted, by
-//! a `memchr` newline scan, to report `total_lines`. A negative offset
+//! The file's head is sniffed for NUL (`binary`) as for every operation;
+//! the returned lines pass the strict UTF-8 check (`invalid-utf8` with the
+//! offset); the lines before and after them are only counted, by a
+//! `memchr` newline scan, so a read near the start of a huge file waits
+//! only for that count, and a read near its end costs little more. A negative offset
 //! reads the last lines by reading backwards from the end of the file,
 //! without scanning the rest.
 
-use std::io::{BufRead, Read, Seek, SeekFrom};
+use std::io::{BufRead, BufReader, Cursor, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use serde::Serialize;
 
-use plumb_core::{open_file, CancelToken, Refusal, TextStream, BINARY_SNIFF_BYTES, UTF8_BOM};
+use plumb_core::{
+    open_file, CancelToken, Refusal, TextStream, BINARY_SNIFF_BYTES, CHUNK_BYTES, UTF8_BOM,
+};
 
 /// The most lines one read returns, and the default: a default below the
 /// cap would hide the cap from every caller that never sets a limit.
@@ -106,7 +110,7 @@ pub struct ReadAnswer {
 pub fn read(path: &Path, req: &ReadRequest) -> Result<ReadAnswer, Refusal> {
     let file = open_file(path)?;
     let shown = path.display().to_string();
-    read_from(&shown, file, req).map_err(|r| {
+    read_from(&shown, BufReader::with_capacity(CHUNK_BYTES, file), req).map_err(|r| {
         if r.path().is_none() {
             r.with_path(&shown)
         } else {
@@ -115,11 +119,12 @@ pub fn read(path: &Path, req: &ReadRequest) -> Result<ReadAnswer, Refusal> {
     })
 }
 
-/// Reads a line interval of any seekable byte reader.
+/// Reads a line interval of any buffered, seekable byte reader (a
+/// `BufReader<File>`, a `Cursor` over bytes in memory).
 ///
 /// # Errors
 /// As [`read`].
-pub fn read_from<R: Read + Seek>(
+pub fn read_from<R: BufRead + Seek>(
     name: &str,
     reader: R,
     req: &ReadRequest,
@@ -162,22 +167,70 @@ fn cut_at(piece: &str, room: usize) -> &str {
     &piece[..end]
 }
 
-fn forward<R: Read>(
+fn forward<R: BufRead>(
     name: &str,
-    reader: R,
+    mut reader: R,
     offset: u64,
     limit: u64,
     max_bytes: usize,
     cancel: Option<&CancelToken>,
 ) -> Result<ReadAnswer, Refusal> {
-    let mut stream = TextStream::new(reader);
+    // The head: the binary sniff and the BOM are judgements on the file's
+    // first bytes, made here once.
+    let mut head = Vec::with_capacity(BINARY_SNIFF_BYTES);
+    (&mut reader)
+        .take(BINARY_SNIFF_BYTES as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| Refusal::from_io(&e, None))?;
+    if let Some(at) = memchr::memchr(0, &head) {
+        return Err(Refusal::binary(at as u64));
+    }
+    let bom = if head.starts_with(&UTF8_BOM) {
+        UTF8_BOM.len()
+    } else {
+        0
+    };
+    let mut src = Cursor::new(head).chain(reader);
+    src.consume(bom);
+    let mut pos = bom as u64;
+    // Skip to the first line of the interval with a raw newline count:
+    // lines that are not returned are not judged, only counted.
+    let mut line: u64 = 0;
+    let mut last: Option<u8> = None;
+    while line < offset {
+        if cancel.is_some_and(CancelToken::is_cancelled) {
+            return Err(Refusal::aborted(pos));
+        }
+        let buf = src.fill_buf().map_err(|e| Refusal::from_io(&e, None))?;
+        if buf.is_empty() {
+            break;
+        }
+        // Blocks of 64 KiB: whole blocks are counted at memchr speed, and
+        // only the block holding the interval's start is walked newline
+        // by newline.
+        let buf = &buf[..buf.len().min(CHUNK_BYTES)];
+        let need = offset - line;
+        let n = memchr::memchr_iter(b'\n', buf).count() as u64;
+        let used = if n < need {
+            line += n;
+            buf.len()
+        } else {
+            line = offset;
+            memchr::memchr_iter(b'\n', buf)
+                .nth((need - 1) as usize)
+                .map_or(buf.len(), |p| p + 1)
+        };
+        last = buf.get(used.wrapping_sub(1)).copied().or(last);
+        src.consume(used);
+        pos += used as u64;
+    }
+    let mut newlines = line;
+    let mut any = pos > bom as u64;
+    let mut last_was_newline = last.is_none_or(|b| b == b'\n');
+    let mut stream = TextStream::from_buf_read(src).mid_file(pos);
     if let Some(token) = cancel {
         stream = stream.with_cancel(token.clone());
     }
-    let mut line: u64 = 0;
-    let mut newlines: u64 = 0;
-    let mut last_was_newline = true;
-    let mut any = false;
     let mut out = String::new();
     let mut taken: u64 = 0;
     let mut line_start = 0usize;
@@ -190,16 +243,6 @@ fn forward<R: Read>(
         any = true;
         last_was_newline = text.ends_with('\n');
         let mut s = text;
-        while line < offset && !s.is_empty() {
-            match memchr::memchr(b'\n', s.as_bytes()) {
-                Some(p) => {
-                    line += 1;
-                    newlines += 1;
-                    s = &s[p + 1..];
-                }
-                None => s = "",
-            }
-        }
         while !done && !s.is_empty() {
             if !in_line {
                 if taken == limit {
@@ -236,7 +279,6 @@ fn forward<R: Read>(
                 in_line = false;
                 cutting = false;
                 taken += 1;
-                line += 1;
             }
         }
         if done {
