@@ -57,7 +57,7 @@ pub fn mixed_csv(bytes: usize) -> Vec<u8> {
             i % 7,
             i % 12 + 1,
             i % 28 + 1,
-            if i % 2 == 0 { "true" } else { "false" },
+            if i.is_multiple_of(2) { "true" } else { "false" },
             (i as f64) / 3.0
         );
         out.extend_from_slice(line.as_bytes());
@@ -119,7 +119,7 @@ pub fn objects_json(bytes: usize) -> Vec<u8> {
             "{{\"id\":{i},\"name\":\"user {i}\",\"score\":{}.{},\"active\":{},\"tags\":[\"a\",\"b\\n{}\"],\"parent\":null,\"ratio\":{}}}",
             i % 1000,
             i % 97,
-            i % 2 == 0,
+            i.is_multiple_of(2),
             i % 13,
             (i as f64) * 0.37
         );
@@ -139,7 +139,7 @@ pub fn records_jsonl(bytes: usize) -> Vec<u8> {
             "{{\"id\":{i},\"name\":\"user {i}\",\"score\":{}.{},\"active\":{},\"tags\":[\"a\",\"b\"],\"parent\":null}}\n",
             i % 1000,
             i % 97,
-            i % 2 == 0,
+            i.is_multiple_of(2),
         );
         out.extend_from_slice(item.as_bytes());
         i += 1;

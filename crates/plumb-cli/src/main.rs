@@ -94,11 +94,105 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Answer one agent call: `{"tool": "data" | "read", "args": {...}}` on stdin, one JSON answer on stdout.
+    Tool {
+        #[command(flatten)]
+        agent: Agent,
+    },
+    /// Serve the `data` and `read` tools over the Model Context Protocol on stdio.
+    Mcp {
+        #[command(flatten)]
+        agent: Agent,
+    },
     /// Print a shell completion script.
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
     },
+}
+
+#[derive(Args, Debug)]
+struct Agent {
+    /// The workspace root: no path may lead outside it.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    root: PathBuf,
+    /// A reserved subtree (a glob relative to the root; `.git/` always is).
+    #[arg(long = "reserve", value_name = "GLOB")]
+    reserve: Vec<String>,
+    /// A catalog entry: NAME resolves to PATH before any file named NAME.
+    #[arg(long = "catalog", value_name = "NAME=PATH", value_parser = parse_catalog)]
+    catalog: Vec<(String, PathBuf)>,
+}
+
+fn parse_catalog(s: &str) -> Result<(String, PathBuf), String> {
+    match s.split_once('=') {
+        Some((name, path)) if !name.trim().is_empty() && !path.trim().is_empty() => {
+            Ok((name.trim().to_owned(), PathBuf::from(path.trim())))
+        }
+        _ => Err(format!("`{s}` is not NAME=PATH")),
+    }
+}
+
+impl Agent {
+    fn toolbox(&self) -> Result<plumb_tool::Toolbox, Refusal> {
+        let ws = plumb_tool::Workspace::new(&self.root, &self.reserve, &self.catalog)?;
+        Ok(plumb_tool::Toolbox::new(ws))
+    }
+}
+
+fn tool_cmd(agent: &Agent) -> ExitCode {
+    let toolbox = match agent.toolbox() {
+        Ok(t) => t,
+        Err(r) => return refuse(&r, true),
+    };
+    let mut input = String::new();
+    if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut input) {
+        return refuse(&Refusal::from_io(&e, Some("stdin")), true);
+    }
+    let answer = match serde_json::from_str::<Value>(&input) {
+        Ok(message) => toolbox.call_message(message, None),
+        Err(e) => json!({
+            "ok": false,
+            "error": format!("the call is not JSON ({e}); send {{\"tool\": \"data\" | \"read\", \"args\": {{...}}}}"),
+            "refusal": Refusal::invalid_argument(format!("the call is not JSON: {e}")),
+        }),
+    };
+    let ok = answer["ok"] == Value::Bool(true);
+    if let Err(code) = emit(&(answer.to_string() + "\n")) {
+        return code;
+    }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    }
+}
+
+fn mcp_cmd(agent: &Agent) -> ExitCode {
+    let toolbox = match agent.toolbox() {
+        Ok(t) => t,
+        Err(r) => {
+            eprintln!("plumb: refused ({}): {}", r.reason(), r.message());
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("plumb: the async runtime did not start: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match runtime.block_on(plumb_tool::McpServer::new(toolbox).serve_stdio()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("plumb: the MCP server stopped: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 #[derive(Args, Debug)]
@@ -353,6 +447,8 @@ fn main() -> ExitCode {
             limit,
             json,
         } => read_cmd(&path, offset, limit, json),
+        Cmd::Tool { agent } => tool_cmd(&agent),
+        Cmd::Mcp { agent } => mcp_cmd(&agent),
         Cmd::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "plumb", &mut out);

@@ -25,7 +25,7 @@ impl Read for BigThenRecords {
         if self.emitted < self.total {
             let n = buf.len().min(self.total - self.emitted);
             for (i, b) in buf[..n].iter_mut().enumerate() {
-                *b = if (self.emitted + i) % 2 == 0 {
+                *b = if (self.emitted + i).is_multiple_of(2) {
                     b','
                 } else {
                     b'7'

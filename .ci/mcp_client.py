@@ -1,0 +1,62 @@
+"""Drive `plumb mcp` with the official Python MCP client (mcp on PyPI).
+
+Lists the tools, calls data and read, checks that a refusal is an error
+result carrying the typed refusal, and that a weak caller's arguments are
+repaired. Exits non-zero on any failed check.
+"""
+
+import asyncio
+import os
+import sys
+import tempfile
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+
+PASSED = 0
+
+
+def check(cond, what):
+    global PASSED
+    if not cond:
+        print(f"FAIL: {what}", file=sys.stderr)
+        sys.exit(1)
+    PASSED += 1
+    print(f"ok: {what}")
+
+
+def structured(result):
+    return getattr(result, "structured_content", None) or getattr(result, "structuredContent", None)
+
+
+async def main(binary):
+    with tempfile.TemporaryDirectory() as root:
+        with open(os.path.join(root, "people.csv"), "w") as f:
+            f.write("id,name\n1,ann\n2,bob\n3,cy\n")
+        with open(os.path.join(root, "notes.md"), "w") as f:
+            f.write("# Notes\nline two\n")
+        params = StdioServerParameters(command=binary, args=["mcp", "--root", root])
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                tools = await session.list_tools()
+                names = sorted(t.name for t in tools.tools)
+                check(names == ["data", "read"], f"tools listed: {names}")
+                r = await session.call_tool("data", {"op": "select", "path": "people.csv", "limit": 2})
+                s = structured(r)
+                check(not r.isError if hasattr(r, "isError") else not r.is_error, "data select succeeded")
+                check(s["result"]["rows"] == [["1", "ann"], ["2", "bob"]], "select rows")
+                r = await session.call_tool("read", {"path": "notes.md", "offset": 1})
+                check(structured(r)["result"]["text"] == "line two\n", "read an interval")
+                r = await session.call_tool("data", {"op": "inspect", "path": "../outside.csv"})
+                err = r.isError if hasattr(r, "isError") else r.is_error
+                check(err is True, "a refusal is an error result")
+                check(structured(r)["refusal"]["reason"] == "outside-root", "the typed refusal travels")
+                r = await session.call_tool("data", {"op": "select", "file": "people.csv", "offset": "2", "columns": "name"})
+                check(structured(r)["result"]["rows"] == [["cy"]], "repaired arguments")
+    print(f"python mcp client: {PASSED} checks passed")
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1]))

@@ -1,0 +1,103 @@
+//! An MCP session driven by the official Rust SDK's client against the
+//! built `plumb mcp`: list tools, call data and read, a refusal as an
+//! error result, a repaired argument.
+
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::ServiceExt;
+use serde_json::{json, Map, Value};
+
+fn args(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}
+
+#[tokio::test]
+async fn an_mcp_session_over_stdio() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("people.csv"),
+        "id,name\n1,ann\n2,bob\n3,cy\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("notes.md"), "# Notes\nline two\n").unwrap();
+    let root = dir.path().to_path_buf();
+    let transport = TokioChildProcess::new(
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_plumb")).configure(|cmd| {
+            cmd.arg("mcp").arg("--root").arg(&root);
+        }),
+    )
+    .unwrap();
+    let client = ().serve(transport).await.unwrap();
+
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["data", "read"]);
+    for t in &tools {
+        let a = t.annotations.as_ref().unwrap();
+        assert_eq!(a.read_only_hint, Some(true), "{} is read-only", t.name);
+        assert!(t.output_schema.is_some());
+        assert!(t.input_schema.get("properties").is_some());
+    }
+
+    let r = client
+        .call_tool(
+            CallToolRequestParams::new("data").with_arguments(args(json!({
+                "op": "select", "path": "people.csv", "limit": 2
+            }))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(false));
+    let s = r.structured_content.unwrap();
+    assert_eq!(s["result"]["rows"], json!([["1", "ann"], ["2", "bob"]]));
+    assert_eq!(s["hint"], "more follows; continue with offset=2");
+
+    let r = client
+        .call_tool(
+            CallToolRequestParams::new("read")
+                .with_arguments(args(json!({"path": "notes.md", "offset": 1}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        r.structured_content.unwrap()["result"]["text"],
+        "line two\n"
+    );
+
+    // A refusal is an error result carrying the typed refusal.
+    let r = client
+        .call_tool(
+            CallToolRequestParams::new("data").with_arguments(args(json!({
+                "op": "inspect", "path": "../../etc/passwd"
+            }))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(true));
+    let s = r.structured_content.unwrap();
+    assert_eq!(s["refusal"]["reason"], "outside-root");
+    assert!(s["error"]
+        .as_str()
+        .unwrap()
+        .starts_with("data: inspect refused (outside-root): "));
+
+    // A weak caller's arguments are repaired.
+    let r = client
+        .call_tool(
+            CallToolRequestParams::new("data").with_arguments(args(json!({
+                "op": "select", "file": "people.csv", "offset": "2", "limit": "5", "columns": "name"
+            }))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(false));
+    assert_eq!(
+        r.structured_content.unwrap()["result"]["rows"],
+        json!([["cy"]])
+    );
+
+    client.cancel().await.unwrap();
+}

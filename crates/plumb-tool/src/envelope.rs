@@ -1,0 +1,304 @@
+//! The observation envelope: every answer a tool gives fits in
+//! [`OBSERVATION_CAP_BYTES`] of JSON, says what it is a view of, and says
+//! how to continue.
+//!
+//! The cap is reserved before any reading starts (from an optional
+//! session budget) and reconciled when the answer is known: unused bytes
+//! go back. An answer that would not fit is made to fit without cutting a
+//! value in the middle: a select window is shortened (and says so, with
+//! the offset to continue from); a long list (columns, keys) keeps its
+//! first entries and records how many it had; only a single value that
+//! alone outgrows the cap has its longest strings shortened, marked.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Map, Value};
+
+use plumb_core::{Refusal, RefusalReason};
+
+/// The most bytes of JSON one observation may take.
+pub const OBSERVATION_CAP_BYTES: usize = 32 * 1024;
+
+/// Below this, no useful answer fits: the call is refused
+/// `budget-exhausted` rather than answered with nothing.
+pub const OBSERVATION_MIN_BYTES: usize = 1024;
+
+/// A session's total observation budget, shared by every call.
+#[derive(Debug, Clone, Default)]
+pub struct Budget(Option<Arc<Mutex<u64>>>);
+
+impl Budget {
+    /// No session limit: every call gets the full per-call cap.
+    pub fn unlimited() -> Budget {
+        Budget(None)
+    }
+
+    /// A session limit of `bytes` across all calls.
+    pub fn limited(bytes: u64) -> Budget {
+        Budget(Some(Arc::new(Mutex::new(bytes))))
+    }
+
+    /// Reserves the cap for one call before any reading.
+    ///
+    /// # Errors
+    /// `budget-exhausted` when less than [`OBSERVATION_MIN_BYTES`] remain.
+    pub fn reserve(&self) -> Result<Reservation, Refusal> {
+        let Some(pool) = &self.0 else {
+            return Ok(Reservation {
+                bytes: OBSERVATION_CAP_BYTES,
+                pool: None,
+            });
+        };
+        let mut left = pool
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let take = (*left).min(OBSERVATION_CAP_BYTES as u64);
+        if take < OBSERVATION_MIN_BYTES as u64 {
+            return Err(Refusal::new(
+                RefusalReason::BudgetExhausted,
+                format!(
+                    "the observation budget has {} bytes left, too few for an answer; start a new session or ask a narrower question",
+                    *left
+                ),
+            ));
+        }
+        *left -= take;
+        Ok(Reservation {
+            bytes: take as usize,
+            pool: Some(pool.clone()),
+        })
+    }
+
+    /// Bytes left in the session (None when unlimited).
+    pub fn remaining(&self) -> Option<u64> {
+        self.0
+            .as_ref()
+            .map(|p| *p.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+}
+
+/// Bytes held for one call; unused bytes return to the pool on settle
+/// (or all of them on drop, for a call that failed).
+#[derive(Debug)]
+pub struct Reservation {
+    bytes: usize,
+    pool: Option<Arc<Mutex<u64>>>,
+}
+
+impl Reservation {
+    /// The bytes this call may use.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Charges what the answer used and returns the rest.
+    pub fn settle(mut self, used: usize) {
+        if let Some(pool) = self.pool.take() {
+            let back = self.bytes.saturating_sub(used) as u64;
+            *pool
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) += back;
+        }
+    }
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        if let Some(pool) = self.pool.take() {
+            *pool
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) += self.bytes as u64;
+        }
+    }
+}
+
+/// The length of a value's compact JSON.
+pub fn json_len(v: &Value) -> usize {
+    serde_json::to_vec(v).map_or(usize::MAX, |b| b.len())
+}
+
+const WINDOW_FIELDS: [&str; 3] = ["rows", "records", "items"];
+
+/// Shortens a select window to the most leading items that fit; returns
+/// `(kept, total)` when it had to.
+fn shorten_window(envelope: &mut Value, cap: usize) -> Option<(usize, usize)> {
+    let field = {
+        let result = envelope.get("result")?;
+        WINDOW_FIELDS
+            .into_iter()
+            .find(|f| result.get(*f).is_some_and(Value::is_array))?
+    };
+    let items = envelope["result"][field].as_array()?.clone();
+    let total = items.len();
+    let fits = |env: &mut Value, k: usize| {
+        env["result"][field] = Value::Array(items[..k].to_vec());
+        json_len(env) <= cap
+    };
+    let (mut lo, mut hi) = (0usize, total);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if fits(envelope, mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    envelope["result"][field] = Value::Array(items[..lo].to_vec());
+    let offset = envelope["result"]
+        .get("offset")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    if let Some(r) = envelope["result"].as_object_mut() {
+        r.insert("returned".into(), Value::from(lo));
+        r.insert("has_more".into(), Value::from(true));
+        r.insert("shortened".into(), Value::from(true));
+    }
+    if let Some(c) = envelope.get_mut("counts").and_then(Value::as_object_mut) {
+        c.insert("returned".into(), Value::from(lo));
+        c.insert("has_more".into(), Value::from(true));
+    }
+    envelope["hint"] = Value::from(format!(
+        "the window was shortened to {lo} of {total} to fit the {cap}-byte observation; continue with offset={}",
+        offset + lo as u64
+    ));
+    Some((lo, total))
+}
+
+/// Finds the largest array or object (by JSON length) under `v` that has
+/// more than one member; returns its pointer.
+fn largest_container(v: &Value, at: &str, best: &mut Option<(usize, String)>) {
+    let (len, members) = match v {
+        Value::Array(a) => (json_len(v), a.len()),
+        Value::Object(m) => (json_len(v), m.len()),
+        _ => return,
+    };
+    if members > 1 && best.as_ref().is_none_or(|(l, _)| len > *l) {
+        *best = Some((len, at.to_owned()));
+    }
+    match v {
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                largest_container(x, &format!("{at}/{i}"), best);
+            }
+        }
+        Value::Object(m) => {
+            for (k, x) in m {
+                let t = k.replace('~', "~0").replace('/', "~1");
+                largest_container(x, &format!("{at}/{t}"), best);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn keep_first(v: &mut Value, k: usize) {
+    match v {
+        Value::Array(a) => a.truncate(k),
+        Value::Object(m) => {
+            let kept: Map<String, Value> = std::mem::take(m).into_iter().take(k).collect();
+            *m = kept;
+        }
+        _ => {}
+    }
+}
+
+fn members(v: &Value) -> usize {
+    match v {
+        Value::Array(a) => a.len(),
+        Value::Object(m) => m.len(),
+        _ => 0,
+    }
+}
+
+fn cut_long_strings(v: &mut Value, max: usize) -> bool {
+    let mut cut = false;
+    match v {
+        Value::String(s) if s.len() > max => {
+            let mut end = max;
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            let full = s.len();
+            *v = json!({"$truncated": &s[..end], "bytes": full});
+            cut = true;
+        }
+        Value::Array(a) => {
+            for x in a {
+                cut |= cut_long_strings(x, max);
+            }
+        }
+        Value::Object(m) => {
+            for (_, x) in m.iter_mut() {
+                cut |= cut_long_strings(x, max);
+            }
+        }
+        _ => {}
+    }
+    cut
+}
+
+/// Makes `envelope` fit `cap` bytes of JSON; returns whether anything
+/// was trimmed (the view is then marked cut).
+pub fn fit(envelope: &mut Value, cap: usize) -> bool {
+    if json_len(envelope) <= cap {
+        return false;
+    }
+    let mut trimmed = Vec::new();
+    if let Some((kept, total)) = shorten_window(envelope, cap) {
+        if kept > 0 && json_len(envelope) <= cap {
+            return true;
+        }
+        if kept == 0 {
+            // Not even one item fits whole: keep one, shortened below.
+            trimmed.push(json!({"field": "window", "kept": 0, "total": total}));
+        }
+    }
+    for _ in 0..16 {
+        if json_len(envelope) <= cap {
+            break;
+        }
+        let mut best = None;
+        largest_container(&envelope["result"], "", &mut best);
+        let Some((_, pointer)) = best else { break };
+        let Some(target) = envelope["result"].pointer(&pointer).cloned() else {
+            break;
+        };
+        let total = members(&target);
+        let mut lo = 1usize;
+        let mut hi = total - 1;
+        // The most leading members that let the whole envelope fit.
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            let mut trial = target.clone();
+            keep_first(&mut trial, mid);
+            if let Some(slot) = envelope["result"].pointer_mut(&pointer) {
+                *slot = trial;
+            }
+            if json_len(envelope) <= cap {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        let mut kept = target;
+        keep_first(&mut kept, lo);
+        if let Some(slot) = envelope["result"].pointer_mut(&pointer) {
+            *slot = kept;
+        }
+        trimmed.push(json!({"field": pointer, "kept": lo, "total": total}));
+    }
+    let mut max = 4096;
+    while json_len(envelope) > cap && max >= 16 {
+        cut_long_strings(&mut envelope["result"], max);
+        max /= 2;
+    }
+    if json_len(envelope) > cap {
+        // Nothing left to trim: keep the envelope, drop the result.
+        envelope["result"] =
+            json!({"$summary": "the answer does not fit the observation; ask a narrower question"});
+    }
+    if !trimmed.is_empty() {
+        envelope["trimmed"] = Value::Array(trimmed);
+    }
+    true
+}

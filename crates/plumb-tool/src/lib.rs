@@ -1,0 +1,46 @@
+//! plumb's agent surface: the `data` and `read` tools, JSON in and JSON
+//! out, for AI agents.
+//!
+//! ```
+//! use plumb_tool::{Toolbox, Workspace};
+//! use serde_json::json;
+//!
+//! let dir = tempfile::tempdir()?;
+//! std::fs::write(dir.path().join("people.csv"), "id,name\n1,ann\n2,bob\n3,cy\n")?;
+//! let tools = Toolbox::new(Workspace::new(dir.path(), &[], &[])?);
+//! // A weak caller: `file` for `path`, numbers as strings, columns as a string.
+//! let answer = tools.call("data", json!({"op": "select", "file": "people.csv", "limit": "2", "columns": "name"}), None);
+//! assert_eq!(answer["result"]["rows"], json!([["ann"], ["bob"]]));
+//! assert_eq!(answer["hint"], "more follows; continue with offset=2");
+//! assert_eq!(answer["details"]["view_label"], "exact");
+//! let refused = tools.call("data", json!({"op": "inspect", "path": "../etc/passwd"}), None);
+//! assert!(refused["error"].as_str().unwrap().starts_with("data: inspect refused (outside-root): "));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! - [`repair`] fixes the argument shapes weak callers send.
+//! - [`Workspace`] judges paths: confined to a root (symlinks resolved),
+//!   reserved subtrees refused, catalog names resolved first.
+//! - The observation envelope keeps every answer within 32 KiB of JSON,
+//!   reserved before reading, with counts, a continuation hint and the
+//!   view label.
+//! - [`McpServer`] serves both tools over the Model Context Protocol.
+//!
+//! This crate, not the engines, carries the heavy dependencies (tokio,
+//! the MCP SDK, schemars, globset).
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod args;
+mod envelope;
+mod mcp;
+mod paths;
+mod surface;
+
+pub use args::{data_args, read_args, repair, DataArgs, ReadArgs};
+pub use envelope::{
+    fit, json_len, Budget, Reservation, OBSERVATION_CAP_BYTES, OBSERVATION_MIN_BYTES,
+};
+pub use mcp::McpServer;
+pub use paths::{Workspace, DEFAULT_RESERVED, MISS_LISTING};
+pub use surface::{Toolbox, DATA_DESCRIPTION, READ_DESCRIPTION, TOOL_NAMES};

@@ -1,0 +1,255 @@
+//! The tools: `data` and `read`, JSON in, JSON out.
+
+use serde_json::{json, Value};
+
+use plumb::read::{read, ReadRequest};
+use plumb::{Op, Plumb, ReadOptions};
+use plumb_core::{CancelToken, Refusal};
+
+use crate::args::{data_args, read_args, DataArgs, ReadArgs};
+use crate::envelope::{fit, json_len, Budget, OBSERVATION_CAP_BYTES};
+use crate::paths::Workspace;
+
+/// The tool names.
+pub const TOOL_NAMES: [&str; 2] = ["data", "read"];
+
+/// What the `data` tool does, for a model.
+pub const DATA_DESCRIPTION: &str = "Look into a CSV, TSV, JSON or JSON Lines file of any size without loading it. \
+op=inspect: format, columns and their types, keys, counts, problems. op=select: a bounded window, verbatim \
+(offset/limit; columns for CSV; pointer for JSON). op=validate: is it well formed, and where is the first fault. \
+Answers say whether they are exact, sampled or cut, and how to continue.";
+
+/// What the `read` tool does, for a model.
+pub const READ_DESCRIPTION: &str = "Read lines [offset, offset+limit) of any text file (at most 512 lines and 24 KiB). \
+A partial answer carries total_lines and next_offset to continue from; a negative offset reads the last lines. \
+A catalog name may be given instead of a path.";
+
+/// The agent surface: a workspace, a registry and a session budget.
+#[derive(Debug, Clone)]
+pub struct Toolbox {
+    workspace: Workspace,
+    plumb: Plumb,
+    budget: Budget,
+}
+
+fn refusal_observation(tool: &str, op: &str, r: &Refusal) -> Value {
+    let label = if tool == "data" {
+        format!("data: {op}")
+    } else {
+        "read".to_owned()
+    };
+    json!({
+        "ok": false,
+        "tool": tool,
+        "error": format!("{label} refused ({}): {}", r.reason(), r.message()),
+        "refusal": r,
+    })
+}
+
+impl Toolbox {
+    /// A toolbox over a workspace, with no session budget.
+    pub fn new(workspace: Workspace) -> Toolbox {
+        Toolbox {
+            workspace,
+            plumb: Plumb::new(),
+            budget: Budget::unlimited(),
+        }
+    }
+
+    /// Uses a session budget shared across calls.
+    pub fn with_budget(mut self, budget: Budget) -> Toolbox {
+        self.budget = budget;
+        self
+    }
+
+    /// Uses a registry of your own (downstream readers).
+    pub fn with_plumb(mut self, plumb: Plumb) -> Toolbox {
+        self.plumb = plumb;
+        self
+    }
+
+    /// The workspace.
+    pub fn workspace(&self) -> &Workspace {
+        &self.workspace
+    }
+
+    /// One call: `{"tool": "data" | "read", "args": {...}}` (or the
+    /// tool name and arguments apart). Always an observation: refusals
+    /// are `{"ok": false, "error": "data: select refused (reason): ...",
+    /// "refusal": {...}}`.
+    pub fn call(&self, tool: &str, args: Value, cancel: Option<CancelToken>) -> Value {
+        match tool.trim() {
+            "data" => self.data(args, cancel),
+            "read" => self.read(args, cancel),
+            other => refusal_observation(
+                other,
+                "call",
+                &Refusal::invalid_argument(format!(
+                    "there is no tool `{other}`; the tools are data and read"
+                )),
+            ),
+        }
+    }
+
+    /// A whole call message: `{"tool": ..., "args": ...}`.
+    pub fn call_message(&self, message: Value, cancel: Option<CancelToken>) -> Value {
+        let tool = message
+            .get("tool")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let args = message
+            .get("args")
+            .or_else(|| message.get("arguments"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        self.call(&tool, args, cancel)
+    }
+
+    /// The `data` tool.
+    pub fn data(&self, args: Value, cancel: Option<CancelToken>) -> Value {
+        let op_hint = args
+            .get("op")
+            .and_then(Value::as_str)
+            .unwrap_or("call")
+            .to_ascii_lowercase();
+        let (op, a) = match data_args(args) {
+            Ok(x) => x,
+            Err(r) => return refusal_observation("data", &op_hint, &r),
+        };
+        let reservation = match self.budget.reserve() {
+            Ok(r) => r,
+            Err(r) => return refusal_observation("data", op.as_str(), &r),
+        };
+        let cap = reservation.bytes();
+        match self.run_data(op, &a, cancel) {
+            Err(r) => refusal_observation("data", op.as_str(), &r.with_path(a.path.clone())),
+            Ok((format, answer)) => {
+                let result = answer.to_json();
+                let view = answer.view();
+                let mut envelope = json!({
+                    "ok": true,
+                    "tool": "data",
+                    "details": {
+                        "op": op.as_str(),
+                        "path": a.path,
+                        "format": format,
+                        "view": view,
+                        "view_label": view.label(),
+                    },
+                });
+                if let Some(w) = answer.window() {
+                    envelope["counts"] = json!({
+                        "returned": w.returned, "offset": w.offset, "limit": w.limit, "has_more": w.has_more,
+                    });
+                    if w.has_more {
+                        envelope["hint"] = Value::from(format!(
+                            "more follows; continue with offset={}",
+                            w.offset + w.returned
+                        ));
+                    }
+                }
+                envelope["result"] = result;
+                if fit(&mut envelope, cap) {
+                    let cut = view.with_cut(true);
+                    envelope["details"]["view"] = json!(cut);
+                    envelope["details"]["view_label"] = Value::from(cut.label());
+                }
+                reservation.settle(json_len(&envelope));
+                envelope
+            }
+        }
+    }
+
+    fn run_data(
+        &self,
+        op: Op,
+        a: &DataArgs,
+        cancel: Option<CancelToken>,
+    ) -> Result<(&'static str, Box<dyn plumb::Answer>), Refusal> {
+        let path = self.workspace.resolve(&a.path)?;
+        let opts = ReadOptions {
+            delimiter: a.delimiter.clone(),
+            header: a.header.clone(),
+            max_rows: a.max_rows,
+            sample_rows: a.sample_rows.map(|n| n.min(1000) as usize),
+            offset: a.offset,
+            limit: a.limit,
+            columns: a.columns.clone(),
+            pointer: a.pointer.clone(),
+            cancel,
+        };
+        let format = self.plumb.detect(&path, a.format.as_deref())?.reader.name();
+        let answer = self.plumb.run(op, &path, Some(format), &opts)?;
+        Ok((format, answer))
+    }
+
+    /// The `read` tool.
+    pub fn read(&self, args: Value, cancel: Option<CancelToken>) -> Value {
+        let a: ReadArgs = match read_args(args) {
+            Ok(a) => a,
+            Err(r) => return refusal_observation("read", "read", &r),
+        };
+        if a.limit == Some(0) {
+            return refusal_observation(
+                "read",
+                "read",
+                &Refusal::invalid_argument(
+                    "`limit` is zero, which asks for no lines at all; pass a limit from 1 to 512, or leave it out",
+                ),
+            );
+        }
+        let reservation = match self.budget.reserve() {
+            Ok(r) => r,
+            Err(r) => return refusal_observation("read", "read", &r),
+        };
+        let cap = reservation.bytes();
+        let path = match self.workspace.resolve(&a.path) {
+            Ok(p) => p,
+            Err(r) => return refusal_observation("read", "read", &r),
+        };
+        let mut req = ReadRequest {
+            offset: a.offset.unwrap_or(0),
+            limit: a.limit,
+            cancel,
+            ..ReadRequest::default()
+        };
+        // JSON escaping can make text longer; read less until it fits,
+        // so next_offset stays the truth.
+        loop {
+            let answer = match read(&path, &req) {
+                Ok(ans) => ans,
+                Err(r) => return refusal_observation("read", "read", &r.with_path(a.path.clone())),
+            };
+            let mut result = serde_json::to_value(&answer).unwrap_or(Value::Null);
+            result["path"] = Value::from(a.path.clone());
+            let mut envelope =
+                json!({"ok": true, "tool": "read", "details": {"op": "read", "path": a.path}});
+            if let Some(next) = answer.next_offset {
+                envelope["hint"] =
+                    Value::from(format!("more follows; continue with offset={next}"));
+            }
+            envelope["result"] = result;
+            if json_len(&envelope) <= cap || req.max_bytes <= 256 {
+                reservation.settle(json_len(&envelope));
+                return envelope;
+            }
+            req.max_bytes /= 2;
+        }
+    }
+
+    /// The JSON Schema of both tools' arguments.
+    pub fn schema() -> Value {
+        json!({
+            "data": {
+                "description": DATA_DESCRIPTION,
+                "input_schema": schemars::schema_for!(DataArgs),
+            },
+            "read": {
+                "description": READ_DESCRIPTION,
+                "input_schema": schemars::schema_for!(ReadArgs),
+            },
+            "observation_cap_bytes": OBSERVATION_CAP_BYTES,
+        })
+    }
+}
