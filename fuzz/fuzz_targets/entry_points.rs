@@ -1,0 +1,42 @@
+//! The entry points: every op on every format over any bytes answers
+//! (`ok: true`, a view, a verdict for validate) or refuses with a typed,
+//! serializable refusal; never a panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use plumb::{Op, Plumb, ReadOptions};
+use plumb_core::BytesSource;
+
+const FORMATS: [&str; 4] = ["csv", "tsv", "json", "jsonl"];
+
+fuzz_target!(|input: &[u8]| {
+    let Some((&ctl, data)) = input.split_first() else { return };
+    let plumb = Plumb::new();
+    let format = FORMATS[usize::from(ctl & 3)];
+    let op = Op::ALL[usize::from(ctl >> 2) % 3];
+    let opts = ReadOptions {
+        offset: (op == Op::Select).then_some(u64::from(ctl >> 5)),
+        limit: (op == Op::Select).then_some(3),
+        max_rows: (op != Op::Select && ctl & 0x80 != 0).then_some(2),
+        ..ReadOptions::default()
+    };
+    let source = BytesSource::new("input", data.to_vec());
+    match plumb.run_source(op, &source, Some(format), &opts) {
+        Ok(answer) => {
+            let json = answer.to_json();
+            assert_eq!(json["ok"], true);
+            assert_eq!(json["format"], format);
+            if op == Op::Validate {
+                assert!(answer.verdict().is_some());
+            }
+            if let Some(w) = answer.window() {
+                assert!(w.returned <= w.limit);
+            }
+        }
+        Err(refusal) => {
+            let v = serde_json::to_value(&refusal).unwrap();
+            assert_eq!(v["ok"], false);
+            assert!(!refusal.message().is_empty());
+        }
+    }
+});
