@@ -24,6 +24,24 @@ impl Pointer {
     /// `invalid-argument` when the pointer does not start with `/` or
     /// holds a `~` not followed by `0` or `1`.
     pub fn parse(text: &str) -> Result<Pointer, Refusal> {
+        // The URI fragment form (RFC 6901 section 6): `#/a%20b`.
+        if let Some(fragment) = text.strip_prefix('#') {
+            let decoded = percent_decode(fragment).ok_or_else(|| {
+                Refusal::invalid_argument(format!(
+                    "pointer `{text}` is a URI fragment with a bad percent escape; write %XX with two hex digits"
+                ))
+            })?;
+            return Pointer::parse_string(&decoded);
+        }
+        Pointer::parse_string(text)
+    }
+
+    /// Parses the JSON String Representation only (RFC 6901 section 5),
+    /// without the `#` fragment form.
+    ///
+    /// # Errors
+    /// As [`Pointer::parse`].
+    pub fn parse_string(text: &str) -> Result<Pointer, Refusal> {
         if text.is_empty() {
             return Ok(Pointer::default());
         }
@@ -67,6 +85,23 @@ impl Pointer {
     }
 }
 
+fn percent_decode(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 /// Escapes one reference token (`~` -> `~0`, `/` -> `~1`).
 pub fn escape_token(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
@@ -83,6 +118,10 @@ fn render<'a>(tokens: impl Iterator<Item = &'a str>) -> String {
 
 /// Whether an array index token (`0`, `12`, no leading zeros) names `index`.
 pub fn index_matches(token: &str, index: u64) -> bool {
+    // RFC 6901 array-index: "0", or digits without a leading zero; no sign.
+    if token.is_empty() || !token.bytes().all(|b| b.is_ascii_digit()) {
+        return false;
+    }
     if token.len() > 1 && token.starts_with('0') {
         return false;
     }

