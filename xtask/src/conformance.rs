@@ -61,11 +61,10 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
-fn csv_rows(
-    bytes: &[u8],
-    delimiter: u8,
-    header: HeaderMode,
-) -> Result<(Option<Vec<String>>, Vec<Vec<String>>, Vec<(String, u64)>), String> {
+/// A parsed CSV: header, rows, and issues as (kind, line).
+type Parsed = (Option<Vec<String>>, Vec<Vec<String>>, Vec<(String, u64)>);
+
+fn csv_rows(bytes: &[u8], delimiter: u8, header: HeaderMode) -> Result<Parsed, String> {
     let opts = CsvOptions {
         delimiter: Some(delimiter),
         header,

@@ -33,11 +33,11 @@ fn repeat(w: &mut impl Write, unit: &[u8], bytes: u64) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Writes the adversarial files; returns `(name, path, ops)`.
-fn generate(
-    dir: &Path,
-    mb: u64,
-) -> std::io::Result<Vec<(&'static str, PathBuf, Vec<Vec<String>>)>> {
+/// One adversarial input: its name, its file, and the commands to run.
+type Case = (&'static str, PathBuf, Vec<Vec<String>>);
+
+/// Writes the adversarial files.
+fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
     let size = mb * MIB;
     let mut out = Vec::new();
     let data_ops = |p: &Path| -> Vec<Vec<String>> {
