@@ -89,7 +89,14 @@ struct ColumnAcc {
     max_len: Option<u64>,
     range: NumericRange,
     precision: BTreeMap<PrecisionKind, PrecisionFact>,
+    /// Cells looked at for new sample values. A column with fewer than
+    /// five distinct values stops looking after [`SAMPLE_LOOKS`] cells
+    /// instead of comparing every cell to its samples forever.
+    looks: u32,
 }
+
+/// How many cells a column compares to its samples at most.
+const SAMPLE_LOOKS: u32 = 4096;
 
 /// An integer literal of at most 15 digits, parsed without a check the
 /// classifier already made.
@@ -131,34 +138,41 @@ impl ColumnAcc {
                 }
             }
             CellClass::Integer | CellClass::Float => {
-                let text = std::str::from_utf8(trim_bytes(cell)).unwrap_or_default();
-                if class == CellClass::Integer {
-                    match small_integer(text.as_bytes()) {
-                        Some(v) => self.range.add_i64(v),
-                        None => self.range.add_integer(text),
+                let digits = trim_bytes(cell);
+                let simple = digits.len() <= 15 && !digits.iter().any(|&b| b == b'e' || b == b'E');
+                if class == CellClass::Integer && simple {
+                    // Fifteen digits at most: an i64, and exact as a double.
+                    if let Some(v) = small_integer(digits) {
+                        self.range.add_i64(v);
                     }
-                } else if let Ok(v) = text.parse::<f64>() {
-                    self.range.add_float(v);
-                }
-                // Fifteen characters hold at most fifteen digits, which a
-                // double always gives back; only longer literals are judged.
-                if text.len() <= 15 && !text.bytes().any(|b| b == b'e' || b == b'E') {
-                    // exact
-                } else if let Some(kind) = number_literal_precision(text) {
-                    self.precision
-                        .entry(kind)
-                        .and_modify(|f| f.count += 1)
-                        .or_insert_with(|| PrecisionFact {
-                            kind,
-                            count: 1,
-                            example: cap_text(text, SAMPLE_TEXT_BYTES).0.to_owned(),
-                            record,
-                        });
+                } else {
+                    let text = std::str::from_utf8(digits).unwrap_or_default();
+                    if class == CellClass::Integer {
+                        self.range.add_integer(text);
+                    } else if let Ok(v) = text.parse::<f64>() {
+                        self.range.add_float(v);
+                    }
+                    // Fifteen characters hold at most fifteen digits, which a
+                    // double always gives back; only longer literals are judged.
+                    if !simple {
+                        if let Some(kind) = number_literal_precision(text) {
+                            self.precision
+                                .entry(kind)
+                                .and_modify(|f| f.count += 1)
+                                .or_insert_with(|| PrecisionFact {
+                                    kind,
+                                    count: 1,
+                                    example: cap_text(text, SAMPLE_TEXT_BYTES).0.to_owned(),
+                                    record,
+                                });
+                        }
+                    }
                 }
             }
             _ => {}
         }
-        if self.samples.len() < SAMPLE_VALUES_CAP {
+        if self.samples.len() < SAMPLE_VALUES_CAP && self.looks < SAMPLE_LOOKS {
+            self.looks += 1;
             let text = String::from_utf8_lossy(cell);
             let (kept, _) = cap_text(&text, SAMPLE_TEXT_BYTES);
             if !self.samples.iter().any(|s| s == kept) {

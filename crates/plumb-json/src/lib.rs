@@ -42,7 +42,7 @@ use plumb_core::{Refusal, TextStream};
 
 pub use builder::{literal_precision, write_json_string, Built, ValueBuilder};
 pub use ops::{
-    inspect, select, validate, JsonInspect, JsonOptions, JsonSelect, JsonSelectOptions,
+    inspect, select, type_name, validate, JsonInspect, JsonOptions, JsonSelect, JsonSelectOptions,
     JsonValidate, SyntaxError, JSON_SAMPLE_ROWS_DEFAULT, JSON_SAMPLE_ROWS_MAX, KEY_LIST_CAP,
     SAMPLE_BUDGET_BYTES, SELECT_BUDGET_BYTES,
 };

@@ -56,7 +56,8 @@ pub struct JsonSelectOptions {
     pub limit: Option<u64>,
 }
 
-fn type_name(kind: ScalarKind) -> &'static str {
+/// The JSON type name of a scalar kind (`string`, `number`, `boolean`, `null`).
+pub fn type_name(kind: ScalarKind) -> &'static str {
     match kind {
         ScalarKind::String => "string",
         ScalarKind::Number => "number",

@@ -128,59 +128,40 @@ pub trait JsonSink {
     fn scalar(&mut self, scalar: &Scalar<'_>) -> ControlFlow<()>;
 }
 
-impl<S: JsonSink + ?Sized> JsonSink for &mut S {
-    fn capture_strings(&self) -> bool {
-        (**self).capture_strings()
-    }
-    fn start_object(&mut self, depth: usize, at: u64) -> ControlFlow<()> {
-        (**self).start_object(depth, at)
-    }
-    fn key(&mut self, key: &str, truncated: bool) -> ControlFlow<()> {
-        (**self).key(key, truncated)
-    }
-    fn key_bytes(&mut self, key: &[u8], truncated: bool) -> ControlFlow<()> {
-        (**self).key_bytes(key, truncated)
-    }
-    fn end_object(&mut self) -> ControlFlow<()> {
-        (**self).end_object()
-    }
-    fn start_array(&mut self, depth: usize, at: u64) -> ControlFlow<()> {
-        (**self).start_array(depth, at)
-    }
-    fn end_array(&mut self) -> ControlFlow<()> {
-        (**self).end_array()
-    }
-    fn scalar(&mut self, scalar: &Scalar<'_>) -> ControlFlow<()> {
-        (**self).scalar(scalar)
-    }
+/// Forwards every event of a sink through a pointer type, so `&mut S`
+/// and `Box<S>` are sinks wherever `S` is.
+macro_rules! forward_sink {
+    ($($ty:ty),*) => {$(
+        impl<S: JsonSink + ?Sized> JsonSink for $ty {
+            fn capture_strings(&self) -> bool {
+                (**self).capture_strings()
+            }
+            fn start_object(&mut self, depth: usize, at: u64) -> ControlFlow<()> {
+                (**self).start_object(depth, at)
+            }
+            fn key(&mut self, key: &str, truncated: bool) -> ControlFlow<()> {
+                (**self).key(key, truncated)
+            }
+            fn key_bytes(&mut self, key: &[u8], truncated: bool) -> ControlFlow<()> {
+                (**self).key_bytes(key, truncated)
+            }
+            fn end_object(&mut self) -> ControlFlow<()> {
+                (**self).end_object()
+            }
+            fn start_array(&mut self, depth: usize, at: u64) -> ControlFlow<()> {
+                (**self).start_array(depth, at)
+            }
+            fn end_array(&mut self) -> ControlFlow<()> {
+                (**self).end_array()
+            }
+            fn scalar(&mut self, scalar: &Scalar<'_>) -> ControlFlow<()> {
+                (**self).scalar(scalar)
+            }
+        }
+    )*};
 }
 
-impl<S: JsonSink + ?Sized> JsonSink for Box<S> {
-    fn capture_strings(&self) -> bool {
-        (**self).capture_strings()
-    }
-    fn start_object(&mut self, depth: usize, at: u64) -> ControlFlow<()> {
-        (**self).start_object(depth, at)
-    }
-    fn key(&mut self, key: &str, truncated: bool) -> ControlFlow<()> {
-        (**self).key(key, truncated)
-    }
-    fn key_bytes(&mut self, key: &[u8], truncated: bool) -> ControlFlow<()> {
-        (**self).key_bytes(key, truncated)
-    }
-    fn end_object(&mut self) -> ControlFlow<()> {
-        (**self).end_object()
-    }
-    fn start_array(&mut self, depth: usize, at: u64) -> ControlFlow<()> {
-        (**self).start_array(depth, at)
-    }
-    fn end_array(&mut self) -> ControlFlow<()> {
-        (**self).end_array()
-    }
-    fn scalar(&mut self, scalar: &Scalar<'_>) -> ControlFlow<()> {
-        (**self).scalar(scalar)
-    }
-}
+forward_sink!(&mut S, Box<S>);
 
 /// How a push or finish ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -636,7 +617,32 @@ impl JsonParser {
     ) -> Result<ControlFlow<()>, Refusal> {
         let n = input.len();
         while *i < n {
-            let b = input[*i];
+            let mut b = input[*i];
+            if b <= b' '
+                && matches!(
+                    self.state,
+                    State::Value
+                        | State::ArrayFirst
+                        | State::ObjectFirst
+                        | State::Key
+                        | State::Colon
+                        | State::After
+                        | State::End
+                )
+            {
+                // A run of white space between tokens, crossed in one loop.
+                while matches!(b, b' ' | b'\t' | b'\r' | b'\n') {
+                    if b == b'\n' {
+                        self.line += 1;
+                        self.line_start = Some(*i + 1);
+                    }
+                    *i += 1;
+                    match input.get(*i) {
+                        Some(&next) => b = next,
+                        None => return Ok(ControlFlow::Continue(())),
+                    }
+                }
+            }
             match self.state {
                 State::Value | State::ArrayFirst => match b {
                     b' ' | b'\t' | b'\r' => *i += 1,
@@ -926,54 +932,56 @@ impl JsonParser {
                         }
                     }
                 }
-                State::Num(st) => {
-                    let next = match (st, b) {
-                        (Num::Minus, b'0') => Num::Zero,
-                        (Num::Minus, b'1'..=b'9') => Num::Int,
-                        (Num::Zero, b'0'..=b'9') => {
-                            return Err(self.fail_token(
-                                input,
-                                "invalid number: leading zeros are not allowed",
-                                "write the number without leading zeros, or quote it as a string",
-                            ))
-                        }
-                        (Num::Int, b'0'..=b'9') => {
-                            // The common case: a run of digits in one go.
-                            let start = *i;
-                            let mut j = start;
-                            while j < n && input[j].is_ascii_digit() {
-                                j += 1;
+                State::Num(first) => {
+                    // The whole run of number bytes in one go, with the
+                    // grammar state in a register; the outer dispatch is
+                    // visited again only at the end of the number or of
+                    // the push.
+                    let start = *i;
+                    let mut j = start;
+                    let mut st = first;
+                    let ended = loop {
+                        let Some(&b) = input.get(j) else { break false };
+                        st = match (st, b) {
+                            (Num::Minus, b'0') => Num::Zero,
+                            (Num::Minus, b'1'..=b'9') => Num::Int,
+                            (Num::Zero, b'0'..=b'9') => {
+                                self.num_bytes(&input[start..j]);
+                                return Err(self.fail_token(
+                                    input,
+                                    "invalid number: leading zeros are not allowed",
+                                    "write the number without leading zeros, or quote it as a string",
+                                ));
                             }
-                            self.num_bytes(&input[start..j]);
-                            *i = j;
-                            continue;
-                        }
-                        (Num::Zero | Num::Int, b'.') => Num::Dot,
-                        (Num::Zero | Num::Int | Num::Frac, b'e' | b'E') => Num::E,
-                        (Num::Dot | Num::Frac, b'0'..=b'9') => Num::Frac,
-                        (Num::E, b'+' | b'-') => Num::ESign,
-                        (Num::E | Num::ESign | Num::Exp, b'0'..=b'9') => Num::Exp,
-                        (s, _) if s.complete() => {
-                            // The byte ends the number; it is read again
-                            // as what follows a value.
-                            if self.finish_number(sink).is_break() {
-                                return Ok(ControlFlow::Break(()));
+                            (Num::Int, b'0'..=b'9') => Num::Int,
+                            (Num::Zero | Num::Int, b'.') => Num::Dot,
+                            (Num::Zero | Num::Int | Num::Frac, b'e' | b'E') => Num::E,
+                            (Num::Dot | Num::Frac, b'0'..=b'9') => Num::Frac,
+                            (Num::E, b'+' | b'-') => Num::ESign,
+                            (Num::E | Num::ESign | Num::Exp, b'0'..=b'9') => Num::Exp,
+                            (s, _) if s.complete() => break true,
+                            _ => {
+                                return Err(self.fail_at(
+                                    input,
+                                    j,
+                                    base,
+                                    &format!("invalid number: unexpected {}", shown(input, j)),
+                                    "numbers are -?digits[.digits][e[+-]digits]; NaN and Infinity are not JSON",
+                                ))
                             }
-                            continue;
-                        }
-                        _ => {
-                            return Err(self.fail_at(
-                                input,
-                                *i,
-                                base,
-                                &format!("invalid number: unexpected {}", shown(input, *i)),
-                                "numbers are -?digits[.digits][e[+-]digits]; NaN and Infinity are not JSON",
-                            ))
-                        }
+                        };
+                        j += 1;
                     };
-                    self.num_byte(b);
-                    self.state = State::Num(next);
-                    *i += 1;
+                    self.num_bytes(&input[start..j]);
+                    *i = j;
+                    self.state = State::Num(st);
+                    if ended {
+                        // The byte at `j` ends the number; it is read again
+                        // as what follows a value.
+                        if self.finish_number(sink).is_break() {
+                            return Ok(ControlFlow::Break(()));
+                        }
+                    }
                 }
                 State::Lit => {
                     if self.lit.get(self.lit_pos) != Some(&b) {

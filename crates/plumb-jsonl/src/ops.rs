@@ -11,7 +11,7 @@ use plumb_core::{
     clamp_limit, CancelToken, PrecisionKind, Refusal, TextStream, ViewFlags, FIRST_ISSUES_CAP,
 };
 use plumb_json::{
-    scan_text, JsonParser, JsonSink, Scalar, ScalarKind, Structure, ValueBuilder,
+    scan_text, type_name, JsonParser, JsonSink, Scalar, Structure, ValueBuilder,
     SAMPLE_BUDGET_BYTES,
 };
 
@@ -66,15 +66,6 @@ fn oversized_message(len: u64) -> String {
         "the line is {len} bytes, over the {JSONL_MAX_LINE_BYTES}-byte line cap, and was skipped unread; \
          if the file is one JSON document rather than one value per line, read it with format json"
     )
-}
-
-fn type_name(kind: ScalarKind) -> &'static str {
-    match kind {
-        ScalarKind::String => "string",
-        ScalarKind::Number => "number",
-        ScalarKind::True | ScalarKind::False => "boolean",
-        ScalarKind::Null => "null",
-    }
 }
 
 /// Drives a stream through the splitter into `sink`; returns whether the
