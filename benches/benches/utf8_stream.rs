@@ -15,7 +15,7 @@ fn bench(c: &mut Criterion) {
     ] {
         let mut group = c.benchmark_group(format!("validate_{shape}_utf8"));
         group.throughput(Throughput::Bytes(data.len() as u64));
-        // The in-memory source: 64 KiB chunks straight out of the slice.
+        // The in-memory source: chunks straight out of the slice.
         group.bench_function("plumb_stream", |b| {
             b.iter(|| {
                 let mut stream = TextStream::from_buf_read(data.as_slice());

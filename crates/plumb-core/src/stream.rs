@@ -39,6 +39,12 @@ use crate::refusal::{Refusal, RefusalReason};
 /// per-byte work, small enough to stay in the L2 cache.
 pub const CHUNK_BYTES: usize = 64 * 1024;
 
+/// The largest chunk handed out from a buffered reader's own buffer
+/// (bytes in memory, a caller's `BufRead`): no read is cut finer than the
+/// reader's buffer already is, and cancellation is still checked at least
+/// once per MiB. Files and plain readers are read [`CHUNK_BYTES`] at a time.
+pub const BUFFERED_CHUNK_BYTES: usize = 1 << 20;
+
 /// How far from the start a NUL byte marks the file as binary. Text
 /// formats never hold NUL; binary formats almost always do within their
 /// first few kilobytes, and a later NUL is left to the format's parser.
@@ -164,11 +170,12 @@ impl<R: Read> TextStream<BufReader<R>> {
 
 impl<R: BufRead> TextStream<R> {
     /// Streams a buffered reader, handing out slices of its own buffer
-    /// (at most [`CHUNK_BYTES`] each).
+    /// (at most [`BUFFERED_CHUNK_BYTES`] each; a `BufReader` over a file
+    /// hands out its 64 KiB reads).
     pub fn from_buf_read(reader: R) -> TextStream<R> {
         TextStream {
             reader,
-            chunk_size: CHUNK_BYTES,
+            chunk_size: BUFFERED_CHUNK_BYTES,
             cancel: None,
             stats: StreamStats::default(),
             offset: 0,
