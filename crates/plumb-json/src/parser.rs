@@ -617,6 +617,25 @@ impl JsonParser {
     ) -> Result<ControlFlow<()>, Refusal> {
         let n = input.len();
         while *i < n {
+            // The fast path takes every token that lies whole in this push;
+            // it hands back at the first thing it does not take, which the
+            // general machine below then does, one step at a time.
+            if matches!(
+                self.state,
+                State::Value
+                    | State::ArrayFirst
+                    | State::ObjectFirst
+                    | State::Key
+                    | State::Colon
+                    | State::After
+            ) {
+                if self.fast(input, i, base, sink)?.is_break() {
+                    return Ok(ControlFlow::Break(()));
+                }
+                if *i >= n {
+                    break;
+                }
+            }
             let mut b = input[*i];
             if b <= b' '
                 && matches!(
@@ -1010,6 +1029,248 @@ impl JsonParser {
         Ok(ControlFlow::Continue(()))
     }
 
+    /// The fast path: whole tokens inside one push, with the grammar
+    /// state in a local and strings and numbers handed to the sink as
+    /// slices of the input (no copy). It stops, leaving `self.state`
+    /// exact, at anything it does not handle itself: a token that runs
+    /// past the push, an escape, a cap, a fault, the end of the root.
+    /// The general machine then takes that one step; its results are the
+    /// reference, and the tests demand both give the same events.
+    #[inline(always)]
+    fn fast<S: JsonSink>(
+        &mut self,
+        input: &[u8],
+        i: &mut usize,
+        base: u64,
+        sink: &mut S,
+    ) -> Result<ControlFlow<()>, Refusal> {
+        let n = input.len();
+        let mut st = self.state;
+        macro_rules! after_value {
+            () => {
+                if self.stack.is_empty() {
+                    State::End
+                } else {
+                    State::After
+                }
+            };
+        }
+        loop {
+            // White space, counting lines.
+            let mut j = *i;
+            while j < n {
+                match input[j] {
+                    b' ' | b'\t' | b'\r' => j += 1,
+                    b'\n' => {
+                        j += 1;
+                        self.line += 1;
+                        self.line_start = Some(j);
+                    }
+                    _ => break,
+                }
+            }
+            *i = j;
+            if j >= n || st == State::End {
+                self.state = st;
+                return Ok(ControlFlow::Continue(()));
+            }
+            let b = input[j];
+            match st {
+                State::Value | State::ArrayFirst => match b {
+                    b'"' => {
+                        let start = j + 1;
+                        let mut k = start;
+                        while k < n && !STR_STOP[usize::from(input[k])] {
+                            k += 1;
+                        }
+                        let len = k - start;
+                        if k >= n
+                            || input[k] != b'"'
+                            || (self.capture && len > STRING_CAPTURE_BYTES)
+                        {
+                            break;
+                        }
+                        let raw = if self.capture {
+                            &input[start..k]
+                        } else {
+                            &[][..]
+                        };
+                        let scalar = Scalar {
+                            kind: ScalarKind::String,
+                            raw,
+                            truncated: false,
+                            len: len as u64,
+                            byte_offset: base + j as u64,
+                        };
+                        *i = k + 1;
+                        st = after_value!();
+                        self.state = st;
+                        if sink.scalar(&scalar).is_break() {
+                            return Ok(ControlFlow::Break(()));
+                        }
+                    }
+                    b'-' | b'0'..=b'9' => {
+                        let mut k = j + 1;
+                        while k < n
+                            && matches!(input[k], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+                        {
+                            k += 1;
+                        }
+                        let lit = &input[j..k];
+                        if k >= n || lit.len() > MAX_NUMBER_LITERAL_BYTES || !valid_number(lit) {
+                            break;
+                        }
+                        let scalar = Scalar {
+                            kind: ScalarKind::Number,
+                            raw: lit,
+                            truncated: false,
+                            len: lit.len() as u64,
+                            byte_offset: base + j as u64,
+                        };
+                        *i = k;
+                        st = after_value!();
+                        self.state = st;
+                        if sink.scalar(&scalar).is_break() {
+                            return Ok(ControlFlow::Break(()));
+                        }
+                    }
+                    b't' | b'f' | b'n' => {
+                        let (word, kind): (&[u8], ScalarKind) = match b {
+                            b't' => (b"true", ScalarKind::True),
+                            b'f' => (b"false", ScalarKind::False),
+                            _ => (b"null", ScalarKind::Null),
+                        };
+                        if input.get(j..j + word.len()) != Some(word) {
+                            break;
+                        }
+                        let scalar = Scalar {
+                            kind,
+                            raw: word,
+                            truncated: false,
+                            len: word.len() as u64,
+                            byte_offset: base + j as u64,
+                        };
+                        *i = j + word.len();
+                        st = after_value!();
+                        self.state = st;
+                        if sink.scalar(&scalar).is_break() {
+                            return Ok(ControlFlow::Break(()));
+                        }
+                    }
+                    b'{' | b'[' if self.stack.len() < JSON_MAX_DEPTH => {
+                        let depth = self.stack.len();
+                        let object = b == b'{';
+                        self.stack.push(if object { OBJ } else { ARR });
+                        self.max_depth = self.max_depth.max(depth + 1);
+                        *i = j + 1;
+                        st = if object {
+                            State::ObjectFirst
+                        } else {
+                            State::ArrayFirst
+                        };
+                        self.state = st;
+                        let flow = if object {
+                            sink.start_object(depth, base + j as u64)
+                        } else {
+                            sink.start_array(depth, base + j as u64)
+                        };
+                        if flow.is_break() {
+                            return Ok(ControlFlow::Break(()));
+                        }
+                    }
+                    b']' if st == State::ArrayFirst => {
+                        self.stack.pop();
+                        *i = j + 1;
+                        st = after_value!();
+                        self.state = st;
+                        if sink.end_array().is_break() {
+                            return Ok(ControlFlow::Break(()));
+                        }
+                    }
+                    _ => break,
+                },
+                State::ObjectFirst | State::Key => match b {
+                    b'"' => {
+                        let start = j + 1;
+                        let mut k = start;
+                        while k < n && !STR_STOP[usize::from(input[k])] {
+                            k += 1;
+                        }
+                        if k >= n || input[k] != b'"' || k - start > KEY_CAPTURE_BYTES {
+                            break;
+                        }
+                        let key = &input[start..k];
+                        // The colon, usually right there.
+                        let mut c = k + 1;
+                        while c < n && input[c] == b' ' {
+                            c += 1;
+                        }
+                        if c < n && input[c] == b':' {
+                            *i = c + 1;
+                            st = State::Value;
+                        } else {
+                            *i = k + 1;
+                            st = State::Colon;
+                        }
+                        self.state = st;
+                        if sink.key_bytes(key, false).is_break() {
+                            return Ok(ControlFlow::Break(()));
+                        }
+                    }
+                    b'}' if st == State::ObjectFirst => {
+                        self.stack.pop();
+                        *i = j + 1;
+                        st = after_value!();
+                        self.state = st;
+                        if sink.end_object().is_break() {
+                            return Ok(ControlFlow::Break(()));
+                        }
+                    }
+                    _ => break,
+                },
+                State::Colon => {
+                    if b != b':' {
+                        break;
+                    }
+                    *i = j + 1;
+                    st = State::Value;
+                }
+                State::After => match b {
+                    b',' => {
+                        *i = j + 1;
+                        st = if self.stack.last() == Some(&OBJ) {
+                            State::Key
+                        } else {
+                            State::Value
+                        };
+                    }
+                    b']' if self.stack.last() == Some(&ARR) => {
+                        self.stack.pop();
+                        *i = j + 1;
+                        st = after_value!();
+                        self.state = st;
+                        if sink.end_array().is_break() {
+                            return Ok(ControlFlow::Break(()));
+                        }
+                    }
+                    b'}' if self.stack.last() == Some(&OBJ) => {
+                        self.stack.pop();
+                        *i = j + 1;
+                        st = after_value!();
+                        self.state = st;
+                        if sink.end_object().is_break() {
+                            return Ok(ControlFlow::Break(()));
+                        }
+                    }
+                    _ => break,
+                },
+                _ => break,
+            }
+        }
+        self.state = st;
+        Ok(ControlFlow::Continue(()))
+    }
+
     /// Crosses string content up to the next quote, backslash or control
     /// character. Called straight after an opening quote too, so a short
     /// string costs no trip through the state dispatch; a key's closing
@@ -1174,4 +1435,42 @@ fn shown(input: &[u8], i: usize) -> String {
         Some(&b) => format!("a non-ASCII character (byte 0x{b:02x})"),
         None => "the end of the input".to_owned(),
     }
+}
+
+/// Whether `lit` is exactly one JSON number (RFC 8259 grammar).
+fn valid_number(lit: &[u8]) -> bool {
+    let mut i = usize::from(lit.first() == Some(&b'-'));
+    match lit.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            while lit.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+        }
+        _ => return false,
+    }
+    if lit.get(i) == Some(&b'.') {
+        i += 1;
+        let s = i;
+        while lit.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == s {
+            return false;
+        }
+    }
+    if matches!(lit.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(lit.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let s = i;
+        while lit.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == s {
+            return false;
+        }
+    }
+    i == lit.len()
 }
