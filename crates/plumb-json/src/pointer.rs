@@ -148,49 +148,72 @@ enum Frame {
 /// capped by the parser, so memory stays bounded.
 #[derive(Clone, Debug, Default)]
 pub struct PathTracker {
+    /// Frames past `open` are kept, closed, for reuse: opening an object
+    /// then costs no allocation for its key buffer.
     frames: Vec<Frame>,
+    open: usize,
 }
 
 impl PathTracker {
     /// A value is about to start (a scalar or a container): for an array
     /// element, this advances the index.
     pub fn value_starts(&mut self) {
-        if let Some(Frame::Array { next }) = self.frames.last_mut() {
+        if let Some(Frame::Array { next }) = self.last_mut() {
             *next += 1;
         }
     }
 
     /// A container opened (after [`PathTracker::value_starts`]).
     pub fn open(&mut self, object: bool) {
-        self.frames.push(if object {
-            Frame::Object { key: Vec::new() }
-        } else {
-            Frame::Array { next: 0 }
-        });
+        let frame = match self.frames.get_mut(self.open) {
+            Some(f) => f,
+            None => {
+                self.frames.push(Frame::Array { next: 0 });
+                let last = self.frames.len() - 1;
+                &mut self.frames[last]
+            }
+        };
+        match (frame, object) {
+            (Frame::Object { key }, true) => key.clear(),
+            (f, true) => *f = Frame::Object { key: Vec::new() },
+            (f, false) => *f = Frame::Array { next: 0 },
+        }
+        self.open += 1;
     }
 
     /// The innermost container closed.
     pub fn close(&mut self) {
-        self.frames.pop();
+        self.open = self.open.saturating_sub(1);
+    }
+
+    fn last_mut(&mut self) -> Option<&mut Frame> {
+        self.open
+            .checked_sub(1)
+            .and_then(|i| self.frames.get_mut(i))
     }
 
     /// A key was read in the innermost object.
     pub fn key(&mut self, key: &[u8]) {
-        if let Some(Frame::Object { key: k }) = self.frames.last_mut() {
+        if let Some(Frame::Object { key: k }) = self.last_mut() {
             k.clear();
-            k.extend_from_slice(key);
+            // Keys are short; a byte loop beats a call into memcpy.
+            if key.len() <= 16 {
+                k.extend(key.iter().copied());
+            } else {
+                k.extend_from_slice(key);
+            }
         }
     }
 
     /// The depth (open containers).
     pub fn depth(&self) -> usize {
-        self.frames.len()
+        self.open
     }
 
     /// The reference token of the current value in its container at
     /// `level` (0 is the root container): a key, or an element index.
     pub fn token_at(&self, level: usize) -> Option<PathToken<'_>> {
-        match self.frames.get(level)? {
+        match self.frames.get(level).filter(|_| level < self.open)? {
             Frame::Object { key } => {
                 Some(PathToken::Key(std::str::from_utf8(key).unwrap_or_default()))
             }
@@ -201,7 +224,7 @@ impl PathTracker {
     /// The reference token the next value in the container at `level`
     /// will have, before [`PathTracker::value_starts`] is called for it.
     pub fn upcoming_at(&self, level: usize) -> Option<PathToken<'_>> {
-        match self.frames.get(level)? {
+        match self.frames.get(level).filter(|_| level < self.open)? {
             Frame::Object { key } => {
                 Some(PathToken::Key(std::str::from_utf8(key).unwrap_or_default()))
             }
@@ -212,14 +235,14 @@ impl PathTracker {
     /// The pointer of the current value (after `value_starts`), or of
     /// the member whose key was just read.
     pub fn pointer(&self) -> String {
-        self.pointer_upto(self.frames.len())
+        self.pointer_upto(self.open)
     }
 
     /// The pointer through the first `n` open containers: with `n` one
     /// less than the depth, the pointer of the innermost container.
     pub fn pointer_upto(&self, n: usize) -> String {
         let mut out = String::new();
-        for f in self.frames.iter().take(n) {
+        for f in self.frames.iter().take(n.min(self.open)) {
             out.push('/');
             match f {
                 Frame::Object { key } => out.push_str(&escape_token(&String::from_utf8_lossy(key))),

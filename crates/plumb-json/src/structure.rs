@@ -95,7 +95,13 @@ impl KeySet {
         let mut start = 0usize;
         for &end in &self.ends {
             let end = end as usize;
-            if end - start == key.len() && &self.arena[start..end] == key {
+            // Length, then the first and last bytes, decide most pairs
+            // without a call into memcmp.
+            if end - start == key.len()
+                && self.arena.get(start) == key.first()
+                && self.arena.get(end.wrapping_sub(1)) == key.last()
+                && &self.arena[start..end] == key
+            {
                 return true;
             }
             start = end;
