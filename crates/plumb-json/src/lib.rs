@@ -71,10 +71,42 @@ pub fn scan_text<S: JsonSink>(
     sink: &mut S,
 ) -> Result<Status, Refusal> {
     parser.reset(base_offset, line);
-    if parser.push(text, sink)? == Status::Stopped {
-        return Ok(Status::Stopped);
+    // The whole text is here, so a fault at its end gets its column from
+    // the text, rather than a column carried after every push.
+    parser.set_lazy_columns(true);
+    let result = match parser.push(text, sink) {
+        Ok(Status::Stopped) => Ok(Status::Stopped),
+        Ok(_) => parser.finish(sink),
+        Err(e) => Err(e),
+    };
+    parser.set_lazy_columns(false);
+    result.map_err(|e| place_column(e, text, base_offset))
+}
+
+/// Recomputes the column of a fault from the in-memory text.
+fn place_column(e: Refusal, text: &[u8], base: u64) -> Refusal {
+    let Some(at) = e
+        .byte_offset()
+        .and_then(|b| b.checked_sub(base))
+        .and_then(|b| usize::try_from(b).ok())
+    else {
+        return e;
+    };
+    let at = at.min(text.len());
+    let line_start = text[..at]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |p| p + 1);
+    let col = parser::chars(&text[line_start..at]) + 1;
+    match e.column() {
+        Some(old) if old != col => {
+            let message =
+                e.message()
+                    .replacen(&format!(" column {old} ("), &format!(" column {col} ("), 1);
+            e.with_column(col).with_message(message)
+        }
+        _ => e,
     }
-    parser.finish(sink)
 }
 
 /// [`inspect`] over a file.

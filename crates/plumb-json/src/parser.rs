@@ -276,6 +276,10 @@ pub struct JsonParser {
     stopped: bool,
     failed: bool,
     max_depth: usize,
+    /// Set by [`scan_text`](crate::scan_text), which holds the whole text
+    /// and can place an end-of-input fault itself: the per-push column
+    /// carry is then skipped.
+    lazy_columns: bool,
 }
 
 impl std::fmt::Debug for JsonParser {
@@ -297,7 +301,7 @@ impl Default for JsonParser {
 
 /// Counts characters: every byte that is not a UTF-8 continuation byte.
 /// Eight bytes at a time, since columns are kept for every push.
-fn chars(b: &[u8]) -> u64 {
+pub(crate) fn chars(b: &[u8]) -> u64 {
     // Most text is ASCII, and std checks that at memory speed.
     if b.is_ascii() {
         return b.len() as u64;
@@ -342,6 +346,7 @@ impl JsonParser {
             stopped: false,
             failed: false,
             max_depth: 0,
+            lazy_columns: false,
         }
     }
 
@@ -366,6 +371,11 @@ impl JsonParser {
         self.stopped = false;
         self.failed = false;
         self.max_depth = 0;
+    }
+
+    /// Skips the per-push column carry (see [`crate::scan_text`]).
+    pub(crate) fn set_lazy_columns(&mut self, lazy: bool) {
+        self.lazy_columns = lazy;
     }
 
     /// The current nesting depth (open containers).
@@ -456,6 +466,19 @@ impl JsonParser {
         self.token_idx = None;
         let mut i = 0;
         let result = self.run(input, &mut i, base, sink);
+        if self.lazy_columns {
+            // The caller holds the whole text and places columns itself.
+            self.line_start = None;
+            self.offset = base + i as u64;
+            return match result {
+                Err(e) => Err(e),
+                Ok(ControlFlow::Break(())) => {
+                    self.stopped = true;
+                    Ok(Status::Stopped)
+                }
+                Ok(ControlFlow::Continue(())) => Ok(Status::NeedInput),
+            };
+        }
         // An open token keeps its column for an error in a later push;
         // computed here, once per push, rather than at every token.
         if let Some(t) = self.token_idx.take() {
@@ -1144,7 +1167,11 @@ impl JsonParser {
                             b'f' => (b"false", ScalarKind::False),
                             _ => (b"null", ScalarKind::Null),
                         };
-                        if input.get(j..j + word.len()) != Some(word) {
+                        let Some(found) = input.get(j..j + word.len()) else {
+                            break;
+                        };
+                        // A byte loop: four or five bytes are not worth a memcmp call.
+                        if found.iter().zip(word).any(|(a, b)| a != b) {
                             break;
                         }
                         let scalar = Scalar {
