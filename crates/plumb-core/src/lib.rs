@@ -47,7 +47,7 @@ pub use cell::{
 };
 pub use number::{
     compare_integer_literals, integer_json, literal_placeholder, number_literal_precision,
-    NumericRange, PrecisionKind, MAX_NUMBER_LITERAL_BYTES, MAX_SAFE_INTEGER,
+    number_precision_of, NumericRange, PrecisionKind, MAX_NUMBER_LITERAL_BYTES, MAX_SAFE_INTEGER,
 };
 pub use reader::{
     text_stream, Answer, ByteSource, BytesSource, FileSource, FormatReader, Op, ReadOptions,

@@ -122,18 +122,81 @@ fn parts(lit: &str) -> Option<Parts<'_>> {
     })
 }
 
-/// The significant digits of a decimal (no leading or trailing zeros)
-/// and where the decimal point sits relative to them: the value is
-/// `0.DIGITS × 10^point`. Zero has no digits.
-fn canonical(p: &Parts<'_>) -> (Vec<u8>, i64) {
-    let all = p.int.iter().chain(p.frac.iter());
-    let leading = all.clone().take_while(|&&d| d == b'0').count();
-    let mut digits: Vec<u8> = all.skip(leading).copied().collect();
-    while digits.last() == Some(&b'0') {
-        digits.pop();
+/// The significant digits of a decimal, as a view over its integer and
+/// fraction digits (no copy), and where the decimal point sits relative
+/// to them: the value is `0.DIGITS × 10^point`. Zero has no digits.
+#[derive(Clone, Copy)]
+struct Canonical<'a> {
+    int: &'a [u8],
+    frac: &'a [u8],
+    /// The significant digits are positions `start..end` of `int ++ frac`.
+    start: usize,
+    end: usize,
+    point: i64,
+}
+
+impl Canonical<'_> {
+    fn of<'a>(p: &Parts<'a>) -> Canonical<'a> {
+        let total = p.int.len() + p.frac.len();
+        let at = |k: usize| {
+            if k < p.int.len() {
+                p.int[k]
+            } else {
+                p.frac[k - p.int.len()]
+            }
+        };
+        let mut start = 0;
+        while start < total && at(start) == b'0' {
+            start += 1;
+        }
+        let mut end = total;
+        while end > start && at(end - 1) == b'0' {
+            end -= 1;
+        }
+        Canonical {
+            int: p.int,
+            frac: p.frac,
+            start,
+            end,
+            point: p.int.len() as i64 + p.exp - start as i64,
+        }
     }
-    let point = p.int.len() as i64 + p.exp - leading as i64;
-    (digits, point)
+
+    fn digit(&self, k: usize) -> u8 {
+        if k < self.int.len() {
+            self.int[k]
+        } else {
+            self.frac[k - self.int.len()]
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.end - self.start
+    }
+
+    fn digits(&self) -> impl Iterator<Item = u8> + '_ {
+        (self.start..self.end).map(|k| self.digit(k))
+    }
+
+    fn same_value(&self, other: &Canonical<'_>) -> bool {
+        self.point == other.point && self.len() == other.len() && self.digits().eq(other.digits())
+    }
+}
+
+/// A small stack buffer for formatting a double: no allocation.
+struct Stack {
+    buf: [u8; 40],
+    len: usize,
+}
+
+impl std::fmt::Write for Stack {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        let slot = self.buf.get_mut(self.len..end).ok_or(std::fmt::Error)?;
+        slot.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
 }
 
 /// Whether reading `literal` as a double would misstate its text.
@@ -150,6 +213,13 @@ fn canonical(p: &Parts<'_>) -> (Vec<u8>, i64) {
 /// assert_eq!(number_literal_precision("0.1"), None);
 /// ```
 pub fn number_literal_precision(literal: &str) -> Option<PrecisionKind> {
+    number_precision_of(literal, None)
+}
+
+/// [`number_literal_precision`] for a caller that has already parsed the
+/// literal as a double (the same value `f64::from_str` gives): the parse
+/// is not repeated.
+pub fn number_precision_of(literal: &str, parsed: Option<f64>) -> Option<PrecisionKind> {
     if literal.len() > MAX_NUMBER_LITERAL_BYTES {
         return Some(PrecisionKind::OversizedLiteral);
     }
@@ -160,12 +230,15 @@ pub fn number_literal_precision(literal: &str) -> Option<PrecisionKind> {
     if p.int.len() + p.frac.len() <= 15 && p.exp.abs() <= 280 {
         return None;
     }
-    let value: f64 = literal.parse().ok()?;
+    let value: f64 = match parsed {
+        Some(v) => v,
+        None => literal.parse().ok()?,
+    };
     if value.is_infinite() {
         return Some(PrecisionKind::Overflow);
     }
-    let (digits, point) = canonical(&p);
-    if digits.is_empty() {
+    let c = Canonical::of(&p);
+    if c.len() == 0 {
         return None;
     }
     if value == 0.0 {
@@ -174,19 +247,26 @@ pub fn number_literal_precision(literal: &str) -> Option<PrecisionKind> {
     if p.plain_integer {
         // Sixteen digits or fewer before the point is below 10^16; the
         // exact comparison settles the rest.
-        let safe = point <= 15
-            || (point == 16 && {
-                let mut text = digits.clone();
-                text.resize(16, b'0');
-                text.as_slice() <= b"9007199254740991".as_slice()
+        let safe = c.point <= 15
+            || (c.point == 16 && {
+                let mut padded = [b'0'; 16];
+                for (slot, d) in padded.iter_mut().zip(c.digits()) {
+                    *slot = d;
+                }
+                padded.as_slice() <= b"9007199254740991".as_slice()
             });
         return (!safe).then_some(PrecisionKind::UnsafeInteger);
     }
-    let shortest = format!("{:e}", value.abs());
-    let back = parts(&shortest).map(|q| canonical(&q));
-    if back.as_ref() == Some(&(digits.clone(), point)) {
+    let mut shortest = Stack {
+        buf: [0; 40],
+        len: 0,
+    };
+    let formatted = std::fmt::Write::write_fmt(&mut shortest, format_args!("{:e}", value.abs()));
+    let text = std::str::from_utf8(&shortest.buf[..shortest.len]).unwrap_or_default();
+    let back = formatted.ok().and_then(|()| parts(text));
+    if back.is_some_and(|q| Canonical::of(&q).same_value(&c)) {
         None
-    } else if digits.len() > 17 {
+    } else if c.len() > 17 {
         Some(PrecisionKind::ExcessDigits)
     } else {
         Some(PrecisionKind::Inexact)

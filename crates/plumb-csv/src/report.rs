@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use plumb_core::{
-    cap_text, classify_bytes, infer_column_type, number_literal_precision, trim_bytes, CellClass,
+    cap_text, classify_bytes, infer_column_type, number_precision_of, trim_bytes, CellClass,
     ClassHistogram, InferredType, NumericRange, PrecisionKind, Refusal, RefusalReason, ViewFlags,
     COLUMN_TRACK_CAP, FIRST_ISSUES_CAP, SAMPLE_TEXT_BYTES, SAMPLE_VALUES_CAP,
 };
@@ -147,15 +147,17 @@ impl ColumnAcc {
                     }
                 } else {
                     let text = std::str::from_utf8(digits).unwrap_or_default();
+                    let mut parsed = None;
                     if class == CellClass::Integer {
                         self.range.add_integer(text);
                     } else if let Ok(v) = text.parse::<f64>() {
                         self.range.add_float(v);
+                        parsed = Some(v);
                     }
                     // Fifteen characters hold at most fifteen digits, which a
                     // double always gives back; only longer literals are judged.
                     if !simple {
-                        if let Some(kind) = number_literal_precision(text) {
+                        if let Some(kind) = number_precision_of(text, parsed) {
                             self.precision
                                 .entry(kind)
                                 .and_modify(|f| f.count += 1)
