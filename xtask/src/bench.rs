@@ -14,6 +14,9 @@ fn read(p: &Path) -> Option<Value> {
 /// Runs the benches (unless `skip_run`) and prints the table.
 pub fn run(root: &Path, seconds: u64, skip_run: bool) -> Result<(), String> {
     if !skip_run {
+        // Results of benches since renamed or removed would stay in the
+        // table; start from an empty report.
+        let _ = std::fs::remove_dir_all(root.join("target/criterion"));
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
         let ok = Command::new(cargo)
             .args([

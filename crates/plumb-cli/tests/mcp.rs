@@ -101,3 +101,39 @@ async fn an_mcp_session_over_stdio() {
 
     client.cancel().await.unwrap();
 }
+
+/// A call the client abandons is cancelled on the server (the scan's
+/// token fires); the server stays up and answers the next call.
+#[tokio::test]
+async fn an_abandoned_call_does_not_wedge_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let big: String = (0..400_000)
+        .map(|i| format!("{i},name {i},{}.5\n", i % 97))
+        .collect();
+    std::fs::write(dir.path().join("big.csv"), format!("id,name,v\n{big}")).unwrap();
+    std::fs::write(dir.path().join("small.csv"), "a,b\n1,2\n").unwrap();
+    let root = dir.path().to_path_buf();
+    let transport = TokioChildProcess::new(
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_plumb")).configure(|cmd| {
+            cmd.arg("mcp").arg("--root").arg(&root);
+        }),
+    )
+    .unwrap();
+    let client = ().serve(transport).await.unwrap();
+    let slow = client.call_tool(
+        CallToolRequestParams::new("data")
+            .with_arguments(args(json!({"op": "inspect", "path": "big.csv"}))),
+    );
+    // Give up on it almost at once: the future is dropped, the client
+    // sends notifications/cancelled.
+    let _ = tokio::time::timeout(std::time::Duration::from_millis(5), slow).await;
+    let r = client
+        .call_tool(
+            CallToolRequestParams::new("data")
+                .with_arguments(args(json!({"op": "validate", "path": "small.csv"}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.structured_content.unwrap()["result"]["valid"], true);
+    client.cancel().await.unwrap();
+}

@@ -446,3 +446,24 @@ fn the_schema_is_generated_from_the_argument_types() {
     assert_eq!(s["read"]["input_schema"]["required"], json!(["path"]));
     let _ = Path::new("");
 }
+
+#[test]
+fn a_cancelled_call_is_refused_aborted() {
+    let f = fixture();
+    let token = plumb_core::CancelToken::new();
+    token.cancel();
+    let a = tools(&f).call(
+        "data",
+        json!({"op": "inspect", "path": "data/people.csv"}),
+        Some(token.clone()),
+    );
+    assert!(
+        a["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("data: inspect refused (aborted): "),
+        "{a}"
+    );
+    let a = tools(&f).call("read", json!({"path": "data/people.csv"}), Some(token));
+    assert_eq!(a["refusal"]["reason"], "aborted", "{a}");
+}
