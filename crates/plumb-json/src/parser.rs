@@ -1137,14 +1137,13 @@ impl JsonParser {
                         }
                     }
                     b'-' | b'0'..=b'9' => {
-                        let mut k = j + 1;
-                        while k < n
-                            && matches!(input[k], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
-                        {
-                            k += 1;
-                        }
+                        // The grammar walked once; anything it does not
+                        // accept cleanly (a leading zero before a digit, a
+                        // bare `-`, `1.` or `1e`, the end of the push) is
+                        // left to the general machine.
+                        let Some(k) = number_end(input, j) else { break };
                         let lit = &input[j..k];
-                        if k >= n || lit.len() > MAX_NUMBER_LITERAL_BYTES || !valid_number(lit) {
+                        if lit.len() > MAX_NUMBER_LITERAL_BYTES {
                             break;
                         }
                         let scalar = Scalar {
@@ -1468,40 +1467,49 @@ fn shown(input: &[u8], i: usize) -> String {
     }
 }
 
-/// Whether `lit` is exactly one JSON number (RFC 8259 grammar).
-fn valid_number(lit: &[u8]) -> bool {
-    let mut i = usize::from(lit.first() == Some(&b'-'));
-    match lit.get(i) {
-        Some(b'0') => i += 1,
-        Some(b'1'..=b'9') => {
-            while lit.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
+/// Where the JSON number starting at `j` ends, when it ends cleanly
+/// inside `input`: followed by a byte that cannot continue it, and not a
+/// leading zero followed by a digit. `None` sends the number to the
+/// general machine.
+fn number_end(input: &[u8], j: usize) -> Option<usize> {
+    let digits = |mut k: usize| {
+        while input.get(k).is_some_and(u8::is_ascii_digit) {
+            k += 1;
+        }
+        k
+    };
+    let mut k = j + usize::from(input[j] == b'-');
+    match input.get(k)? {
+        b'0' => {
+            k += 1;
+            if input.get(k)?.is_ascii_digit() {
+                return None;
             }
         }
-        _ => return false,
+        b'1'..=b'9' => k = digits(k + 1),
+        _ => return None,
     }
-    if lit.get(i) == Some(&b'.') {
-        i += 1;
-        let s = i;
-        while lit.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
+    if input.get(k)? == &b'.' {
+        let after = digits(k + 1);
+        if after == k + 1 {
+            return None;
         }
-        if i == s {
-            return false;
-        }
+        k = after;
     }
-    if matches!(lit.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(lit.get(i), Some(b'+' | b'-')) {
-            i += 1;
+    if matches!(input.get(k)?, b'e' | b'E') {
+        let mut e = k + 1;
+        if matches!(input.get(e)?, b'+' | b'-') {
+            e += 1;
         }
-        let s = i;
-        while lit.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
+        let after = digits(e);
+        if after == e {
+            return None;
         }
-        if i == s {
-            return false;
-        }
+        k = after;
     }
-    i == lit.len()
+    // The byte after the number must exist (else the number may go on in
+    // the next push) and the general machine ends a number at any byte
+    // that does not continue it, as this does.
+    input.get(k)?;
+    Some(k)
 }
