@@ -549,7 +549,12 @@ impl CsvParser {
                         _ => self.state = State::Unquoted,
                     }
                 }
-                State::Unquoted => {
+                State::Unquoted => loop {
+                    // Unquoted fields and the records they make are crossed
+                    // here without a trip through the state dispatch: after
+                    // a delimiter or an LF, a plain byte starts the next
+                    // field (or record) in this same loop. Anything else
+                    // (a quote, a CR, a blank line, a cap) goes back to it.
                     let start = *i;
                     let class = &self.class;
                     let mut j = start;
@@ -559,30 +564,47 @@ impl CsvParser {
                     *i = j;
                     self.append(&input[start..j], base + j as u64, sink)?;
                     if j == n || self.state == State::Overflow {
-                        continue;
+                        break;
                     }
                     let c = self.class[usize::from(input[j])];
                     *i += 1;
+                    let next_plain = input
+                        .get(*i)
+                        .is_some_and(|&b| self.class[usize::from(b)] == PLAIN);
                     match c {
                         DELIM => {
                             self.end_field(base + *i as u64, sink)?;
-                            // The common case, another unquoted field,
-                            // skips the trip through `FieldStart`.
-                            self.state = match input.get(*i) {
-                                Some(&b) if self.class[usize::from(b)] == PLAIN => State::Unquoted,
-                                _ => State::FieldStart,
-                            };
+                            if next_plain {
+                                self.state = State::Unquoted;
+                                continue;
+                            }
+                            self.state = State::FieldStart;
+                            break;
                         }
                         QUOTE => {
                             self.quoting_issue(IssueKind::BareQuote, base + j as u64, sink)?;
                             self.append(b"\"", base + *i as u64, sink)?;
+                            if self.state == State::Overflow {
+                                break;
+                            }
+                        }
+                        LF => {
+                            self.end_field(base + *i as u64, sink)?;
+                            self.end_record(c, sink)?;
+                            if next_plain {
+                                self.begin_record(base + *i as u64, sink.keep_fields());
+                                self.state = State::Unquoted;
+                                continue;
+                            }
+                            break;
                         }
                         _ => {
                             self.end_field(base + *i as u64, sink)?;
                             self.end_record(c, sink)?;
+                            break;
                         }
                     }
-                }
+                },
                 State::Quoted => match memchr2(b'"', b'\n', &input[*i..]) {
                     None => {
                         let start = *i;
