@@ -83,7 +83,14 @@ pub struct ValueBuilder {
     members: u64,
     done: bool,
     pending_key: bool,
+    /// Open containers below [`BUILD_DEPTH_CAP`] that are being skipped.
+    elided: usize,
 }
+
+/// The deepest nesting a built value keeps; a container deeper than this
+/// becomes `{"$summary": {"type": ..., "deeper_than": 100}}`. JSON readers
+/// commonly stop at 128 levels, so a returned value stays readable.
+pub const BUILD_DEPTH_CAP: usize = 100;
 
 impl ValueBuilder {
     /// A builder that writes at most `budget` bytes of JSON text.
@@ -98,6 +105,7 @@ impl ValueBuilder {
             members: 0,
             done: false,
             pending_key: false,
+            elided: 0,
         }
     }
 
@@ -143,6 +151,23 @@ impl ValueBuilder {
 
     /// A container opens.
     pub fn start(&mut self, object: bool) {
+        if self.elided > 0 {
+            self.elided += 1;
+            return;
+        }
+        if self.stack.len() >= BUILD_DEPTH_CAP {
+            self.before_value();
+            if !self.over {
+                let kind = if object { "object" } else { "array" };
+                self.out.push_str(&format!(
+                    "{{\"$summary\":{{\"type\":\"{kind}\",\"deeper_than\":{BUILD_DEPTH_CAP}}}}}"
+                ));
+                self.check();
+            }
+            self.cut = true;
+            self.elided = 1;
+            return;
+        }
         if self.root.is_none() {
             self.root = Some(if object { "object" } else { "array" });
         } else {
@@ -158,6 +183,9 @@ impl ValueBuilder {
 
     /// A key in the innermost object.
     pub fn key(&mut self, key: &str, truncated: bool) {
+        if self.elided > 0 {
+            return;
+        }
         if self.stack.len() == 1 {
             self.members += 1;
         }
@@ -180,6 +208,10 @@ impl ValueBuilder {
 
     /// The innermost container closes.
     pub fn end(&mut self) {
+        if self.elided > 0 {
+            self.elided -= 1;
+            return;
+        }
         if let Some((kind, _)) = self.stack.pop() {
             if !self.over {
                 self.out.push(if kind == Kind::Object { '}' } else { ']' });
@@ -193,6 +225,9 @@ impl ValueBuilder {
 
     /// A scalar.
     pub fn scalar(&mut self, s: &Scalar<'_>) {
+        if self.elided > 0 {
+            return;
+        }
         if self.root.is_none() {
             self.root = Some(match s.kind {
                 ScalarKind::String => "string",

@@ -40,7 +40,7 @@ use std::path::Path;
 
 use plumb_core::{Refusal, TextStream};
 
-pub use builder::{literal_precision, write_json_string, Built, ValueBuilder};
+pub use builder::{literal_precision, write_json_string, Built, ValueBuilder, BUILD_DEPTH_CAP};
 pub use ops::{
     inspect, select, type_name, validate, JsonInspect, JsonOptions, JsonSelect, JsonSelectOptions,
     JsonValidate, SyntaxError, JSON_SAMPLE_ROWS_DEFAULT, JSON_SAMPLE_ROWS_MAX, KEY_LIST_CAP,

@@ -276,3 +276,26 @@ fn every_chunking_of_a_stream_gives_the_same_answers() {
         );
     }
 }
+
+#[test]
+fn a_deeply_nested_selection_stays_readable() {
+    let doc = format!("{{\"deep\": {}1{}}}", "[".repeat(300), "]".repeat(300));
+    let sel = JsonSelectOptions {
+        pointer: "/deep".into(),
+        ..Default::default()
+    };
+    let r = select(stream(&doc), &JsonOptions::default(), &sel).unwrap();
+    assert_eq!(r.view.label(), "cut");
+    let v: Value = serde_json::from_str(r.value.as_ref().unwrap().get()).unwrap();
+    let mut at = &v;
+    for _ in 0..plumb_json::BUILD_DEPTH_CAP {
+        at = &at[0];
+    }
+    assert_eq!(at["$summary"]["deeper_than"], plumb_json::BUILD_DEPTH_CAP);
+    let answer: &dyn plumb_core::Answer = &r;
+    assert_eq!(
+        answer.to_json()["ok"],
+        true,
+        "to_json keeps working past serde_json's depth limit"
+    );
+}
