@@ -51,6 +51,40 @@ const QUOTE: u8 = 2;
 const LF: u8 = 3;
 const CR: u8 = 4;
 
+/// Where the run of plain bytes starting at `j` ends: at the first
+/// delimiter, quote, CR or LF, or at the end of the input.
+///
+/// Eight bytes at a time: each byte is compared with the four special
+/// bytes by the zero-byte trick on a `u64` (`(v - 0x01..) & !v & 0x80..`
+/// flags every zero byte, and the lowest flag is always a true one, so
+/// `trailing_zeros` finds the first special byte). The class table
+/// finishes the last few bytes and stays the reference.
+#[inline(always)]
+fn plain_run_end(input: &[u8], mut j: usize, delimiter: u8, class: &[u8; 256]) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let zero = |v: u64| v.wrapping_sub(LO) & !v & HI;
+    let d = LO * u64::from(delimiter);
+    let q = LO * u64::from(b'"');
+    let lf = LO * u64::from(b'\n');
+    let cr = LO * u64::from(b'\r');
+    let n = input.len();
+    while j + 8 <= n {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&input[j..j + 8]);
+        let x = u64::from_le_bytes(w);
+        let m = zero(x ^ d) | zero(x ^ q) | zero(x ^ lf) | zero(x ^ cr);
+        if m != 0 {
+            return j + (m.trailing_zeros() / 8) as usize;
+        }
+        j += 8;
+    }
+    while j < n && class[usize::from(input[j])] == PLAIN {
+        j += 1;
+    }
+    j
+}
+
 fn class_table(delimiter: u8) -> [u8; 256] {
     let mut t = [PLAIN; 256];
     t[usize::from(b'"')] = QUOTE;
@@ -556,11 +590,7 @@ impl CsvParser {
                     // field (or record) in this same loop. Anything else
                     // (a quote, a CR, a blank line, a cap) goes back to it.
                     let start = *i;
-                    let class = &self.class;
-                    let mut j = start;
-                    while j < n && class[usize::from(input[j])] == PLAIN {
-                        j += 1;
-                    }
+                    let j = plain_run_end(input, start, self.delimiter, &self.class);
                     *i = j;
                     self.append(&input[start..j], base + j as u64, sink)?;
                     if j == n || self.state == State::Overflow {
