@@ -24,6 +24,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod block;
 mod detect;
 mod machine;
 mod reader;

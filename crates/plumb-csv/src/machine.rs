@@ -17,6 +17,15 @@
 //! finds the next byte that matters. Content is copied into the record
 //! buffer one run at a time, and only when the sink asked to keep fields.
 //!
+//! When fields are not kept (validation), a block path takes 64 bytes
+//! at a time: the block is classified into bit masks (delimiter, quote,
+//! LF, CR; see `block.rs`), quoted regions come from a prefix XOR of the
+//! quote mask, fields are counted with `count_ones`, and only line breaks
+//! cost a step. It takes a block only when the byte machine would report
+//! nothing in it; otherwise the byte machine, the reference, runs over
+//! that block. Both leave the same state, so they alternate freely, and
+//! a proptest holds them to the same events under any chunking.
+//!
 //! Chunk edges are transparent because nothing looks ahead: every state
 //! decides on the byte in hand, and the only cross-byte facts (an open
 //! quote, a CR just seen) live in the state and the flag.
@@ -30,19 +39,26 @@ use std::ops::ControlFlow;
 use memchr::memchr2;
 use serde::Serialize;
 
-/// The largest field kept, in bytes. Past it the record is reported
-/// `field-too-large` and dropped to its next line break: a stray quote
-/// costs one record, not the rest of the file.
+use crate::block::{below, prefix_xor, Masks, BLOCK};
+
+/// The largest field kept, in file bytes (a quoted field's quotes
+/// count). Past it the record is reported `field-too-large` and dropped
+/// to its next line break: a stray quote costs one record, not the rest
+/// of the file.
 pub const CSV_MAX_FIELD_BYTES: usize = 1 << 20;
 
-/// The largest record kept, in bytes of content plus
-/// [`FIELD_END_COST`] per field. Past it the record is reported
-/// `record-too-large` and dropped to its next line break.
+/// The largest record kept, in file bytes plus [`FIELD_END_COST`] per
+/// field. Past it the record is reported `record-too-large` and dropped
+/// to its next line break.
 pub const CSV_MAX_RECORD_BYTES: usize = 16 << 20;
 
-/// What one field end costs against [`CSV_MAX_RECORD_BYTES`]: the
-/// parser stores each end as a `u32`, so a record of millions of empty
-/// fields is bounded like a record of long ones.
+/// What one field end costs against [`CSV_MAX_RECORD_BYTES`] beyond its
+/// delimiter: the parser stores each end as a `u32`, so a record of
+/// millions of empty fields is bounded like a record of long ones.
+///
+/// Caps are measured in file bytes, not unescaped content, so that a
+/// check gives the same answer wherever it is made: at the end of a run
+/// of content, at a push edge, or for a whole block at once.
 pub const FIELD_END_COST: usize = 4;
 
 const PLAIN: u8 = 0;
@@ -407,8 +423,7 @@ pub struct CsvParser {
     data: Vec<u8>,
     ends: Vec<u32>,
     fields: usize,
-    field_len: usize,
-    record_len: usize,
+    field_offset: u64,
     in_record: bool,
     overflow: Option<IssueKind>,
     quoting_issues: u32,
@@ -449,8 +464,7 @@ impl CsvParser {
             data: Vec::new(),
             ends: Vec::new(),
             fields: 0,
-            field_len: 0,
-            record_len: 0,
+            field_offset: 0,
             in_record: false,
             overflow: None,
             quoting_issues: 0,
@@ -529,8 +543,171 @@ impl CsvParser {
         flow
     }
 
+    /// Alternates the two paths: whole blocks while the block path can
+    /// take them, the byte machine for what it cannot (one block's worth
+    /// at a time, so the block path resumes as soon as it may). When the
+    /// sink keeps fields the block path never runs and the byte machine
+    /// takes the whole input.
     #[inline]
     fn run<S: CsvSink>(
+        &mut self,
+        input: &[u8],
+        i: &mut usize,
+        base: u64,
+        sink: &mut S,
+    ) -> ControlFlow<()> {
+        let n = input.len();
+        while *i < n {
+            if n - *i >= BLOCK {
+                self.run_blocks(input, i, base, sink)?;
+            }
+            let end = if sink.keep_fields() {
+                n
+            } else {
+                (*i + BLOCK).min(n)
+            };
+            self.run_bytes(&input[..end], i, base, sink)?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The block path: 64 bytes at a time through bit masks, for records
+    /// whose fields are not kept (validation).
+    ///
+    /// A block is taken only when the byte machine would find nothing to
+    /// report in it: every opening quote starts a field (or doubles a
+    /// quote), every closing quote is followed by a delimiter, a line
+    /// break or a quote, every CR outside quotes is followed by an LF,
+    /// and no cap can be reached. Then the fields of a record are counted
+    /// with `count_ones` on the delimiter mask and only line breaks cost a
+    /// step. Anything else returns at the block's start and the byte
+    /// machine, the reference, takes it; both leave the parser in the
+    /// same state, so the paths may alternate anywhere.
+    fn run_blocks<S: CsvSink>(
+        &mut self,
+        input: &[u8],
+        i: &mut usize,
+        base: u64,
+        sink: &mut S,
+    ) -> ControlFlow<()> {
+        while input.len() - *i >= BLOCK {
+            let state = self.state;
+            let blockable = !self.after_cr
+                && matches!(state, State::FieldStart | State::Unquoted | State::Quoted)
+                && if self.in_record {
+                    !self.keep
+                } else {
+                    !sink.keep_fields()
+                };
+            if !blockable {
+                return ControlFlow::Continue(());
+            }
+            let mut block = [0u8; BLOCK];
+            block.copy_from_slice(&input[*i..*i + BLOCK]);
+            let m = Masks::of(&block, self.delimiter);
+            let at = base + *i as u64;
+
+            let inside = prefix_xor(m.quote) ^ if state == State::Quoted { !0 } else { 0 };
+            let opens = m.quote & inside;
+            let closes = m.quote & !inside;
+            let delims = m.delimiter & !inside;
+            let lfs = m.lf & !inside;
+            let crs = m.cr & !inside;
+            let seps = delims | lfs | crs;
+            let field_starts = (seps << 1) | u64::from(state == State::FieldStart);
+            let bad_open = opens & !(field_starts | (closes << 1));
+            // What follows the last byte is not known yet: a closing quote
+            // there leaves the machine in QuoteInQuoted to decide.
+            let bad_close = closes & !(((m.delimiter | m.lf | m.cr | m.quote) >> 1) | 1 << 63);
+            let lone_cr = crs & !(lfs >> 1);
+            if bad_open | bad_close | lone_cr != 0 {
+                return ControlFlow::Continue(());
+            }
+            if self.in_record {
+                let end = at + BLOCK as u64;
+                let fields = self.fields as u64 + u64::from((delims | lfs).count_ones());
+                if end - self.field_offset > CSV_MAX_FIELD_BYTES as u64
+                    || end - self.record_offset + FIELD_END_COST as u64 * fields
+                        > CSV_MAX_RECORD_BYTES as u64
+                {
+                    return ControlFlow::Continue(());
+                }
+            }
+
+            let start = *i;
+            let line0 = self.line;
+            let line_at = |k: u32| line0 + u64::from((m.lf & below(k)).count_ones());
+            // `pos`: where the bytes of the current line begin in the block.
+            let mut pos = 0u32;
+            let mut terms = lfs;
+            while terms != 0 {
+                let p = terms.trailing_zeros();
+                terms &= terms - 1;
+                let crlf = p > 0 && (crs >> (p - 1)) & 1 == 1;
+                if !self.in_record {
+                    if p - u32::from(crlf) == pos {
+                        self.line = line_at(p + 1);
+                        self.count_ending(crlf);
+                        self.blank_lines += 1;
+                        pos = p + 1;
+                        *i = start + pos as usize;
+                        sink.blank_line(self.line - 1)?;
+                        continue;
+                    }
+                    self.line = line_at(pos);
+                    if sink.keep_fields() {
+                        *i = start + pos as usize;
+                        return ControlFlow::Continue(());
+                    }
+                    self.begin_record(at + u64::from(pos), false);
+                }
+                self.fields += (delims & below(p) & !below(pos)).count_ones() as usize + 1;
+                self.line = line_at(p + 1);
+                self.count_ending(crlf);
+                pos = p + 1;
+                *i = start + pos as usize;
+                self.emit(sink)?;
+            }
+            if pos < BLOCK as u32 {
+                // The rest of the block belongs to a record still open.
+                if !self.in_record {
+                    self.line = line_at(pos);
+                    if sink.keep_fields() {
+                        *i = start + pos as usize;
+                        return ControlFlow::Continue(());
+                    }
+                    self.begin_record(at + u64::from(pos), false);
+                }
+                let ends = delims & !below(pos);
+                self.fields += ends.count_ones() as usize;
+                if ends != 0 {
+                    self.field_offset = at + u64::from(64 - ends.leading_zeros());
+                }
+            }
+            // The byte machine notes where every quoted field opens; the
+            // last opening in the block is the one it would hold now.
+            let field_opens = opens & field_starts;
+            if field_opens != 0 {
+                let k = 63 - field_opens.leading_zeros();
+                self.quote_line = line_at(k);
+                self.quote_offset = at + u64::from(k);
+            }
+            self.line = line0 + u64::from(m.lf.count_ones());
+            self.state = if inside >> 63 != 0 {
+                State::Quoted
+            } else if closes >> 63 != 0 {
+                State::QuoteInQuoted
+            } else if pos == BLOCK as u32 || delims >> 63 != 0 {
+                State::FieldStart
+            } else {
+                State::Unquoted
+            };
+            *i = start + BLOCK;
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn run_bytes<S: CsvSink>(
         &mut self,
         input: &[u8],
         i: &mut usize,
@@ -644,7 +821,7 @@ impl CsvParser {
                     Some(k) => {
                         let start = *i;
                         *i += k + 1;
-                        self.append(&input[start..start + k], base + *i as u64, sink)?;
+                        self.append(&input[start..start + k], base + (start + k) as u64, sink)?;
                         if self.state == State::Overflow {
                             *i -= 1;
                             continue;
@@ -742,7 +919,16 @@ impl CsvParser {
         self.record_no += 1;
         self.record_line = self.line;
         self.record_offset = at;
+        self.field_offset = at;
         self.keep = keep;
+    }
+
+    /// What the open record costs against [`CSV_MAX_RECORD_BYTES`] at
+    /// file offset `at`: its file bytes so far plus [`FIELD_END_COST`]
+    /// per field ended.
+    #[inline]
+    fn record_cost(&self, at: u64) -> u64 {
+        at.saturating_sub(self.record_offset) + (FIELD_END_COST as u64) * self.fields as u64
     }
 
     #[inline]
@@ -750,12 +936,10 @@ impl CsvParser {
         if bytes.is_empty() || self.state == State::Overflow {
             return ControlFlow::Continue(());
         }
-        self.field_len += bytes.len();
-        self.record_len += bytes.len();
-        if self.field_len > CSV_MAX_FIELD_BYTES {
+        if at.saturating_sub(self.field_offset) > CSV_MAX_FIELD_BYTES as u64 {
             return self.overflow(IssueKind::FieldTooLarge, at, sink);
         }
-        if self.record_len > CSV_MAX_RECORD_BYTES {
+        if self.record_cost(at) > CSV_MAX_RECORD_BYTES as u64 {
             return self.overflow(IssueKind::RecordTooLarge, at, sink);
         }
         if self.keep {
@@ -802,17 +986,24 @@ impl CsvParser {
             return ControlFlow::Continue(());
         }
         self.fields += 1;
-        self.field_len = 0;
-        self.record_len += FIELD_END_COST;
-        if self.record_len > CSV_MAX_RECORD_BYTES {
+        if self.record_cost(at) > CSV_MAX_RECORD_BYTES as u64 {
             return self.overflow(IssueKind::RecordTooLarge, at, sink);
         }
         if self.keep {
             // The record cap keeps every end below 2^32.
             self.ends.push(self.data.len() as u32);
         }
+        self.field_offset = at;
         self.state = State::FieldStart;
         ControlFlow::Continue(())
+    }
+
+    fn count_ending(&mut self, crlf: bool) {
+        if crlf {
+            self.endings.crlf += 1;
+        } else {
+            self.endings.lf += 1;
+        }
     }
 
     fn terminator(&mut self, class: u8) {
@@ -849,8 +1040,6 @@ impl CsvParser {
         self.data.clear();
         self.ends.clear();
         self.fields = 0;
-        self.field_len = 0;
-        self.record_len = 0;
         self.in_record = false;
         self.overflow = None;
         self.quoting_issues = 0;

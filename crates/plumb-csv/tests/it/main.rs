@@ -1,6 +1,7 @@
 //! Integration tests for plumb-csv: the seed's focused tests and more,
 //! every parser case run whole, split at every byte and byte by byte.
 
+mod blocks;
 mod conformance;
 mod ops;
 mod parser;

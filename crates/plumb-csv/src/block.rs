@@ -1,0 +1,193 @@
+//! Structural bit masks of 64-byte blocks, for the parser's block path.
+//!
+//! A block is classified once: one `u64` per byte of interest (the
+//! delimiter, `"`, LF, CR), bit `k` set when byte `k` is that byte. On
+//! x86-64 this is four 16-byte compares per mask through `safe_arch`
+//! (SSE2 is part of the x86-64 baseline, so no runtime check is needed);
+//! elsewhere a plain loop does the same and stays the reference.
+//!
+//! [`prefix_xor`] turns the quote mask into the "inside quotes" mask:
+//! bit `k` is set when an odd number of quotes sit at or before `k`. An
+//! opening quote is inside, a closing quote outside, and a doubled quote
+//! `""` inside a quoted field closes and reopens, which is exactly how
+//! RFC 4180 reads it.
+
+/// The bytes in one block.
+pub(crate) const BLOCK: usize = 64;
+
+/// Where the bytes of interest sit in one block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Masks {
+    /// The delimiter.
+    pub delimiter: u64,
+    /// `"`.
+    pub quote: u64,
+    /// `\n`.
+    pub lf: u64,
+    /// `\r`.
+    pub cr: u64,
+}
+
+impl Masks {
+    /// Classifies one block.
+    #[inline(always)]
+    pub(crate) fn of(block: &[u8; BLOCK], delimiter: u8) -> Masks {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        {
+            sse2(block, delimiter)
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+        {
+            portable(block, delimiter)
+        }
+    }
+}
+
+/// The reference classifier: one byte at a time.
+#[cfg_attr(
+    all(target_arch = "x86_64", target_feature = "sse2", not(test)),
+    allow(dead_code)
+)]
+pub(crate) fn portable(block: &[u8; BLOCK], delimiter: u8) -> Masks {
+    let mut m = Masks {
+        delimiter: 0,
+        quote: 0,
+        lf: 0,
+        cr: 0,
+    };
+    for (k, &b) in block.iter().enumerate() {
+        let bit = 1u64 << k;
+        // A delimiter that is also special (never sensible) is the
+        // delimiter, as in the byte machine's class table.
+        if b == delimiter {
+            m.delimiter |= bit;
+        } else if b == b'"' {
+            m.quote |= bit;
+        } else if b == b'\n' {
+            m.lf |= bit;
+        } else if b == b'\r' {
+            m.cr |= bit;
+        }
+    }
+    m
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn sse2(block: &[u8; BLOCK], delimiter: u8) -> Masks {
+    use safe_arch::{cmp_eq_mask_i8_m128i, m128i, move_mask_i8_m128i, set_splat_i8_m128i};
+
+    // Bytes reinterpreted as i8 for the splat: the compare is bitwise.
+    let splat = |b: u8| set_splat_i8_m128i(i8::from_ne_bytes([b]));
+    let (d, q, lf, cr) = (splat(delimiter), splat(b'"'), splat(b'\n'), splat(b'\r'));
+    let mut m = Masks {
+        delimiter: 0,
+        quote: 0,
+        lf: 0,
+        cr: 0,
+    };
+    for part in 0..BLOCK / 16 {
+        let mut lane = [0u8; 16];
+        lane.copy_from_slice(&block[part * 16..part * 16 + 16]);
+        let v = m128i::from(lane);
+        let bits = |c: m128i| u64::from(move_mask_i8_m128i(cmp_eq_mask_i8_m128i(v, c)) as u16);
+        let shift = part * 16;
+        let dm = bits(d);
+        m.delimiter |= dm << shift;
+        // Special bytes that are also the delimiter count as the delimiter.
+        m.quote |= (bits(q) & !dm) << shift;
+        m.lf |= (bits(lf) & !dm) << shift;
+        m.cr |= (bits(cr) & !dm) << shift;
+    }
+    m
+}
+
+/// Bit `k` of the result is the XOR of bits `0..=k` of `x`.
+#[inline(always)]
+pub(crate) fn prefix_xor(mut x: u64) -> u64 {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    x
+}
+
+/// The bits below `k` (`k` may be 64).
+#[inline(always)]
+pub(crate) fn below(k: u32) -> u64 {
+    if k >= 64 {
+        !0
+    } else {
+        (1u64 << k) - 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block_of(bytes: &[u8]) -> [u8; BLOCK] {
+        let mut b = [b'x'; BLOCK];
+        b[..bytes.len()].copy_from_slice(bytes);
+        b
+    }
+
+    #[test]
+    fn classifier_agrees_with_the_reference() {
+        // Every byte value at every lane position, for several delimiters.
+        for delimiter in [b',', b'\t', b';', b'|', b'"', b'\n'] {
+            for value in 0..=255u8 {
+                for pos in [0, 1, 15, 16, 31, 47, 63] {
+                    let mut b = block_of(b"a,\"b\"\r\n;|\t");
+                    b[pos] = value;
+                    assert_eq!(
+                        Masks::of(&b, delimiter),
+                        portable(&b, delimiter),
+                        "delimiter {delimiter} value {value} at {pos}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn reference_masks() {
+        let b = block_of(b"a,\"b\"\r\n");
+        let m = portable(&b, b',');
+        assert_eq!(m.delimiter, 1 << 1);
+        assert_eq!(m.quote, (1 << 2) | (1 << 4));
+        assert_eq!(m.cr, 1 << 5);
+        assert_eq!(m.lf, 1 << 6);
+    }
+
+    #[test]
+    fn prefix_xor_marks_the_inside_of_quotes() {
+        for x in [
+            0u64,
+            1,
+            0b1001,
+            0b1010_0110,
+            !0,
+            1 << 63,
+            0x8000_0000_0000_0001,
+        ] {
+            let mut want = 0u64;
+            let mut acc = 0u64;
+            for k in 0..64 {
+                acc ^= (x >> k) & 1;
+                want |= acc << k;
+            }
+            assert_eq!(prefix_xor(x), want, "{x:b}");
+        }
+    }
+
+    #[test]
+    fn below_covers_the_edges() {
+        assert_eq!(below(0), 0);
+        assert_eq!(below(1), 1);
+        assert_eq!(below(63), !0 >> 1);
+        assert_eq!(below(64), !0);
+    }
+}

@@ -1,0 +1,185 @@
+//! The block path (records whose fields are not kept) against the byte
+//! machine (fields kept): the same events, the same counts, under any
+//! chunking, and when a sink changes its mind between records.
+
+use std::ops::ControlFlow;
+
+use plumb_csv::{CsvParser, CsvSink, Issue, Record};
+use proptest::prelude::*;
+
+use crate::util::parse_pieces;
+
+/// Keeps fields for the first `keep_first` records only, as the header
+/// resolver does, and logs every event.
+struct Switching {
+    keep_first: usize,
+    seen: usize,
+    events: Vec<String>,
+}
+
+impl CsvSink for Switching {
+    fn keep_fields(&self) -> bool {
+        self.seen < self.keep_first
+    }
+    fn record(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+        self.seen += 1;
+        self.events.push(format!(
+            "record {}@{} fields={} offset={}",
+            r.number,
+            r.line,
+            r.len(),
+            r.byte_offset
+        ));
+        ControlFlow::Continue(())
+    }
+    fn issue(&mut self, i: &Issue) -> ControlFlow<()> {
+        self.events
+            .push(format!("{}@{}:{}", i.kind.as_str(), i.record, i.line));
+        ControlFlow::Continue(())
+    }
+    fn blank_line(&mut self, line: u64) -> ControlFlow<()> {
+        self.events.push(format!("blank@{line}"));
+        ControlFlow::Continue(())
+    }
+}
+
+fn switching(pieces: &[&[u8]], keep_first: usize) -> (Vec<String>, String) {
+    let mut sink = Switching {
+        keep_first,
+        seen: 0,
+        events: Vec::new(),
+    };
+    let mut p = CsvParser::new(b',');
+    for piece in pieces {
+        let _ = p.push(piece, &mut sink);
+    }
+    let _ = p.finish(&mut sink);
+    let counts = format!(
+        "{} blank={} records={} lines={}",
+        p.line_endings().label(),
+        p.blank_lines(),
+        p.records(),
+        p.lines()
+    );
+    (sink.events, counts)
+}
+
+fn cut(input: &[u8], cuts: Vec<usize>) -> Vec<&[u8]> {
+    let mut points: Vec<usize> = cuts.into_iter().map(|c| c.min(input.len())).collect();
+    points.sort_unstable();
+    let mut pieces = Vec::new();
+    let mut last = 0;
+    for p in points {
+        pieces.push(&input[last..p]);
+        last = p;
+    }
+    pieces.push(&input[last..]);
+    pieces
+}
+
+/// Runs `input` through the byte machine (fields kept) and the block
+/// path (whole, cut, and after a few kept records) and demands one answer.
+fn same_every_way(input: &[u8], cuts: Vec<usize>, keep_first: usize) -> Result<(), TestCaseError> {
+    let (kept, kept_endings) = parse_pieces(&[input], b',', true);
+    let (reference, reference_counts) = switching(&[input], usize::MAX);
+    prop_assert_eq!(&reference, &kept.events);
+    prop_assert!(reference_counts.starts_with(&kept_endings));
+    let (lean, lean_counts) = switching(&[input], 0);
+    prop_assert_eq!(&lean, &reference);
+    prop_assert_eq!(&lean_counts, &reference_counts);
+    let pieces = cut(input, cuts);
+    let (lean_cut, lean_cut_counts) = switching(&pieces, 0);
+    prop_assert_eq!(&lean_cut, &reference);
+    prop_assert_eq!(&lean_cut_counts, &reference_counts);
+    let (mixed, mixed_counts) = switching(&pieces, keep_first);
+    prop_assert_eq!(&mixed, &reference);
+    prop_assert_eq!(&mixed_counts, &reference_counts);
+    Ok(())
+}
+
+/// Mostly well-formed text (so whole blocks are taken) with the faults
+/// the block path must hand back: bare quotes, text after quotes, lone
+/// CRs, blank lines, quoted line breaks, multibyte text.
+fn long_csvish() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        20 => "[a-z0-9 ]{1,12}".prop_map(String::into_bytes),
+        12 => Just(b",".to_vec()),
+        6 => Just(b"\n".to_vec()),
+        3 => Just(b"\r\n".to_vec()),
+        4 => "[a-z ,]{0,8}".prop_map(|s| format!("\"{s}\"").into_bytes()),
+        2 => "[a-z\n\r]{0,8}".prop_map(|s| format!("\"{s}\"\"{s}\"").into_bytes()),
+        1 => Just(b"\"".to_vec()),
+        1 => Just(b"\r".to_vec()),
+        1 => Just(b"\n\n".to_vec()),
+        1 => Just("é".as_bytes().to_vec()),
+    ];
+    prop::collection::vec(piece, 0..300).prop_map(|v| v.concat())
+}
+
+/// Well-formed files written by the `csv` crate.
+fn written() -> impl Strategy<Value = Vec<u8>> {
+    (
+        prop::collection::vec(prop::collection::vec("[a-z0-9 ,\"\n\r]{0,10}", 1..6), 1..60),
+        any::<bool>(),
+    )
+        .prop_map(|(rows, crlf)| {
+            let mut w = csv::WriterBuilder::new()
+                .flexible(true)
+                .terminator(if crlf {
+                    csv::Terminator::CRLF
+                } else {
+                    csv::Terminator::Any(b'\n')
+                })
+                .from_writer(Vec::new());
+            for r in &rows {
+                w.write_record(r).unwrap();
+            }
+            w.into_inner().unwrap()
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(600))]
+
+    #[test]
+    fn block_path_is_the_byte_machine(
+        input in long_csvish(),
+        cuts in prop::collection::vec(0usize..4000, 0..8),
+        keep_first in 0usize..6,
+    ) {
+        same_every_way(&input, cuts, keep_first)?;
+    }
+
+    #[test]
+    fn block_path_on_written_files(
+        input in written(),
+        cuts in prop::collection::vec(0usize..4000, 0..8),
+        keep_first in 0usize..6,
+    ) {
+        same_every_way(&input, cuts, keep_first)?;
+    }
+}
+
+#[test]
+fn block_path_at_every_split_of_a_long_example() {
+    let mut input = Vec::new();
+    for k in 0..40 {
+        input.extend_from_slice(
+            format!("{k},\"q {k}, \"\"x\"\"\",plain {k}\r\n\n\"multi\nline\",{k}\n").as_bytes(),
+        );
+    }
+    input.extend_from_slice(b"bad\"quote,1\n\"open,2");
+    let (reference, counts) = switching(&[&input], usize::MAX);
+    assert!(reference.iter().any(|e| e.starts_with("bare-quote")));
+    assert!(reference
+        .iter()
+        .any(|e| e.starts_with("unterminated-quote")));
+    for at in 0..=input.len() {
+        let (a, b) = input.split_at(at);
+        assert_eq!(
+            switching(&[a, b], 0),
+            (reference.clone(), counts.clone()),
+            "split at {at}"
+        );
+    }
+}
