@@ -138,51 +138,169 @@ pub fn classify_bytes(cell: &[u8]) -> CellClass {
 /// `Integer` or `Float` when the bytes are a decimal number literal
 /// (optional sign, digits, optional fraction, optional exponent).
 pub fn numeric_class(bytes: &[u8]) -> Option<CellClass> {
+    scan_decimal(bytes).map(|d| d.class())
+}
+
+/// A decimal number literal read in one pass: its shape, and its value
+/// when that comes exactly from the digits alone.
+///
+/// ```
+/// use plumb_core::{scan_decimal, CellClass};
+/// let d = scan_decimal(b"-12.25").unwrap();
+/// assert_eq!(d.class(), CellClass::Float);
+/// assert_eq!(d.exact_f64(), Some(-12.25));
+/// assert_eq!(scan_decimal(b"42").unwrap().small_integer(), Some(42));
+/// assert!(scan_decimal(b"4x").is_none());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DecimalScan {
+    negative: bool,
+    /// The digits before the exponent as one number, kept while it fits.
+    mantissa: u64,
+    /// Digits before the exponent (integer and fraction, leading zeros too).
+    digits: u32,
+    /// Digits after the point.
+    frac_digits: u32,
+    point: bool,
+    exponent: bool,
+    /// The exponent's value, saturated far beyond any double's range.
+    exp10: i32,
+}
+
+/// The most digits [`DecimalScan`] turns into a value by itself: fifteen
+/// digits fit an `i64` and survive a double both ways.
+const EXACT_DIGITS: u32 = 15;
+
+/// Powers of ten a double holds exactly, up to [`EXACT_DIGITS`].
+const POWERS_OF_TEN: [f64; 16] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+];
+
+impl DecimalScan {
+    /// `Integer`, or `Float` when there is a point or an exponent.
+    pub fn class(&self) -> CellClass {
+        if self.point || self.exponent {
+            CellClass::Float
+        } else {
+            CellClass::Integer
+        }
+    }
+
+    /// Whether the literal has at most fifteen digits and no exponent:
+    /// then its value is exact as a double and it prints back unchanged,
+    /// so it needs no precision check.
+    pub fn is_short(&self) -> bool {
+        self.digits <= EXACT_DIGITS && !self.exponent
+    }
+
+    /// The value of a short integer literal (see [`DecimalScan::is_short`]).
+    pub fn small_integer(&self) -> Option<i64> {
+        if !self.is_short() || self.point {
+            return None;
+        }
+        // At most fifteen digits: below 10^15, so the cast is exact.
+        let v = self.mantissa as i64;
+        Some(if self.negative { -v } else { v })
+    }
+
+    /// The value as `(m, e)` meaning `m × 10^e`, with `m` free of trailing
+    /// zeros, when the digits fit a `u64` (at most nineteen) and are not
+    /// all zero. Equal pairs mean equal values.
+    pub fn significand(&self) -> Option<(u64, i64)> {
+        if self.digits > 19 || self.mantissa == 0 {
+            return None;
+        }
+        let mut m = self.mantissa;
+        let mut e = i64::from(self.exp10) - i64::from(self.frac_digits);
+        while m.is_multiple_of(10) {
+            m /= 10;
+            e += 1;
+        }
+        Some((m, e))
+    }
+
+    /// Whether the literal is negative.
+    pub fn is_negative(&self) -> bool {
+        self.negative
+    }
+
+    /// The nearest double of a short literal, computed exactly: the
+    /// digits as an integer below 2^53 divided by an exact power of ten
+    /// is one correctly rounded operation (Clinger's fast path).
+    pub fn exact_f64(&self) -> Option<f64> {
+        if !self.is_short() {
+            return None;
+        }
+        let v = self.mantissa as f64 / POWERS_OF_TEN[self.frac_digits as usize];
+        Some(if self.negative { -v } else { v })
+    }
+}
+
+/// Reads a decimal number literal (optional sign, digits, optional
+/// fraction, optional exponent), or `None` when the bytes are not one.
+pub fn scan_decimal(bytes: &[u8]) -> Option<DecimalScan> {
+    let mut d = DecimalScan {
+        negative: false,
+        mantissa: 0,
+        digits: 0,
+        frac_digits: 0,
+        point: false,
+        exponent: false,
+        exp10: 0,
+    };
     let mut i = 0;
-    if matches!(bytes.first(), Some(b'+' | b'-')) {
-        i = 1;
+    match bytes.first() {
+        Some(b'-') => {
+            d.negative = true;
+            i = 1;
+        }
+        Some(b'+') => i = 1,
+        _ => {}
     }
-    let int_start = i;
-    while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+    while let Some(&b) = bytes.get(i).filter(|b| b.is_ascii_digit()) {
+        d.mantissa = d
+            .mantissa
+            .wrapping_mul(10)
+            .wrapping_add(u64::from(b - b'0'));
+        d.digits += 1;
         i += 1;
     }
-    let int_digits = i - int_start;
-    let mut frac_digits = 0;
-    let mut is_float = false;
     if bytes.get(i) == Some(&b'.') {
-        is_float = true;
+        d.point = true;
         i += 1;
-        let s = i;
-        while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+        while let Some(&b) = bytes.get(i).filter(|b| b.is_ascii_digit()) {
+            d.mantissa = d
+                .mantissa
+                .wrapping_mul(10)
+                .wrapping_add(u64::from(b - b'0'));
+            d.digits += 1;
+            d.frac_digits += 1;
             i += 1;
         }
-        frac_digits = i - s;
     }
-    if int_digits + frac_digits == 0 {
+    if d.digits == 0 {
         return None;
     }
     if matches!(bytes.get(i), Some(b'e' | b'E')) {
-        is_float = true;
+        d.exponent = true;
         i += 1;
+        let negative = bytes.get(i) == Some(&b'-');
         if matches!(bytes.get(i), Some(b'+' | b'-')) {
             i += 1;
         }
         let s = i;
-        while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+        while let Some(&b) = bytes.get(i).filter(|b| b.is_ascii_digit()) {
+            d.exp10 = (d.exp10 * 10 + i32::from(b - b'0')).min(1 << 20);
             i += 1;
         }
         if i == s {
             return None;
         }
+        if negative {
+            d.exp10 = -d.exp10;
+        }
     }
-    if i != bytes.len() {
-        return None;
-    }
-    Some(if is_float {
-        CellClass::Float
-    } else {
-        CellClass::Integer
-    })
+    (i == bytes.len()).then_some(d)
 }
 
 fn digits(bytes: &[u8], at: usize, n: usize) -> Option<u32> {

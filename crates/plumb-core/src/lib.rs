@@ -42,12 +42,13 @@ pub use caps::{
     SAMPLE_VALUES_CAP, SELECT_DEFAULT_LIMIT, SELECT_MAX_LIMIT,
 };
 pub use cell::{
-    classify_bytes, classify_cell, infer_column_type, numeric_class, trim_bytes, trim_cell,
-    CellClass, ClassHistogram, InferredType, SENTINEL_TOKENS,
+    classify_bytes, classify_cell, infer_column_type, numeric_class, scan_decimal, trim_bytes,
+    trim_cell, CellClass, ClassHistogram, DecimalScan, InferredType, SENTINEL_TOKENS,
 };
 pub use number::{
-    compare_integer_literals, integer_json, literal_placeholder, number_literal_precision,
-    number_precision_of, NumericRange, PrecisionKind, MAX_NUMBER_LITERAL_BYTES, MAX_SAFE_INTEGER,
+    compare_integer_literals, float_value_and_precision, integer_json, literal_placeholder,
+    number_literal_precision, number_precision_of, NumericRange, PrecisionKind,
+    MAX_NUMBER_LITERAL_BYTES, MAX_SAFE_INTEGER,
 };
 pub use reader::{
     text_stream, Answer, ByteSource, BytesSource, FileSource, FormatReader, Op, ReadOptions,

@@ -183,22 +183,6 @@ impl Canonical<'_> {
     }
 }
 
-/// A small stack buffer for formatting a double: no allocation.
-struct Stack {
-    buf: [u8; 40],
-    len: usize,
-}
-
-impl std::fmt::Write for Stack {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        let end = self.len + s.len();
-        let slot = self.buf.get_mut(self.len..end).ok_or(std::fmt::Error)?;
-        slot.copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
-    }
-}
-
 /// Whether reading `literal` as a double would misstate its text.
 ///
 /// Returns `None` when the literal is exact or is not a decimal number
@@ -257,13 +241,10 @@ pub fn number_precision_of(literal: &str, parsed: Option<f64>) -> Option<Precisi
             });
         return (!safe).then_some(PrecisionKind::UnsafeInteger);
     }
-    let mut shortest = Stack {
-        buf: [0; 40],
-        len: 0,
-    };
-    let formatted = std::fmt::Write::write_fmt(&mut shortest, format_args!("{:e}", value.abs()));
-    let text = std::str::from_utf8(&shortest.buf[..shortest.len]).unwrap_or_default();
-    let back = formatted.ok().and_then(|()| parts(text));
+    // The shortest digits that read back as the same double (Ryu, on
+    // the stack); the literal survives when they are its own digits.
+    let mut shortest = ryu::Buffer::new();
+    let back = parts(shortest.format_finite(value.abs()));
     if back.is_some_and(|q| Canonical::of(&q).same_value(&c)) {
         None
     } else if c.len() > 17 {
@@ -271,6 +252,46 @@ pub fn number_precision_of(literal: &str, parsed: Option<f64>) -> Option<Precisi
     } else {
         Some(PrecisionKind::Inexact)
     }
+}
+
+/// Parses a fraction or exponent literal already read by
+/// [`scan_decimal`](crate::scan_decimal) and judges it, in one go: the
+/// value (as `f64::from_str` gives it) and the verdict
+/// [`number_precision_of`] would give.
+///
+/// The common outcome, an exact literal, costs one parse and one
+/// shortest formatting (Ryu) compared as integers; anything else takes
+/// the general path.
+///
+/// ```
+/// use plumb_core::{float_value_and_precision, scan_decimal, PrecisionKind};
+/// let lit = "0.30000000000000004";
+/// let (v, kind) = float_value_and_precision(lit, &scan_decimal(lit.as_bytes()).unwrap());
+/// assert_eq!((v, kind), (Some(0.1 + 0.2), None));
+/// let lit = "0.30000000000000005";
+/// let (_, kind) = float_value_and_precision(lit, &scan_decimal(lit.as_bytes()).unwrap());
+/// assert_eq!(kind, Some(PrecisionKind::Inexact));
+/// ```
+pub fn float_value_and_precision(
+    literal: &str,
+    scan: &crate::DecimalScan,
+) -> (Option<f64>, Option<PrecisionKind>) {
+    let parsed: Option<f64> = literal.parse().ok();
+    if let (Some(v), Some(mine)) = (parsed, scan.significand()) {
+        let plain = literal.len() <= MAX_NUMBER_LITERAL_BYTES
+            && scan.class() == crate::CellClass::Float
+            && v.is_finite()
+            && v != 0.0;
+        if plain {
+            let mut shortest = ryu::Buffer::new();
+            let back = crate::scan_decimal(shortest.format_finite(v.abs()).as_bytes())
+                .and_then(|b| b.significand());
+            if back == Some(mine) {
+                return (parsed, None);
+            }
+        }
+    }
+    (parsed, number_precision_of(literal, parsed))
 }
 
 /// Compares two integer literals (optional sign, ASCII digits) exactly,

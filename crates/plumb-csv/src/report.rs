@@ -8,9 +8,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use plumb_core::{
-    cap_text, classify_bytes, infer_column_type, number_precision_of, trim_bytes, CellClass,
-    ClassHistogram, InferredType, NumericRange, PrecisionKind, Refusal, RefusalReason, ViewFlags,
-    COLUMN_TRACK_CAP, FIRST_ISSUES_CAP, SAMPLE_TEXT_BYTES, SAMPLE_VALUES_CAP,
+    cap_text, classify_bytes, float_value_and_precision, infer_column_type, number_precision_of,
+    scan_decimal, trim_bytes, CellClass, ClassHistogram, DecimalScan, InferredType, NumericRange,
+    PrecisionKind, Refusal, RefusalReason, ViewFlags, COLUMN_TRACK_CAP, FIRST_ISSUES_CAP,
+    SAMPLE_TEXT_BYTES, SAMPLE_VALUES_CAP,
 };
 
 use crate::machine::{Issue, IssueReport, Record};
@@ -98,38 +99,32 @@ struct ColumnAcc {
 /// How many cells a column compares to its samples at most.
 const SAMPLE_LOOKS: u32 = 4096;
 
-/// An integer literal of at most 15 digits, parsed without a check the
-/// classifier already made.
-fn small_integer(b: &[u8]) -> Option<i64> {
-    let (neg, digits) = match b {
-        [b'-', rest @ ..] => (true, rest),
-        [b'+', rest @ ..] => (false, rest),
-        _ => (false, b),
-    };
-    if digits.len() > 15 {
-        return None;
-    }
-    let v = digits
-        .iter()
-        .fold(0i64, |acc, &d| acc * 10 + i64::from(d.wrapping_sub(b'0')));
-    Some(if neg { -v } else { v })
-}
-
 fn char_count(b: &[u8]) -> u64 {
     b.iter().filter(|&&c| c & 0xC0 != 0x80).count() as u64
 }
 
 impl ColumnAcc {
     fn add(&mut self, cell: &[u8], record: u64) {
-        let class = classify_bytes(cell);
+        // A number is read once: its class and, when short, its value.
+        let trimmed = trim_bytes(cell);
+        let number = match trimmed.first() {
+            Some(b'0'..=b'9' | b'+' | b'-' | b'.') => scan_decimal(trimmed),
+            _ => None,
+        };
+        let class = number.map_or_else(|| classify_bytes(trimmed), |d| d.class());
         self.classes.add(class);
-        let len = char_count(cell);
+        // Every class but `string` is ASCII: one byte, one character.
+        let len = if class == CellClass::String {
+            char_count(cell)
+        } else {
+            cell.len() as u64
+        };
         self.min_len = Some(self.min_len.map_or(len, |m| m.min(len)));
         self.max_len = Some(self.max_len.map_or(len, |m| m.max(len)));
         match class {
             CellClass::Empty => return,
             CellClass::Sentinel => {
-                let token = String::from_utf8_lossy(trim_bytes(cell));
+                let token = String::from_utf8_lossy(trimmed);
                 match self.sentinels.get_mut(token.as_ref()) {
                     Some(n) => *n += 1,
                     None => {
@@ -138,37 +133,14 @@ impl ColumnAcc {
                 }
             }
             CellClass::Integer | CellClass::Float => {
-                let digits = trim_bytes(cell);
-                let simple = digits.len() <= 15 && !digits.iter().any(|&b| b == b'e' || b == b'E');
-                if class == CellClass::Integer && simple {
-                    // Fifteen digits at most: an i64, and exact as a double.
-                    if let Some(v) = small_integer(digits) {
-                        self.range.add_i64(v);
-                    }
+                if let Some(v) = number.and_then(|d| d.small_integer()) {
+                    self.range.add_i64(v);
+                } else if let Some(v) = number.and_then(|d| d.exact_f64()) {
+                    self.range.add_float(v);
                 } else {
-                    let text = std::str::from_utf8(digits).unwrap_or_default();
-                    let mut parsed = None;
-                    if class == CellClass::Integer {
-                        self.range.add_integer(text);
-                    } else if let Ok(v) = text.parse::<f64>() {
-                        self.range.add_float(v);
-                        parsed = Some(v);
-                    }
-                    // Fifteen characters hold at most fifteen digits, which a
-                    // double always gives back; only longer literals are judged.
-                    if !simple {
-                        if let Some(kind) = number_precision_of(text, parsed) {
-                            self.precision
-                                .entry(kind)
-                                .and_modify(|f| f.count += 1)
-                                .or_insert_with(|| PrecisionFact {
-                                    kind,
-                                    count: 1,
-                                    example: cap_text(text, SAMPLE_TEXT_BYTES).0.to_owned(),
-                                    record,
-                                });
-                        }
-                    }
+                    // Long literals and exponents: the general path, with
+                    // the precision check (short ones never misstate).
+                    self.add_long_number(number, class, trimmed, record);
                 }
             }
             _ => {}
@@ -180,6 +152,41 @@ impl ColumnAcc {
             if !self.samples.iter().any(|s| s == kept) {
                 self.samples.push(kept.to_owned());
             }
+        }
+    }
+
+    #[cold]
+    fn add_long_number(
+        &mut self,
+        number: Option<DecimalScan>,
+        class: CellClass,
+        digits: &[u8],
+        record: u64,
+    ) {
+        let text = std::str::from_utf8(digits).unwrap_or_default();
+        let kind = match (class, number) {
+            (CellClass::Float, Some(scan)) => {
+                let (parsed, kind) = float_value_and_precision(text, &scan);
+                if let Some(v) = parsed {
+                    self.range.add_float(v);
+                }
+                kind
+            }
+            _ => {
+                self.range.add_integer(text);
+                number_precision_of(text, None)
+            }
+        };
+        if let Some(kind) = kind {
+            self.precision
+                .entry(kind)
+                .and_modify(|f| f.count += 1)
+                .or_insert_with(|| PrecisionFact {
+                    kind,
+                    count: 1,
+                    example: cap_text(text, SAMPLE_TEXT_BYTES).0.to_owned(),
+                    record,
+                });
         }
     }
 

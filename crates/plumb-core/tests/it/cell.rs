@@ -95,3 +95,31 @@ fn histogram_serializes_nonzero_classes_by_name() {
         r#"{"sentinel":1,"integer":2}"#
     );
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+    /// A decimal read in one pass gives std's value whenever it gives one,
+    /// and its class agrees with std's parsers.
+    #[test]
+    fn scan_decimal_agrees_with_std(lit in "[+-]?[0-9]{0,18}(\\.[0-9]{0,18})?([eE][+-]?[0-9]{0,3})?") {
+        let scan = plumb_core::scan_decimal(lit.as_bytes());
+        let body = lit.trim_start_matches(['+', '-']);
+        let has_digit = body.split(['e', 'E']).next().unwrap().bytes().any(|b| b.is_ascii_digit());
+        let exp_ok = body.split_once(['e', 'E']).is_none_or(|(_, e)| e.trim_start_matches(['+', '-']).bytes().any(|b| b.is_ascii_digit()));
+        proptest::prop_assert_eq!(scan.is_some(), has_digit && exp_ok, "{}", lit);
+        if let Some(d) = scan {
+            let f: f64 = lit.parse().unwrap();
+            if let Some(v) = d.exact_f64() {
+                proptest::prop_assert_eq!(v.to_bits(), f.to_bits(), "{}", lit);
+            }
+            if let Some(v) = d.small_integer() {
+                proptest::prop_assert_eq!(Some(v), lit.parse::<i64>().ok(), "{}", lit);
+            }
+            let integer = !lit.contains(['.', 'e', 'E']);
+            proptest::prop_assert_eq!(d.class() == CellClass::Integer, integer);
+            let digits = body.split(['e', 'E']).next().unwrap().bytes().filter(u8::is_ascii_digit).count();
+            proptest::prop_assert_eq!(d.is_short(), digits <= 15 && !lit.contains(['e', 'E']));
+        }
+    }
+}

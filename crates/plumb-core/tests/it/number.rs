@@ -96,3 +96,73 @@ fn numeric_range_is_exact_for_integers_and_double_for_floats() {
     r.add_float(2.25);
     assert_eq!(r.bounds(), (json!(-1.5), json!(4.0)));
 }
+
+/// A literal's significant digits and the power of ten of its last one.
+fn canonical(lit: &str) -> (String, i64) {
+    let lit = lit.trim_start_matches(['+', '-']);
+    let (mantissa, exp) = match lit.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i64>().unwrap()),
+        None => (lit, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{int}{frac}");
+    let mut exp = exp - frac.len() as i64;
+    let digits = digits.trim_start_matches('0');
+    let trimmed = digits.trim_end_matches('0');
+    exp += (digits.len() - trimmed.len()) as i64;
+    if trimmed.is_empty() {
+        return (String::new(), 0);
+    }
+    (trimmed.to_owned(), exp)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+    /// Decimal literals of many digits are judged as std's own shortest
+    /// formatting would judge them.
+    #[test]
+    fn long_decimals_agree_with_std_formatting(
+        int in "[0-9]{1,10}",
+        frac in "[0-9]{1,14}",
+        exp in proptest::option::of(-330i32..320),
+        negative in proptest::bool::ANY,
+    ) {
+        let sign = if negative { "-" } else { "" };
+        let lit = match exp {
+            Some(e) => format!("{sign}{int}.{frac}e{e}"),
+            None => format!("{sign}{int}.{frac}"),
+        };
+        let v: f64 = lit.parse().unwrap();
+        let (digits, _) = canonical(&lit);
+        let want = if v.is_infinite() {
+            Some(PrecisionKind::Overflow)
+        } else if digits.is_empty() || digits.len() <= 15 && exp.is_none_or(|e| e.abs() < 250) {
+            None
+        } else if v == 0.0 {
+            Some(PrecisionKind::Underflow)
+        } else if canonical(&format!("{:e}", v.abs())) == canonical(&lit) {
+            None
+        } else if digits.len() > 17 {
+            Some(PrecisionKind::ExcessDigits)
+        } else {
+            Some(PrecisionKind::Inexact)
+        };
+        proptest::prop_assert_eq!(number_literal_precision(&lit), want, "{}", lit);
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+    /// The one-pass float judgement gives the general path's verdict.
+    #[test]
+    fn float_judgement_matches_the_general_path(
+        lit in "-?[0-9]{1,12}\\.[0-9]{0,12}(e-?[0-9]{1,3})?",
+    ) {
+        let scan = plumb_core::scan_decimal(lit.as_bytes()).unwrap();
+        let parsed: Option<f64> = lit.parse().ok();
+        let want = (parsed, plumb_core::number_precision_of(&lit, parsed));
+        proptest::prop_assert_eq!(plumb_core::float_value_and_precision(&lit, &scan), want, "{}", lit);
+    }
+}
