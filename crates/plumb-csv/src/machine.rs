@@ -112,6 +112,15 @@ fn class_table(delimiter: u8) -> [u8; 256] {
     t
 }
 
+/// Appends quoted content with each doubled quote made one.
+fn unescape_into(out: &mut Vec<u8>, mut raw: &[u8]) {
+    while let Some(k) = memchr::memchr(b'"', raw) {
+        out.extend_from_slice(&raw[..=k]);
+        raw = raw.get(k + 2..).unwrap_or_default();
+    }
+    out.extend_from_slice(raw);
+}
+
 /// The parser's states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -125,6 +134,29 @@ enum State {
     QuoteInQuoted,
     /// A cap was hit; input is dropped up to the next line break.
     Overflow,
+}
+
+/// What the parser does with the fields of the open record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Counts them (validation).
+    Count,
+    /// Keeps them all for the record event.
+    Keep,
+    /// Hands each to the sink as it ends.
+    Cells,
+}
+
+impl Mode {
+    fn of<S: CsvSink>(sink: &S) -> Mode {
+        if sink.keep_fields() {
+            Mode::Keep
+        } else if sink.wants_cells() {
+            Mode::Cells
+        } else {
+            Mode::Count
+        }
+    }
 }
 
 /// A kind of problem found while parsing or checking a CSV file.
@@ -351,6 +383,24 @@ pub trait CsvSink {
         true
     }
 
+    /// Whether, for a record whose fields are not kept, each field's
+    /// content should be handed to [`CsvSink::cell`] as it ends. A sink
+    /// that folds cells one by one (inspect) asks for this: fields then
+    /// come straight from the input when they need no unescaping, with
+    /// no copy.
+    fn wants_cells(&self) -> bool {
+        false
+    }
+
+    /// Field `index` (0-based) of record `record` (1-based), unescaped,
+    /// for a sink that [wants cells](CsvSink::wants_cells). Cells come in
+    /// order, before their record's [`CsvSink::record`] event, which then
+    /// carries the field count but no contents.
+    fn cell(&mut self, record: u64, index: usize, content: &[u8]) -> ControlFlow<()> {
+        let _ = (record, index, content);
+        ControlFlow::Continue(())
+    }
+
     /// A complete record.
     fn record(&mut self, record: &Record<'_>) -> ControlFlow<()>;
 
@@ -370,6 +420,12 @@ pub trait CsvSink {
 impl<S: CsvSink + ?Sized> CsvSink for &mut S {
     fn keep_fields(&self) -> bool {
         (**self).keep_fields()
+    }
+    fn wants_cells(&self) -> bool {
+        (**self).wants_cells()
+    }
+    fn cell(&mut self, record: u64, index: usize, content: &[u8]) -> ControlFlow<()> {
+        (**self).cell(record, index, content)
     }
     fn record(&mut self, record: &Record<'_>) -> ControlFlow<()> {
         (**self).record(record)
@@ -419,7 +475,14 @@ pub struct CsvParser {
     delimiter: u8,
     class: [u8; 256],
     state: State,
-    keep: bool,
+    mode: Mode,
+    /// The block path's hold on the current field, for [`Mode::Cells`]:
+    /// its bytes not yet in `data` start at `cell_from` in the input being
+    /// pushed; `cell_quoted` says the field opened with a quote and
+    /// `cell_opening` that the opening quote is among those bytes.
+    cell_from: usize,
+    cell_quoted: bool,
+    cell_opening: bool,
     data: Vec<u8>,
     ends: Vec<u32>,
     fields: usize,
@@ -460,7 +523,10 @@ impl CsvParser {
             delimiter,
             class: class_table(delimiter),
             state: State::FieldStart,
-            keep: true,
+            mode: Mode::Keep,
+            cell_from: 0,
+            cell_quoted: false,
+            cell_opening: false,
             data: Vec::new(),
             ends: Vec::new(),
             fields: 0,
@@ -572,18 +638,60 @@ impl CsvParser {
     }
 
     /// The block path: 64 bytes at a time through bit masks, for records
-    /// whose fields are not kept (validation).
+    /// whose fields are not kept (validation counts them, inspect takes
+    /// them one by one).
     ///
     /// A block is taken only when the byte machine would find nothing to
     /// report in it: every opening quote starts a field (or doubles a
     /// quote), every closing quote is followed by a delimiter, a line
     /// break or a quote, every CR outside quotes is followed by an LF,
-    /// and no cap can be reached. Then the fields of a record are counted
-    /// with `count_ones` on the delimiter mask and only line breaks cost a
-    /// step. Anything else returns at the block's start and the byte
-    /// machine, the reference, takes it; both leave the parser in the
-    /// same state, so the paths may alternate anywhere.
+    /// and no cap can be reached. Counting, the fields of a record are
+    /// counted with `count_ones` on the delimiter mask and only line
+    /// breaks cost a step; handing out cells, each field is a slice of
+    /// the input (unescaped into `data` only when it holds doubled quotes
+    /// or began in an earlier push). Anything else returns at the block's
+    /// start and the byte machine, the reference, takes it; both leave
+    /// the parser in the same state, so the paths may alternate anywhere.
     fn run_blocks<S: CsvSink>(
+        &mut self,
+        input: &[u8],
+        i: &mut usize,
+        base: u64,
+        sink: &mut S,
+    ) -> ControlFlow<()> {
+        // A field the byte machine began is continued from the block's start.
+        self.cell_from = *i;
+        self.cell_quoted = self.state == State::Quoted;
+        self.cell_opening = false;
+        let entry = *i;
+        self.blocks(input, i, base, sink)?;
+        // Leaving mid-field: what the block path held goes into `data`,
+        // as the byte machine would have stored it.
+        if *i > entry
+            && self.in_record
+            && self.mode == Mode::Cells
+            && matches!(
+                self.state,
+                State::Unquoted | State::Quoted | State::QuoteInQuoted
+            )
+        {
+            let mut end = *i;
+            if self.state == State::QuoteInQuoted {
+                // That quote is still undecided: the byte machine decides it.
+                end -= 1;
+            }
+            let from = self.cell_from + usize::from(self.cell_opening);
+            let raw = input.get(from..end).unwrap_or_default();
+            if self.cell_quoted {
+                unescape_into(&mut self.data, raw);
+            } else {
+                self.data.extend_from_slice(raw);
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn blocks<S: CsvSink>(
         &mut self,
         input: &[u8],
         i: &mut usize,
@@ -595,7 +703,7 @@ impl CsvParser {
             let blockable = !self.after_cr
                 && matches!(state, State::FieldStart | State::Unquoted | State::Quoted)
                 && if self.in_record {
-                    !self.keep
+                    self.mode != Mode::Keep
                 } else {
                     !sink.keep_fields()
                 };
@@ -637,6 +745,15 @@ impl CsvParser {
             let start = *i;
             let line0 = self.line;
             let line_at = |k: u32| line0 + u64::from((m.lf & below(k)).count_ones());
+            let cells = if self.in_record {
+                self.mode == Mode::Cells
+            } else {
+                sink.wants_cells()
+            };
+            if cells && state == State::FieldStart {
+                // A field (or record) starts with the block.
+                self.start_cell(start, 0, opens);
+            }
             // `pos`: where the bytes of the current line begin in the block.
             let mut pos = 0u32;
             let mut terms = lfs;
@@ -644,8 +761,9 @@ impl CsvParser {
                 let p = terms.trailing_zeros();
                 terms &= terms - 1;
                 let crlf = p > 0 && (crs >> (p - 1)) & 1 == 1;
+                let content_end = p - u32::from(crlf);
                 if !self.in_record {
-                    if p - u32::from(crlf) == pos {
+                    if content_end == pos {
                         self.line = line_at(p + 1);
                         self.count_ending(crlf);
                         self.blank_lines += 1;
@@ -655,31 +773,45 @@ impl CsvParser {
                         continue;
                     }
                     self.line = line_at(pos);
-                    if sink.keep_fields() {
+                    let mode = Mode::of(sink);
+                    if mode != if cells { Mode::Cells } else { Mode::Count } {
                         *i = start + pos as usize;
                         return ControlFlow::Continue(());
                     }
-                    self.begin_record(at + u64::from(pos), false);
+                    self.begin_record(at + u64::from(pos), mode);
+                    self.start_cell(start, pos, opens);
                 }
-                self.fields += (delims & below(p) & !below(pos)).count_ones() as usize + 1;
+                let in_line = delims & below(content_end) & !below(pos);
+                if cells {
+                    self.hand_out(input, start, in_line, content_end, opens, sink)?;
+                } else {
+                    self.fields += in_line.count_ones() as usize + 1;
+                }
                 self.line = line_at(p + 1);
                 self.count_ending(crlf);
                 pos = p + 1;
                 *i = start + pos as usize;
                 self.emit(sink)?;
+                self.cell_from = *i;
             }
             if pos < BLOCK as u32 {
                 // The rest of the block belongs to a record still open.
                 if !self.in_record {
                     self.line = line_at(pos);
-                    if sink.keep_fields() {
+                    let mode = Mode::of(sink);
+                    if mode != if cells { Mode::Cells } else { Mode::Count } {
                         *i = start + pos as usize;
                         return ControlFlow::Continue(());
                     }
-                    self.begin_record(at + u64::from(pos), false);
+                    self.begin_record(at + u64::from(pos), mode);
+                    self.start_cell(start, pos, opens);
                 }
                 let ends = delims & !below(pos);
-                self.fields += ends.count_ones() as usize;
+                if cells {
+                    self.hand_out(input, start, ends, BLOCK as u32, opens, sink)?;
+                } else {
+                    self.fields += ends.count_ones() as usize;
+                }
                 if ends != 0 {
                     self.field_offset = at + u64::from(64 - ends.leading_zeros());
                 }
@@ -705,6 +837,70 @@ impl CsvParser {
             *i = start + BLOCK;
         }
         ControlFlow::Continue(())
+    }
+
+    /// Notes that a field starts at bit `k` of the block at `start`.
+    #[inline]
+    fn start_cell(&mut self, start: usize, k: u32, opens: u64) {
+        let opening = (opens >> k) & 1 == 1;
+        self.cell_from = start + k as usize;
+        self.cell_quoted = opening;
+        self.cell_opening = opening;
+    }
+
+    /// Hands out the fields of the open record that end in this block:
+    /// one at each bit of `ends` (delimiters), and the last at
+    /// `content_end` when that is before the block's end (a line break).
+    #[inline]
+    fn hand_out<S: CsvSink>(
+        &mut self,
+        input: &[u8],
+        start: usize,
+        mut ends: u64,
+        content_end: u32,
+        opens: u64,
+        sink: &mut S,
+    ) -> ControlFlow<()> {
+        loop {
+            let (end, next) = if ends != 0 {
+                let d = ends.trailing_zeros();
+                ends &= ends - 1;
+                (d, d + 1)
+            } else if content_end < BLOCK as u32 {
+                (content_end, BLOCK as u32)
+            } else {
+                return ControlFlow::Continue(());
+            };
+            let from = self.cell_from;
+            let stop = start + end as usize;
+            // A quoted field's bytes end with its closing quote.
+            let raw = if self.cell_quoted {
+                input.get(from + usize::from(self.cell_opening)..stop - 1)
+            } else {
+                input.get(from..stop)
+            }
+            .unwrap_or_default();
+            let plain = !self.cell_quoted || memchr::memchr(b'"', raw).is_none();
+            self.fields += 1;
+            let flow = if plain && self.data.is_empty() {
+                sink.cell(self.record_no, self.fields - 1, raw)
+            } else {
+                if plain {
+                    self.data.extend_from_slice(raw);
+                } else {
+                    unescape_into(&mut self.data, raw);
+                }
+                let flow = sink.cell(self.record_no, self.fields - 1, &self.data);
+                self.data.clear();
+                flow
+            };
+            flow?;
+            if next == BLOCK as u32 {
+                // The next field starts with the next block, or the line ended.
+                return ControlFlow::Continue(());
+            }
+            self.start_cell(start, next, opens);
+        }
     }
 
     fn run_bytes<S: CsvSink>(
@@ -739,7 +935,7 @@ impl CsvParser {
                             sink.blank_line(self.line - 1)?;
                             continue;
                         }
-                        self.begin_record(base + *i as u64, sink.keep_fields());
+                        self.begin_record(base + *i as u64, Mode::of(sink));
                     }
                     match class {
                         QUOTE => {
@@ -799,7 +995,7 @@ impl CsvParser {
                             self.end_field(base + *i as u64, sink)?;
                             self.end_record(c, sink)?;
                             if next_plain {
-                                self.begin_record(base + *i as u64, sink.keep_fields());
+                                self.begin_record(base + *i as u64, Mode::of(sink));
                                 self.state = State::Unquoted;
                                 continue;
                             }
@@ -914,13 +1110,13 @@ impl CsvParser {
         self.emit(sink)
     }
 
-    fn begin_record(&mut self, at: u64, keep: bool) {
+    fn begin_record(&mut self, at: u64, mode: Mode) {
         self.in_record = true;
         self.record_no += 1;
         self.record_line = self.line;
         self.record_offset = at;
         self.field_offset = at;
-        self.keep = keep;
+        self.mode = mode;
     }
 
     /// What the open record costs against [`CSV_MAX_RECORD_BYTES`] at
@@ -942,7 +1138,7 @@ impl CsvParser {
         if self.record_cost(at) > CSV_MAX_RECORD_BYTES as u64 {
             return self.overflow(IssueKind::RecordTooLarge, at, sink);
         }
-        if self.keep {
+        if self.mode != Mode::Count {
             self.data.extend_from_slice(bytes);
         }
         ControlFlow::Continue(())
@@ -989,12 +1185,18 @@ impl CsvParser {
         if self.record_cost(at) > CSV_MAX_RECORD_BYTES as u64 {
             return self.overflow(IssueKind::RecordTooLarge, at, sink);
         }
-        if self.keep {
-            // The record cap keeps every end below 2^32.
-            self.ends.push(self.data.len() as u32);
-        }
         self.field_offset = at;
         self.state = State::FieldStart;
+        match self.mode {
+            // The record cap keeps every end below 2^32.
+            Mode::Keep => self.ends.push(self.data.len() as u32),
+            Mode::Cells => {
+                let flow = sink.cell(self.record_no, self.fields - 1, &self.data);
+                self.data.clear();
+                flow?;
+            }
+            Mode::Count => {}
+        }
         ControlFlow::Continue(())
     }
 
@@ -1030,7 +1232,7 @@ impl CsvParser {
             quoting_issues: self.quoting_issues,
             data: &self.data,
             ends: &self.ends,
-            field_count: if self.keep {
+            field_count: if self.mode == Mode::Keep {
                 self.ends.len()
             } else {
                 self.fields

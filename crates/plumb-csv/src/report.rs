@@ -320,6 +320,24 @@ impl InspectSink {
 }
 
 impl RowSink for InspectSink {
+    fn keep_fields(&self) -> bool {
+        // The sample needs whole rows; every later row comes cell by cell.
+        self.sample.len() < self.sample_rows
+    }
+
+    fn wants_cells(&self) -> bool {
+        true
+    }
+
+    fn cell(&mut self, record: u64, index: usize, content: &[u8]) {
+        if index < COLUMN_TRACK_CAP {
+            if self.columns.len() <= index {
+                self.columns.resize_with(index + 1, ColumnAcc::default);
+            }
+            self.columns[index].add(content, record);
+        }
+    }
+
     fn header(&mut self, header: Option<&Record<'_>>) -> Result<(), Refusal> {
         self.header = header.map(row_strings);
         Ok(())
@@ -328,6 +346,10 @@ impl RowSink for InspectSink {
     fn row(&mut self, _index: u64, row: &Record<'_>) -> ControlFlow<()> {
         let n = row.len();
         self.widest = self.widest.max(n);
+        if !row.has_fields() {
+            // Its cells came one by one.
+            return ControlFlow::Continue(());
+        }
         let tracked = n.min(COLUMN_TRACK_CAP);
         if self.columns.len() < tracked {
             self.columns.resize_with(tracked, ColumnAcc::default);

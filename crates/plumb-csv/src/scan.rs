@@ -85,6 +85,15 @@ pub(crate) trait RowSink {
         let _ = header;
         Ok(())
     }
+    /// Whether data rows whose fields are not kept should come cell by
+    /// cell (see [`CsvSink::wants_cells`]).
+    fn wants_cells(&self) -> bool {
+        false
+    }
+    /// One cell of a data row, before the row itself.
+    fn cell(&mut self, record: u64, index: usize, content: &[u8]) {
+        let _ = (record, index, content);
+    }
     /// Data row `index` (0-based, after the header).
     fn row(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()>;
     fn issue(&mut self, issue: &Issue) -> ControlFlow<()>;
@@ -224,6 +233,16 @@ impl<'s, S: RowSink> Resolver<'s, S> {
 impl<S: RowSink> CsvSink for Resolver<'_, S> {
     fn keep_fields(&self) -> bool {
         !self.decided || self.inner.keep_fields()
+    }
+
+    fn wants_cells(&self) -> bool {
+        // A record past the row cap is not a row: its cells stay unseen.
+        self.decided && self.inner.wants_cells() && !self.max_rows.is_some_and(|m| self.rows >= m)
+    }
+
+    fn cell(&mut self, record: u64, index: usize, content: &[u8]) -> ControlFlow<()> {
+        self.inner.cell(record, index, content);
+        ControlFlow::Continue(())
     }
 
     fn record(&mut self, record: &Record<'_>) -> ControlFlow<()> {

@@ -13,16 +13,46 @@ use crate::util::parse_pieces;
 /// resolver does, and logs every event.
 struct Switching {
     keep_first: usize,
+    /// Ask for cells once fields are not kept.
+    cells: bool,
     seen: usize,
     events: Vec<String>,
+    /// Every record's fields, from kept records or from cells.
+    rows: Vec<Vec<String>>,
+    current: Vec<String>,
 }
 
 impl CsvSink for Switching {
     fn keep_fields(&self) -> bool {
         self.seen < self.keep_first
     }
+    fn wants_cells(&self) -> bool {
+        self.cells
+    }
+    fn cell(&mut self, record: u64, index: usize, content: &[u8]) -> ControlFlow<()> {
+        assert_eq!(
+            record,
+            self.seen as u64 + 1,
+            "cell of the record being read"
+        );
+        assert_eq!(index, self.current.len(), "cells in order");
+        self.current
+            .push(String::from_utf8(content.to_vec()).expect("utf8"));
+        ControlFlow::Continue(())
+    }
     fn record(&mut self, r: &Record<'_>) -> ControlFlow<()> {
         self.seen += 1;
+        if r.has_fields() {
+            assert!(self.current.is_empty(), "no cells for a kept record");
+            self.rows.push(
+                r.iter()
+                    .map(|f| String::from_utf8(f.to_vec()).unwrap())
+                    .collect(),
+            );
+        } else if self.cells {
+            assert_eq!(self.current.len(), r.len(), "one cell per field");
+            self.rows.push(std::mem::take(&mut self.current));
+        }
         self.events.push(format!(
             "record {}@{} fields={} offset={}",
             r.number,
@@ -44,10 +74,22 @@ impl CsvSink for Switching {
 }
 
 fn switching(pieces: &[&[u8]], keep_first: usize) -> (Vec<String>, String) {
+    switching_with(pieces, keep_first, false).0
+}
+
+/// The events, the counts, and (with `cells`) every record's fields.
+fn switching_with(
+    pieces: &[&[u8]],
+    keep_first: usize,
+    cells: bool,
+) -> ((Vec<String>, String), Vec<Vec<String>>) {
     let mut sink = Switching {
         keep_first,
+        cells,
         seen: 0,
         events: Vec::new(),
+        rows: Vec::new(),
+        current: Vec::new(),
     };
     let mut p = CsvParser::new(b',');
     for piece in pieces {
@@ -61,7 +103,7 @@ fn switching(pieces: &[&[u8]], keep_first: usize) -> (Vec<String>, String) {
         p.records(),
         p.lines()
     );
-    (sink.events, counts)
+    ((sink.events, counts), sink.rows)
 }
 
 fn cut(input: &[u8], cuts: Vec<usize>) -> Vec<&[u8]> {
@@ -94,6 +136,13 @@ fn same_every_way(input: &[u8], cuts: Vec<usize>, keep_first: usize) -> Result<(
     let (mixed, mixed_counts) = switching(&pieces, keep_first);
     prop_assert_eq!(&mixed, &reference);
     prop_assert_eq!(&mixed_counts, &reference_counts);
+    // Cell by cell: the same events and the same fields as kept records.
+    for (pieces, keep_first) in [(vec![input], 0), (pieces, keep_first)] {
+        let ((events, counts), rows) = switching_with(&pieces, keep_first, true);
+        prop_assert_eq!(&events, &reference);
+        prop_assert_eq!(&counts, &reference_counts);
+        prop_assert_eq!(&rows, &kept.records);
+    }
     Ok(())
 }
 
@@ -174,12 +223,19 @@ fn block_path_at_every_split_of_a_long_example() {
     assert!(reference
         .iter()
         .any(|e| e.starts_with("unterminated-quote")));
+    let (_, rows) = switching_with(&[&input], usize::MAX, false);
     for at in 0..=input.len() {
         let (a, b) = input.split_at(at);
         assert_eq!(
             switching(&[a, b], 0),
             (reference.clone(), counts.clone()),
             "split at {at}"
+        );
+        let cells = switching_with(&[a, b], 1, true);
+        assert_eq!(
+            cells,
+            ((reference.clone(), counts.clone()), rows.clone()),
+            "cells, split at {at}"
         );
     }
 }
