@@ -237,7 +237,7 @@ impl<S: RowSink> CsvSink for Resolver<'_, S> {
 
     fn wants_cells(&self) -> bool {
         // A record past the row cap is not a row: its cells stay unseen.
-        self.decided && self.inner.wants_cells() && !self.max_rows.is_some_and(|m| self.rows >= m)
+        self.decided && self.inner.wants_cells() && self.max_rows.is_none_or(|m| self.rows < m)
     }
 
     fn cell(&mut self, record: u64, index: usize, content: &[u8]) -> ControlFlow<()> {
