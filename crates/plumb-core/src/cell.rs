@@ -77,6 +77,7 @@ pub fn trim_cell(text: &str) -> &str {
 }
 
 /// [`trim_cell`] for bytes.
+#[inline]
 pub fn trim_bytes(mut b: &[u8]) -> &[u8] {
     while let [b' ' | b'\t', rest @ ..] = b {
         b = rest;
@@ -178,6 +179,7 @@ const POWERS_OF_TEN: [f64; 16] = [
 
 impl DecimalScan {
     /// `Integer`, or `Float` when there is a point or an exponent.
+    #[inline]
     pub fn class(&self) -> CellClass {
         if self.point || self.exponent {
             CellClass::Float
@@ -189,11 +191,13 @@ impl DecimalScan {
     /// Whether the literal has at most fifteen digits and no exponent:
     /// then its value is exact as a double and it prints back unchanged,
     /// so it needs no precision check.
+    #[inline]
     pub fn is_short(&self) -> bool {
         self.digits <= EXACT_DIGITS && !self.exponent
     }
 
     /// The value of a short integer literal (see [`DecimalScan::is_short`]).
+    #[inline]
     pub fn small_integer(&self) -> Option<i64> {
         if !self.is_short() || self.point {
             return None;
@@ -227,6 +231,7 @@ impl DecimalScan {
     /// The nearest double of a short literal, computed exactly: the
     /// digits as an integer below 2^53 divided by an exact power of ten
     /// is one correctly rounded operation (Clinger's fast path).
+    #[inline]
     pub fn exact_f64(&self) -> Option<f64> {
         if !self.is_short() {
             return None;
@@ -238,6 +243,7 @@ impl DecimalScan {
 
 /// Reads a decimal number literal (optional sign, digits, optional
 /// fraction, optional exponent), or `None` when the bytes are not one.
+#[inline]
 pub fn scan_decimal(bytes: &[u8]) -> Option<DecimalScan> {
     let mut d = DecimalScan {
         negative: false,
@@ -386,6 +392,7 @@ pub struct ClassHistogram {
 
 impl ClassHistogram {
     /// Counts one cell of `class`.
+    #[inline]
     pub fn add(&mut self, class: CellClass) {
         self.counts[class.index()] += 1;
     }

@@ -371,6 +371,7 @@ impl NumericRange {
     }
 
     /// Adds an integer that fits an `i64`.
+    #[inline]
     pub fn add_i64(&mut self, v: i64) {
         self.small_min = Some(self.small_min.map_or(v, |m| m.min(v)));
         self.small_max = Some(self.small_max.map_or(v, |m| m.max(v)));
@@ -397,6 +398,7 @@ impl NumericRange {
     }
 
     /// Adds a float value. NaN is ignored.
+    #[inline]
     pub fn add_float(&mut self, value: f64) {
         if value.is_nan() {
             return;
