@@ -1,6 +1,7 @@
 //! `CsvParser::push`: the input cut at a fuzzer-chosen point and in
-//! 1-byte pieces gives the same records and issues as the whole; every
-//! record's fields, joined back, are no longer than the input.
+//! 1-byte pieces gives the same records and issues as the whole; the
+//! block path (fields counted, or handed out cell by cell) gives the
+//! same events, counts and fields as the byte machine (fields kept).
 #![no_main]
 
 use std::ops::ControlFlow;
@@ -8,42 +9,106 @@ use std::ops::ControlFlow;
 use libfuzzer_sys::fuzz_target;
 use plumb_csv::{CsvParser, CsvSink, Issue, Record};
 
-#[derive(Default, PartialEq, Debug)]
-struct Log(Vec<String>);
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Mode {
+    Keep,
+    Count,
+    Cells,
+}
+
+#[derive(PartialEq, Debug)]
+struct Log {
+    mode: Mode,
+    events: Vec<String>,
+    rows: Vec<Vec<String>>,
+    current: Vec<String>,
+}
 
 impl CsvSink for Log {
+    fn keep_fields(&self) -> bool {
+        self.mode == Mode::Keep
+    }
+    fn wants_cells(&self) -> bool {
+        self.mode == Mode::Cells
+    }
+    fn cell(&mut self, _record: u64, index: usize, content: &[u8]) -> ControlFlow<()> {
+        assert_eq!(index, self.current.len());
+        self.current
+            .push(String::from_utf8_lossy(content).into_owned());
+        ControlFlow::Continue(())
+    }
     fn record(&mut self, r: &Record<'_>) -> ControlFlow<()> {
-        let fields: Vec<String> = r.iter().map(|f| String::from_utf8_lossy(f).into_owned()).collect();
-        self.0.push(format!("{}@{}:{}:{:?}", r.number, r.line, r.byte_offset, fields));
+        match self.mode {
+            Mode::Keep => self.rows.push(
+                r.iter()
+                    .map(|f| String::from_utf8_lossy(f).into_owned())
+                    .collect(),
+            ),
+            Mode::Cells => self.rows.push(std::mem::take(&mut self.current)),
+            Mode::Count => {}
+        }
+        self.events.push(format!(
+            "{}@{}:{}:{}",
+            r.number,
+            r.line,
+            r.byte_offset,
+            r.len()
+        ));
         ControlFlow::Continue(())
     }
     fn issue(&mut self, i: &Issue) -> ControlFlow<()> {
-        self.0.push(format!("{:?}@{}:{}", i.kind, i.record, i.line));
+        self.events
+            .push(format!("{:?}@{}:{}", i.kind, i.record, i.line));
         ControlFlow::Continue(())
     }
     fn blank_line(&mut self, line: u64) -> ControlFlow<()> {
-        self.0.push(format!("blank@{line}"));
+        self.events.push(format!("blank@{line}"));
         ControlFlow::Continue(())
     }
 }
 
-fn run(pieces: &[&[u8]], delimiter: u8) -> (Log, String) {
-    let mut log = Log::default();
+fn run(pieces: &[&[u8]], delimiter: u8, mode: Mode) -> (Vec<String>, Vec<Vec<String>>, String) {
+    let mut log = Log {
+        mode,
+        events: Vec::new(),
+        rows: Vec::new(),
+        current: Vec::new(),
+    };
     let mut p = CsvParser::new(delimiter);
     for piece in pieces {
         let _ = p.push(piece, &mut log);
     }
     let _ = p.finish(&mut log);
-    (log, p.line_endings().label().to_owned())
+    let counts = format!(
+        "{} blank={} records={} lines={}",
+        p.line_endings().label(),
+        p.blank_lines(),
+        p.records(),
+        p.lines()
+    );
+    (log.events, log.rows, counts)
 }
 
 fuzz_target!(|input: &[u8]| {
-    let Some((&ctl, data)) = input.split_first() else { return };
+    let Some((&ctl, data)) = input.split_first() else {
+        return;
+    };
     let delimiter = [b',', b'\t', b';', b'|'][usize::from(ctl & 3)];
-    let whole = run(&[data], delimiter);
+    let whole = run(&[data], delimiter, Mode::Keep);
     let at = usize::from(ctl >> 2).min(data.len());
     let (a, b) = data.split_at(at);
-    assert_eq!(run(&[a, b], delimiter), whole, "split at {at}");
+    assert_eq!(run(&[a, b], delimiter, Mode::Keep), whole, "split at {at}");
     let bytes: Vec<&[u8]> = data.chunks(1).collect();
-    assert_eq!(run(&bytes, delimiter), whole, "byte by byte");
+    assert_eq!(run(&bytes, delimiter, Mode::Keep), whole, "byte by byte");
+    for pieces in [vec![data], vec![a, b]] {
+        let cells = run(&pieces, delimiter, Mode::Cells);
+        assert_eq!(cells, whole, "cells, {} pieces", pieces.len());
+        let (events, rows, counts) = run(&pieces, delimiter, Mode::Count);
+        assert!(rows.is_empty());
+        assert_eq!(
+            (events, counts),
+            (whole.0.clone(), whole.2.clone()),
+            "counted"
+        );
+    }
 });

@@ -10,7 +10,9 @@ use plumb_core::{BytesSource, RefusalReason};
 const NAMES: [&str; 6] = ["x.csv", "x.TSV", "x.json", "x.ndjson", "x.txt", "x"];
 
 fuzz_target!(|input: &[u8]| {
-    let Some((&ctl, data)) = input.split_first() else { return };
+    let Some((&ctl, data)) = input.split_first() else {
+        return;
+    };
     let registry = Registry::with_builtins();
     let source = BytesSource::new(NAMES[usize::from(ctl) % NAMES.len()], data.to_vec());
     let first = registry.detect(&source, None);

@@ -10,7 +10,9 @@ use plumb_core::BytesSource;
 const FORMATS: [&str; 4] = ["csv", "tsv", "json", "jsonl"];
 
 fuzz_target!(|input: &[u8]| {
-    let Some((&ctl, data)) = input.split_first() else { return };
+    let Some((&ctl, data)) = input.split_first() else {
+        return;
+    };
     let plumb = Plumb::new();
     let format = FORMATS[usize::from(ctl & 3)];
     let op = Op::ALL[usize::from(ctl >> 2) % 3];

@@ -34,7 +34,10 @@ impl JsonSink for Log {
         ControlFlow::Continue(())
     }
     fn scalar(&mut self, s: &Scalar<'_>) -> ControlFlow<()> {
-        self.0.push(format!("{:?}{:?}{}{}@{}", s.kind, s.raw, s.truncated, s.len, s.byte_offset));
+        self.0.push(format!(
+            "{:?}{:?}{}{}@{}",
+            s.kind, s.raw, s.truncated, s.len, s.byte_offset
+        ));
         ControlFlow::Continue(())
     }
 }
@@ -55,24 +58,35 @@ fn run(pieces: &[&[u8]]) -> (Vec<String>, Option<String>) {
 }
 
 fuzz_target!(|input: &[u8]| {
-    let Some((&ctl, data)) = input.split_first() else { return };
+    let Some((&ctl, data)) = input.split_first() else {
+        return;
+    };
     let whole = run(&[data]);
     let at = usize::from(ctl).min(data.len());
     let (a, b) = data.split_at(at);
     assert_eq!(run(&[a, b]), whole, "split at {at}");
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let lower = text.to_ascii_lowercase();
     if lower.contains("\\ud") {
         return;
     }
     match serde_json::from_str::<serde::de::IgnoredAny>(text) {
-        Ok(_) => assert!(whole.1.is_none(), "serde_json accepts, plumb refused: {:?}", whole.1),
+        Ok(_) => assert!(
+            whole.1.is_none(),
+            "serde_json accepts, plumb refused: {:?}",
+            whole.1
+        ),
         Err(e) => {
             let msg = e.to_string();
             if msg.contains("recursion limit") || msg.contains("out of range") {
                 return;
             }
-            assert!(whole.1.is_some(), "serde_json refuses ({msg}), plumb accepted");
+            assert!(
+                whole.1.is_some(),
+                "serde_json refuses ({msg}), plumb accepted"
+            );
         }
     }
 });

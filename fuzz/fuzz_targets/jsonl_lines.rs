@@ -23,7 +23,9 @@ impl LineSink for Lines {
 }
 
 fuzz_target!(|input: &[u8]| {
-    let Some((&ctl, data)) = input.split_first() else { return };
+    let Some((&ctl, data)) = input.split_first() else {
+        return;
+    };
     let run = |size: usize| {
         let mut s = LineSplitter::new(0);
         let mut lines = Lines::default();

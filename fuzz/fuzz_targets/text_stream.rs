@@ -16,7 +16,13 @@ fn drain<R: std::io::BufRead>(mut stream: TextStream<R>) -> Seen {
         match stream.next_chunk() {
             Ok(Some(chunk)) => text.push_str(chunk.text),
             Ok(None) => return (text, stream.stats().bom, None),
-            Err(r) => return (text, stream.stats().bom, Some((r.reason(), r.byte_offset()))),
+            Err(r) => {
+                return (
+                    text,
+                    stream.stats().bom,
+                    Some((r.reason(), r.byte_offset())),
+                )
+            }
         }
     }
 }
@@ -27,7 +33,9 @@ fuzz_target!(|input: &[u8]| {
     };
     let cap = usize::from(cap % 16) + 1;
     let whole = drain(TextStream::new(data));
-    let chunked = drain(TextStream::from_buf_read(BufReader::with_capacity(cap, data)));
+    let chunked = drain(TextStream::from_buf_read(BufReader::with_capacity(
+        cap, data,
+    )));
     assert_eq!(whole, chunked, "chunking changed the result");
     let sized = drain(TextStream::new(data).with_chunk_size(cap));
     assert_eq!(whole, sized, "chunk size changed the result");
@@ -50,7 +58,10 @@ fuzz_target!(|input: &[u8]| {
             assert_eq!(whole.0.as_bytes(), &body[..e.valid_up_to()]);
             assert_eq!(
                 whole.2,
-                Some((RefusalReason::InvalidUtf8, Some(base + e.valid_up_to() as u64)))
+                Some((
+                    RefusalReason::InvalidUtf8,
+                    Some(base + e.valid_up_to() as u64)
+                ))
             );
         }
     }

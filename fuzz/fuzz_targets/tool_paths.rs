@@ -43,7 +43,10 @@ fuzz_target!(|input: &[u8]| {
     let f = fixture();
     let text = String::from_utf8_lossy(input);
     if let Ok(real) = f.ws.resolve(&text) {
-        assert!(real.starts_with(f.ws.root()), "{text:?} resolved to {real:?}");
+        assert!(
+            real.starts_with(f.ws.root()),
+            "{text:?} resolved to {real:?}"
+        );
     }
     if let Ok(args) = serde_json::from_slice::<serde_json::Value>(input) {
         let _ = repair(args.clone());
