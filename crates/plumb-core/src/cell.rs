@@ -241,6 +241,23 @@ impl DecimalScan {
     }
 }
 
+impl DecimalScan {
+    /// Folds the run of digits at `i` into the mantissa; returns where
+    /// the run ends.
+    #[inline]
+    fn take_digits(&mut self, bytes: &[u8], mut i: usize) -> usize {
+        while let Some(&b) = bytes.get(i).filter(|b| b.is_ascii_digit()) {
+            self.mantissa = self
+                .mantissa
+                .wrapping_mul(10)
+                .wrapping_add(u64::from(b - b'0'));
+            self.digits += 1;
+            i += 1;
+        }
+        i
+    }
+}
+
 /// Reads a decimal number literal (optional sign, digits, optional
 /// fraction, optional exponent), or `None` when the bytes are not one.
 #[inline]
@@ -263,26 +280,12 @@ pub fn scan_decimal(bytes: &[u8]) -> Option<DecimalScan> {
         Some(b'+') => i = 1,
         _ => {}
     }
-    while let Some(&b) = bytes.get(i).filter(|b| b.is_ascii_digit()) {
-        d.mantissa = d
-            .mantissa
-            .wrapping_mul(10)
-            .wrapping_add(u64::from(b - b'0'));
-        d.digits += 1;
-        i += 1;
-    }
+    i = d.take_digits(bytes, i);
     if bytes.get(i) == Some(&b'.') {
         d.point = true;
-        i += 1;
-        while let Some(&b) = bytes.get(i).filter(|b| b.is_ascii_digit()) {
-            d.mantissa = d
-                .mantissa
-                .wrapping_mul(10)
-                .wrapping_add(u64::from(b - b'0'));
-            d.digits += 1;
-            d.frac_digits += 1;
-            i += 1;
-        }
+        let s = i + 1;
+        i = d.take_digits(bytes, s);
+        d.frac_digits = (i - s) as u32;
     }
     if d.digits == 0 {
         return None;

@@ -773,13 +773,10 @@ impl CsvParser {
                         continue;
                     }
                     self.line = line_at(pos);
-                    let mode = Mode::of(sink);
-                    if mode != if cells { Mode::Cells } else { Mode::Count } {
+                    if !self.open_in_block(sink, cells, start, pos, at, opens) {
                         *i = start + pos as usize;
                         return ControlFlow::Continue(());
                     }
-                    self.begin_record(at + u64::from(pos), mode);
-                    self.start_cell(start, pos, opens);
                 }
                 let in_line = delims & below(content_end) & !below(pos);
                 if cells {
@@ -798,13 +795,10 @@ impl CsvParser {
                 // The rest of the block belongs to a record still open.
                 if !self.in_record {
                     self.line = line_at(pos);
-                    let mode = Mode::of(sink);
-                    if mode != if cells { Mode::Cells } else { Mode::Count } {
+                    if !self.open_in_block(sink, cells, start, pos, at, opens) {
                         *i = start + pos as usize;
                         return ControlFlow::Continue(());
                     }
-                    self.begin_record(at + u64::from(pos), mode);
-                    self.start_cell(start, pos, opens);
                 }
                 let ends = delims & !below(pos);
                 if cells {
@@ -837,6 +831,28 @@ impl CsvParser {
             *i = start + BLOCK;
         }
         ControlFlow::Continue(())
+    }
+
+    /// Opens a record at bit `pos` of the block at `start` (file offset
+    /// `at`), or returns false when the sink now wants another mode than
+    /// the block's, for the byte machine to take over there.
+    #[inline]
+    fn open_in_block<S: CsvSink>(
+        &mut self,
+        sink: &S,
+        cells: bool,
+        start: usize,
+        pos: u32,
+        at: u64,
+        opens: u64,
+    ) -> bool {
+        let mode = Mode::of(sink);
+        if mode != if cells { Mode::Cells } else { Mode::Count } {
+            return false;
+        }
+        self.begin_record(at + u64::from(pos), mode);
+        self.start_cell(start, pos, opens);
+        true
     }
 
     /// Notes that a field starts at bit `k` of the block at `start`.

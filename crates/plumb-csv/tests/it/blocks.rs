@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 use plumb_csv::{CsvParser, CsvSink, Issue, Record};
 use proptest::prelude::*;
 
-use crate::util::parse_pieces;
+use crate::util::{cut, issue_event, parse_pieces, record_event};
 
 /// Keeps fields for the first `keep_first` records only, as the header
 /// resolver does, and logs every event.
@@ -53,18 +53,11 @@ impl CsvSink for Switching {
             assert_eq!(self.current.len(), r.len(), "one cell per field");
             self.rows.push(std::mem::take(&mut self.current));
         }
-        self.events.push(format!(
-            "record {}@{} fields={} offset={}",
-            r.number,
-            r.line,
-            r.len(),
-            r.byte_offset
-        ));
+        self.events.push(record_event(r));
         ControlFlow::Continue(())
     }
     fn issue(&mut self, i: &Issue) -> ControlFlow<()> {
-        self.events
-            .push(format!("{}@{}:{}", i.kind.as_str(), i.record, i.line));
+        self.events.push(issue_event(i));
         ControlFlow::Continue(())
     }
     fn blank_line(&mut self, line: u64) -> ControlFlow<()> {
@@ -104,19 +97,6 @@ fn switching_with(
         p.lines()
     );
     ((sink.events, counts), sink.rows)
-}
-
-fn cut(input: &[u8], cuts: Vec<usize>) -> Vec<&[u8]> {
-    let mut points: Vec<usize> = cuts.into_iter().map(|c| c.min(input.len())).collect();
-    points.sort_unstable();
-    let mut pieces = Vec::new();
-    let mut last = 0;
-    for p in points {
-        pieces.push(&input[last..p]);
-        last = p;
-    }
-    pieces.push(&input[last..]);
-    pieces
 }
 
 /// Runs `input` through the byte machine (fields kept) and the block

@@ -24,24 +24,47 @@ impl CsvSink for Log {
                     .collect(),
             );
         }
-        self.events.push(format!(
-            "record {}@{} fields={} offset={}",
-            r.number,
-            r.line,
-            r.len(),
-            r.byte_offset
-        ));
+        self.events.push(record_event(r));
         ControlFlow::Continue(())
     }
     fn issue(&mut self, i: &Issue) -> ControlFlow<()> {
-        self.events
-            .push(format!("{}@{}:{}", i.kind.as_str(), i.record, i.line));
+        self.events.push(issue_event(i));
         ControlFlow::Continue(())
     }
     fn blank_line(&mut self, line: u64) -> ControlFlow<()> {
         self.events.push(format!("blank@{line}"));
         ControlFlow::Continue(())
     }
+}
+
+/// A record event as a golden string.
+pub fn record_event(r: &Record<'_>) -> String {
+    format!(
+        "record {}@{} fields={} offset={}",
+        r.number,
+        r.line,
+        r.len(),
+        r.byte_offset
+    )
+}
+
+/// An issue event as a golden string.
+pub fn issue_event(i: &Issue) -> String {
+    format!("{}@{}:{}", i.kind.as_str(), i.record, i.line)
+}
+
+/// `input` cut at the given points (clamped and sorted).
+pub fn cut(input: &[u8], cuts: Vec<usize>) -> Vec<&[u8]> {
+    let mut points: Vec<usize> = cuts.into_iter().map(|c| c.min(input.len())).collect();
+    points.sort_unstable();
+    let mut pieces = Vec::new();
+    let mut last = 0;
+    for p in points {
+        pieces.push(&input[last..p]);
+        last = p;
+    }
+    pieces.push(&input[last..]);
+    pieces
 }
 
 pub fn parse_pieces(pieces: &[&[u8]], delimiter: u8, keep: bool) -> (Log, String) {
