@@ -105,35 +105,90 @@ pub fn classify_cell(text: &str) -> CellClass {
 
 /// Classifies one cell given as bytes (the same rules as
 /// [`classify_cell`]; bytes that are not UTF-8 are `string`).
+#[inline]
 pub fn classify_bytes(cell: &[u8]) -> CellClass {
+    scan_cell(cell).class
+}
+
+/// One cell classified in one pass, with what the pass learnt on the way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellScan<'a> {
+    /// The class.
+    pub class: CellClass,
+    /// The text without the leading and trailing spaces and tabs.
+    pub trimmed: &'a [u8],
+    /// For `integer` and `float`: the number as read.
+    pub number: Option<DecimalScan>,
+    /// For `sentinel`: the index of the token in [`SENTINEL_TOKENS`].
+    pub sentinel: Option<usize>,
+}
+
+/// Classifies one cell, trimming it and reading a number only once
+/// (the same rules as [`classify_cell`]).
+///
+/// ```
+/// use plumb_core::{scan_cell, CellClass, SENTINEL_TOKENS};
+/// let c = scan_cell(b" 12 ");
+/// assert_eq!((c.class, c.trimmed), (CellClass::Integer, &b"12"[..]));
+/// assert_eq!(c.number.and_then(|n| n.small_integer()), Some(12));
+/// let c = scan_cell(b"NA");
+/// assert_eq!(c.sentinel.map(|i| SENTINEL_TOKENS[i]), Some("NA"));
+/// ```
+#[inline]
+pub fn scan_cell(cell: &[u8]) -> CellScan<'_> {
     let t = trim_bytes(cell);
-    let bytes = t;
-    let Some(&first) = bytes.first() else {
-        return CellClass::Empty;
+    let mut scan = CellScan {
+        class: CellClass::String,
+        trimmed: t,
+        number: None,
+        sentinel: None,
+    };
+    let Some(&first) = t.first() else {
+        scan.class = CellClass::Empty;
+        return scan;
     };
     // The first byte decides which few rules can apply, so most cells
     // are classified after one or two cheap checks.
     match first {
         b'0'..=b'9' | b'+' | b'-' | b'.' => {
-            if let Some(class) = numeric_class(bytes) {
-                return class;
+            if let Some(d) = scan_decimal(t) {
+                scan.class = d.class();
+                scan.number = Some(d);
+            } else if t == b"-" {
+                scan.class = CellClass::Sentinel;
+                scan.sentinel = sentinel_index(t);
+            } else if is_date(t) {
+                scan.class = CellClass::Date;
             }
-            if t == b"-" {
-                return CellClass::Sentinel;
-            }
-            if is_date(bytes) {
-                return CellClass::Date;
-            }
-            CellClass::String
         }
-        b'N' | b'n' if SENTINEL_TOKENS.iter().any(|s| s.as_bytes() == t) => CellClass::Sentinel,
+        b'N' | b'n' if t.len() <= SENTINEL_MAX_BYTES => {
+            if let Some(i) = sentinel_index(t) {
+                scan.class = CellClass::Sentinel;
+                scan.sentinel = Some(i);
+            }
+        }
         b't' | b'T' | b'f' | b'F'
             if t.eq_ignore_ascii_case(b"true") || t.eq_ignore_ascii_case(b"false") =>
         {
-            CellClass::Boolean
+            scan.class = CellClass::Boolean;
         }
-        _ => CellClass::String,
+        _ => {}
     }
+    scan
+}
+
+/// The longest token in [`SENTINEL_TOKENS`], which `scan_cell` relies on.
+const SENTINEL_MAX_BYTES: usize = 4;
+const _: () = {
+    let mut i = 0;
+    while i < SENTINEL_TOKENS.len() {
+        assert!(SENTINEL_TOKENS[i].len() <= SENTINEL_MAX_BYTES);
+        i += 1;
+    }
+};
+
+fn sentinel_index(t: &[u8]) -> Option<usize> {
+    SENTINEL_TOKENS.iter().position(|s| s.as_bytes() == t)
 }
 
 /// `Integer` or `Float` when the bytes are a decimal number literal

@@ -42,8 +42,9 @@ pub use caps::{
     SAMPLE_VALUES_CAP, SELECT_DEFAULT_LIMIT, SELECT_MAX_LIMIT,
 };
 pub use cell::{
-    classify_bytes, classify_cell, infer_column_type, numeric_class, scan_decimal, trim_bytes,
-    trim_cell, CellClass, ClassHistogram, DecimalScan, InferredType, SENTINEL_TOKENS,
+    classify_bytes, classify_cell, infer_column_type, numeric_class, scan_cell, scan_decimal,
+    trim_bytes, trim_cell, CellClass, CellScan, ClassHistogram, DecimalScan, InferredType,
+    SENTINEL_TOKENS,
 };
 pub use number::{
     compare_integer_literals, float_value_and_precision, integer_json, literal_placeholder,

@@ -8,10 +8,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use plumb_core::{
-    cap_text, classify_bytes, float_value_and_precision, infer_column_type, number_precision_of,
-    scan_decimal, trim_bytes, CellClass, ClassHistogram, DecimalScan, InferredType, NumericRange,
-    PrecisionKind, Refusal, RefusalReason, ViewFlags, COLUMN_TRACK_CAP, FIRST_ISSUES_CAP,
-    SAMPLE_TEXT_BYTES, SAMPLE_VALUES_CAP,
+    cap_text, float_value_and_precision, infer_column_type, number_precision_of, scan_cell,
+    CellClass, ClassHistogram, DecimalScan, InferredType, NumericRange, PrecisionKind, Refusal,
+    RefusalReason, ViewFlags, COLUMN_TRACK_CAP, FIRST_ISSUES_CAP, SAMPLE_TEXT_BYTES,
+    SAMPLE_VALUES_CAP, SENTINEL_TOKENS,
 };
 
 use crate::machine::{Issue, IssueReport, Record};
@@ -81,19 +81,37 @@ pub struct ColumnReport {
     pub precision: Vec<PrecisionFact>,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct ColumnAcc {
     classes: ClassHistogram,
-    sentinels: BTreeMap<String, u64>,
+    /// Sentinel cells by index in [`SENTINEL_TOKENS`].
+    sentinels: [u64; SENTINEL_TOKENS.len()],
     samples: Vec<String>,
-    min_len: Option<u64>,
-    max_len: Option<u64>,
+    /// `u64::MAX` and 0 until a cell is seen.
+    min_len: u64,
+    max_len: u64,
     range: NumericRange,
     precision: BTreeMap<PrecisionKind, PrecisionFact>,
     /// Cells looked at for new sample values. A column with fewer than
     /// five distinct values stops looking after [`SAMPLE_LOOKS`] cells
-    /// instead of comparing every cell to its samples forever.
+    /// instead of comparing every cell to its samples forever; a column
+    /// with all its samples stops at once.
     looks: u32,
+}
+
+impl Default for ColumnAcc {
+    fn default() -> ColumnAcc {
+        ColumnAcc {
+            classes: ClassHistogram::default(),
+            sentinels: [0; SENTINEL_TOKENS.len()],
+            samples: Vec::new(),
+            min_len: u64::MAX,
+            max_len: 0,
+            range: NumericRange::default(),
+            precision: BTreeMap::new(),
+            looks: 0,
+        }
+    }
 }
 
 /// How many cells a column compares to its samples at most.
@@ -105,13 +123,8 @@ fn char_count(b: &[u8]) -> u64 {
 
 impl ColumnAcc {
     fn add(&mut self, cell: &[u8], record: u64) {
-        // A number is read once: its class and, when short, its value.
-        let trimmed = trim_bytes(cell);
-        let number = match trimmed.first() {
-            Some(b'0'..=b'9' | b'+' | b'-' | b'.') => scan_decimal(trimmed),
-            _ => None,
-        };
-        let class = number.map_or_else(|| classify_bytes(trimmed), |d| d.class());
+        let scan = scan_cell(cell);
+        let class = scan.class;
         self.classes.add(class);
         // Every class but `string` is ASCII: one byte, one character.
         let len = if class == CellClass::String {
@@ -119,20 +132,17 @@ impl ColumnAcc {
         } else {
             cell.len() as u64
         };
-        self.min_len = Some(self.min_len.map_or(len, |m| m.min(len)));
-        self.max_len = Some(self.max_len.map_or(len, |m| m.max(len)));
+        self.min_len = self.min_len.min(len);
+        self.max_len = self.max_len.max(len);
         match class {
             CellClass::Empty => return,
             CellClass::Sentinel => {
-                let token = String::from_utf8_lossy(trimmed);
-                match self.sentinels.get_mut(token.as_ref()) {
-                    Some(n) => *n += 1,
-                    None => {
-                        self.sentinels.insert(token.into_owned(), 1);
-                    }
+                if let Some(i) = scan.sentinel {
+                    self.sentinels[i] += 1;
                 }
             }
             CellClass::Integer | CellClass::Float => {
+                let number = scan.number;
                 if let Some(v) = number.and_then(|d| d.small_integer()) {
                     self.range.add_i64(v);
                 } else if let Some(v) = number.and_then(|d| d.exact_f64()) {
@@ -140,17 +150,24 @@ impl ColumnAcc {
                 } else {
                     // Long literals and exponents: the general path, with
                     // the precision check (short ones never misstate).
-                    self.add_long_number(number, class, trimmed, record);
+                    self.add_long_number(number, class, scan.trimmed, record);
                 }
             }
             _ => {}
         }
-        if self.samples.len() < SAMPLE_VALUES_CAP && self.looks < SAMPLE_LOOKS {
-            self.looks += 1;
-            let text = String::from_utf8_lossy(cell);
-            let (kept, _) = cap_text(&text, SAMPLE_TEXT_BYTES);
-            if !self.samples.iter().any(|s| s == kept) {
-                self.samples.push(kept.to_owned());
+        if self.looks < SAMPLE_LOOKS {
+            self.add_sample(cell);
+        }
+    }
+
+    fn add_sample(&mut self, cell: &[u8]) {
+        self.looks += 1;
+        let text = String::from_utf8_lossy(cell);
+        let (kept, _) = cap_text(&text, SAMPLE_TEXT_BYTES);
+        if !self.samples.iter().any(|s| s == kept) {
+            self.samples.push(kept.to_owned());
+            if self.samples.len() == SAMPLE_VALUES_CAP {
+                self.looks = SAMPLE_LOOKS;
             }
         }
     }
@@ -198,11 +215,16 @@ impl ColumnAcc {
             name,
             inferred_type: infer_column_type(&self.classes),
             empty,
-            sentinels: self.sentinels,
+            sentinels: SENTINEL_TOKENS
+                .iter()
+                .zip(self.sentinels)
+                .filter(|&(_, n)| n > 0)
+                .map(|(token, n)| ((*token).to_owned(), n))
+                .collect(),
             classes: self.classes,
             samples: self.samples,
-            min_length: self.min_len,
-            max_length: self.max_len,
+            min_length: (self.min_len != u64::MAX).then_some(self.min_len),
+            max_length: (self.min_len != u64::MAX).then_some(self.max_len),
             min,
             max,
             precision: self.precision.into_values().collect(),

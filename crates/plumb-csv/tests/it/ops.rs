@@ -290,3 +290,59 @@ fn every_split_of_a_stream_gives_the_same_report() {
     assert_eq!(whole["line_ending"], "crlf");
     assert_eq!(whole["issues"][0]["kind"], "bare-quote");
 }
+
+/// Cells of every class, quoted and not, with faults among them.
+fn inspectable() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let cell = prop_oneof![
+        "-?[0-9]{1,18}",
+        "-?[0-9]{1,9}\\.[0-9]{1,10}",
+        "[0-9]\\.[0-9]{1,4}e-?[0-9]{1,3}",
+        Just("NA".to_owned()),
+        Just(" null ".to_owned()),
+        Just("-".to_owned()),
+        Just(String::new()),
+        "(true|FALSE|2024-0[1-9]-1[0-9]|name[a-z]{0,12}|é[a-z]{0,3})",
+        "[a-z ,\"\n]{0,10}".prop_map(|s| format!("\"{}\"", s.replace('"', "\"\""))),
+        Just("x\"y".to_owned()),
+    ];
+    let row = prop::collection::vec(cell, 1..6).prop_map(|cells| cells.join(","));
+    (prop::collection::vec(row, 1..90), any::<bool>()).prop_map(|(rows, crlf)| {
+        let end = if crlf { "\r\n" } else { "\n" };
+        rows.iter().map(|r| format!("{r}{end}")).collect()
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    /// Rows folded cell by cell (the block path) give the report that
+    /// rows kept whole (the byte machine) give; only the sample differs.
+    #[test]
+    fn cells_and_kept_rows_give_one_report(text in inspectable()) {
+        let report = |sample_rows: usize| {
+            let opts = CsvOptions {
+                delimiter: Some(b','),
+                sample_rows: Some(sample_rows),
+                ..CsvOptions::default()
+            };
+            let mut v = serde_json::to_value(inspect(stream(&text), CsvFormat::Csv, &opts).unwrap()).unwrap();
+            v.as_object_mut().unwrap().remove("sample");
+            v
+        };
+        proptest::prop_assert_eq!(report(0), report(plumb_csv::INSPECT_SAMPLE_ROWS_MAX));
+    }
+}
+
+#[test]
+fn sentinels_are_found_by_token() {
+    for (i, token) in plumb_core::SENTINEL_TOKENS.iter().enumerate() {
+        let padded = format!(" {token}\t");
+        let scan = plumb_core::scan_cell(padded.as_bytes());
+        assert_eq!(scan.class, plumb_core::CellClass::Sentinel, "{token}");
+        assert_eq!(scan.sentinel, Some(i), "{token}");
+        assert_eq!(scan.trimmed, token.as_bytes());
+    }
+    assert_eq!(plumb_core::scan_cell(b"Nan").class, plumb_core::CellClass::String);
+    assert_eq!(plumb_core::scan_cell(b"names").sentinel, None);
+}
