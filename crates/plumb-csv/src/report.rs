@@ -352,10 +352,10 @@ impl RowSink for InspectSink {
     }
 
     fn cell(&mut self, record: u64, index: usize, content: &[u8]) {
-        if index < COLUMN_TRACK_CAP {
-            if self.columns.len() <= index {
-                self.columns.resize_with(index + 1, ColumnAcc::default);
-            }
+        if let Some(acc) = self.columns.get_mut(index) {
+            acc.add(content, record);
+        } else if index < COLUMN_TRACK_CAP {
+            self.columns.resize_with(index + 1, ColumnAcc::default);
             self.columns[index].add(content, record);
         }
     }

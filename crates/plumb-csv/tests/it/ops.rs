@@ -343,6 +343,9 @@ fn sentinels_are_found_by_token() {
         assert_eq!(scan.sentinel, Some(i), "{token}");
         assert_eq!(scan.trimmed, token.as_bytes());
     }
-    assert_eq!(plumb_core::scan_cell(b"Nan").class, plumb_core::CellClass::String);
+    assert_eq!(
+        plumb_core::scan_cell(b"Nan").class,
+        plumb_core::CellClass::String
+    );
     assert_eq!(plumb_core::scan_cell(b"names").sentinel, None);
 }
