@@ -278,6 +278,42 @@ impl DecimalScan {
         Some((m, e))
     }
 
+    /// [`DecimalScan::significand`] of the literal this scan read, when
+    /// it has more than nineteen digits counting leading and trailing
+    /// zeros (`0.000123456789012345678`): the text is read again, those
+    /// zeros skipped. `None` past nineteen significant digits.
+    pub(crate) fn significand_in(&self, literal: &[u8]) -> Option<(u64, i64)> {
+        if self.digits <= 19 {
+            return self.significand();
+        }
+        let (mut m, mut sig, mut zeros) = (0u64, 0u32, 0u32);
+        let mut e = i64::from(self.exp10);
+        let mut fraction = false;
+        for &b in literal {
+            match b {
+                b'.' => fraction = true,
+                b'e' | b'E' => break,
+                b'0'..=b'9' => {
+                    e -= i64::from(fraction);
+                    if b == b'0' {
+                        // Leading zeros do nothing; others wait for a
+                        // digit that is not zero.
+                        zeros += u32::from(m != 0);
+                        continue;
+                    }
+                    sig += zeros + 1;
+                    if sig > 19 {
+                        return None;
+                    }
+                    m = m * 10u64.pow(zeros + 1) + u64::from(b - b'0');
+                    zeros = 0;
+                }
+                _ => {}
+            }
+        }
+        (m != 0).then(|| (m, e + i64::from(zeros)))
+    }
+
     /// Whether the literal is negative.
     pub fn is_negative(&self) -> bool {
         self.negative

@@ -33,6 +33,7 @@ mod cell;
 mod number;
 mod reader;
 mod refusal;
+mod shortest;
 mod stream;
 mod view;
 

@@ -259,38 +259,45 @@ pub fn number_precision_of(literal: &str, parsed: Option<f64>) -> Option<Precisi
 /// value (as `f64::from_str` gives it) and the verdict
 /// [`number_precision_of`] would give.
 ///
-/// The common outcome, an exact literal, costs one parse and one
-/// shortest formatting (Ryu) compared as integers; anything else takes
-/// the general path.
+/// Literals of up to nineteen significant digits with a decimal
+/// exponent within ±22 are judged in exact integer arithmetic without
+/// reading text (the shortest round trip is checked against the
+/// double's rounding interval); anything else, and the rare ties, take
+/// the general path: parse, then format back with Ryu.
 ///
 /// ```
 /// use plumb_core::{float_value_and_precision, scan_decimal, PrecisionKind};
 /// let lit = "0.30000000000000004";
-/// let (v, kind) = float_value_and_precision(lit, &scan_decimal(lit.as_bytes()).unwrap());
+/// let (v, kind) = float_value_and_precision(lit.as_bytes(), &scan_decimal(lit.as_bytes()).unwrap());
 /// assert_eq!((v, kind), (Some(0.1 + 0.2), None));
 /// let lit = "0.30000000000000005";
-/// let (_, kind) = float_value_and_precision(lit, &scan_decimal(lit.as_bytes()).unwrap());
+/// let (_, kind) = float_value_and_precision(lit.as_bytes(), &scan_decimal(lit.as_bytes()).unwrap());
 /// assert_eq!(kind, Some(PrecisionKind::Inexact));
 /// ```
 pub fn float_value_and_precision(
-    literal: &str,
+    literal: &[u8],
     scan: &crate::DecimalScan,
 ) -> (Option<f64>, Option<PrecisionKind>) {
-    let parsed: Option<f64> = literal.parse().ok();
-    if let (Some(v), Some(mine)) = (parsed, scan.significand()) {
-        let plain = literal.len() <= MAX_NUMBER_LITERAL_BYTES
-            && scan.class() == crate::CellClass::Float
-            && v.is_finite()
-            && v != 0.0;
-        if plain {
-            let mut shortest = ryu::Buffer::new();
-            let back = crate::scan_decimal(shortest.format_finite(v.abs()).as_bytes())
-                .and_then(|b| b.significand());
-            if back == Some(mine) {
-                return (parsed, None);
-            }
+    let plain =
+        literal.len() <= MAX_NUMBER_LITERAL_BYTES && scan.class() == crate::CellClass::Float;
+    if let Some((m, q)) = scan.significand_in(literal).filter(|_| plain) {
+        if let Some((v, exact)) = crate::shortest::nearest_shortest(m, q) {
+            let v = if scan.is_negative() { -v } else { v };
+            let kind = if exact {
+                None
+            } else if m >= 100_000_000_000_000_000 {
+                // More than seventeen significant digits.
+                Some(PrecisionKind::ExcessDigits)
+            } else {
+                Some(PrecisionKind::Inexact)
+            };
+            return (Some(v), kind);
         }
     }
+    let Ok(literal) = std::str::from_utf8(literal) else {
+        return (None, None);
+    };
+    let parsed: Option<f64> = literal.parse().ok();
     (parsed, number_precision_of(literal, parsed))
 }
 

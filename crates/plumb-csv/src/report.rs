@@ -180,16 +180,17 @@ impl ColumnAcc {
         digits: &[u8],
         record: u64,
     ) {
-        let text = std::str::from_utf8(digits).unwrap_or_default();
         let kind = match (class, number) {
             (CellClass::Float, Some(scan)) => {
-                let (parsed, kind) = float_value_and_precision(text, &scan);
+                let (parsed, kind) = float_value_and_precision(digits, &scan);
                 if let Some(v) = parsed {
                     self.range.add_float(v);
                 }
                 kind
             }
             _ => {
+                // A number literal is ASCII, so this never falls back.
+                let text = std::str::from_utf8(digits).unwrap_or_default();
                 self.range.add_integer(text);
                 number_precision_of(text, None)
             }
@@ -201,7 +202,9 @@ impl ColumnAcc {
                 .or_insert_with(|| PrecisionFact {
                     kind,
                     count: 1,
-                    example: cap_text(text, SAMPLE_TEXT_BYTES).0.to_owned(),
+                    example: cap_text(&String::from_utf8_lossy(digits), SAMPLE_TEXT_BYTES)
+                        .0
+                        .to_owned(),
                     record,
                 });
         }

@@ -163,6 +163,81 @@ proptest::proptest! {
         let scan = plumb_core::scan_decimal(lit.as_bytes()).unwrap();
         let parsed: Option<f64> = lit.parse().ok();
         let want = (parsed, plumb_core::number_precision_of(&lit, parsed));
-        proptest::prop_assert_eq!(plumb_core::float_value_and_precision(&lit, &scan), want, "{}", lit);
+        proptest::prop_assert_eq!(plumb_core::float_value_and_precision(lit.as_bytes(), &scan), want, "{}", lit);
+    }
+}
+
+/// The one-pass judgement against the general path (std's parse, then
+/// the verdict from the literal's text).
+fn judged_both_ways(lit: &str) -> Result<(), proptest::test_runner::TestCaseError> {
+    let scan = plumb_core::scan_decimal(lit.as_bytes()).unwrap();
+    let parsed: Option<f64> = lit.parse().ok();
+    let want = (parsed, plumb_core::number_precision_of(lit, parsed));
+    let got = plumb_core::float_value_and_precision(lit.as_bytes(), &scan);
+    proptest::prop_assert_eq!(got, want, "{}", lit);
+    Ok(())
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+
+    /// Shortest round trips of random doubles, and the literals one or
+    /// two units away, one digit longer or one digit shorter: exact and
+    /// inexact literals of 15 to 19 digits, where the fast path works.
+    #[test]
+    fn shortest_literals_and_their_neighbours_are_judged_as_the_general_path_does(
+        bits in proptest::num::u64::ANY,
+        scale in -30i32..30,
+        negative in proptest::bool::ANY,
+        nudge in -2i64..=2,
+        extra in 0u8..=9,
+    ) {
+        let raw = f64::from_bits(bits);
+        let v = if raw.is_finite() { raw } else { 1.0 };
+        // Bring the value to about 10^scale.
+        let v = {
+            let m = v.abs().max(f64::MIN_POSITIVE);
+            let k = m.log10().floor();
+            (m / 10f64.powf(k)) * 10f64.powi(scale)
+        };
+        let v = if v.is_finite() && v > 0.0 { v } else { 0.5 };
+        let text = ryu::Buffer::new().format_finite(v).to_owned();
+        let sign = if negative { "-" } else { "" };
+        judged_both_ways(&format!("{sign}{text}"))?;
+        // Nudge the last digit of the significand by `nudge` units.
+        let (digits, exp) = match text.split_once('e') {
+            Some((d, e)) => (d.to_owned(), format!("e{e}")),
+            None => (text.clone(), String::new()),
+        };
+        let digits = if digits.contains('.') { digits } else { format!("{digits}.0") };
+        let point = digits.find('.').unwrap();
+        let whole: String = digits.chars().filter(|&c| c != '.').collect();
+        if let Ok(n) = whole.parse::<i128>() {
+            let n = (n + i128::from(nudge)).max(0);
+            let frac_len = digits.len() - point - 1;
+            let s = format!("{:0>width$}", n, width = frac_len + 1);
+            let (a, b) = s.split_at(s.len() - frac_len);
+            judged_both_ways(&format!("{sign}{a}.{b}{exp}"))?;
+            judged_both_ways(&format!("{sign}{a}.{b}{extra}{exp}"))?;
+            if b.len() > 1 {
+                judged_both_ways(&format!("{sign}{a}.{}{exp}", &b[..b.len() - 1]))?;
+            }
+        }
+    }
+
+    /// Any literal of 14 to 19 significant digits with a small exponent.
+    #[test]
+    fn long_literals_are_judged_as_the_general_path_does(
+        digits in "[1-9][0-9]{13,18}",
+        point in 0usize..19,
+        zeros in 0usize..8,
+        exp in proptest::option::of(-25i32..25),
+    ) {
+        let point = point.min(digits.len());
+        let (a, b) = digits.split_at(point);
+        let a = if a.is_empty() { "0" } else { a };
+        let lead = "0".repeat(if point == 0 { zeros } else { 0 });
+        let exp = exp.map(|e| format!("e{e}")).unwrap_or_default();
+        judged_both_ways(&format!("{a}.{lead}{b}{exp}"))?;
     }
 }

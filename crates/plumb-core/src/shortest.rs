@@ -1,0 +1,212 @@
+//! The nearest double to a decimal, and whether the decimal is that
+//! double's shortest round trip, in exact integer arithmetic.
+//!
+//! This is the fast path of [`float_value_and_precision`]
+//! (crate::float_value_and_precision) for literals of 16 to 19
+//! significant digits, the common output of shortest float formatting
+//! (`0.1 + 0.2` prints as `0.30000000000000004`). The general path
+//! parses the text and formats the double back with Ryu; this one never
+//! touches text. It answers only when every quantity fits a `u128` and
+//! the case is a plain one; anything else (ties, a power of two, values
+//! far from 1) returns `None` and the general path decides.
+//!
+//! With the double `v = M × 2^E` and the literal `L = m × 10^q`, every
+//! quantity is scaled by `2^s2 × 10^s10` so that it is an integer:
+//!
+//! - `L` is the double's rounding when `|L − v|` is below half a unit in
+//!   the last place (`h`): this checks, and corrects, a first estimate;
+//! - `L` is the closest decimal of its length to `v` when `|L − v|` is
+//!   below half a unit of its own last digit;
+//! - no shorter decimal reads back as `v` when neither multiple of
+//!   `10^(q+1)` around `L` lies within `h` of `v` (bounds included when
+//!   `M` is even, as round-half-even would land on `v`).
+//!
+//! Together these are what Ryu's output equals: the shortest decimal in
+//! the rounding interval, the closest to `v` among those.
+
+/// Powers of ten a double holds exactly.
+const F64_POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// The largest decimal exponent (either sign) the fast path takes.
+const MAX_EXP10: i64 = 22;
+
+/// How many one-ulp corrections the first estimate may need. The
+/// estimate rounds twice (the integer to a double, then the scaling), so
+/// it is at most about one unit off; the rest is a margin.
+const MAX_STEPS: usize = 4;
+
+/// Powers of ten as integers, up to the largest the fast path uses.
+const U128_POW10: [u128; MAX_EXP10 as usize + 1] = {
+    let mut table = [1u128; MAX_EXP10 as usize + 1];
+    let mut k = 1;
+    while k < table.len() {
+        table[k] = table[k - 1] * 10;
+        k += 1;
+    }
+    table
+};
+
+/// `10^k` for `0 <= k <= MAX_EXP10`.
+fn pow10(k: i64) -> u128 {
+    U128_POW10[k as usize]
+}
+
+/// `x × 2^s`, or `None` past 2^124 (headroom for the sums below).
+fn shl(x: u128, s: i64) -> Option<u128> {
+    let s = u32::try_from(s).ok()?;
+    (x.leading_zeros() > s + 3).then(|| x << s)
+}
+
+/// `x × 10^k`, or `None` past 2^124.
+fn mul10(x: u128, k: i64) -> Option<u128> {
+    x.checked_mul(pow10(k)).filter(|&p| p.leading_zeros() > 3)
+}
+
+/// For the positive decimal `m × 10^q` (`m` free of trailing zeros):
+/// the nearest double and whether the decimal is its shortest round
+/// trip (what Ryu prints). `None` leaves the case to the general path.
+pub(crate) fn nearest_shortest(m: u64, q: i64) -> Option<(f64, bool)> {
+    if m == 0 || !(-MAX_EXP10..=MAX_EXP10).contains(&q) {
+        return None;
+    }
+    let scale = F64_POW10[q.unsigned_abs() as usize];
+    let mut v = if q < 0 {
+        m as f64 / scale
+    } else {
+        m as f64 * scale
+    };
+    for _ in 0..MAX_STEPS {
+        if !v.is_normal() {
+            return None;
+        }
+        let bits = v.to_bits();
+        let fraction = bits & ((1 << 52) - 1);
+        if fraction == 0 {
+            // A power of two: the gap below is half the gap above.
+            return None;
+        }
+        let big_m = u128::from(fraction | (1 << 52));
+        let big_e = ((bits >> 52) & 0x7FF) as i64 - 1075;
+        let s2 = (1 - big_e).max(0);
+        let s10 = (-q).max(0);
+        // The literal, one unit of its last digit, the double and half
+        // its unit in the last place, all times 2^s2 × 10^s10.
+        let unit = shl(pow10(q + s10), s2)?;
+        let lit = mul10(u128::from(m), q + s10).and_then(|x| shl(x, s2))?;
+        let dbl = shl(big_m, big_e + s2).and_then(|x| mul10(x, s10))?;
+        let half = shl(1, big_e - 1 + s2).and_then(|x| mul10(x, s10))?;
+        let dist = lit.abs_diff(dbl);
+        if dist > half {
+            // The estimate is a unit off: step towards the literal.
+            v = f64::from_bits(if lit > dbl { bits + 1 } else { bits - 1 });
+            continue;
+        }
+        if dist == half || dist * 2 == unit {
+            // Ties are settled by rounding rules the general path owns.
+            return None;
+        }
+        if dist * 2 > unit {
+            // Another decimal of the same length is closer to `v`.
+            return Some((v, false));
+        }
+        let even = big_m % 2 == 0;
+        let within = |x: u128| {
+            let d = x.abs_diff(dbl);
+            d < half || (even && d == half)
+        };
+        let step = unit.checked_mul(10)?;
+        let below = u128::from(m / 10).checked_mul(step)?;
+        let shorter = within(below) || within(below.checked_add(step)?);
+        return Some((v, !shorter));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nearest_shortest;
+
+    /// The decimal `m × 10^q` judged the slow way: std's parse, then
+    /// Ryu's shortest digits compared with the literal's.
+    fn oracle(m: u64, q: i64) -> (f64, bool) {
+        let v: f64 = format!("{m}e{q}").parse().unwrap();
+        let shortest = ryu::Buffer::new().format_finite(v).to_owned();
+        let back = crate::scan_decimal(shortest.as_bytes())
+            .and_then(|d| d.significand_in(shortest.as_bytes()));
+        (v, back == Some((m, q)))
+    }
+
+    fn significand(text: &str) -> (u64, i64) {
+        crate::scan_decimal(text.as_bytes())
+            .and_then(|d| d.significand_in(text.as_bytes()))
+            .unwrap()
+    }
+
+    #[test]
+    fn thirds_and_their_neighbours_match_ryu_and_mostly_take_the_fast_path() {
+        let (mut fast, mut all) = (0, 0);
+        for i in 1..20_000u64 {
+            let x = i as f64 / 3.0 * if i % 2 == 0 { 1e-3 } else { 1.0 };
+            let (m, q) = significand(ryu::Buffer::new().format_finite(x));
+            for (m, q) in [(m, q), (m + 1, q), (m - 1, q), (m * 10 + 1, q - 1)] {
+                if m % 10 == 0 {
+                    continue;
+                }
+                all += 1;
+                if let Some(got) = nearest_shortest(m, q) {
+                    fast += 1;
+                    assert_eq!(got, oracle(m, q), "{m}e{q}");
+                }
+            }
+        }
+        assert!(fast * 100 >= all * 95, "fast path took {fast} of {all}");
+    }
+
+    #[test]
+    fn known_verdicts() {
+        for (text, exact) in [
+            ("0.30000000000000004", true),
+            ("0.30000000000000005", false),
+            ("41.666666666666664", true),
+            ("4115.333333333333", true),
+            ("1.500000000000000055", false),
+            ("0.0006666666666666666", true),
+            ("17976931348.623157", false),
+            ("17976931348.623158", true),
+        ] {
+            let (m, q) = significand(text);
+            let (v, got) = nearest_shortest(m, q).expect(text);
+            assert_eq!((v, got), (text.parse().unwrap(), exact), "{text}");
+        }
+    }
+
+    #[test]
+    fn long_literals_keep_their_significant_digits() {
+        for (text, want) in [
+            ("0.000123456789012345678", Some((123456789012345678, -21))),
+            ("-0.0000000000000000000001e5", Some((1, -17))),
+            (
+                "1234567890.1234567890000000",
+                Some((1234567890123456789, -9)),
+            ),
+            ("00000000000000000000012.5", Some((125, -1))),
+            ("12345678901234567890.1", None),
+            ("0.00000000000000000000", None),
+        ] {
+            let scan = crate::scan_decimal(text.as_bytes()).unwrap();
+            assert_eq!(scan.significand_in(text.as_bytes()), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn out_of_reach_cases_are_left_to_the_general_path() {
+        // Exponent beyond ±22, a power of two, a tie between two doubles.
+        assert_eq!(nearest_shortest(17976931348623157, 292), None);
+        assert_eq!(nearest_shortest(5, -1), None);
+        // 2^53 + 1 sits exactly halfway between two doubles.
+        assert_eq!(nearest_shortest(9007199254740993, 0), None);
+    }
+}
