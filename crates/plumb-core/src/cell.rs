@@ -319,6 +319,20 @@ impl DecimalScan {
         self.negative
     }
 
+    /// A short literal (see [`DecimalScan::is_short`]) as a signed
+    /// integer and the number of digits after its point: `-12.50` is
+    /// `(-1250, 2)`. Comparing these needs no division, and the double
+    /// of either is [`DecimalScan::exact_f64`]'s.
+    #[inline]
+    pub fn short_decimal(&self) -> Option<(i64, u32)> {
+        if !self.is_short() {
+            return None;
+        }
+        // At most fifteen digits: below 10^15, so the cast is exact.
+        let v = self.mantissa as i64;
+        Some((if self.negative { -v } else { v }, self.frac_digits))
+    }
+
     /// The nearest double of a short literal, computed exactly: the
     /// digits as an integer below 2^53 divided by an exact power of ten
     /// is one correctly rounded operation (Clinger's fast path).

@@ -358,6 +358,12 @@ pub struct NumericRange {
     // allocation); longer ones are kept as literal text.
     small_min: Option<i64>,
     small_max: Option<i64>,
+    // Short fractions (`12.5`) as exact (integer, digits after the point):
+    // a double is made only of the two ends, at the end. Rounding to the
+    // nearest double keeps order, so the ends are the same doubles that
+    // converting every value would give.
+    short_min: Option<(i64, u32)>,
+    short_max: Option<(i64, u32)>,
     int_min: Option<String>,
     int_max: Option<String>,
     float_min: Option<f64>,
@@ -404,6 +410,30 @@ impl NumericRange {
         )
     }
 
+    /// Adds a short fraction given as a signed integer and the number of
+    /// digits after its point (`(-1250, 2)` is `-12.50`), as
+    /// [`DecimalScan::short_decimal`](crate::DecimalScan::short_decimal)
+    /// gives it: at most fifteen digits, so compared exactly.
+    ///
+    /// ```
+    /// use plumb_core::NumericRange;
+    /// let mut r = NumericRange::default();
+    /// r.add_short_decimal(125, 1);
+    /// r.add_short_decimal(-3, 0);
+    /// r.add_short_decimal(99, 3);
+    /// assert_eq!(r.bounds(), (serde_json::json!(-3.0), serde_json::json!(12.5)));
+    /// ```
+    #[inline]
+    pub fn add_short_decimal(&mut self, mantissa: i64, frac_digits: u32) {
+        let d = (mantissa, frac_digits.min(SHORT_DIGITS));
+        if self.short_min.is_none_or(|m| compare_short(d, m).is_lt()) {
+            self.short_min = Some(d);
+        }
+        if self.short_max.is_none_or(|m| compare_short(d, m).is_gt()) {
+            self.short_max = Some(d);
+        }
+    }
+
     /// Adds a float value. NaN is ignored.
     #[inline]
     pub fn add_float(&mut self, value: f64) {
@@ -416,7 +446,10 @@ impl NumericRange {
 
     /// Whether nothing was added.
     pub fn is_empty(&self) -> bool {
-        self.small_min.is_none() && self.int_min.is_none() && self.float_min.is_none()
+        self.small_min.is_none()
+            && self.int_min.is_none()
+            && self.float_min.is_none()
+            && self.short_min.is_none()
     }
 
     /// The range as JSON values `(min, max)`: `null` when empty; an
@@ -425,7 +458,13 @@ impl NumericRange {
     /// floats are present, both ends are doubles.
     pub fn bounds(&self) -> (Value, Value) {
         let (int_min, int_max) = self.int_bounds();
-        match (self.float_min, self.float_max) {
+        let either = |a: Option<f64>, b: Option<f64>, pick: fn(f64, f64) -> f64| match (a, b) {
+            (Some(a), Some(b)) => Some(pick(a, b)),
+            (a, b) => a.or(b),
+        };
+        let float_min = either(self.float_min, self.short_min.map(short_f64), f64::min);
+        let float_max = either(self.float_max, self.short_max.map(short_f64), f64::max);
+        match (float_min, float_max) {
             (Some(fmin), Some(fmax)) => {
                 let imin = int_min.as_deref().and_then(|s| s.parse::<f64>().ok());
                 let imax = int_max.as_deref().and_then(|s| s.parse::<f64>().ok());
@@ -439,6 +478,38 @@ impl NumericRange {
             ),
         }
     }
+}
+
+/// The most digits after the point a short fraction has.
+const SHORT_DIGITS: u32 = 15;
+
+/// Powers of ten an `i128` product and a double both hold exactly.
+const SHORT_POW10: [i64; SHORT_DIGITS as usize + 1] = {
+    let mut table = [1i64; SHORT_DIGITS as usize + 1];
+    let mut k = 1;
+    while k < table.len() {
+        table[k] = table[k - 1] * 10;
+        k += 1;
+    }
+    table
+};
+
+/// Orders two short fractions exactly: at most fifteen digits each, so
+/// scaling one to the other's digits fits an `i128`.
+#[inline]
+fn compare_short(a: (i64, u32), b: (i64, u32)) -> Ordering {
+    if a.1 == b.1 {
+        return a.0.cmp(&b.0);
+    }
+    let digits = a.1.max(b.1);
+    let scaled = |(m, d): (i64, u32)| i128::from(m) * i128::from(SHORT_POW10[(digits - d) as usize]);
+    scaled(a).cmp(&scaled(b))
+}
+
+/// The double nearest a short fraction: an integer below 2^53 over an
+/// exact power of ten is one correctly rounded division.
+fn short_f64((m, d): (i64, u32)) -> f64 {
+    m as f64 / SHORT_POW10[d as usize] as f64
 }
 
 fn replace_if(slot: &mut Option<String>, literal: &str, want: Ordering) {

@@ -145,8 +145,13 @@ impl ColumnAcc {
                 let number = scan.number;
                 if let Some(v) = number.and_then(|d| d.small_integer()) {
                     self.range.add_i64(v);
-                } else if let Some(v) = number.and_then(|d| d.exact_f64()) {
-                    self.range.add_float(v);
+                } else if let Some((m, d)) = number.and_then(|d| d.short_decimal()) {
+                    if m == 0 && number.is_some_and(|d| d.is_negative()) {
+                        // `-0.0` keeps its sign as a double.
+                        self.range.add_float(-0.0);
+                    } else {
+                        self.range.add_short_decimal(m, d);
+                    }
                 } else {
                     // Long literals and exponents: the general path, with
                     // the precision check (short ones never misstate).

@@ -241,3 +241,25 @@ proptest::proptest! {
         judged_both_ways(&format!("{a}.{lead}{b}{exp}"))?;
     }
 }
+
+proptest::proptest! {
+    /// Short fractions kept exactly give the bounds that adding each
+    /// one's double would.
+    #[test]
+    fn short_fractions_bound_as_their_doubles_do(
+        lits in proptest::collection::vec("-?[0-9]{1,8}\\.[0-9]{0,7}", 1..40),
+    ) {
+        let (mut exact, mut doubles) = (NumericRange::default(), NumericRange::default());
+        for lit in &lits {
+            let d = plumb_core::scan_decimal(lit.as_bytes()).unwrap();
+            let (m, digits) = d.short_decimal().unwrap();
+            if m == 0 {
+                continue;
+            }
+            exact.add_short_decimal(m, digits);
+            doubles.add_float(d.exact_f64().unwrap());
+            proptest::prop_assert_eq!(d.exact_f64(), lit.parse::<f64>().ok());
+        }
+        proptest::prop_assert_eq!(exact.bounds(), doubles.bounds());
+    }
+}
