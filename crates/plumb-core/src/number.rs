@@ -502,7 +502,8 @@ fn compare_short(a: (i64, u32), b: (i64, u32)) -> Ordering {
         return a.0.cmp(&b.0);
     }
     let digits = a.1.max(b.1);
-    let scaled = |(m, d): (i64, u32)| i128::from(m) * i128::from(SHORT_POW10[(digits - d) as usize]);
+    let scaled =
+        |(m, d): (i64, u32)| i128::from(m) * i128::from(SHORT_POW10[(digits - d) as usize]);
     scaled(a).cmp(&scaled(b))
 }
 

@@ -359,6 +359,7 @@ impl RowSink for InspectSink {
         true
     }
 
+    #[inline]
     fn cell(&mut self, record: u64, index: usize, content: &[u8]) {
         if let Some(acc) = self.columns.get_mut(index) {
             acc.add(content, record);

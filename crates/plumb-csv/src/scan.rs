@@ -240,6 +240,7 @@ impl<S: RowSink> CsvSink for Resolver<'_, S> {
         self.decided && self.inner.wants_cells() && self.max_rows.is_none_or(|m| self.rows < m)
     }
 
+    #[inline]
     fn cell(&mut self, record: u64, index: usize, content: &[u8]) -> ControlFlow<()> {
         self.inner.cell(record, index, content);
         ControlFlow::Continue(())

@@ -102,7 +102,7 @@ proptest::proptest! {
     /// A decimal read in one pass gives std's value whenever it gives one,
     /// and its class agrees with std's parsers.
     #[test]
-    fn scan_decimal_agrees_with_std(lit in "[+-]?[0-9]{0,18}(\\.[0-9]{0,18})?([eE][+-]?[0-9]{0,3})?") {
+    fn scan_decimal_agrees_with_std(lit in "[+-]?[0-9]{0,22}(\\.[0-9]{0,22})?([eE][+-]?[0-9]{0,3})?") {
         let scan = plumb_core::scan_decimal(lit.as_bytes());
         let body = lit.trim_start_matches(['+', '-']);
         let has_digit = body.split(['e', 'E']).next().unwrap().bytes().any(|b| b.is_ascii_digit());
@@ -120,6 +120,16 @@ proptest::proptest! {
             proptest::prop_assert_eq!(d.class() == CellClass::Integer, integer);
             let digits = body.split(['e', 'E']).next().unwrap().bytes().filter(u8::is_ascii_digit).count();
             proptest::prop_assert_eq!(d.is_short(), digits <= 15 && !lit.contains(['e', 'E']));
+            // The significand of at most nineteen digits, from the text.
+            let (int, frac) = body.split(['e', 'E']).next().unwrap().split_once('.').unwrap_or((body.split(['e', 'E']).next().unwrap(), ""));
+            let exp: i64 = body.split_once(['e', 'E']).map_or(0, |(_, e)| e.parse().unwrap_or(0));
+            let all = format!("{int}{frac}");
+            let sig = all.trim_start_matches('0');
+            let trimmed = sig.trim_end_matches('0');
+            let want = (!trimmed.is_empty() && digits <= 19).then(|| {
+                (trimmed.parse::<u64>().unwrap(), exp - frac.len() as i64 + (sig.len() - trimmed.len()) as i64)
+            });
+            proptest::prop_assert_eq!(d.significand(), want, "{}", lit);
         }
     }
 }
