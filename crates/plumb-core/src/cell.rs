@@ -282,6 +282,7 @@ impl DecimalScan {
     /// it has more than nineteen digits counting leading and trailing
     /// zeros (`0.000123456789012345678`): the text is read again, those
     /// zeros skipped. `None` past nineteen significant digits.
+    #[inline]
     pub(crate) fn significand_in(&self, literal: &[u8]) -> Option<(u64, i64)> {
         if self.digits <= 19 {
             return self.significand();

@@ -274,6 +274,7 @@ pub fn number_precision_of(literal: &str, parsed: Option<f64>) -> Option<Precisi
 /// let (_, kind) = float_value_and_precision(lit.as_bytes(), &scan_decimal(lit.as_bytes()).unwrap());
 /// assert_eq!(kind, Some(PrecisionKind::Inexact));
 /// ```
+#[inline]
 pub fn float_value_and_precision(
     literal: &[u8],
     scan: &crate::DecimalScan,

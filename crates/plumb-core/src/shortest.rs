@@ -69,6 +69,77 @@ fn mul10(x: u128, k: i64) -> Option<u128> {
 /// the nearest double and whether the decimal is its shortest round
 /// trip (what Ryu prints). `None` leaves the case to the general path.
 pub(crate) fn nearest_shortest(m: u64, q: i64) -> Option<(f64, bool)> {
+    if (-19..0).contains(&q) {
+        if let Some(found) = fraction(m, q) {
+            return Some(found);
+        }
+    }
+    general(m, q)
+}
+
+/// Powers of ten that fit a `u64`.
+const U64_POW10: [u64; 20] = {
+    let mut table = [1u64; 20];
+    let mut k = 1;
+    while k < table.len() {
+        table[k] = table[k - 1] * 10;
+        k += 1;
+    }
+    table
+};
+
+/// [`nearest_shortest`] for the most common shape, a number below 2^53
+/// written with a fraction (`41.666666666666664`): with `q` in `-19..0`
+/// and `E < 1`, the scale is `2^(1−E) × 10^−q`, so the literal and its
+/// unit are shifts, the double one 64-by-64-bit product and half its
+/// unit the power of ten itself.
+#[inline]
+fn fraction(m: u64, q: i64) -> Option<(f64, bool)> {
+    let p = U64_POW10[q.unsigned_abs() as usize];
+    let mut v = m as f64 / p as f64;
+    for _ in 0..MAX_STEPS {
+        let bits = v.to_bits();
+        let fraction = bits & ((1 << 52) - 1);
+        let biased = (bits >> 52) & 0x7FF;
+        // Not normal, a power of two, or at least 2^53: the general path.
+        if fraction == 0 || biased == 0 || biased >= 1075 {
+            return None;
+        }
+        let big_m = fraction | (1 << 52);
+        let s2 = (1075 - biased + 1) as u32;
+        if m.leading_zeros() + 64 <= s2 + 3 {
+            return None;
+        }
+        let lit = u128::from(m) << s2;
+        let dbl = u128::from(big_m << 1) * u128::from(p);
+        let half = u128::from(p);
+        let dist = lit.abs_diff(dbl);
+        if dist > half {
+            v = f64::from_bits(if lit > dbl { bits + 1 } else { bits - 1 });
+            continue;
+        }
+        // Half a unit of the literal's last digit is 2^(s2−1).
+        let half_unit = 1u128 << (s2 - 1);
+        if dist == half || dist == half_unit {
+            return None;
+        }
+        if dist > half_unit {
+            return Some((v, false));
+        }
+        let even = big_m.is_multiple_of(2);
+        let within = |x: u128| {
+            let d = x.abs_diff(dbl);
+            d < half || (even && d == half)
+        };
+        let below = u128::from(m - m % 10) << s2;
+        let above = below + (10u128 << s2);
+        return Some((v, !(within(below) || within(above))));
+    }
+    None
+}
+
+/// [`nearest_shortest`] for any shape whose quantities fit a `u128`.
+fn general(m: u64, q: i64) -> Option<(f64, bool)> {
     if m == 0 || !(-MAX_EXP10..=MAX_EXP10).contains(&q) {
         return None;
     }
@@ -112,7 +183,7 @@ pub(crate) fn nearest_shortest(m: u64, q: i64) -> Option<(f64, bool)> {
             // Another decimal of the same length is closer to `v`.
             return Some((v, false));
         }
-        let even = big_m % 2 == 0;
+        let even = big_m.is_multiple_of(2);
         let within = |x: u128| {
             let d = x.abs_diff(dbl);
             d < half || (even && d == half)
@@ -163,6 +234,25 @@ mod tests {
             }
         }
         assert!(fast * 100 >= all * 95, "fast path took {fast} of {all}");
+    }
+
+    #[test]
+    fn the_fraction_tier_agrees_with_the_general_one() {
+        let mut both = 0;
+        for i in 1..50_000u64 {
+            let x = i as f64 / 7.0 * if i % 3 == 0 { 1e-4 } else { 1.0 };
+            let (m, q) = significand(ryu::Buffer::new().format_finite(x));
+            for m in [m, m + 1, m - 1, m + 5] {
+                if !(-19..0).contains(&q) {
+                    continue;
+                }
+                if let Some(fast) = super::fraction(m, q) {
+                    both += 1;
+                    assert_eq!(Some(fast), super::general(m, q), "{m}e{q}");
+                }
+            }
+        }
+        assert!(both > 150_000, "{both}");
     }
 
     #[test]
