@@ -351,16 +351,21 @@ impl DecimalScan {
     /// Folds the run of digits at `i` into the mantissa; returns where
     /// the run ends.
     #[inline]
-    fn take_digits(&mut self, bytes: &[u8], mut i: usize) -> usize {
-        while let Some(&b) = bytes.get(i).filter(|b| b.is_ascii_digit()) {
-            self.mantissa = self
-                .mantissa
-                .wrapping_mul(10)
-                .wrapping_add(u64::from(b - b'0'));
-            self.digits += 1;
-            i += 1;
+    fn take_digits(&mut self, bytes: &[u8], i: usize) -> usize {
+        let run = bytes.get(i..).unwrap_or_default();
+        let mut m = self.mantissa;
+        let mut k = 0;
+        while let Some(&b) = run.get(k) {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            m = m.wrapping_mul(10).wrapping_add(u64::from(d));
+            k += 1;
         }
-        i
+        self.mantissa = m;
+        self.digits += k as u32;
+        i + k
     }
 }
 
