@@ -297,6 +297,10 @@ fn inspectable() -> impl proptest::strategy::Strategy<Value = String> {
     let cell = prop_oneof![
         "-?[0-9]{1,18}",
         "-?[0-9]{1,9}\\.[0-9]{1,10}",
+        // Plain digits and points around the fifteen-digit edge: one
+        // point or none, a point alone, at either end, or twice.
+        "[0-9.]{1,17}",
+        "[0-9]{14,17}",
         "[0-9]\\.[0-9]{1,4}e-?[0-9]{1,3}",
         Just("NA".to_owned()),
         Just(" null ".to_owned()),
