@@ -30,6 +30,12 @@ const F64_POW10: [f64; 23] = [
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
 
+/// The doubles nearest to 10^-k (inexact from 10^-1 on).
+const F64_NEG_POW10: [f64; 20] = [
+    1e0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12, 1e-13, 1e-14,
+    1e-15, 1e-16, 1e-17, 1e-18, 1e-19,
+];
+
 /// The largest decimal exponent (either sign) the fast path takes.
 const MAX_EXP10: i64 = 22;
 
@@ -96,7 +102,9 @@ const U64_POW10: [u64; 20] = {
 #[inline]
 fn fraction(m: u64, q: i64) -> Option<(f64, bool)> {
     let p = U64_POW10[q.unsigned_abs() as usize];
-    let mut v = m as f64 / p as f64;
+    // A multiplication by the nearest double to 10^q is faster than the
+    // division and at most a unit further off, which the loop corrects.
+    let mut v = m as f64 * F64_NEG_POW10[q.unsigned_abs() as usize];
     for _ in 0..MAX_STEPS {
         let bits = v.to_bits();
         let fraction = bits & ((1 << 52) - 1);
