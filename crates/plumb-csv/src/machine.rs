@@ -780,7 +780,7 @@ impl CsvParser {
                 }
                 let in_line = delims & below(content_end) & !below(pos);
                 if cells {
-                    self.hand_out(input, start, in_line, content_end, opens, sink)?;
+                    self.hand_out(input, start, in_line, content_end, (opens, m.quote), sink)?;
                 } else {
                     self.fields += in_line.count_ones() as usize + 1;
                 }
@@ -802,7 +802,7 @@ impl CsvParser {
                 }
                 let ends = delims & !below(pos);
                 if cells {
-                    self.hand_out(input, start, ends, BLOCK as u32, opens, sink)?;
+                    self.hand_out(input, start, ends, BLOCK as u32, (opens, m.quote), sink)?;
                 } else {
                     self.fields += ends.count_ones() as usize;
                 }
@@ -867,6 +867,7 @@ impl CsvParser {
     /// Hands out the fields of the open record that end in this block:
     /// one at each bit of `ends` (delimiters), and the last at
     /// `content_end` when that is before the block's end (a line break).
+    /// `quotes` is the block's opening quotes and all its quotes.
     #[inline]
     fn hand_out<S: CsvSink>(
         &mut self,
@@ -874,7 +875,7 @@ impl CsvParser {
         start: usize,
         mut ends: u64,
         content_end: u32,
-        opens: u64,
+        (opens, quotes): (u64, u64),
         sink: &mut S,
     ) -> ControlFlow<()> {
         loop {
@@ -896,7 +897,16 @@ impl CsvParser {
                 input.get(from..stop)
             }
             .unwrap_or_default();
-            let plain = !self.cell_quoted || memchr::memchr(b'"', raw).is_none();
+            // A quoted field needs unescaping when it holds a quote. When
+            // it began in this block, the block's quote bits between its
+            // opening and closing quotes tell; else its bytes are searched.
+            let plain = !self.cell_quoted
+                || if from >= start {
+                    let first = (from - start) as u32 + u32::from(self.cell_opening);
+                    quotes & below(end - 1) & !below(first) == 0
+                } else {
+                    memchr::memchr(b'"', raw).is_none()
+                };
             self.fields += 1;
             let flow = if plain && self.data.is_empty() {
                 sink.cell(self.record_no, self.fields - 1, raw)
