@@ -315,6 +315,28 @@ impl DecimalScan {
         (m != 0).then(|| (m, e + i64::from(zeros)))
     }
 
+    /// The scan [`scan_decimal`] gives for a fraction without sign or
+    /// exponent (`12.375`) that a caller has already read: its digits as
+    /// one number (`12375`), how many digits there are (`5`, leading
+    /// zeros included) and how many follow the point (`3`). The mantissa
+    /// is exact when there are at most nineteen digits.
+    ///
+    /// ```
+    /// use plumb_core::{scan_decimal, DecimalScan};
+    /// assert_eq!(DecimalScan::plain_fraction(12375, 5, 3), scan_decimal(b"12.375").unwrap());
+    /// ```
+    pub fn plain_fraction(mantissa: u64, digits: u32, frac_digits: u32) -> DecimalScan {
+        DecimalScan {
+            negative: false,
+            mantissa,
+            digits,
+            frac_digits,
+            point: true,
+            exponent: false,
+            exp10: 0,
+        }
+    }
+
     /// Whether the literal is negative.
     pub fn is_negative(&self) -> bool {
         self.negative

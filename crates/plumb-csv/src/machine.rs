@@ -483,6 +483,10 @@ pub struct CsvParser {
     cell_from: usize,
     cell_quoted: bool,
     cell_opening: bool,
+    /// Whether a quote was seen inside the quoted field held by the
+    /// block path in blocks before this one (so it may need unescaping;
+    /// a closing quote seen there counts too, which only costs a copy).
+    cell_escaped: bool,
     data: Vec<u8>,
     ends: Vec<u32>,
     fields: usize,
@@ -527,6 +531,7 @@ impl CsvParser {
             cell_from: 0,
             cell_quoted: false,
             cell_opening: false,
+            cell_escaped: false,
             data: Vec::new(),
             ends: Vec::new(),
             fields: 0,
@@ -663,6 +668,7 @@ impl CsvParser {
         self.cell_from = *i;
         self.cell_quoted = self.state == State::Quoted;
         self.cell_opening = false;
+        self.cell_escaped = false;
         let entry = *i;
         self.blocks(input, i, base, sink)?;
         // Leaving mid-field: what the block path held goes into `data`,
@@ -803,6 +809,10 @@ impl CsvParser {
                 let ends = delims & !below(pos);
                 if cells {
                     self.hand_out(input, start, ends, BLOCK as u32, (opens, m.quote), sink)?;
+                    // The last field goes on into the next block.
+                    if self.cell_quoted && m.quote & !below(self.first_in(start)) != 0 {
+                        self.cell_escaped = true;
+                    }
                 } else {
                     self.fields += ends.count_ones() as usize;
                 }
@@ -855,6 +865,16 @@ impl CsvParser {
         true
     }
 
+    /// The first bit of the block at `start` that belongs to the held
+    /// field's content (after its opening quote, if that is in the block).
+    #[inline]
+    fn first_in(&self, start: usize) -> u32 {
+        match self.cell_from.checked_sub(start) {
+            Some(k) => k as u32 + u32::from(self.cell_opening),
+            None => 0,
+        }
+    }
+
     /// Notes that a field starts at bit `k` of the block at `start`.
     #[inline]
     fn start_cell(&mut self, start: usize, k: u32, opens: u64) {
@@ -862,6 +882,7 @@ impl CsvParser {
         self.cell_from = start + k as usize;
         self.cell_quoted = opening;
         self.cell_opening = opening;
+        self.cell_escaped = false;
     }
 
     /// Hands out the fields of the open record that end in this block:
@@ -897,16 +918,12 @@ impl CsvParser {
                 input.get(from..stop)
             }
             .unwrap_or_default();
-            // A quoted field needs unescaping when it holds a quote. When
-            // it began in this block, the block's quote bits between its
-            // opening and closing quotes tell; else its bytes are searched.
+            // A quoted field needs unescaping when it holds a quote: the
+            // quote bits between its opening and closing quotes tell, with
+            // what earlier blocks saw of it.
             let plain = !self.cell_quoted
-                || if from >= start {
-                    let first = (from - start) as u32 + u32::from(self.cell_opening);
-                    quotes & below(end - 1) & !below(first) == 0
-                } else {
-                    memchr::memchr(b'"', raw).is_none()
-                };
+                || !self.cell_escaped
+                    && quotes & below(end.saturating_sub(1)) & !below(self.first_in(start)) == 0;
             self.fields += 1;
             let flow = if plain && self.data.is_empty() {
                 sink.cell(self.record_no, self.fields - 1, raw)

@@ -144,15 +144,15 @@ impl ColumnAcc {
     #[inline(always)]
     fn add_plain(&mut self, cell: &[u8], record: u64) {
         let n = cell.len();
-        if n == 0 || n > 16 {
+        if n == 0 || n > 20 {
             return self.add(cell, record);
         }
-        let mut value: i64 = 0;
+        let mut value: u64 = 0;
         let mut point = n;
         for (i, &b) in cell.iter().enumerate() {
             let d = b.wrapping_sub(b'0');
             if d <= 9 {
-                value = value * 10 + i64::from(d);
+                value = value.wrapping_mul(10).wrapping_add(u64::from(d));
             } else if b == b'.' && point == n {
                 point = i;
             } else {
@@ -160,19 +160,42 @@ impl ColumnAcc {
             }
         }
         let digits = n - usize::from(point < n);
+        let frac_digits = n - point - usize::from(point < n);
         if digits == 0 || digits > 15 {
+            if point < n && (16..=19).contains(&digits) {
+                // A long fraction, as shortest float formatting writes
+                // them: judged without reading the text again.
+                let scan = DecimalScan::plain_fraction(value, digits as u32, frac_digits as u32);
+                return self.add_long_plain(scan, cell, record);
+            }
             return self.add(cell, record);
         }
         let len = n as u64;
         self.min_len = self.min_len.min(len);
         self.max_len = self.max_len.max(len);
+        // At most fifteen digits: below 10^15, so the cast is exact.
+        let value = value as i64;
         if point == n {
             self.classes.add(CellClass::Integer);
             self.range.add_i64(value);
         } else {
             self.classes.add(CellClass::Float);
-            self.range.add_short_decimal(value, (n - point - 1) as u32);
+            self.range.add_short_decimal(value, frac_digits as u32);
         }
+        if self.looks < SAMPLE_LOOKS {
+            self.add_sample(cell);
+        }
+    }
+
+    /// [`ColumnAcc::add_plain`] for a fraction of sixteen to nineteen
+    /// digits.
+    #[inline(never)]
+    fn add_long_plain(&mut self, scan: DecimalScan, cell: &[u8], record: u64) {
+        self.classes.add(CellClass::Float);
+        let len = cell.len() as u64;
+        self.min_len = self.min_len.min(len);
+        self.max_len = self.max_len.max(len);
+        self.add_long_number(Some(scan), CellClass::Float, cell, record);
         if self.looks < SAMPLE_LOOKS {
             self.add_sample(cell);
         }
@@ -234,7 +257,7 @@ impl ColumnAcc {
         }
     }
 
-    #[cold]
+    #[inline(never)]
     fn add_long_number(
         &mut self,
         number: Option<DecimalScan>,
