@@ -445,6 +445,63 @@ pub fn scan_decimal(bytes: &[u8]) -> Option<DecimalScan> {
     (i == bytes.len()).then_some(d)
 }
 
+/// A number cell in its plainest form: ASCII digits with at most one
+/// point and nothing else (`42`, `12.50`, `.5`, `7.`), at most nineteen
+/// digits. This is how most numeric columns are written, so inspectors
+/// try it first and fall back to [`scan_cell`] for anything else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlainNumber {
+    /// The digits as one number (exact: there are at most nineteen).
+    pub mantissa: u64,
+    /// How many digits there are, leading zeros included.
+    pub digits: u32,
+    /// How many digits follow the point, or `None` without a point.
+    pub frac_digits: Option<u32>,
+}
+
+/// Reads a [`PlainNumber`]: `None` for anything else, including more
+/// than nineteen digits; [`scan_decimal`] reads every number literal.
+///
+/// A byte at a time: on cells this short a word-at-a-time reading was
+/// measured slower (the multiplications cost more than the loop).
+///
+/// ```
+/// use plumb_core::{scan_plain_number, PlainNumber};
+/// assert_eq!(
+///     scan_plain_number(b"4115.333333333333"),
+///     Some(PlainNumber { mantissa: 4115333333333333, digits: 16, frac_digits: Some(12) }),
+/// );
+/// assert_eq!(scan_plain_number(b"-1"), None);
+/// assert_eq!(scan_plain_number(b"1.2.3"), None);
+/// ```
+#[inline]
+pub fn scan_plain_number(cell: &[u8]) -> Option<PlainNumber> {
+    let n = cell.len();
+    // Nineteen digits and a point at most.
+    if n > 20 {
+        return None;
+    }
+    let mut value = 0u64;
+    // Where the point is; `n` while none has been seen.
+    let mut point = n;
+    for (i, &b) in cell.iter().enumerate() {
+        let d = b.wrapping_sub(b'0');
+        if d <= 9 {
+            value = value.wrapping_mul(10).wrapping_add(u64::from(d));
+        } else if b == b'.' && point == n {
+            point = i;
+        } else {
+            return None;
+        }
+    }
+    let digits = n - usize::from(point < n);
+    (1..=19).contains(&digits).then_some(PlainNumber {
+        mantissa: value,
+        digits: digits as u32,
+        frac_digits: (point < n).then(|| (n - point - 1) as u32),
+    })
+}
+
 fn digits(bytes: &[u8], at: usize, n: usize) -> Option<u32> {
     let slice = bytes.get(at..at + n)?;
     let mut v = 0u32;

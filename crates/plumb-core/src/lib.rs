@@ -44,8 +44,8 @@ pub use caps::{
 };
 pub use cell::{
     classify_bytes, classify_cell, infer_column_type, numeric_class, scan_cell, scan_decimal,
-    trim_bytes, trim_cell, CellClass, CellScan, ClassHistogram, DecimalScan, InferredType,
-    SENTINEL_TOKENS,
+    scan_plain_number, trim_bytes, trim_cell, CellClass, CellScan, ClassHistogram, DecimalScan,
+    InferredType, PlainNumber, SENTINEL_TOKENS,
 };
 pub use number::{
     compare_integer_literals, float_value_and_precision, integer_json, literal_placeholder,

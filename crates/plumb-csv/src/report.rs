@@ -9,9 +9,9 @@ use serde_json::Value;
 
 use plumb_core::{
     cap_text, float_value_and_precision, infer_column_type, number_precision_of, scan_cell,
-    CellClass, ClassHistogram, DecimalScan, InferredType, NumericRange, PrecisionKind, Refusal,
-    RefusalReason, ViewFlags, COLUMN_TRACK_CAP, FIRST_ISSUES_CAP, SAMPLE_TEXT_BYTES,
-    SAMPLE_VALUES_CAP, SENTINEL_TOKENS,
+    scan_plain_number, CellClass, ClassHistogram, DecimalScan, InferredType, NumericRange,
+    PrecisionKind, Refusal, RefusalReason, ViewFlags, COLUMN_TRACK_CAP, FIRST_ISSUES_CAP,
+    SAMPLE_TEXT_BYTES, SAMPLE_VALUES_CAP, SENTINEL_TOKENS,
 };
 
 use crate::machine::{Issue, IssueReport, Record};
@@ -143,44 +143,33 @@ impl ColumnAcc {
     /// Both paths give the same column (a proptest holds them together).
     #[inline(always)]
     fn add_plain(&mut self, cell: &[u8], record: u64) {
-        let n = cell.len();
-        if n == 0 || n > 20 {
+        let Some(number) = scan_plain_number(cell) else {
             return self.add(cell, record);
-        }
-        let mut value: u64 = 0;
-        let mut point = n;
-        for (i, &b) in cell.iter().enumerate() {
-            let d = b.wrapping_sub(b'0');
-            if d <= 9 {
-                value = value.wrapping_mul(10).wrapping_add(u64::from(d));
-            } else if b == b'.' && point == n {
-                point = i;
-            } else {
-                return self.add(cell, record);
-            }
-        }
-        let digits = n - usize::from(point < n);
-        let frac_digits = n - point - usize::from(point < n);
-        if digits == 0 || digits > 15 {
-            if point < n && (16..=19).contains(&digits) {
+        };
+        let frac_digits = match number.frac_digits {
+            Some(f) if number.digits > 15 => {
                 // A long fraction, as shortest float formatting writes
                 // them: judged without reading the text again.
-                let scan = DecimalScan::plain_fraction(value, digits as u32, frac_digits as u32);
+                let scan = DecimalScan::plain_fraction(number.mantissa, number.digits, f);
                 return self.add_long_plain(scan, cell, record);
             }
-            return self.add(cell, record);
-        }
-        let len = n as u64;
+            _ if number.digits > 15 => return self.add(cell, record),
+            f => f,
+        };
+        let len = cell.len() as u64;
         self.min_len = self.min_len.min(len);
         self.max_len = self.max_len.max(len);
         // At most fifteen digits: below 10^15, so the cast is exact.
-        let value = value as i64;
-        if point == n {
-            self.classes.add(CellClass::Integer);
-            self.range.add_i64(value);
-        } else {
-            self.classes.add(CellClass::Float);
-            self.range.add_short_decimal(value, frac_digits as u32);
+        let value = number.mantissa as i64;
+        match frac_digits {
+            None => {
+                self.classes.add(CellClass::Integer);
+                self.range.add_i64(value);
+            }
+            Some(f) => {
+                self.classes.add(CellClass::Float);
+                self.range.add_short_decimal(value, f);
+            }
         }
         if self.looks < SAMPLE_LOOKS {
             self.add_sample(cell);

@@ -133,3 +133,48 @@ proptest::proptest! {
         }
     }
 }
+
+/// The plain-number reading, one character at a time.
+fn plain_oracle(cell: &[u8]) -> Option<plumb_core::PlainNumber> {
+    let text = std::str::from_utf8(cell).ok()?;
+    if text.bytes().any(|b| !b.is_ascii_digit() && b != b'.') || text.matches('.').count() > 1 {
+        return None;
+    }
+    let (int, frac) = text
+        .split_once('.')
+        .map_or((text, None), |(a, b)| (a, Some(b)));
+    let digits = format!("{int}{}", frac.unwrap_or(""));
+    if digits.is_empty() || digits.len() > 19 {
+        return None;
+    }
+    Some(plumb_core::PlainNumber {
+        mantissa: digits.parse().unwrap(),
+        digits: digits.len() as u32,
+        frac_digits: frac.map(|f| f.len() as u32),
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
+
+    /// Read eight bytes at a time, as one at a time; and what it reads,
+    /// `scan_decimal` reads the same way.
+    #[test]
+    fn plain_numbers_read_by_words_as_by_bytes(
+        text in "[0-9.]{0,24}|[0-9]{0,12}[.x /e-]?[0-9]{0,12}",
+        bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..24),
+    ) {
+        for cell in [text.as_bytes(), bytes.as_slice()] {
+            let got = plumb_core::scan_plain_number(cell);
+            proptest::prop_assert_eq!(got, plain_oracle(cell), "{:?}", cell);
+            if let Some(p) = got {
+                let d = plumb_core::scan_decimal(cell).unwrap();
+                let want = if p.frac_digits.is_some() { CellClass::Float } else { CellClass::Integer };
+                proptest::prop_assert_eq!(d.class(), want);
+                if let Some(f) = p.frac_digits {
+                    proptest::prop_assert_eq!(d, plumb_core::DecimalScan::plain_fraction(p.mantissa, p.digits, f));
+                }
+            }
+        }
+    }
+}
