@@ -151,7 +151,12 @@ pub fn scan_cell(cell: &[u8]) -> CellScan<'_> {
     // are classified after one or two cheap checks.
     match first {
         b'0'..=b'9' | b'+' | b'-' | b'.' => {
-            if let Some(d) = scan_decimal(t) {
+            // A date is tried first when its fifth byte is a '-', which
+            // saves reading its year as a number; a number with a '-'
+            // there (`123e-45678`) is not a date and is read below.
+            if t.len() >= 10 && t[4] == b'-' && is_date(t) {
+                scan.class = CellClass::Date;
+            } else if let Some(d) = scan_decimal(t) {
                 scan.class = d.class();
                 scan.number = Some(d);
             } else if t == b"-" {
