@@ -104,7 +104,9 @@ fn fraction(m: u64, q: i64) -> Option<(f64, bool)> {
     let p = U64_POW10[q.unsigned_abs() as usize];
     // A multiplication by the nearest double to 10^q is faster than the
     // division and at most a unit further off, which the loop corrects.
-    let mut v = m as f64 * F64_NEG_POW10[q.unsigned_abs() as usize];
+    // (Through i64 when it fits: one signed conversion instruction.)
+    let whole = i64::try_from(m).map_or(m as f64, |m| m as f64);
+    let mut v = whole * F64_NEG_POW10[q.unsigned_abs() as usize];
     for _ in 0..MAX_STEPS {
         let bits = v.to_bits();
         let fraction = bits & ((1 << 52) - 1);
