@@ -7,9 +7,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Every target, named after the public entry point it drives.
-pub const TARGETS: [&str; 8] = [
+pub const TARGETS: [&str; 10] = [
     "text_stream",
     "csv_push",
+    "csv_inspect",
+    "number_judgement",
     "json_push",
     "jsonl_lines",
     "detect",
@@ -20,7 +22,7 @@ pub const TARGETS: [&str; 8] = [
 
 fn seeds(target: &str, root: &Path, data: &Path) -> Vec<PathBuf> {
     let dirs: Vec<PathBuf> = match target {
-        "csv_push" => vec![
+        "csv_push" | "csv_inspect" => vec![
             data.join("csv-spectrum/csvs"),
             data.join("csvlint/cases"),
             data.join("tsv-utils-csv2tsv/input"),
@@ -29,7 +31,7 @@ fn seeds(target: &str, root: &Path, data: &Path) -> Vec<PathBuf> {
         "jsonl_lines" => vec![data.join("jsonlines/cases")],
         "text_stream" => vec![data.join("utf8/kuhn"), data.join("csvlint/fixtures")],
         "read_interval" => vec![data.join("jsonlines/cases"), root.join("examples/data")],
-        "tool_paths" => vec![],
+        "tool_paths" | "number_judgement" => vec![],
         _ => vec![
             data.join("csv-spectrum/csvs"),
             data.join("jsonlines/cases"),
