@@ -484,17 +484,6 @@ impl NumericRange {
 /// The most digits after the point a short fraction has.
 const SHORT_DIGITS: u32 = 15;
 
-/// Powers of ten an `i128` product and a double both hold exactly.
-const SHORT_POW10: [i64; SHORT_DIGITS as usize + 1] = {
-    let mut table = [1i64; SHORT_DIGITS as usize + 1];
-    let mut k = 1;
-    while k < table.len() {
-        table[k] = table[k - 1] * 10;
-        k += 1;
-    }
-    table
-};
-
 /// Orders two short fractions exactly: at most fifteen digits each, so
 /// scaling one to the other's digits fits an `i128`.
 #[inline]
@@ -503,15 +492,16 @@ fn compare_short(a: (i64, u32), b: (i64, u32)) -> Ordering {
         return a.0.cmp(&b.0);
     }
     let digits = a.1.max(b.1);
-    let scaled =
-        |(m, d): (i64, u32)| i128::from(m) * i128::from(SHORT_POW10[(digits - d) as usize]);
+    let scaled = |(m, d): (i64, u32)| {
+        i128::from(m) * crate::shortest::U128_POW10[(digits - d) as usize] as i128
+    };
     scaled(a).cmp(&scaled(b))
 }
 
 /// The double nearest a short fraction: an integer below 2^53 over an
 /// exact power of ten is one correctly rounded division.
 fn short_f64((m, d): (i64, u32)) -> f64 {
-    m as f64 / SHORT_POW10[d as usize] as f64
+    m as f64 / crate::shortest::U128_POW10[d as usize] as f64
 }
 
 fn replace_if(slot: &mut Option<String>, literal: &str, want: Ordering) {

@@ -44,8 +44,9 @@ const MAX_EXP10: i64 = 22;
 /// it is at most about one unit off; the rest is a margin.
 const MAX_STEPS: usize = 4;
 
-/// Powers of ten as integers, up to the largest the fast path uses.
-const U128_POW10: [u128; MAX_EXP10 as usize + 1] = {
+/// Powers of ten as integers, up to the largest the fast path uses
+/// (every one a double holds exactly, too).
+pub(crate) const U128_POW10: [u128; MAX_EXP10 as usize + 1] = {
     let mut table = [1u128; MAX_EXP10 as usize + 1];
     let mut k = 1;
     while k < table.len() {
@@ -83,17 +84,6 @@ pub(crate) fn nearest_shortest(m: u64, q: i64) -> Option<(f64, bool)> {
     general(m, q)
 }
 
-/// Powers of ten that fit a `u64`.
-const U64_POW10: [u64; 20] = {
-    let mut table = [1u64; 20];
-    let mut k = 1;
-    while k < table.len() {
-        table[k] = table[k - 1] * 10;
-        k += 1;
-    }
-    table
-};
-
 /// [`nearest_shortest`] for the most common shape, a number below 2^53
 /// written with a fraction (`41.666666666666664`): with `q` in `-19..0`
 /// and `E < 1`, the scale is `2^(1−E) × 10^−q`, so the literal and its
@@ -101,7 +91,8 @@ const U64_POW10: [u64; 20] = {
 /// unit the power of ten itself.
 #[inline]
 fn fraction(m: u64, q: i64) -> Option<(f64, bool)> {
-    let p = U64_POW10[q.unsigned_abs() as usize];
+    // 10^19 is below 2^64.
+    let p = U128_POW10[q.unsigned_abs() as usize] as u64;
     // A multiplication by the nearest double to 10^q is faster than the
     // division and at most a unit further off, which the loop corrects.
     // (Through i64 when it fits: one signed conversion instruction.)
