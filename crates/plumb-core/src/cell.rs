@@ -232,9 +232,10 @@ pub struct DecimalScan {
 /// digits fit an `i64` and survive a double both ways.
 const EXACT_DIGITS: u32 = 15;
 
-/// Powers of ten a double holds exactly, up to [`EXACT_DIGITS`].
-const POWERS_OF_TEN: [f64; 16] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+/// Every power of ten a double holds exactly.
+pub(crate) const POWERS_OF_TEN: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
 
 impl DecimalScan {
@@ -340,6 +341,30 @@ impl DecimalScan {
             exponent: false,
             exp10: 0,
         }
+    }
+
+    /// The nearest double of a literal of at most fifteen digits with an
+    /// exponent (`2.5e-3`, `6.02E23` is too far), when its digits as an
+    /// integer times or over a power of ten of at most 10^22 is one
+    /// correctly rounded operation (Clinger's fast path). Such a literal
+    /// always survives a double both ways.
+    ///
+    /// ```
+    /// use plumb_core::scan_decimal;
+    /// assert_eq!(scan_decimal(b"-2.5e-3").unwrap().exponent_f64(), Some(-0.0025));
+    /// assert_eq!(scan_decimal(b"1e300").unwrap().exponent_f64(), None);
+    /// ```
+    #[inline]
+    pub fn exponent_f64(&self) -> Option<f64> {
+        if !self.exponent || self.digits > EXACT_DIGITS {
+            return None;
+        }
+        let q = i64::from(self.exp10) - i64::from(self.frac_digits);
+        let scale = *POWERS_OF_TEN.get(q.unsigned_abs() as usize)?;
+        // At most fifteen digits: below 2^53, so the cast is exact.
+        let m = self.mantissa as f64;
+        let v = if q < 0 { m / scale } else { m * scale };
+        Some(if self.negative { -v } else { v })
     }
 
     /// Whether the literal is negative.

@@ -214,6 +214,14 @@ pub fn number_precision_of(literal: &str, parsed: Option<f64>) -> Option<Precisi
     if p.int.len() + p.frac.len() <= 15 && p.exp.abs() <= 280 {
         return None;
     }
+    if p.plain_integer {
+        // An integer below 10^308 is finite and, unless zero, not zero
+        // as a double: only its size matters, and no parse is needed.
+        let c = Canonical::of(&p);
+        if c.point <= 308 {
+            return (c.len() > 0 && !integer_is_safe(&c)).then_some(PrecisionKind::UnsafeInteger);
+        }
+    }
     let value: f64 = match parsed {
         Some(v) => v,
         None => literal.parse().ok()?,
@@ -229,17 +237,7 @@ pub fn number_precision_of(literal: &str, parsed: Option<f64>) -> Option<Precisi
         return Some(PrecisionKind::Underflow);
     }
     if p.plain_integer {
-        // Sixteen digits or fewer before the point is below 10^16; the
-        // exact comparison settles the rest.
-        let safe = c.point <= 15
-            || (c.point == 16 && {
-                let mut padded = [b'0'; 16];
-                for (slot, d) in padded.iter_mut().zip(c.digits()) {
-                    *slot = d;
-                }
-                padded.as_slice() <= b"9007199254740991".as_slice()
-            });
-        return (!safe).then_some(PrecisionKind::UnsafeInteger);
+        return (!integer_is_safe(&c)).then_some(PrecisionKind::UnsafeInteger);
     }
     // The shortest digits that read back as the same double (Ryu, on
     // the stack); the literal survives when they are its own digits.
@@ -252,6 +250,20 @@ pub fn number_precision_of(literal: &str, parsed: Option<f64>) -> Option<Precisi
     } else {
         Some(PrecisionKind::Inexact)
     }
+}
+
+/// Whether a nonzero integer is within ±(2^53 − 1). Sixteen digits or
+/// fewer before the point is below 10^16; the exact comparison settles
+/// the rest.
+fn integer_is_safe(c: &Canonical<'_>) -> bool {
+    c.point <= 15
+        || (c.point == 16 && {
+            let mut padded = [b'0'; 16];
+            for (slot, d) in padded.iter_mut().zip(c.digits()) {
+                *slot = d;
+            }
+            padded.as_slice() <= b"9007199254740991".as_slice()
+        })
 }
 
 /// Parses a fraction or exponent literal already read by

@@ -24,16 +24,10 @@
 //! Together these are what Ryu's output equals: the shortest decimal in
 //! the rounding interval, the closest to `v` among those.
 
-/// Powers of ten a double holds exactly.
-const F64_POW10: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-];
-
 /// The doubles nearest to 10^-k (inexact from 10^-1 on).
-const F64_NEG_POW10: [f64; 20] = [
+const F64_NEG_POW10: [f64; MAX_EXP10 as usize + 1] = [
     1e0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12, 1e-13, 1e-14,
-    1e-15, 1e-16, 1e-17, 1e-18, 1e-19,
+    1e-15, 1e-16, 1e-17, 1e-18, 1e-19, 1e-20, 1e-21, 1e-22,
 ];
 
 /// The largest decimal exponent (either sign) the fast path takes.
@@ -76,7 +70,7 @@ fn mul10(x: u128, k: i64) -> Option<u128> {
 /// the nearest double and whether the decimal is its shortest round
 /// trip (what Ryu prints). `None` leaves the case to the general path.
 pub(crate) fn nearest_shortest(m: u64, q: i64) -> Option<(f64, bool)> {
-    if (-19..0).contains(&q) {
+    if (-MAX_EXP10..0).contains(&q) {
         if let Some(found) = fraction(m, q) {
             return Some(found);
         }
@@ -85,14 +79,13 @@ pub(crate) fn nearest_shortest(m: u64, q: i64) -> Option<(f64, bool)> {
 }
 
 /// [`nearest_shortest`] for the most common shape, a number below 2^53
-/// written with a fraction (`41.666666666666664`): with `q` in `-19..0`
+/// written with a fraction (`41.666666666666664`): with `q` in `-22..0`
 /// and `E < 1`, the scale is `2^(1−E) × 10^−q`, so the literal and its
-/// unit are shifts, the double one 64-by-64-bit product and half its
-/// unit the power of ten itself.
+/// unit are shifts, the double one product (below 2^128: `2M < 2^54`
+/// and `10^22 < 2^74`) and half its unit the power of ten itself.
 #[inline]
 fn fraction(m: u64, q: i64) -> Option<(f64, bool)> {
-    // 10^19 is below 2^64.
-    let p = U128_POW10[q.unsigned_abs() as usize] as u64;
+    let p = U128_POW10[q.unsigned_abs() as usize];
     // A multiplication by the nearest double to 10^q is faster than the
     // division and at most a unit further off, which the loop corrects.
     // (Through i64 when it fits: one signed conversion instruction.)
@@ -112,8 +105,8 @@ fn fraction(m: u64, q: i64) -> Option<(f64, bool)> {
             return None;
         }
         let lit = u128::from(m) << s2;
-        let dbl = u128::from(big_m << 1) * u128::from(p);
-        let half = u128::from(p);
+        let dbl = u128::from(big_m << 1) * p;
+        let half = p;
         let dist = lit.abs_diff(dbl);
         if dist > half {
             v = f64::from_bits(if lit > dbl { bits + 1 } else { bits - 1 });
@@ -144,7 +137,7 @@ fn general(m: u64, q: i64) -> Option<(f64, bool)> {
     if m == 0 || !(-MAX_EXP10..=MAX_EXP10).contains(&q) {
         return None;
     }
-    let scale = F64_POW10[q.unsigned_abs() as usize];
+    let scale = crate::cell::POWERS_OF_TEN[q.unsigned_abs() as usize];
     let mut v = if q < 0 {
         m as f64 / scale
     } else {
@@ -244,7 +237,7 @@ mod tests {
             let x = i as f64 / 7.0 * if i % 3 == 0 { 1e-4 } else { 1.0 };
             let (m, q) = significand(ryu::Buffer::new().format_finite(x));
             for m in [m, m + 1, m - 1, m + 5] {
-                if !(-19..0).contains(&q) {
+                if !(-super::MAX_EXP10..0).contains(&q) {
                     continue;
                 }
                 if let Some(fast) = super::fraction(m, q) {

@@ -11,7 +11,7 @@ use plumb_core::{
     cap_text, float_value_and_precision, infer_column_type, number_precision_of, scan_cell,
     scan_plain_number, CellClass, ClassHistogram, DecimalScan, InferredType, NumericRange,
     PrecisionKind, Refusal, RefusalReason, ViewFlags, COLUMN_TRACK_CAP, FIRST_ISSUES_CAP,
-    SAMPLE_TEXT_BYTES, SAMPLE_VALUES_CAP, SENTINEL_TOKENS,
+    MAX_SAFE_INTEGER, SAMPLE_TEXT_BYTES, SAMPLE_VALUES_CAP, SENTINEL_TOKENS,
 };
 
 use crate::machine::{Issue, IssueReport, Record};
@@ -153,7 +153,9 @@ impl ColumnAcc {
                 let scan = DecimalScan::plain_fraction(number.mantissa, number.digits, f);
                 return self.add_long_plain(scan, cell, record);
             }
-            _ if number.digits > 15 => return self.add(cell, record),
+            None if number.digits > 15 => {
+                return self.add_long_integer(number.mantissa, cell, record)
+            }
             f => f,
         };
         let len = cell.len() as u64;
@@ -170,6 +172,29 @@ impl ColumnAcc {
                 self.classes.add(CellClass::Float);
                 self.range.add_short_decimal(value, f);
             }
+        }
+        if self.looks < SAMPLE_LOOKS {
+            self.add_sample(cell);
+        }
+    }
+
+    /// [`ColumnAcc::add_plain`] for an integer of sixteen to nineteen
+    /// digits (ids, hashes, nanosecond times): exact as an `i64` when it
+    /// fits, flagged when a double cannot hold it.
+    #[inline(never)]
+    fn add_long_integer(&mut self, value: u64, cell: &[u8], record: u64) {
+        self.classes.add(CellClass::Integer);
+        let len = cell.len() as u64;
+        self.min_len = self.min_len.min(len);
+        self.max_len = self.max_len.max(len);
+        match i64::try_from(value) {
+            Ok(v) => self.range.add_i64(v),
+            Err(_) => self
+                .range
+                .add_integer(std::str::from_utf8(cell).unwrap_or_default()),
+        }
+        if value > MAX_SAFE_INTEGER {
+            self.note_precision(PrecisionKind::UnsafeInteger, cell, record);
         }
         if self.looks < SAMPLE_LOOKS {
             self.add_sample(cell);
@@ -220,9 +245,12 @@ impl ColumnAcc {
                     } else {
                         self.range.add_short_decimal(m, d);
                     }
+                } else if let Some(v) = number.and_then(|d| d.exponent_f64()) {
+                    // A short literal with an exponent near its digits.
+                    self.range.add_float(v);
                 } else {
-                    // Long literals and exponents: the general path, with
-                    // the precision check (short ones never misstate).
+                    // Long literals and far exponents: the general path,
+                    // with the precision check (short ones never misstate).
                     self.add_long_number(number, class, scan.trimmed, record);
                 }
             }
@@ -270,18 +298,24 @@ impl ColumnAcc {
             }
         };
         if let Some(kind) = kind {
-            self.precision
-                .entry(kind)
-                .and_modify(|f| f.count += 1)
-                .or_insert_with(|| PrecisionFact {
-                    kind,
-                    count: 1,
-                    example: cap_text(&String::from_utf8_lossy(digits), SAMPLE_TEXT_BYTES)
-                        .0
-                        .to_owned(),
-                    record,
-                });
+            self.note_precision(kind, digits, record);
         }
+    }
+
+    /// Counts a literal a double would misstate; the first one of each
+    /// kind is kept as the example.
+    fn note_precision(&mut self, kind: PrecisionKind, literal: &[u8], record: u64) {
+        self.precision
+            .entry(kind)
+            .and_modify(|f| f.count += 1)
+            .or_insert_with(|| PrecisionFact {
+                kind,
+                count: 1,
+                example: cap_text(&String::from_utf8_lossy(literal), SAMPLE_TEXT_BYTES)
+                    .0
+                    .to_owned(),
+                record,
+            });
     }
 
     fn report(self, index: usize, name: Option<String>) -> ColumnReport {

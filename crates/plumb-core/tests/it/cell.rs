@@ -102,7 +102,7 @@ proptest::proptest! {
     /// A decimal read in one pass gives std's value whenever it gives one,
     /// and its class agrees with std's parsers.
     #[test]
-    fn scan_decimal_agrees_with_std(lit in "[+-]?[0-9]{0,22}(\\.[0-9]{0,22})?([eE][+-]?[0-9]{0,3})?") {
+    fn scan_decimal_agrees_with_std(lit in "[+-]?[0-9]{0,22}(\\.[0-9]{0,22})?([eE][+-]?[0-9]{0,3})?|[+-]?[0-9]{0,9}(\\.[0-9]{0,9})?[eE][+-]?[0-9]{1,2}") {
         let scan = plumb_core::scan_decimal(lit.as_bytes());
         let body = lit.trim_start_matches(['+', '-']);
         let has_digit = body.split(['e', 'E']).next().unwrap().bytes().any(|b| b.is_ascii_digit());
@@ -112,6 +112,11 @@ proptest::proptest! {
             let f: f64 = lit.parse().unwrap();
             if let Some(v) = d.exact_f64() {
                 proptest::prop_assert_eq!(v.to_bits(), f.to_bits(), "{}", lit);
+            }
+            if let Some(v) = d.exponent_f64() {
+                proptest::prop_assert_eq!(v.to_bits(), f.to_bits(), "{}", lit);
+                proptest::prop_assert_eq!(plumb_core::number_literal_precision(&lit), None, "{}", lit);
+                proptest::prop_assert!(lit.contains(['e', 'E']));
             }
             if let Some(v) = d.small_integer() {
                 proptest::prop_assert_eq!(Some(v), lit.parse::<i64>().ok(), "{}", lit);

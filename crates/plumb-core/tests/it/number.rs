@@ -263,3 +263,17 @@ proptest::proptest! {
         proptest::prop_assert_eq!(exact.bounds(), doubles.bounds());
     }
 }
+
+proptest::proptest! {
+    /// An integer literal of any length below 10^308 is unsafe exactly
+    /// when it lies outside ±(2^53 − 1), with or without a parsed value.
+    #[test]
+    fn integers_are_unsafe_exactly_outside_the_safe_range(lit in "[+-]?0{0,3}[0-9]{1,40}") {
+        let outside = compare_integer_literals(&lit, "9007199254740991") == Ordering::Greater
+            || compare_integer_literals(&lit, "-9007199254740991") == Ordering::Less;
+        let want = outside.then_some(PrecisionKind::UnsafeInteger);
+        proptest::prop_assert_eq!(number_literal_precision(&lit), want, "{}", lit);
+        let parsed: Option<f64> = lit.parse().ok();
+        proptest::prop_assert_eq!(plumb_core::number_precision_of(&lit, parsed), want, "{}", lit);
+    }
+}

@@ -300,7 +300,17 @@ fn inspectable() -> impl proptest::strategy::Strategy<Value = String> {
         // Plain digits and points around the fifteen-digit edge: one
         // point or none, a point alone, at either end, or twice.
         "[0-9.]{1,17}",
-        "[0-9]{14,17}",
+        "[0-9]{14,20}",
+        "9[0-9]{15,18}",
+        // The edges of a double's safe integers and of an i64.
+        proptest::sample::select(vec![
+            "9007199254740991",
+            "9007199254740992",
+            "9223372036854775807",
+            "9223372036854775808",
+            "0000000000000000",
+        ])
+        .prop_map(str::to_owned),
         "[0-9]\\.[0-9]{1,4}e-?[0-9]{1,3}",
         Just("NA".to_owned()),
         Just(" null ".to_owned()),
