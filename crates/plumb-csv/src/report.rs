@@ -209,7 +209,13 @@ impl ColumnAcc {
         let len = cell.len() as u64;
         self.min_len = self.min_len.min(len);
         self.max_len = self.max_len.max(len);
-        self.add_long_number(Some(scan), CellClass::Float, cell, record);
+        let (value, kind) = float_value_and_precision(cell, &scan);
+        if let Some(v) = value {
+            self.range.add_float(v);
+        }
+        if let Some(kind) = kind {
+            self.note_precision(kind, cell, record);
+        }
         if self.looks < SAMPLE_LOOKS {
             self.add_sample(cell);
         }
