@@ -90,6 +90,65 @@ pub fn numeric_csv(bytes: usize) -> Vec<u8> {
     out
 }
 
+/// A CSV of identifiers and times: 19-digit ids (beyond a double's safe
+/// integers), epoch seconds, epoch milliseconds with a fraction, and a
+/// status with a missing-value token.
+pub fn ids_csv(bytes: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes + 256);
+    out.extend_from_slice(b"id,seconds,millis,status\n");
+    let mut i: u64 = 0;
+    while out.len() < bytes {
+        let line = format!(
+            "{},{},{}.{:03},{}\n",
+            1_234_567_890_123_456_789u64 - i * 7919,
+            1_700_000_000 + i,
+            1_700_000_000_000u64 + i * 13,
+            i % 1000,
+            if i.is_multiple_of(3) { "NA" } else { "ok" }
+        );
+        out.extend_from_slice(line.as_bytes());
+        i += 1;
+    }
+    out
+}
+
+/// A CSV of measurements in scientific notation: shortest exponent
+/// forms, three-digit exponent forms and long negative fractions.
+pub fn scientific_csv(bytes: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes + 256);
+    out.extend_from_slice(b"flux,radius,delta\n");
+    let mut i: u64 = 0;
+    while out.len() < bytes {
+        let line = format!(
+            "{:e},{:.3e},{}\n",
+            (i as f64) * 1.000001e-7,
+            (i as f64).sqrt(),
+            -(i as f64) / 7.0
+        );
+        out.extend_from_slice(line.as_bytes());
+        i += 1;
+    }
+    out
+}
+
+/// A text-heavy CSV: quoted names and addresses with delimiters inside,
+/// emails and quoted remarks with doubled quotes.
+pub fn text_csv(bytes: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes + 256);
+    out.extend_from_slice(b"id,name,address,email,remark\n");
+    let mut i: u64 = 0;
+    while out.len() < bytes {
+        let line = format!(
+            "{i},\"Smith, John {i}\",\"12 Main St, Apt {}\",someone{}@example.com,\"said \"\"hi\"\"\"\n",
+            i % 100,
+            i % 977
+        );
+        out.extend_from_slice(line.as_bytes());
+        i += 1;
+    }
+    out
+}
+
 /// Counts records with the `csv` crate's `read_byte_record` loop: the
 /// peer baseline (it checks neither UTF-8 nor row shapes).
 pub fn csv_crate_count(data: &[u8]) -> u64 {
