@@ -4,10 +4,12 @@
 //! Goals: validate (UTF-8 checked, issues tracked) at least 1.5x the
 //! speed of the `csv` crate loop; inspect within 2x of its time.
 
+mod common;
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use plumb_benches::{csv_crate_count, mixed_csv, numeric_csv};
 use plumb_core::TextStream;
-use plumb_csv::{inspect, validate, CsvFormat, CsvOptions};
+use plumb_csv::{validate, CsvFormat, CsvOptions};
 
 const SIZE: usize = 32 * 1024 * 1024;
 
@@ -33,25 +35,7 @@ fn bench(c: &mut Criterion) {
                 r.rows_scanned
             })
         });
-        group.bench_function("inspect_plumb", |b| {
-            b.iter(|| {
-                let r = inspect(
-                    TextStream::from_buf_read(data.as_slice()),
-                    CsvFormat::Csv,
-                    &opts,
-                )
-                .expect("valid");
-                assert_eq!(r.rows_scanned + 1, rows);
-                r.rows_scanned
-            })
-        });
-        group.bench_function("csv_crate_read_byte_record", |b| {
-            b.iter(|| {
-                let n = csv_crate_count(&data);
-                assert_eq!(n, rows);
-                n
-            })
-        });
+        common::inspect_beside_csv_crate(&mut group, &data);
         group.finish();
     }
 }

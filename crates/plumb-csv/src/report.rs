@@ -136,11 +136,28 @@ fn char_count(b: &[u8]) -> u64 {
 }
 
 impl ColumnAcc {
+    /// Counts a cell of `class`, `len` characters long.
+    #[inline(always)]
+    fn tally(&mut self, class: CellClass, len: u64) {
+        self.classes.add(class);
+        self.min_len = self.min_len.min(len);
+        self.max_len = self.max_len.max(len);
+    }
+
+    /// Offers a cell as a sample while the column still looks for them.
+    #[inline(always)]
+    fn offer_sample(&mut self, cell: &[u8]) {
+        if self.looks < SAMPLE_LOOKS {
+            self.add_sample(cell);
+        }
+    }
+
     /// [`ColumnAcc::add`] with the commonest cells folded inline: a
-    /// plain number of at most fifteen digits (no sign, no padding, no
-    /// exponent, at most one point). It keeps few values live, so the
-    /// cell loop stays in registers; anything else takes the full path.
-    /// Both paths give the same column (a proptest holds them together).
+    /// plain number (no sign, no padding, no exponent, at most one
+    /// point); up to fifteen digits here, sixteen to nineteen in
+    /// out-of-line steps. It keeps few values live, so the cell loop
+    /// stays in registers; anything else takes the full path. Both paths
+    /// give the same column (a proptest holds them together).
     #[inline(always)]
     fn add_plain(&mut self, cell: &[u8], record: u64) {
         let Some(number) = scan_plain_number(cell) else {
@@ -159,23 +176,19 @@ impl ColumnAcc {
             f => f,
         };
         let len = cell.len() as u64;
-        self.min_len = self.min_len.min(len);
-        self.max_len = self.max_len.max(len);
         // At most fifteen digits: below 10^15, so the cast is exact.
         let value = number.mantissa as i64;
         match frac_digits {
             None => {
-                self.classes.add(CellClass::Integer);
+                self.tally(CellClass::Integer, len);
                 self.range.add_i64(value);
             }
             Some(f) => {
-                self.classes.add(CellClass::Float);
+                self.tally(CellClass::Float, len);
                 self.range.add_short_decimal(value, f);
             }
         }
-        if self.looks < SAMPLE_LOOKS {
-            self.add_sample(cell);
-        }
+        self.offer_sample(cell);
     }
 
     /// [`ColumnAcc::add_plain`] for an integer of sixteen to nineteen
@@ -183,10 +196,7 @@ impl ColumnAcc {
     /// fits, flagged when a double cannot hold it.
     #[inline(never)]
     fn add_long_integer(&mut self, value: u64, cell: &[u8], record: u64) {
-        self.classes.add(CellClass::Integer);
-        let len = cell.len() as u64;
-        self.min_len = self.min_len.min(len);
-        self.max_len = self.max_len.max(len);
+        self.tally(CellClass::Integer, cell.len() as u64);
         match i64::try_from(value) {
             Ok(v) => self.range.add_i64(v),
             Err(_) => self
@@ -196,19 +206,14 @@ impl ColumnAcc {
         if value > MAX_SAFE_INTEGER {
             self.note_precision(PrecisionKind::UnsafeInteger, cell, record);
         }
-        if self.looks < SAMPLE_LOOKS {
-            self.add_sample(cell);
-        }
+        self.offer_sample(cell);
     }
 
     /// [`ColumnAcc::add_plain`] for a fraction of sixteen to nineteen
     /// digits.
     #[inline(never)]
     fn add_long_plain(&mut self, scan: DecimalScan, cell: &[u8], record: u64) {
-        self.classes.add(CellClass::Float);
-        let len = cell.len() as u64;
-        self.min_len = self.min_len.min(len);
-        self.max_len = self.max_len.max(len);
+        self.tally(CellClass::Float, cell.len() as u64);
         let (value, kind) = float_value_and_precision(cell, &scan);
         if let Some(v) = value {
             self.range.add_float(v);
@@ -216,23 +221,19 @@ impl ColumnAcc {
         if let Some(kind) = kind {
             self.note_precision(kind, cell, record);
         }
-        if self.looks < SAMPLE_LOOKS {
-            self.add_sample(cell);
-        }
+        self.offer_sample(cell);
     }
 
     fn add(&mut self, cell: &[u8], record: u64) {
         let scan = scan_cell(cell);
         let class = scan.class;
-        self.classes.add(class);
         // Every class but `string` is ASCII: one byte, one character.
         let len = if class == CellClass::String {
             char_count(cell)
         } else {
             cell.len() as u64
         };
-        self.min_len = self.min_len.min(len);
-        self.max_len = self.max_len.max(len);
+        self.tally(class, len);
         match class {
             CellClass::Empty => return,
             CellClass::Sentinel => {
@@ -262,9 +263,7 @@ impl ColumnAcc {
             }
             _ => {}
         }
-        if self.looks < SAMPLE_LOOKS {
-            self.add_sample(cell);
-        }
+        self.offer_sample(cell);
     }
 
     #[inline(never)]
