@@ -14,7 +14,11 @@
 //! | `inexact` | a fraction or exponent literal of at most 17 significant digits whose shortest round trip is another number | `3e-324`, `9007199254740993.0` | `0.1` |
 //!
 //! A literal is exact (no kind) when its shortest round trip names the
-//! same decimal value as its text: `0.1`, `1.50`, `1e3`, `-0`.
+//! same decimal value as its text: `0.1`, `1.50`, `1e3`, `-0`. When two
+//! shortest decimals lie equally close to the double, its shortest round
+//! trip is the one with the even last digit, as Ryu and Python's `repr`
+//! print it (std's formatting takes the other): `71000000000000.12` is
+//! exact and `71000000000000.13` inexact, both being 71000000000000.125.
 
 use std::cmp::Ordering;
 
