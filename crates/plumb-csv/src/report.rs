@@ -214,13 +214,7 @@ impl ColumnAcc {
     #[inline(never)]
     fn add_long_plain(&mut self, scan: DecimalScan, cell: &[u8], record: u64) {
         self.tally(CellClass::Float, cell.len() as u64);
-        let (value, kind) = float_value_and_precision(cell, &scan);
-        if let Some(v) = value {
-            self.range.add_float(v);
-        }
-        if let Some(kind) = kind {
-            self.note_precision(kind, cell, record);
-        }
+        self.add_long_number(scan, cell, record);
         self.offer_sample(cell);
     }
 
@@ -242,23 +236,26 @@ impl ColumnAcc {
                 }
             }
             CellClass::Integer | CellClass::Float => {
-                let number = scan.number;
-                if let Some(v) = number.and_then(|d| d.small_integer()) {
-                    self.range.add_i64(v);
-                } else if let Some((m, d)) = number.and_then(|d| d.short_decimal()) {
-                    if m == 0 && number.is_some_and(|d| d.is_negative()) {
-                        // `-0.0` keeps its sign as a double.
-                        self.range.add_float(-0.0);
+                // `scan_cell` reads the number of every number cell.
+                if let Some(number) = scan.number {
+                    if let Some(v) = number.small_integer() {
+                        self.range.add_i64(v);
+                    } else if let Some((m, d)) = number.short_decimal() {
+                        if m == 0 && number.is_negative() {
+                            // `-0.0` keeps its sign as a double.
+                            self.range.add_float(-0.0);
+                        } else {
+                            self.range.add_short_decimal(m, d);
+                        }
+                    } else if let Some(v) = number.exponent_f64() {
+                        // A short literal with an exponent near its digits.
+                        self.range.add_float(v);
                     } else {
-                        self.range.add_short_decimal(m, d);
+                        // Long literals and far exponents: the general
+                        // path, with the precision check (short ones never
+                        // misstate).
+                        self.add_long_number(number, scan.trimmed, record);
                     }
-                } else if let Some(v) = number.and_then(|d| d.exponent_f64()) {
-                    // A short literal with an exponent near its digits.
-                    self.range.add_float(v);
-                } else {
-                    // Long literals and far exponents: the general path,
-                    // with the precision check (short ones never misstate).
-                    self.add_long_number(number, class, scan.trimmed, record);
                 }
             }
             _ => {}
@@ -280,16 +277,10 @@ impl ColumnAcc {
     }
 
     #[inline(never)]
-    fn add_long_number(
-        &mut self,
-        number: Option<DecimalScan>,
-        class: CellClass,
-        digits: &[u8],
-        record: u64,
-    ) {
-        let kind = match (class, number) {
-            (CellClass::Float, Some(scan)) => {
-                let (parsed, kind) = float_value_and_precision(digits, &scan);
+    fn add_long_number(&mut self, number: DecimalScan, digits: &[u8], record: u64) {
+        let kind = match number.class() {
+            CellClass::Float => {
+                let (parsed, kind) = float_value_and_precision(digits, &number);
                 if let Some(v) = parsed {
                     self.range.add_float(v);
                 }

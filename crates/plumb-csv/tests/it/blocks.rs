@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 use plumb_csv::{CsvParser, CsvSink, Issue, Record};
 use proptest::prelude::*;
 
-use crate::util::{cut, issue_event, parse_pieces, record_event};
+use crate::util::{cut, issue_event, parse_pieces, record_event, record_fields};
 
 /// Keeps fields for the first `keep_first` records only, as the header
 /// resolver does, and logs every event.
@@ -44,11 +44,7 @@ impl CsvSink for Switching {
         self.seen += 1;
         if r.has_fields() {
             assert!(self.current.is_empty(), "no cells for a kept record");
-            self.rows.push(
-                r.iter()
-                    .map(|f| String::from_utf8(f.to_vec()).unwrap())
-                    .collect(),
-            );
+            self.rows.push(record_fields(r));
         } else if self.cells {
             assert_eq!(self.current.len(), r.len(), "one cell per field");
             self.rows.push(std::mem::take(&mut self.current));

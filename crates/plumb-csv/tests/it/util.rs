@@ -18,11 +18,7 @@ impl CsvSink for Log {
     }
     fn record(&mut self, r: &Record<'_>) -> ControlFlow<()> {
         if self.keep {
-            self.records.push(
-                r.iter()
-                    .map(|f| String::from_utf8(f.to_vec()).expect("utf8"))
-                    .collect(),
-            );
+            self.records.push(record_fields(r));
         }
         self.events.push(record_event(r));
         ControlFlow::Continue(())
@@ -35,6 +31,13 @@ impl CsvSink for Log {
         self.events.push(format!("blank@{line}"));
         ControlFlow::Continue(())
     }
+}
+
+/// A kept record's fields as strings.
+pub fn record_fields(r: &Record<'_>) -> Vec<String> {
+    r.iter()
+        .map(|f| String::from_utf8(f.to_vec()).expect("utf8"))
+        .collect()
 }
 
 /// A record event as a golden string.
