@@ -145,18 +145,7 @@ fn tool_cmd(agent: &Agent) -> ExitCode {
         Ok(t) => t,
         Err(r) => return refuse(&r, true),
     };
-    let mut input = String::new();
-    if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut input) {
-        return refuse(&Refusal::from_io(&e, Some("stdin")), true);
-    }
-    let answer = match serde_json::from_str::<Value>(&input) {
-        Ok(message) => toolbox.call_message(message, None),
-        Err(e) => json!({
-            "ok": false,
-            "error": format!("the call is not JSON ({e}); send {{\"tool\": \"data\" | \"read\", \"args\": {{...}}}}"),
-            "refusal": Refusal::invalid_argument(format!("the call is not JSON: {e}")),
-        }),
-    };
+    let answer = toolbox.call_reader(std::io::stdin().lock(), None);
     let ok = answer["ok"] == Value::Bool(true);
     if let Err(code) = emit(&(answer.to_string() + "\n")) {
         return code;

@@ -30,6 +30,7 @@
 mod cancel;
 mod caps;
 mod cell;
+mod file;
 mod number;
 mod reader;
 mod refusal;
@@ -47,6 +48,7 @@ pub use cell::{
     scan_plain_number, trim_bytes, trim_cell, CellClass, CellScan, ClassHistogram, DecimalScan,
     InferredType, PlainNumber, SENTINEL_TOKENS,
 };
+pub use file::{OpenedFile, SnapshotReader};
 pub use number::{
     compare_integer_literals, float_value_and_precision, integer_json, literal_placeholder,
     number_literal_precision, number_precision_of, NumericRange, PrecisionKind,

@@ -13,7 +13,7 @@
 use std::any::Any;
 use std::fmt::Debug;
 use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -22,8 +22,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::cancel::CancelToken;
-use crate::refusal::{Refusal, RefusalReason};
-use crate::stream::{open_file, TextStream, CHUNK_BYTES};
+use crate::file::OpenedFile;
+use crate::refusal::Refusal;
+use crate::stream::{TextStream, CHUNK_BYTES};
 use crate::view::ViewFlags;
 
 /// The bytes a format reader reads: opened as often as needed, each
@@ -67,38 +68,31 @@ pub trait ByteSource: Send + Sync + Debug {
     }
 }
 
-/// A file on disk.
+/// A file on disk, opened once: every [`ByteSource::open`] reads the
+/// same handle by position, up to the size it had when it was opened
+/// (see [`OpenedFile`]). Nothing looks the path up a second time.
 #[derive(Debug, Clone)]
 pub struct FileSource {
-    path: PathBuf,
-    shown: String,
-    len: Option<u64>,
+    file: OpenedFile,
     progress: Option<Arc<AtomicU64>>,
 }
 
 impl FileSource {
-    /// Checks that `path` is a regular file.
+    /// Opens `path` and checks that the opened handle is a regular file.
     ///
     /// # Errors
-    /// `not-found` when nothing is there, `not-a-file` for a directory or
-    /// device, `read-error` otherwise.
+    /// `not-found` when nothing is there, `not-a-file` for a directory,
+    /// pipe, socket or device, `read-error` otherwise (`permission denied`).
     pub fn new(path: impl AsRef<Path>) -> Result<FileSource, Refusal> {
-        let path = path.as_ref();
-        let shown = path.display().to_string();
-        let meta = std::fs::metadata(path).map_err(|e| Refusal::from_io(&e, Some(&shown)))?;
-        if !meta.is_file() {
-            return Err(Refusal::new(
-                RefusalReason::NotAFile,
-                format!("`{shown}` is not a regular file (a directory or a device); name a file"),
-            )
-            .with_path(shown));
-        }
-        Ok(FileSource {
-            path: path.to_path_buf(),
-            shown,
-            len: Some(meta.len()),
+        Ok(FileSource::from_opened(OpenedFile::open(path.as_ref())?))
+    }
+
+    /// A source over a file already opened and judged.
+    pub fn from_opened(file: OpenedFile) -> FileSource {
+        FileSource {
+            file,
             progress: None,
-        })
+        }
     }
 
     /// Counts the bytes read into `counter` as they are read (for a
@@ -108,9 +102,9 @@ impl FileSource {
         self
     }
 
-    /// The path.
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// The opened file.
+    pub fn file(&self) -> &OpenedFile {
+        &self.file
     }
 }
 
@@ -129,25 +123,25 @@ impl<R: Read> Read for Counted<R> {
 
 impl ByteSource for FileSource {
     fn open(&self) -> Result<Box<dyn BufRead + Send + '_>, Refusal> {
-        let file = open_file(&self.path)?;
+        let reader = self.file.reader();
         Ok(match &self.progress {
             Some(counter) => Box::new(BufReader::with_capacity(
                 CHUNK_BYTES,
                 Counted {
-                    inner: file,
+                    inner: reader,
                     counter: counter.clone(),
                 },
             )),
-            None => Box::new(BufReader::with_capacity(CHUNK_BYTES, file)),
+            None => Box::new(BufReader::with_capacity(CHUNK_BYTES, reader)),
         })
     }
 
     fn name(&self) -> &str {
-        &self.shown
+        self.file.name()
     }
 
     fn len(&self) -> Option<u64> {
-        self.len
+        Some(self.file.len())
     }
 }
 

@@ -198,6 +198,10 @@ impl Refusal {
                 RefusalReason::NotAFile,
                 format!("{shown} is a directory, not a file; name a file inside it"),
             ),
+            io::ErrorKind::PermissionDenied => Refusal::new(
+                RefusalReason::ReadError,
+                format!("{shown} cannot be read: permission denied; ask for access or name another file"),
+            ),
             _ => Refusal::new(
                 RefusalReason::ReadError,
                 format!("reading {shown} failed: {err}; check that it is readable and retry"),

@@ -32,7 +32,7 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 
 use crate::cancel::CancelToken;
-use crate::refusal::{Refusal, RefusalReason};
+use crate::refusal::Refusal;
 
 /// Bytes asked of the reader per read: large enough that per-chunk work
 /// (a cancellation check, one call into the parser) vanishes against the
@@ -144,21 +144,18 @@ impl TextStream<BufReader<File>> {
     }
 }
 
-/// Opens a regular file, refusing anything else with its typed reason.
+/// Opens a regular file once, refusing anything else (judged on the
+/// opened handle) with its typed reason. Kept for callers that want a
+/// plain `File`; [`crate::OpenedFile`] also snapshots the size.
 ///
 /// # Errors
 /// `not-found`, `not-a-file` or `read-error`.
 pub fn open_file(path: &Path) -> Result<File, Refusal> {
-    let shown = path.display().to_string();
-    let meta = std::fs::metadata(path).map_err(|e| Refusal::from_io(&e, Some(&shown)))?;
-    if !meta.is_file() {
-        return Err(Refusal::new(
-            RefusalReason::NotAFile,
-            format!("`{shown}` is not a regular file (a directory or a device); name a file"),
-        )
-        .with_path(shown));
-    }
-    File::open(path).map_err(|e| Refusal::from_io(&e, Some(&shown)))
+    let opened = crate::file::OpenedFile::open(path)?;
+    opened
+        .file()
+        .try_clone()
+        .map_err(|e| Refusal::from_io(&e, Some(opened.name())))
 }
 
 impl<R: Read> TextStream<BufReader<R>> {

@@ -143,6 +143,10 @@ fn shorten_window(envelope: &mut Value, cap: usize) -> Option<(usize, usize)> {
             hi = mid - 1;
         }
     }
+    // An item too large to fit whole still travels, alone, with its
+    // longest strings cut below: a window that returned nothing would
+    // send the caller back to the offset it asked for, forever.
+    let lo = lo.max(usize::from(total > 0));
     envelope["result"][field] = Value::Array(items[..lo].to_vec());
     let offset = envelope["result"]
         .get("offset")
@@ -227,6 +231,20 @@ fn cut_long_strings(v: &mut Value, max: usize) -> bool {
                 cut |= cut_long_strings(x, max);
             }
         }
+        // Already a placeholder: shorten its kept prefix in place, and
+        // keep the full length it states.
+        Value::Object(m) if m.get("$truncated").is_some_and(Value::is_string) => {
+            if let Some(Value::String(kept)) = m.get_mut("$truncated") {
+                if kept.len() > max {
+                    let mut end = max;
+                    while !kept.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    kept.truncate(end);
+                    cut = true;
+                }
+            }
+        }
         Value::Object(m) => {
             for (_, x) in m.iter_mut() {
                 cut |= cut_long_strings(x, max);
@@ -244,13 +262,26 @@ pub fn fit(envelope: &mut Value, cap: usize) -> bool {
         return false;
     }
     let mut trimmed = Vec::new();
-    if let Some((kept, total)) = shorten_window(envelope, cap) {
-        if kept > 0 && json_len(envelope) <= cap {
+    if let Some((kept, _)) = shorten_window(envelope, cap) {
+        if json_len(envelope) <= cap {
             return true;
         }
-        if kept == 0 {
-            // Not even one item fits whole: keep one, shortened below.
-            trimmed.push(json!({"field": "window", "kept": 0, "total": total}));
+        if kept == 1 {
+            // One item alone is too large: cut its longest strings (each
+            // says its full length) before any of its members is dropped.
+            let field = WINDOW_FIELDS
+                .into_iter()
+                .find(|f| envelope["result"].get(*f).is_some_and(Value::is_array));
+            if let Some(field) = field {
+                let mut max = 4096;
+                while json_len(envelope) > cap && max >= 16 {
+                    cut_long_strings(&mut envelope["result"][field][0], max);
+                    max /= 2;
+                }
+                if json_len(envelope) <= cap {
+                    return true;
+                }
+            }
         }
     }
     for _ in 0..16 {

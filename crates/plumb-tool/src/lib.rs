@@ -32,15 +32,17 @@
 #![deny(missing_docs)]
 
 mod args;
+mod echo;
 mod envelope;
 mod mcp;
 mod paths;
 mod surface;
 
 pub use args::{data_args, read_args, repair, DataArgs, ReadArgs};
+pub use echo::{echo, echo_within, ECHO_MAX_BYTES};
 pub use envelope::{
     fit, json_len, Budget, Reservation, OBSERVATION_CAP_BYTES, OBSERVATION_MIN_BYTES,
 };
 pub use mcp::McpServer;
-pub use paths::{Workspace, DEFAULT_RESERVED, MISS_LISTING};
-pub use surface::{Toolbox, DATA_DESCRIPTION, READ_DESCRIPTION, TOOL_NAMES};
+pub use paths::{Workspace, DEFAULT_RESERVED, MISS_LISTING, MISS_NAME_BYTES};
+pub use surface::{Toolbox, DATA_DESCRIPTION, READ_DESCRIPTION, TOOL_CALL_MAX_BYTES, TOOL_NAMES};

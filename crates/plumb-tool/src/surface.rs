@@ -1,14 +1,21 @@
 //! The tools: `data` and `read`, JSON in, JSON out.
 
+use std::io::Read;
+
 use serde_json::{json, Value};
 
-use plumb::read::{read, ReadRequest};
+use plumb::read::{read_file, ReadRequest};
 use plumb::{Op, Plumb, ReadOptions};
-use plumb_core::{CancelToken, Refusal};
+use plumb_core::{CancelToken, FileSource, Refusal};
 
 use crate::args::{data_args, read_args, DataArgs, ReadArgs};
 use crate::envelope::{fit, json_len, Budget, OBSERVATION_CAP_BYTES};
 use crate::paths::Workspace;
+
+/// The most bytes one call read from a stream (`plumb tool`'s stdin)
+/// may hold; a longer call is refused `invalid-argument` after reading
+/// one byte past it, never buffered whole.
+pub const TOOL_CALL_MAX_BYTES: usize = 1024 * 1024;
 
 /// The tool names.
 pub const TOOL_NAMES: [&str; 2] = ["data", "read"];
@@ -33,10 +40,10 @@ pub struct Toolbox {
 }
 
 fn refusal_observation(tool: &str, op: &str, r: &Refusal) -> Value {
-    let label = if tool == "data" {
-        format!("data: {op}")
-    } else {
-        "read".to_owned()
+    let label = match tool {
+        "data" => format!("data: {op}"),
+        "read" => "read".to_owned(),
+        _ => "call".to_owned(),
     };
     json!({
         "ok": false,
@@ -106,6 +113,31 @@ impl Toolbox {
         self.call(&tool, args, cancel)
     }
 
+    /// One call read from a stream (`plumb tool`'s stdin): at most
+    /// [`TOOL_CALL_MAX_BYTES`] are read, and a longer call, a call that is
+    /// not UTF-8 JSON, or a failed read is refused as an observation.
+    pub fn call_reader(&self, reader: impl Read, cancel: Option<CancelToken>) -> Value {
+        let mut input = Vec::new();
+        let refused = |r: Refusal| refusal_observation("call", "call", &r);
+        if let Err(e) = reader
+            .take(TOOL_CALL_MAX_BYTES as u64 + 1)
+            .read_to_end(&mut input)
+        {
+            return refused(Refusal::from_io(&e, Some("stdin")));
+        }
+        if input.len() > TOOL_CALL_MAX_BYTES {
+            return refused(Refusal::invalid_argument(format!(
+                "the call is longer than {TOOL_CALL_MAX_BYTES} bytes; send one call of {{\"tool\": ..., \"args\": {{...}}}} under that size"
+            )));
+        }
+        match serde_json::from_slice::<Value>(&input) {
+            Ok(message) => self.call_message(message, cancel),
+            Err(e) => refused(Refusal::invalid_argument(format!(
+                "the call is not JSON ({e}); send {{\"tool\": \"data\" | \"read\", \"args\": {{...}}}}"
+            ))),
+        }
+    }
+
     /// The `data` tool.
     pub fn data(&self, args: Value, cancel: Option<CancelToken>) -> Value {
         let op_hint = args
@@ -167,7 +199,7 @@ impl Toolbox {
         a: &DataArgs,
         cancel: Option<CancelToken>,
     ) -> Result<(&'static str, Box<dyn plumb::Answer>), Refusal> {
-        let path = self.workspace.resolve(&a.path)?;
+        let source = FileSource::from_opened(self.workspace.resolve(&a.path)?);
         let opts = ReadOptions {
             delimiter: a.delimiter.clone(),
             header: a.header.clone(),
@@ -179,8 +211,12 @@ impl Toolbox {
             pointer: a.pointer.clone(),
             cancel,
         };
-        let format = self.plumb.detect(&path, a.format.as_deref())?.reader.name();
-        let answer = self.plumb.run(op, &path, Some(format), &opts)?;
+        let format = self
+            .plumb
+            .detect_source(&source, a.format.as_deref())?
+            .reader
+            .name();
+        let answer = self.plumb.run_source(op, &source, Some(format), &opts)?;
         Ok((format, answer))
     }
 
@@ -204,8 +240,8 @@ impl Toolbox {
             Err(r) => return refusal_observation("read", "read", &r),
         };
         let cap = reservation.bytes();
-        let path = match self.workspace.resolve(&a.path) {
-            Ok(p) => p,
+        let file = match self.workspace.resolve(&a.path) {
+            Ok(f) => f,
             Err(r) => return refusal_observation("read", "read", &r),
         };
         let mut req = ReadRequest {
@@ -217,7 +253,7 @@ impl Toolbox {
         // JSON escaping can make text longer; read less until it fits,
         // so next_offset stays the truth.
         loop {
-            let answer = match read(&path, &req) {
+            let answer = match read_file(&file, &req) {
                 Ok(ans) => ans,
                 Err(r) => return refusal_observation("read", "read", &r.with_path(a.path.clone())),
             };

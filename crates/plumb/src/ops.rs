@@ -65,6 +65,18 @@ impl Plumb {
         self.registry.detect(&source, format)
     }
 
+    /// Decides the format of any byte source.
+    ///
+    /// # Errors
+    /// `unsupported-format`, and read refusals.
+    pub fn detect_source(
+        &self,
+        source: &dyn ByteSource,
+        format: Option<&str>,
+    ) -> Result<Detected, Refusal> {
+        self.registry.detect(source, format)
+    }
+
     /// Runs `op` on a file.
     ///
     /// # Errors

@@ -22,7 +22,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use plumb_core::{
-    open_file, CancelToken, Refusal, TextStream, BINARY_SNIFF_BYTES, CHUNK_BYTES, UTF8_BOM,
+    CancelToken, OpenedFile, Refusal, RefusalReason, TextStream, BINARY_SNIFF_BYTES, CHUNK_BYTES,
+    UTF8_BOM,
 };
 
 /// The most lines one read returns, and the default: a default below the
@@ -108,11 +109,25 @@ pub struct ReadAnswer {
 /// `invalid-argument` for a zero limit; `not-found`, `not-a-file`,
 /// `binary`, `invalid-utf8` (with the offset), `aborted`, `read-error`.
 pub fn read(path: &Path, req: &ReadRequest) -> Result<ReadAnswer, Refusal> {
-    let file = open_file(path)?;
-    let shown = path.display().to_string();
-    read_from(&shown, BufReader::with_capacity(CHUNK_BYTES, file), req).map_err(|r| {
+    read_file(&OpenedFile::open(path)?, req)
+}
+
+/// Reads a line interval of a file already opened (and judged): the
+/// handle is read by position up to its size at open, and nothing looks
+/// the name up again.
+///
+/// # Errors
+/// As [`read`]; `read-error` when the file shrinks while it is read.
+pub fn read_file(file: &OpenedFile, req: &ReadRequest) -> Result<ReadAnswer, Refusal> {
+    let shown = file.name();
+    read_from(
+        shown,
+        BufReader::with_capacity(CHUNK_BYTES, file.reader()),
+        req,
+    )
+    .map_err(|r| {
         if r.path().is_none() {
-            r.with_path(&shown)
+            r.with_path(shown)
         } else {
             r
         }
@@ -438,6 +453,10 @@ fn tail<R: Read + Seek>(
             Ok(None) => break,
             // A cut at the byte ceiling may split the last character.
             Err(r) if truncated && r.byte_offset().is_some_and(|b| b + 4 > end - start) => break,
+            // A NUL in the region is binary wherever it sits, and says so.
+            Err(r) if r.reason() == RefusalReason::Binary => {
+                return Err(Refusal::binary(start + r.byte_offset().unwrap_or(0)));
+            }
             Err(r) => {
                 let at = r.byte_offset().unwrap_or(0);
                 return Err(r.relocated(start, 0).with_message(format!(
