@@ -87,11 +87,11 @@ fn csv_rows(bytes: &[u8], delimiter: u8, header: HeaderMode) -> Result<Parsed, S
             issues.push((i.kind.as_str().to_owned(), i.line));
         }
         let n = r.rows.len() as u64;
-        rows.extend(
-            r.rows
-                .into_iter()
-                .map(|row| row.into_iter().map(Option::unwrap_or_default).collect()),
-        );
+        rows.extend(r.rows.into_iter().map(|row| {
+            row.iter()
+                .map(|c| c.as_text().unwrap_or_default().to_owned())
+                .collect()
+        }));
         if !r.has_more {
             break;
         }

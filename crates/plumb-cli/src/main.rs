@@ -317,8 +317,23 @@ fn data(op: Op, common: &Common, opts: ReadOptions) -> ExitCode {
     match answer {
         Err(r) => refuse(&r, common.json),
         Ok(a) => {
-            let value = a.to_json();
-            if let Err(code) = show(&value, common.json) {
+            let shown = if common.json {
+                // Straight from the typed answer to stdout: no JSON tree.
+                let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+                a.write_json(&mut out)
+                    .and_then(|()| out.write_all(b"\n"))
+                    .and_then(|()| out.flush())
+                    .map_err(|e| {
+                        if e.kind() == std::io::ErrorKind::BrokenPipe {
+                            ExitCode::SUCCESS
+                        } else {
+                            ExitCode::from(2)
+                        }
+                    })
+            } else {
+                show(&a.to_json(), false)
+            };
+            if let Err(code) = shown {
                 return code;
             }
             match a.verdict() {

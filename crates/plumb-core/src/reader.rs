@@ -297,6 +297,16 @@ pub struct Window {
 pub trait Answer: Debug + Send + Any {
     /// The answer as JSON (`{"ok": true, "format": ..., ...}`).
     fn to_json(&self) -> Value;
+    /// Writes the answer as compact JSON, the same text `to_json` would
+    /// give. Engines override it to serialize their typed result straight
+    /// to the writer, with no `Value` tree in between (a wide inspect's
+    /// tree costs many times its text).
+    ///
+    /// # Errors
+    /// The writer's errors.
+    fn write_json(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        serde_json::to_writer(out, &self.to_json()).map_err(std::io::Error::from)
+    }
     /// Exact, sampled or cut.
     fn view(&self) -> ViewFlags;
     /// The verdict of a validate: `Some(valid)`, where `valid` is null
@@ -325,6 +335,9 @@ macro_rules! impl_answer {
                 serde_json::to_value(self).unwrap_or_else(|e| {
                     serde_json::json!({"ok": false, "reason": "read-error", "message": e.to_string()})
                 })
+            }
+            fn write_json(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+                serde_json::to_writer(out, self).map_err(std::io::Error::from)
             }
             fn view(&self) -> $crate::ViewFlags {
                 self.view

@@ -42,7 +42,10 @@ pub use machine::{
     CSV_MAX_RECORD_BYTES, FIELD_END_COST,
 };
 pub use reader::CsvReader;
-pub use report::{ColumnRef, ColumnReport, CsvInspect, CsvSelect, CsvValidate, PrecisionFact};
+pub use report::{
+    ColumnRef, ColumnReport, CsvInspect, CsvSelect, CsvValidate, PrecisionFact, SelectCell,
+    CSV_SELECT_BUDGET_BYTES,
+};
 pub use scan::{header_looks_like_names, parse_delimiter, HeaderMode};
 
 /// The rows an inspect sample holds when none is asked for.

@@ -1020,6 +1020,11 @@ impl CsvParser {
                     match c {
                         DELIM => {
                             self.end_field(base + *i as u64, sink)?;
+                            if self.state == State::Overflow {
+                                // The field end passed the record cap: the
+                                // overflow state drops the rest of the line.
+                                break;
+                            }
                             if next_plain {
                                 self.state = State::Unquoted;
                                 continue;

@@ -339,14 +339,11 @@ impl ColumnAcc {
     }
 }
 
-fn row_strings(r: &Record<'_>) -> Vec<String> {
-    (0..r.len())
-        .filter_map(|i| r.get_str(i).map(|s| s.into_owned()))
-        .collect()
-}
-
+/// The first [`COLUMN_TRACK_CAP`] cells of a record, each cut to
+/// [`SAMPLE_TEXT_BYTES`]: what inspect keeps of a header or a sample row,
+/// so that neither grows with the column count or the cell length.
 fn capped_row(r: &Record<'_>) -> Vec<String> {
-    (0..r.len())
+    (0..r.len().min(COLUMN_TRACK_CAP))
         .filter_map(|i| r.get_str(i))
         .map(|s| cap_text(&s, SAMPLE_TEXT_BYTES).0.to_owned())
         .collect()
@@ -365,7 +362,9 @@ pub struct CsvInspect {
     pub delimiter: String,
     /// How consistently the detected delimiter split the sample (null when given).
     pub delimiter_confidence: Option<f64>,
-    /// The header names, or null when the first record is data.
+    /// The header names, or null when the first record is data: the
+    /// first 10,000 (the tracked columns), each cut to 512 bytes like a
+    /// sample value; `untracked_columns` counts the rest.
     pub header: Option<Vec<String>>,
     /// Data rows in the file (after the header); null when sampled.
     pub row_count: Option<u64>,
@@ -387,7 +386,8 @@ pub struct CsvInspect {
     pub line_ending: &'static str,
     /// Whether a UTF-8 BOM was stripped.
     pub bom: bool,
-    /// The first rows, verbatim, each cell cut to 512 bytes.
+    /// The first rows, verbatim, each cell cut to 512 bytes; cells past
+    /// the tracked columns are left out (`untracked_columns` counts them).
     pub sample: Vec<Vec<String>>,
 }
 
@@ -469,7 +469,7 @@ impl RowSink for InspectSink {
     }
 
     fn header(&mut self, header: Option<&Record<'_>>) -> Result<(), Refusal> {
-        self.header = header.map(row_strings);
+        self.header = header.map(capped_row);
         Ok(())
     }
 
@@ -527,6 +527,70 @@ impl ColumnRef {
     }
 }
 
+/// The most bytes of cell text one CSV select returns: a window stops
+/// before the row that would pass it, and a first row that alone passes
+/// it has its longest cells cut (each saying its full length).
+pub const CSV_SELECT_BUDGET_BYTES: usize = 1024 * 1024;
+
+/// One cell of a selected row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SelectCell {
+    /// A projected cell missing from a short row: `null`.
+    Missing,
+    /// The cell's text, verbatim.
+    Text(String),
+    /// A cell cut to fit [`CSV_SELECT_BUDGET_BYTES`]:
+    /// `{"$truncated": "<kept prefix>", "bytes": <full length>}`.
+    Cut {
+        /// The kept prefix (whole characters).
+        kept: String,
+        /// The cell's full length in bytes.
+        bytes: u64,
+    },
+    /// Cells past the 10,000th, left out:
+    /// `{"$summary": {"omitted_cells": <count>}}`, always last in its row.
+    Omitted(u64),
+}
+
+impl SelectCell {
+    /// The text of a whole cell; `None` for a missing, cut or omitted one.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            SelectCell::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    fn cost(&self) -> usize {
+        match self {
+            SelectCell::Text(t) => t.len(),
+            SelectCell::Cut { kept, .. } => kept.len(),
+            SelectCell::Missing | SelectCell::Omitted(_) => 0,
+        }
+    }
+}
+
+impl Serialize for SelectCell {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            SelectCell::Missing => ser.serialize_none(),
+            SelectCell::Text(t) => ser.serialize_str(t),
+            SelectCell::Cut { kept, bytes } => {
+                let mut m = ser.serialize_map(Some(2))?;
+                m.serialize_entry("$truncated", kept)?;
+                m.serialize_entry("bytes", bytes)?;
+                m.end()
+            }
+            SelectCell::Omitted(n) => {
+                let mut m = ser.serialize_map(Some(1))?;
+                m.serialize_entry("$summary", &serde_json::json!({ "omitted_cells": n }))?;
+                m.end()
+            }
+        }
+    }
+}
+
 /// The answer of CSV select.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CsvSelect {
@@ -534,17 +598,20 @@ pub struct CsvSelect {
     pub ok: bool,
     /// `csv` or `tsv`.
     pub format: &'static str,
-    /// Exact: the rows are verbatim and whole; cut when a row hit a cap.
+    /// Exact: the rows are verbatim and whole; cut when a row hit a cap
+    /// or a cell was cut to the select budget.
     pub view: ViewFlags,
     /// The delimiter used.
     pub delimiter: String,
-    /// The header (projected when columns were given), or null.
+    /// The header (projected when columns were given; otherwise its first
+    /// 10,000 names), or null.
     pub header: Option<Vec<String>>,
     /// The 0-based indices of the projected columns, or null for all.
     pub columns: Option<Vec<usize>>,
     /// The rows, each an array of cell text, verbatim; a projected cell
-    /// missing from a short row is null.
-    pub rows: Vec<Vec<Option<String>>>,
+    /// missing from a short row is null; see [`SelectCell`] for the
+    /// placeholders of cut and omitted cells.
+    pub rows: Vec<Vec<SelectCell>>,
     /// Data rows skipped before the window.
     pub offset: u64,
     /// The limit applied (clamped to 1..=1000).
@@ -553,6 +620,9 @@ pub struct CsvSelect {
     pub returned: usize,
     /// Whether rows follow the window.
     pub has_more: bool,
+    /// Whether [`CSV_SELECT_BUDGET_BYTES`] ended the window before the
+    /// limit (continue from `offset + returned`).
+    pub shortened: bool,
     /// Issues found up to the end of the window.
     pub issues: Vec<IssueReport>,
 }
@@ -563,12 +633,17 @@ pub(crate) struct SelectSink {
     wanted: Option<Vec<ColumnRef>>,
     projection: Option<Vec<usize>>,
     header: Option<Vec<String>>,
-    rows: Vec<Vec<Option<String>>>,
+    rows: Vec<Vec<SelectCell>>,
+    used: usize,
     has_more: bool,
+    shortened: bool,
     cut: bool,
     issues: IssueList,
     pub(crate) error: Option<Refusal>,
 }
+
+/// The names listed in an `unknown-column` refusal.
+const LISTED_NAMES: usize = 20;
 
 impl SelectSink {
     pub fn new(offset: u64, limit: usize, columns: Option<Vec<ColumnRef>>) -> SelectSink {
@@ -579,7 +654,9 @@ impl SelectSink {
             projection: None,
             header: None,
             rows: Vec::new(),
+            used: 0,
             has_more: false,
+            shortened: false,
             cut: false,
             issues: IssueList::default(),
             error: None,
@@ -587,34 +664,36 @@ impl SelectSink {
     }
 
     pub fn finish(self, format: &'static str, s: &ScanSummary) -> CsvSelect {
-        let header = match (&self.header, &self.projection) {
-            (Some(h), Some(p)) => Some(
-                p.iter()
-                    .map(|&i| h.get(i).cloned().unwrap_or_default())
-                    .collect(),
-            ),
-            (h, _) => h.clone(),
-        };
         CsvSelect {
             ok: true,
             format,
             view: ViewFlags::exact().with_cut(self.cut),
             delimiter: delimiter_name(s.delimiter),
-            header,
+            header: self.header,
             columns: self.projection,
             returned: self.rows.len(),
             rows: self.rows,
             offset: self.offset,
             limit: self.limit,
             has_more: self.has_more,
+            shortened: self.shortened,
             issues: self.issues.first,
         }
     }
 
-    fn resolve(&mut self, width: usize) -> Result<(), Refusal> {
+    /// Resolves the wanted columns against the header record (or, with no
+    /// header, against the first row's width), and keeps only the header
+    /// names the answer shows.
+    fn resolve(&mut self, width: usize, header: Option<&Record<'_>>) -> Result<(), Refusal> {
         let Some(wanted) = self.wanted.take() else {
             return Ok(());
         };
+        if wanted.len() > COLUMN_TRACK_CAP {
+            return Err(Refusal::invalid_argument(format!(
+                "{} columns were asked for; a select projects at most {COLUMN_TRACK_CAP}, so ask for fewer",
+                wanted.len()
+            )));
+        }
         let mut out = Vec::with_capacity(wanted.len());
         for w in wanted {
             match w {
@@ -634,30 +713,116 @@ impl SelectSink {
                     out.push(i);
                 }
                 ColumnRef::Name(name) => {
-                    let Some(header) = &self.header else {
+                    let Some(header) = header else {
                         return Err(Refusal::invalid_argument(format!(
-                            "column `{name}` is a name, but this file has no header; select columns by 0-based index, or pass header=true"
+                            "column `{}` is a name, but this file has no header; select columns by 0-based index, or pass header=true",
+                            cap_echo(&name)
                         )));
                     };
-                    match header.iter().position(|h| *h == name) {
+                    match (0..header.len()).find(|&i| header.get_str(i).is_some_and(|h| h == name))
+                    {
                         Some(i) => out.push(i),
-                        None => {
-                            return Err(Refusal::new(
-                                RefusalReason::UnknownColumn,
-                                format!(
-                                    "column `{name}` is not in the header; the columns are: {}",
-                                    header.join(", ")
-                                ),
-                            )
-                            .with_extra("available", Value::from(header.clone())))
-                        }
+                        None => return Err(unknown_column(&name, header)),
                     }
                 }
             }
         }
+        if let Some(h) = header {
+            self.header = Some(
+                out.iter()
+                    .map(|&i| h.get_str(i).map(|s| s.into_owned()).unwrap_or_default())
+                    .collect(),
+            );
+        }
         self.projection = Some(out);
         Ok(())
     }
+
+    /// The cells of `row` this window returns, within the budget left
+    /// (a first row is always returned, cut to fit when it must be).
+    fn cells(&self, row: &Record<'_>) -> Vec<SelectCell> {
+        let texts: Vec<Option<std::borrow::Cow<'_, str>>> = match &self.projection {
+            Some(p) => p.iter().map(|&i| row.get_str(i)).collect(),
+            None => (0..row.len().min(COLUMN_TRACK_CAP))
+                .map(|i| row.get_str(i))
+                .collect(),
+        };
+        let total: usize = texts.iter().flatten().map(|t| t.len()).sum();
+        // The longest a cell may stay so that the row fits the budget.
+        // Only a row that opens the window is cut; a later one that does
+        // not fit whole starts the next window instead.
+        let room = CSV_SELECT_BUDGET_BYTES.saturating_sub(self.used);
+        let cap = if total <= room || !self.rows.is_empty() {
+            usize::MAX
+        } else {
+            let mut lens: Vec<usize> = texts.iter().flatten().map(|t| t.len()).collect();
+            lens.sort_unstable();
+            largest_cap(&lens, room.max(1))
+        };
+        let mut out: Vec<SelectCell> = texts
+            .into_iter()
+            .map(|t| match t {
+                None => SelectCell::Missing,
+                Some(t) if t.len() <= cap => SelectCell::Text(t.into_owned()),
+                Some(t) => SelectCell::Cut {
+                    kept: cap_text(&t, cap).0.to_owned(),
+                    bytes: t.len() as u64,
+                },
+            })
+            .collect();
+        if self.projection.is_none() && row.len() > COLUMN_TRACK_CAP {
+            out.push(SelectCell::Omitted((row.len() - COLUMN_TRACK_CAP) as u64));
+        }
+        out
+    }
+}
+
+/// The largest cell length `c` such that the lengths, each cut to `c`,
+/// sum to at most `room` (`lens` sorted ascending).
+fn largest_cap(lens: &[usize], room: usize) -> usize {
+    let mut before = 0usize;
+    for (k, &len) in lens.iter().enumerate() {
+        let left = lens.len() - k;
+        // Cells from k on are all cut to the same length.
+        if before + len * left > room {
+            return (room - before) / left;
+        }
+        before += len;
+    }
+    usize::MAX
+}
+
+/// A caller's column name, bounded for an echo.
+fn cap_echo(name: &str) -> String {
+    let (kept, cut) = cap_text(name, 256);
+    if cut {
+        format!("{kept}…[cut: {} bytes in all]", name.len())
+    } else {
+        kept.to_owned()
+    }
+}
+
+fn unknown_column(name: &str, header: &Record<'_>) -> Refusal {
+    let listed: Vec<String> = (0..header.len().min(LISTED_NAMES))
+        .filter_map(|i| header.get_str(i))
+        .map(|h| cap_echo(&h))
+        .collect();
+    let more = header.len().saturating_sub(listed.len());
+    let tail = if more > 0 {
+        format!(" (and {more} more)")
+    } else {
+        String::new()
+    };
+    Refusal::new(
+        RefusalReason::UnknownColumn,
+        format!(
+            "column `{}` is not in the header; the columns are: {}{tail}",
+            cap_echo(name),
+            listed.join(", ")
+        ),
+    )
+    .with_extra("available", Value::from(listed))
+    .with_extra("available_total", Value::from(header.len()))
 }
 
 impl RowSink for SelectSink {
@@ -668,9 +833,13 @@ impl RowSink for SelectSink {
     }
 
     fn header(&mut self, header: Option<&Record<'_>>) -> Result<(), Refusal> {
-        self.header = header.map(row_strings);
         if let Some(h) = header {
-            self.resolve(h.len())?;
+            self.header = Some(
+                (0..h.len().min(COLUMN_TRACK_CAP))
+                    .filter_map(|i| h.get_str(i).map(|s| s.into_owned()))
+                    .collect(),
+            );
+            self.resolve(h.len(), Some(h))?;
         }
         Ok(())
     }
@@ -678,7 +847,7 @@ impl RowSink for SelectSink {
     fn row(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()> {
         if self.wanted.is_some() {
             // No header: the first data row gives the width.
-            if let Err(refusal) = self.resolve(row.len()) {
+            if let Err(refusal) = self.resolve(row.len(), None) {
                 self.error = Some(refusal);
                 return ControlFlow::Break(());
             }
@@ -690,16 +859,22 @@ impl RowSink for SelectSink {
             self.has_more = true;
             return ControlFlow::Break(());
         }
-        if row.overflow.is_some() {
+        let cells = self.cells(row);
+        let cost: usize = cells.iter().map(SelectCell::cost).sum();
+        if !self.rows.is_empty() && self.used + cost > CSV_SELECT_BUDGET_BYTES {
+            // This row starts the next window.
+            self.has_more = true;
+            self.shortened = true;
+            return ControlFlow::Break(());
+        }
+        if row.overflow.is_some()
+            || cells
+                .iter()
+                .any(|c| matches!(c, SelectCell::Cut { .. } | SelectCell::Omitted(_)))
+        {
             self.cut = true;
         }
-        let cells = match &self.projection {
-            Some(p) => p
-                .iter()
-                .map(|&i| row.get_str(i).map(|s| s.into_owned()))
-                .collect(),
-            None => row_strings(row).into_iter().map(Some).collect(),
-        };
+        self.used += cost;
         self.rows.push(cells);
         ControlFlow::Continue(())
     }

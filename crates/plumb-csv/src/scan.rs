@@ -115,7 +115,13 @@ struct Owned {
 
 impl Owned {
     fn of(r: &Record<'_>) -> Owned {
-        let (data, ends) = r.parts();
+        // A record dropped at a cap was skipped: its partial content is
+        // not kept (it could be most of the cap, held twice).
+        let (data, ends) = if r.overflow.is_some() {
+            (&[][..], &[][..])
+        } else {
+            r.parts()
+        };
         Owned {
             number: r.number,
             line: r.line,
@@ -178,7 +184,9 @@ impl<'s, S: RowSink> Resolver<'s, S> {
         self.decided = true;
         if let Some(h) = header {
             self.has_header = true;
-            self.width = Some(h.len());
+            if h.overflow.is_none() {
+                self.width = Some(h.len());
+            }
         }
         match self.inner.header(header) {
             Ok(()) => ControlFlow::Continue(()),
@@ -195,6 +203,8 @@ impl<'s, S: RowSink> Resolver<'s, S> {
             return ControlFlow::Break(());
         }
         match self.width {
+            // A dropped record's field count is not the file's width.
+            None if row.overflow.is_some() => {}
             None => self.width = Some(row.len()),
             Some(w) if row.overflow.is_none() && row.len() != w => {
                 self.ragged_rows += 1;

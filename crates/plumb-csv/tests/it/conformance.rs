@@ -52,7 +52,7 @@ fn csv_spectrum_matches_its_expected_json() {
             .map(|row| {
                 let mut m = Map::new();
                 for (h, cell) in header.iter().zip(row) {
-                    m.insert(h.clone(), Value::from(cell.clone().unwrap_or_default()));
+                    m.insert(h.clone(), Value::from(cell.as_text().unwrap_or_default()));
                 }
                 Value::Object(m)
             })

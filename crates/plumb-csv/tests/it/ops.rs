@@ -3,7 +3,7 @@
 use plumb_core::{InferredType, RefusalReason, TextStream};
 use plumb_csv::{
     detect_delimiter, inspect, select, validate, ColumnRef, CsvFormat, CsvOptions, HeaderMode,
-    SelectOptions,
+    SelectCell, SelectOptions,
 };
 use serde_json::json;
 
@@ -65,9 +65,9 @@ fn select_returns_a_verbatim_window() {
     assert_eq!(
         r.rows,
         vec![vec![
-            Some("2".to_owned()),
-            Some("bob".to_owned()),
-            Some("NA".to_owned())
+            SelectCell::Text("2".to_owned()),
+            SelectCell::Text("bob".to_owned()),
+            SelectCell::Text("NA".to_owned())
         ]]
     );
     assert!(r.has_more);
