@@ -175,7 +175,11 @@ fn mcp_cmd(agent: &Agent) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match runtime.block_on(plumb_tool::McpServer::new(toolbox).serve_stdio()) {
+    let served = runtime.block_on(plumb_tool::McpServer::new(toolbox).serve_stdio());
+    // A scan still running on the blocking pool (or the blocking read of
+    // stdin) must not hold the exit: the client is gone.
+    runtime.shutdown_background();
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("plumb: the MCP server stopped: {e}");

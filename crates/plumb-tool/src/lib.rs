@@ -34,6 +34,7 @@
 mod args;
 mod echo;
 mod envelope;
+mod gate;
 mod mcp;
 mod paths;
 mod surface;
@@ -43,6 +44,10 @@ pub use echo::{echo, echo_within, ECHO_MAX_BYTES};
 pub use envelope::{
     fit, json_len, Budget, Reservation, OBSERVATION_CAP_BYTES, OBSERVATION_MIN_BYTES,
 };
-pub use mcp::McpServer;
+pub use gate::{
+    error_response, id_of_prefix, Gate, LineGate, INVALID_PARAMS, INVALID_REQUEST,
+    MCP_MAX_LINE_BYTES, PARSE_ERROR,
+};
+pub use mcp::{McpServer, MAX_CONCURRENT_SCANS};
 pub use paths::{Workspace, DEFAULT_RESERVED, MISS_LISTING, MISS_NAME_BYTES};
 pub use surface::{Toolbox, DATA_DESCRIPTION, READ_DESCRIPTION, TOOL_CALL_MAX_BYTES, TOOL_NAMES};

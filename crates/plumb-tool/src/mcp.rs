@@ -18,6 +18,11 @@ use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::{json, Map, Value};
 
 use plumb_core::CancelToken;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, Semaphore};
+use tokio_util::sync::CancellationToken;
+
+use crate::gate::{Gate, LineGate, MCP_MAX_LINE_BYTES};
 
 use crate::args::{DataArgs, ReadArgs};
 use crate::surface::{Toolbox, DATA_DESCRIPTION, READ_DESCRIPTION, TOOL_NAMES};
@@ -26,7 +31,13 @@ use crate::surface::{Toolbox, DATA_DESCRIPTION, READ_DESCRIPTION, TOOL_NAMES};
 #[derive(Debug, Clone)]
 pub struct McpServer {
     toolbox: Arc<Toolbox>,
+    scans: Arc<Semaphore>,
 }
+
+/// The most scans one MCP server runs at once. Each scan's memory is
+/// bounded by the caps, so this bounds the server's: further calls wait
+/// for a slot (and can be cancelled while they wait).
+pub const MAX_CONCURRENT_SCANS: usize = 4;
 
 fn object(v: Value) -> Arc<Map<String, Value>> {
     Arc::new(match v {
@@ -58,6 +69,7 @@ impl McpServer {
     pub fn new(toolbox: Toolbox) -> McpServer {
         McpServer {
             toolbox: Arc::new(toolbox),
+            scans: Arc::new(Semaphore::new(MAX_CONCURRENT_SCANS)),
         }
     }
 
@@ -91,10 +103,238 @@ impl McpServer {
     /// # Errors
     /// When the transport fails to start or the service task panics.
     pub async fn serve_stdio(self) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-        let service = self.serve(rmcp::transport::stdio()).await?;
-        service.waiting().await?;
-        Ok(())
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
     }
+
+    /// Serves MCP over any byte streams, behind the line gate: every line
+    /// is judged ([`crate::LineGate`]) before the SDK sees it, malformed
+    /// lines are answered here, and the session ends when `input` ends or
+    /// `output` can no longer be written.
+    ///
+    /// # Errors
+    /// When the service fails to start.
+    pub async fn serve_io<R, W>(
+        self,
+        input: R,
+        output: W,
+    ) -> Result<(), Box<dyn std::error::Error + Send + Sync>>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (from_sdk, mut to_sdk) = tokio::io::split(ours);
+        let (lines_tx, mut lines_rx) = mpsc::channel::<Vec<u8>>(64);
+        let closed = CancellationToken::new();
+
+        // One writer owns the output, so replies never interleave; a
+        // failed write ends the session.
+        let writer_closed = closed.clone();
+        let writer = tokio::spawn(async move {
+            let mut output = output;
+            while let Some(line) = lines_rx.recv().await {
+                let wrote = async {
+                    output.write_all(&line).await?;
+                    output.flush().await
+                };
+                if wrote.await.is_err() {
+                    break;
+                }
+            }
+            writer_closed.cancel();
+        });
+
+        // Requests handed to the SDK and not answered yet, by id: when the
+        // client closes its input, these are still answered (for at most
+        // DRAIN_WAIT) before the SDK is told the input ended.
+        let pending = Arc::new(Pending::default());
+
+        // The SDK's messages, line by line, to the writer.
+        let sdk_tx = lines_tx.clone();
+        let answered = pending.clone();
+        let sdk_reader = tokio::spawn(async move {
+            let mut reader = BufReader::new(from_sdk);
+            loop {
+                let mut line = Vec::new();
+                match reader.read_until(b'\n', &mut line).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        answered.settle(&line);
+                        if sdk_tx.send(line).await.is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+
+        // The client's lines, judged, to the SDK or answered here.
+        let reader_closed = closed.clone();
+        let forwarded = pending.clone();
+        let pump = tokio::spawn(async move {
+            let mut input = BufReader::with_capacity(1 << 16, input);
+            let mut gate = LineGate::new();
+            loop {
+                let line = match read_capped_line(&mut input, MCP_MAX_LINE_BYTES).await {
+                    Ok(Some(l)) => l,
+                    Ok(None) | Err(_) => break,
+                };
+                let reply = match line {
+                    Line::Whole(bytes) => match gate.judge(&bytes) {
+                        Gate::Forward => {
+                            forwarded.expect(&bytes);
+                            let mut bytes = bytes;
+                            bytes.push(b'\n');
+                            if to_sdk.write_all(&bytes).await.is_err() {
+                                break;
+                            }
+                            continue;
+                        }
+                        Gate::Reply(v) => v,
+                    },
+                    Line::TooLong(prefix) => gate.too_long(&prefix),
+                };
+                let mut text = reply.to_string().into_bytes();
+                text.push(b'\n');
+                if lines_tx.send(text).await.is_err() {
+                    break;
+                }
+            }
+            // The client is done: answer what it asked, then the SDK sees
+            // the end of its input.
+            let _ = tokio::time::timeout(DRAIN_WAIT, forwarded.drained()).await;
+            let _ = to_sdk.shutdown().await;
+            reader_closed.cancel();
+        });
+
+        let service = self.serve(tokio::io::split(theirs)).await;
+        let outcome = match service {
+            Ok(service) => {
+                let stop = service.cancellation_token();
+                tokio::select! {
+                    done = service.waiting() => done.map(|_| ()).map_err(|e| e.into()),
+                    () = closed.cancelled() => {
+                        stop.cancel();
+                        Ok(())
+                    }
+                }
+            }
+            // The client left before initializing: not a failure.
+            Err(_) if closed.is_cancelled() => Ok(()),
+            Err(e) => Err(e.into()),
+        };
+        pump.abort();
+        sdk_reader.abort();
+        // Let the writer deliver what was already answered.
+        let _ = tokio::time::timeout(std::time::Duration::from_millis(500), writer).await;
+        outcome
+    }
+}
+
+/// How long a server whose input ended still waits for the answers to
+/// requests it already took.
+pub const DRAIN_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The ids of requests forwarded to the SDK and not yet answered.
+#[derive(Default)]
+struct Pending {
+    ids: std::sync::Mutex<std::collections::HashSet<String>>,
+    changed: tokio::sync::Notify,
+}
+
+impl Pending {
+    fn id_of(line: &[u8]) -> Option<(String, bool)> {
+        let v: Value = serde_json::from_slice(line).ok()?;
+        let id = v.get("id")?;
+        if id.is_null() {
+            return None;
+        }
+        Some((id.to_string(), v.get("method").is_some()))
+    }
+
+    /// A client line about to be forwarded: a request is expected back.
+    fn expect(&self, line: &[u8]) {
+        if let Some((id, true)) = Pending::id_of(line) {
+            self.lock().insert(id);
+        }
+    }
+
+    /// An SDK line: a response settles its request.
+    fn settle(&self, line: &[u8]) {
+        if let Some((id, false)) = Pending::id_of(line) {
+            self.lock().remove(&id);
+            self.changed.notify_waiters();
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<String>> {
+        self.ids
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    async fn drained(&self) {
+        loop {
+            let notified = self.changed.notified();
+            if self.lock().is_empty() {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// A line read under the size cap.
+enum Line {
+    /// The line, without its newline.
+    Whole(Vec<u8>),
+    /// The first bytes of a line that passed the cap (the rest skipped).
+    TooLong(Vec<u8>),
+}
+
+/// Reads one line of at most `cap` bytes; a longer line is skipped to
+/// its newline and only its first `cap` bytes kept. `None` at the end.
+async fn read_capped_line<R: AsyncBufRead + Unpin>(
+    input: &mut R,
+    cap: usize,
+) -> std::io::Result<Option<Line>> {
+    let mut line = Vec::new();
+    let mut over = false;
+    loop {
+        let buf = input.fill_buf().await?;
+        if buf.is_empty() {
+            if line.is_empty() && !over {
+                return Ok(None);
+            }
+            break;
+        }
+        let (take, done) = match memchr_nl(buf) {
+            Some(p) => (p, true),
+            None => (buf.len(), false),
+        };
+        if !over {
+            let room = cap - line.len();
+            if take > room {
+                line.extend_from_slice(&buf[..room]);
+                over = true;
+            } else {
+                line.extend_from_slice(&buf[..take]);
+            }
+        }
+        input.consume(take + usize::from(done));
+        if done {
+            break;
+        }
+    }
+    Ok(Some(if over {
+        Line::TooLong(line)
+    } else {
+        Line::Whole(line)
+    }))
+}
+
+fn memchr_nl(buf: &[u8]) -> Option<usize> {
+    buf.iter().position(|&b| b == b'\n')
 }
 
 impl ServerHandler for McpServer {
@@ -133,11 +373,22 @@ impl ServerHandler for McpServer {
             ));
         }
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        // Wait for a scan slot; a cancellation while waiting ends the call.
+        let permit = tokio::select! {
+            permit = self.scans.clone().acquire_owned() => permit
+                .map_err(|e| ErrorData::internal_error(format!("the scan slots closed: {e}"), None))?,
+            () = context.ct.cancelled() => {
+                return Err(ErrorData::internal_error("the call was cancelled before it started", None));
+            }
+        };
         let token = CancelToken::new();
         let scan_token = token.clone();
         let toolbox = self.toolbox.clone();
-        let mut task =
-            tokio::task::spawn_blocking(move || toolbox.call(&name, args, Some(scan_token)));
+        let mut task = tokio::task::spawn_blocking(move || {
+            let answer = toolbox.call(&name, args, Some(scan_token));
+            drop(permit);
+            answer
+        });
         let observation = tokio::select! {
             done = &mut task => done,
             () = context.ct.cancelled() => {
