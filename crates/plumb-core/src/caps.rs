@@ -59,3 +59,31 @@ pub fn cap_text(text: &str, max: usize) -> (&str, bool) {
     }
     (&text[..end], true)
 }
+
+/// The most bytes of a caller's string (a path, a pointer, a column
+/// name) that one echo in a message or refusal carries whole.
+///
+/// A refusal names the thing it could not serve, but the caller chose
+/// that string and may make it megabytes long; every echo is cut so that
+/// no answer grows with its input.
+pub const ECHO_MAX_BYTES: usize = 256;
+
+/// `text`, whole when it fits [`ECHO_MAX_BYTES`], else cut at a
+/// character boundary with a marked ellipsis and its full length.
+///
+/// ```
+/// assert_eq!(plumb_core::echo("a.csv"), "a.csv");
+/// assert!(plumb_core::echo(&"x".repeat(1000)).ends_with("…[cut: 1000 bytes in all]"));
+/// ```
+pub fn echo(text: &str) -> String {
+    echo_within(text, ECHO_MAX_BYTES)
+}
+
+/// `text`, whole when it fits `max` bytes, else its first characters (at
+/// most `max` bytes) followed by `…[cut: N bytes in all]`.
+pub fn echo_within(text: &str, max: usize) -> String {
+    match cap_text(text, max) {
+        (kept, false) => kept.to_owned(),
+        (kept, true) => format!("{kept}…[cut: {} bytes in all]", text.len()),
+    }
+}

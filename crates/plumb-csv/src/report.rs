@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use plumb_core::{
-    cap_text, float_value_and_precision, infer_column_type, number_precision_of, scan_cell,
+    cap_text, echo, float_value_and_precision, infer_column_type, number_precision_of, scan_cell,
     scan_plain_number, CellClass, ClassHistogram, DecimalScan, InferredType, NumericRange,
     PrecisionKind, Refusal, RefusalReason, ViewFlags, COLUMN_TRACK_CAP, FIRST_ISSUES_CAP,
     MAX_SAFE_INTEGER, SAMPLE_TEXT_BYTES, SAMPLE_VALUES_CAP, SENTINEL_TOKENS,
@@ -716,7 +716,7 @@ impl SelectSink {
                     let Some(header) = header else {
                         return Err(Refusal::invalid_argument(format!(
                             "column `{}` is a name, but this file has no header; select columns by 0-based index, or pass header=true",
-                            cap_echo(&name)
+                            echo(&name)
                         )));
                     };
                     match (0..header.len()).find(|&i| header.get_str(i).is_some_and(|h| h == name))
@@ -792,20 +792,10 @@ fn largest_cap(lens: &[usize], room: usize) -> usize {
     usize::MAX
 }
 
-/// A caller's column name, bounded for an echo.
-fn cap_echo(name: &str) -> String {
-    let (kept, cut) = cap_text(name, 256);
-    if cut {
-        format!("{kept}…[cut: {} bytes in all]", name.len())
-    } else {
-        kept.to_owned()
-    }
-}
-
 fn unknown_column(name: &str, header: &Record<'_>) -> Refusal {
     let listed: Vec<String> = (0..header.len().min(LISTED_NAMES))
         .filter_map(|i| header.get_str(i))
-        .map(|h| cap_echo(&h))
+        .map(|h| echo(&h))
         .collect();
     let more = header.len().saturating_sub(listed.len());
     let tail = if more > 0 {
@@ -817,7 +807,7 @@ fn unknown_column(name: &str, header: &Record<'_>) -> Refusal {
         RefusalReason::UnknownColumn,
         format!(
             "column `{}` is not in the header; the columns are: {}{tail}",
-            cap_echo(name),
+            echo(name),
             listed.join(", ")
         ),
     )

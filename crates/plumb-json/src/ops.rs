@@ -522,17 +522,18 @@ impl SelectSink {
         let shown = if deepest.is_empty() {
             "the document root".to_owned()
         } else {
-            format!("`{deepest}`")
+            format!("`{}`", plumb_core::echo(&deepest))
         };
         self.refuse(
             Refusal::new(
                 RefusalReason::PointerNotFound,
                 format!(
-                    "pointer `{asked}` does not resolve; the deepest part that exists is {shown}; inspect or select it to see what it holds"
+                    "pointer `{}` does not resolve; the deepest part that exists is {shown}; inspect or select it to see what it holds",
+                    plumb_core::echo(&asked)
                 ),
             )
-            .with_pointer(asked)
-            .with_extra("deepest", serde_json::Value::from(deepest)),
+            .with_pointer(plumb_core::echo(&asked))
+            .with_extra("deepest", serde_json::Value::from(plumb_core::echo(&deepest))),
         )
     }
 
@@ -589,10 +590,11 @@ impl SelectSink {
             Refusal::new(
                 RefusalReason::SelectionTooLarge,
                 format!(
-                    "the value at `{p}` is larger than the {SELECT_BUDGET_BYTES}-byte select budget; select an array window with offset and limit, or a deeper pointer"
+                    "the value at `{}` is larger than the {SELECT_BUDGET_BYTES}-byte select budget; select an array window with offset and limit, or a deeper pointer",
+                    plumb_core::echo(&p)
                 ),
             )
-            .with_pointer(p),
+            .with_pointer(plumb_core::echo(&p)),
         )
     }
 

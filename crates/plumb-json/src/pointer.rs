@@ -1,7 +1,9 @@
 //! RFC 6901 JSON Pointers, and tracking the pointer of the value about
 //! to start as events stream by.
 
-use plumb_core::Refusal;
+use plumb_core::{echo, Refusal};
+
+use crate::parser::JSON_MAX_DEPTH;
 
 /// A parsed JSON Pointer: its reference tokens, unescaped.
 ///
@@ -28,7 +30,8 @@ impl Pointer {
         if let Some(fragment) = text.strip_prefix('#') {
             let decoded = percent_decode(fragment).ok_or_else(|| {
                 Refusal::invalid_argument(format!(
-                    "pointer `{text}` is a URI fragment with a bad percent escape; write %XX with two hex digits"
+                    "pointer `{}` is a URI fragment with a bad percent escape; write %XX with two hex digits",
+                    echo(text)
                 ))
             })?;
             return Pointer::parse_string(&decoded);
@@ -47,9 +50,19 @@ impl Pointer {
         }
         let Some(rest) = text.strip_prefix('/') else {
             return Err(Refusal::invalid_argument(format!(
-                "pointer `{text}` does not start with `/`; write a JSON Pointer such as /items/0/id, or \"\" for the whole document"
+                "pointer `{}` does not start with `/`; write a JSON Pointer such as /items/0/id, or \"\" for the whole document",
+                echo(text)
             )));
         };
+        // No document plumb reads is deeper than JSON_MAX_DEPTH, so a
+        // longer pointer cannot resolve: refuse it before holding its tokens.
+        let depth = text.bytes().filter(|&b| b == b'/').count();
+        if depth > JSON_MAX_DEPTH {
+            return Err(Refusal::invalid_argument(format!(
+                "pointer `{}` has {depth} segments, deeper than any document plumb reads ({JSON_MAX_DEPTH} levels); pass a shorter pointer",
+                echo(text)
+            )));
+        }
         let mut tokens = Vec::new();
         for raw in rest.split('/') {
             let mut token = String::with_capacity(raw.len());
@@ -64,7 +77,8 @@ impl Pointer {
                     Some('1') => token.push('/'),
                     _ => {
                         return Err(Refusal::invalid_argument(format!(
-                            "pointer `{text}` holds a `~` that is not `~0` (for ~) or `~1` (for /)"
+                            "pointer `{}` holds a `~` that is not `~0` (for ~) or `~1` (for /)",
+                            echo(text)
                         )))
                     }
                 }

@@ -168,27 +168,36 @@ fn shorten_window(envelope: &mut Value, cap: usize) -> Option<(usize, usize)> {
     Some((lo, total))
 }
 
-/// Finds the largest array or object (by JSON length) under `v` that has
-/// more than one member; returns its pointer.
-fn largest_container(v: &Value, at: &str, best: &mut Option<(usize, String)>) {
-    let (len, members) = match v {
-        Value::Array(a) => (json_len(v), a.len()),
-        Value::Object(m) => (json_len(v), m.len()),
+/// The room kept free for the `trimmed` notes while lists are trimmed.
+const TRIM_NOTES_BYTES: usize = 2048;
+
+/// Finds the largest array (with `arrays`) or the largest object other
+/// than the answer itself (without) under `v` that has more than one
+/// member; returns its JSON length and pointer. Lists are trimmed before
+/// any object loses a member, and the answer's own fields never do.
+fn largest_container(v: &Value, at: &str, arrays: bool, best: &mut Option<(usize, String)>) {
+    let (is_array, members) = match v {
+        Value::Array(a) => (true, a.len()),
+        Value::Object(m) => (false, m.len()),
         _ => return,
     };
-    if members > 1 && best.as_ref().is_none_or(|(l, _)| len > *l) {
-        *best = Some((len, at.to_owned()));
+    let eligible = members > 1 && is_array == arrays && !at.is_empty();
+    if eligible {
+        let len = json_len(v);
+        if best.as_ref().is_none_or(|(l, _)| len > *l) {
+            *best = Some((len, at.to_owned()));
+        }
     }
     match v {
         Value::Array(a) => {
             for (i, x) in a.iter().enumerate() {
-                largest_container(x, &format!("{at}/{i}"), best);
+                largest_container(x, &format!("{at}/{i}"), arrays, best);
             }
         }
         Value::Object(m) => {
             for (k, x) in m {
                 let t = k.replace('~', "~0").replace('/', "~1");
-                largest_container(x, &format!("{at}/{t}"), best);
+                largest_container(x, &format!("{at}/{t}"), arrays, best);
             }
         }
         _ => {}
@@ -203,14 +212,6 @@ fn keep_first(v: &mut Value, k: usize) {
             *m = kept;
         }
         _ => {}
-    }
-}
-
-fn members(v: &Value) -> usize {
-    match v {
-        Value::Array(a) => a.len(),
-        Value::Object(m) => m.len(),
-        _ => 0,
     }
 }
 
@@ -284,39 +285,67 @@ pub fn fit(envelope: &mut Value, cap: usize) -> bool {
             }
         }
     }
-    for _ in 0..16 {
-        if json_len(envelope) <= cap {
+    // Room for the `trimmed` notes this loop adds.
+    let room = cap.saturating_sub(TRIM_NOTES_BYTES);
+    // Each round halves the largest list at most (or cuts just what is
+    // over): lists shrink together, so a wide answer keeps some columns,
+    // some header names and some sample cells rather than one of each.
+    for _ in 0..64 {
+        let over = json_len(envelope).saturating_sub(room);
+        if over == 0 {
             break;
         }
         let mut best = None;
-        largest_container(&envelope["result"], "", &mut best);
+        largest_container(&envelope["result"], "", true, &mut best);
+        if best.is_none() {
+            largest_container(&envelope["result"], "", false, &mut best);
+        }
         let Some((_, pointer)) = best else { break };
-        let Some(target) = envelope["result"].pointer(&pointer).cloned() else {
+        let Some(slot) = envelope["result"].pointer_mut(&pointer) else {
             break;
         };
-        let total = members(&target);
-        let mut lo = 1usize;
-        let mut hi = total - 1;
-        // The most leading members that let the whole envelope fit.
-        while lo < hi {
-            let mid = (lo + hi).div_ceil(2);
-            let mut trial = target.clone();
-            keep_first(&mut trial, mid);
-            if let Some(slot) = envelope["result"].pointer_mut(&pointer) {
-                *slot = trial;
+        // Each member's size once, then the envelope with the container
+        // emptied: the most leading members that fit follow by addition,
+        // with no trial copies of a large answer.
+        let sizes: Vec<usize> = match &*slot {
+            Value::Array(a) => a.iter().map(json_len).collect(),
+            Value::Object(m) => m
+                .iter()
+                .map(|(k, v)| json_len(&Value::from(k.as_str())) + 1 + json_len(v))
+                .collect(),
+            _ => break,
+        };
+        let taken = match slot {
+            Value::Array(_) => std::mem::replace(slot, Value::Array(Vec::new())),
+            _ => std::mem::replace(slot, Value::Object(Map::new())),
+        };
+        let full: usize = sizes.iter().sum::<usize>() + sizes.len().saturating_sub(1);
+        let target = full.saturating_sub(over).max(full / 2);
+        let mut used = 0usize;
+        let mut keep = 0usize;
+        for size in &sizes {
+            let add = size + usize::from(keep > 0);
+            if used + add > target {
+                break;
             }
-            if json_len(envelope) <= cap {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
+            used += add;
+            keep += 1;
         }
-        let mut kept = target;
-        keep_first(&mut kept, lo);
+        let keep = keep.clamp(1, sizes.len() - 1);
+        let mut kept = taken;
+        keep_first(&mut kept, keep);
         if let Some(slot) = envelope["result"].pointer_mut(&pointer) {
             *slot = kept;
         }
-        trimmed.push(json!({"field": pointer, "kept": lo, "total": total}));
+        let total = sizes.len();
+        match trimmed
+            .iter_mut()
+            .find(|t: &&mut Value| t["field"] == pointer.as_str())
+        {
+            // A list trimmed again keeps its first total.
+            Some(note) => note["kept"] = Value::from(keep),
+            None => trimmed.push(json!({"field": pointer, "kept": keep, "total": total})),
+        }
     }
     let mut max = 4096;
     while json_len(envelope) > cap && max >= 16 {

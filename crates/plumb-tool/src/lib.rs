@@ -32,7 +32,6 @@
 #![deny(missing_docs)]
 
 mod args;
-mod echo;
 mod envelope;
 mod gate;
 mod mcp;
@@ -40,7 +39,6 @@ mod paths;
 mod surface;
 
 pub use args::{data_args, read_args, repair, DataArgs, ReadArgs};
-pub use echo::{echo, echo_within, ECHO_MAX_BYTES};
 pub use envelope::{
     fit, json_len, Budget, Reservation, OBSERVATION_CAP_BYTES, OBSERVATION_MIN_BYTES,
 };
@@ -50,4 +48,5 @@ pub use gate::{
 };
 pub use mcp::{McpServer, MAX_CONCURRENT_SCANS};
 pub use paths::{Workspace, DEFAULT_RESERVED, MISS_LISTING, MISS_NAME_BYTES};
+pub use plumb_core::{echo, echo_within, ECHO_MAX_BYTES};
 pub use surface::{Toolbox, DATA_DESCRIPTION, READ_DESCRIPTION, TOOL_CALL_MAX_BYTES, TOOL_NAMES};

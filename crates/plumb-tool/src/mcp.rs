@@ -368,7 +368,10 @@ impl ServerHandler for McpServer {
         let name = request.name.to_string();
         if !TOOL_NAMES.contains(&name.as_str()) {
             return Err(ErrorData::invalid_params(
-                format!("there is no tool `{name}`; the tools are data and read"),
+                format!(
+                    "there is no tool `{}`; the tools are data and read",
+                    plumb_core::echo(&name)
+                ),
                 None,
             ));
         }

@@ -47,9 +47,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use rustix::fs::{Mode, OFlags};
 use serde_json::Value;
 
-use plumb_core::{OpenedFile, Refusal, RefusalReason};
-
-use crate::echo::echo;
+use plumb_core::{echo, echo_within, OpenedFile, Refusal, RefusalReason};
 
 /// Reserved by default at any depth: a repository's history and
 /// configuration (`.git` as a directory, or a worktree's `.git` file).
@@ -468,7 +466,7 @@ impl Workspace {
                         rustix::fs::FileType::from_raw_mode(st.st_mode)
                             == rustix::fs::FileType::Directory
                     });
-                    let mut shown = crate::echo::echo_within(&name, MISS_NAME_BYTES);
+                    let mut shown = echo_within(&name, MISS_NAME_BYTES);
                     if is_dir {
                         shown.push('/');
                     }

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use plumb::read::{read_file, ReadRequest};
 use plumb::{Op, Plumb, ReadOptions};
-use plumb_core::{CancelToken, FileSource, Refusal};
+use plumb_core::{echo, echo_within, CancelToken, FileSource, Refusal};
 
 use crate::args::{data_args, read_args, DataArgs, ReadArgs};
 use crate::envelope::{fit, json_len, Budget, OBSERVATION_CAP_BYTES};
@@ -45,12 +45,42 @@ fn refusal_observation(tool: &str, op: &str, r: &Refusal) -> Value {
         "read" => "read".to_owned(),
         _ => "call".to_owned(),
     };
+    let mut refusal = serde_json::to_value(r).unwrap_or(Value::Null);
+    bound_echoes(&mut refusal);
+    let message = refusal["message"].as_str().unwrap_or_default().to_owned();
     json!({
         "ok": false,
-        "tool": tool,
-        "error": format!("{label} refused ({}): {}", r.reason(), r.message()),
-        "refusal": r,
+        "tool": echo(tool),
+        "error": format!("{label} refused ({}): {message}", r.reason()),
+        "refusal": refusal,
     })
+}
+
+/// The longest string a refusal carries whole (its message included).
+pub const REFUSAL_STRING_BYTES: usize = 2048;
+
+/// The most items a list in a refusal carries (a listing of names).
+pub const REFUSAL_LIST_ITEMS: usize = 50;
+
+/// The last guard of the "every answer under 32 KiB" promise for
+/// refusals: whatever an engine echoed, strings are cut (marked, with
+/// their full length) and lists keep their first items plus a count.
+fn bound_echoes(v: &mut Value) {
+    match v {
+        Value::String(s) if s.len() > REFUSAL_STRING_BYTES => {
+            *s = echo_within(s, REFUSAL_STRING_BYTES);
+        }
+        Value::Array(items) => {
+            if items.len() > REFUSAL_LIST_ITEMS {
+                let more = items.len() - REFUSAL_LIST_ITEMS;
+                items.truncate(REFUSAL_LIST_ITEMS);
+                items.push(json!({"$summary": {"omitted_items": more}}));
+            }
+            items.iter_mut().for_each(bound_echoes);
+        }
+        Value::Object(m) => m.values_mut().for_each(bound_echoes),
+        _ => {}
+    }
 }
 
 impl Toolbox {
@@ -164,7 +194,7 @@ impl Toolbox {
                     "tool": "data",
                     "details": {
                         "op": op.as_str(),
-                        "path": a.path,
+                        "path": echo(&a.path),
                         "format": format,
                         "view": view,
                         "view_label": view.label(),
@@ -258,9 +288,8 @@ impl Toolbox {
                 Err(r) => return refusal_observation("read", "read", &r.with_path(a.path.clone())),
             };
             let mut result = serde_json::to_value(&answer).unwrap_or(Value::Null);
-            result["path"] = Value::from(a.path.clone());
-            let mut envelope =
-                json!({"ok": true, "tool": "read", "details": {"op": "read", "path": a.path}});
+            result["path"] = Value::from(echo(&a.path));
+            let mut envelope = json!({"ok": true, "tool": "read", "details": {"op": "read", "path": echo(&a.path)}});
             if let Some(next) = answer.next_offset {
                 envelope["hint"] =
                     Value::from(format!("more follows; continue with offset={next}"));
