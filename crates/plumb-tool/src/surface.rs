@@ -41,7 +41,7 @@ pub struct Toolbox {
 
 fn refusal_observation(tool: &str, op: &str, r: &Refusal) -> Value {
     let label = match tool {
-        "data" => format!("data: {op}"),
+        "data" => format!("data: {}", echo(op)),
         "read" => "read".to_owned(),
         _ => "call".to_owned(),
     };

@@ -4,3 +4,4 @@
 mod detect;
 mod entry;
 mod read;
+mod snapshot;
