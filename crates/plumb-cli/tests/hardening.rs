@@ -150,7 +150,7 @@ fn swapper(root: PathBuf, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<usiz
     std::thread::spawn(move || {
         let mut n = 0usize;
         while !stop.load(Ordering::Relaxed) {
-            let other = if n % 2 == 0 { "out" } else { "git" };
+            let other = if n.is_multiple_of(2) { "out" } else { "git" };
             rustix::fs::renameat_with(
                 rustix::fs::CWD,
                 root.join("dir"),
@@ -171,9 +171,9 @@ fn plumb_tool_under_a_swap_race_leaks_nothing() {
     let stop = Arc::new(AtomicBool::new(false));
     let swaps = swapper(t.root.clone(), stop.clone());
     let until = Instant::now() + Duration::from_secs(3);
-    let (mut calls, mut leaks, mut oks) = (0, 0, 0);
+    let (mut calls, mut leaks, mut oks) = (0usize, 0, 0);
     while Instant::now() < until {
-        let call = if calls % 2 == 0 {
+        let call = if calls.is_multiple_of(2) {
             json!({"tool": "read", "args": {"path": "dir/f.csv"}})
         } else {
             json!({"tool": "data", "args": {"op": "select", "path": "dir/f.csv"}})
@@ -216,7 +216,7 @@ fn the_mcp_server_under_a_swap_race_leaks_nothing() {
     let (mut calls, mut leaks, mut oks) = (0u64, 0, 0);
     while Instant::now() < until {
         calls += 1;
-        if calls % 2 == 0 {
+        if calls.is_multiple_of(2) {
             s.call(calls, "read", json!({"path": "dir/f.csv"}));
         } else {
             s.call(calls, "data", json!({"op": "select", "path": "dir/f.csv"}));
@@ -321,6 +321,7 @@ fn the_server_exits_when_its_output_closes() {
         std::thread::sleep(Duration::from_millis(20));
     }
     let _ = child.kill();
+    let _ = child.wait();
     assert!(exited, "the server kept running with its stdout closed");
 }
 
