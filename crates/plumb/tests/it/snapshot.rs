@@ -129,7 +129,7 @@ fn permission_failures_are_read_errors_that_say_so() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("locked.csv");
     std::fs::write(&path, "a\n1\n").unwrap();
-    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0)).unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o000)).unwrap();
     let r = FileSource::new(&path).unwrap_err();
     assert_eq!(r.reason(), RefusalReason::ReadError);
     assert!(r.message().contains("permission denied"));
