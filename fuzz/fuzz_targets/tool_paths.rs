@@ -42,11 +42,17 @@ fn fixture() -> &'static Fixture {
 fuzz_target!(|input: &[u8]| {
     let f = fixture();
     let text = String::from_utf8_lossy(input);
-    if let Ok(real) = f.ws.resolve(&text) {
+    if let Ok(opened) = f.ws.resolve(&text) {
+        // Judged by the handle: its real path lies inside the root.
+        use std::os::fd::AsRawFd;
+        let real =
+            std::fs::read_link(format!("/proc/self/fd/{}", opened.file().as_raw_fd())).unwrap();
         assert!(
             real.starts_with(f.ws.root()),
             "{text:?} resolved to {real:?}"
         );
+        let rel = real.strip_prefix(f.ws.root()).unwrap();
+        assert!(!f.ws.is_reserved(rel), "{text:?} opened reserved {rel:?}");
     }
     if let Ok(args) = serde_json::from_slice::<serde_json::Value>(input) {
         let _ = repair(args.clone());

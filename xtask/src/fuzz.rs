@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Every target, named after the public entry point it drives.
-pub const TARGETS: [&str; 10] = [
+pub const TARGETS: [&str; 12] = [
     "text_stream",
     "csv_push",
     "csv_inspect",
@@ -18,6 +18,8 @@ pub const TARGETS: [&str; 10] = [
     "entry_points",
     "read_interval",
     "tool_paths",
+    "tree_paths",
+    "mcp_lines",
 ];
 
 fn seeds(target: &str, root: &Path, data: &Path) -> Vec<PathBuf> {
@@ -31,7 +33,8 @@ fn seeds(target: &str, root: &Path, data: &Path) -> Vec<PathBuf> {
         "jsonl_lines" => vec![data.join("jsonlines/cases")],
         "text_stream" => vec![data.join("utf8/kuhn"), data.join("csvlint/fixtures")],
         "read_interval" => vec![data.join("jsonlines/cases"), root.join("examples/data")],
-        "tool_paths" | "number_judgement" => vec![],
+        "tool_paths" | "number_judgement" | "tree_paths" => vec![],
+        "mcp_lines" => vec![root.join("fuzz/seeds/mcp_lines")],
         _ => vec![
             data.join("csv-spectrum/csvs"),
             data.join("jsonlines/cases"),

@@ -1,13 +1,22 @@
 //! `cargo xtask memtest [--mb N]`: adversarial inputs of N MiB, each
 //! operation run by the release `plumb`, each run's peak RSS taken from
-//! the operating system; a run over [`RSS_LIMIT_MIB`] fails.
+//! the operating system; a CLI run over [`RSS_LIMIT_MIB`] fails, and so
+//! does an MCP server run over [`MCP_RSS_LIMIT_MIB`].
+//!
+//! Besides the size-driven inputs, wide CSVs (10 thousand, 1 million and
+//! 5 million columns) hold memory to the column tracking cap, and an MCP
+//! session of 50 inspects at once holds the server to its scan bound.
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The most resident memory one run may take.
-pub const RSS_LIMIT_MIB: u64 = 64;
+/// The most resident memory one CLI run may take.
+pub const RSS_LIMIT_MIB: u64 = 32;
+
+/// The most resident memory the MCP server may take with 50 inspects of
+/// a wide file asked at once (it runs at most `MAX_CONCURRENT_SCANS`).
+pub const MCP_RSS_LIMIT_MIB: u64 = 256;
 
 const MIB: u64 = 1024 * 1024;
 
@@ -35,6 +44,26 @@ fn repeat(w: &mut impl Write, unit: &[u8], bytes: u64) -> std::io::Result<()> {
 
 /// One adversarial input: its name, its file, and the commands to run.
 type Case = (&'static str, PathBuf, Vec<Vec<String>>);
+
+/// A CSV of `cols` columns: a header and two rows.
+fn wide_csv(path: &Path, cols: usize) -> std::io::Result<()> {
+    write_file(path, |w| {
+        for row in 0..3 {
+            for c in 0..cols {
+                if c > 0 {
+                    w.write_all(b",")?;
+                }
+                if row == 0 {
+                    write!(w, "c{c}")?;
+                } else {
+                    write!(w, "{}", c % 10)?;
+                }
+            }
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    })
+}
 
 /// Writes the adversarial files.
 fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
@@ -112,6 +141,26 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
     write_file(&p, |w| repeat(w, b"[", size))?;
     out.push(("deep nesting (json)", p.clone(), data_ops(&p)));
 
+    for (name, cols) in [
+        ("10 thousand columns (csv)", 10_000usize),
+        ("1 million columns (csv)", 1_000_000),
+        ("5 million columns (csv)", 5_000_000),
+    ] {
+        let p = dir.join(format!("wide_{cols}.csv"));
+        wide_csv(&p, cols)?;
+        let ps = p.display().to_string();
+        let mut ops = data_ops(&p);
+        ops.push(vec![
+            "select".into(),
+            ps.clone(),
+            "--json".into(),
+            "--columns".into(),
+            "c1,c3".into(),
+        ]);
+        ops.push(vec!["select".into(), ps, "--json".into()]);
+        out.push((name, p, ops));
+    }
+
     let p = dir.join("giant_line.txt");
     write_file(&p, |w| {
         repeat(w, "text é ".as_bytes(), size)?;
@@ -164,12 +213,23 @@ fn peak_rss_kib(plumb: &Path, args: &[String]) -> Result<(u64, i32), String> {
 }
 
 /// The `__rss` helper: run the command, print `maxrss_kib exit_code`.
+/// `--stdin FILE` first feeds the command that file.
 pub fn rss_helper(args: &[String]) -> i32 {
+    let (input, args) = match args {
+        [flag, file, rest @ ..] if flag == "--stdin" => (Some(file.clone()), rest),
+        _ => (None, args),
+    };
     let Some((cmd, rest)) = args.split_first() else {
         return 2;
     };
+    let stdin = match input.map(std::fs::File::open) {
+        Some(Ok(f)) => std::process::Stdio::from(f),
+        Some(Err(_)) => return 2,
+        None => std::process::Stdio::null(),
+    };
     let status = Command::new(cmd)
         .args(rest)
+        .stdin(stdin)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .status();
@@ -201,7 +261,7 @@ pub fn run(root: &Path, mb: u64) -> Result<bool, String> {
     let cases = generate(dir.path(), mb).map_err(|e| e.to_string())?;
     println!("| input | command | exit | peak RSS (MiB) | verdict |");
     println!("|---|---|---:|---:|---|");
-    let mut all_ok = true;
+    let mut all_ok = mcp_case(&plumb, dir.path())?;
     for (name, _path, ops) in &cases {
         for args in ops {
             let started = std::time::Instant::now();
@@ -229,4 +289,56 @@ pub fn run(root: &Path, mb: u64) -> Result<bool, String> {
         }
     }
     Ok(all_ok)
+}
+
+/// 50 inspects of a 10,000-column CSV sent to one MCP server at once,
+/// then the end of its input: the server answers them all, at most
+/// `MAX_CONCURRENT_SCANS` at a time, and exits.
+fn mcp_case(plumb: &Path, dir: &Path) -> Result<bool, String> {
+    let ws = dir.join("mcp");
+    std::fs::create_dir_all(&ws).map_err(|e| e.to_string())?;
+    wide_csv(&ws.join("wide.csv"), 10_000).map_err(|e| e.to_string())?;
+    let mut script = String::new();
+    script.push_str(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"memtest","version":"1"}}}"#);
+    script.push('\n');
+    script.push_str(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    script.push('\n');
+    for id in 1..=50 {
+        script.push_str(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"data","arguments":{{"op":"inspect","path":"wide.csv"}}}}}}"#
+        ));
+        script.push('\n');
+    }
+    let input = dir.join("mcp_calls.jsonl");
+    std::fs::write(&input, script).map_err(|e| e.to_string())?;
+    let args = vec![
+        "--stdin".to_owned(),
+        input.display().to_string(),
+        plumb.display().to_string(),
+        "mcp".to_owned(),
+        "--root".to_owned(),
+        ws.display().to_string(),
+    ];
+    let me = std::env::current_exe().map_err(|e| e.to_string())?;
+    let started = std::time::Instant::now();
+    let out = Command::new(me)
+        .arg("__rss")
+        .args(&args)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut parts = text.split_whitespace();
+    let kib: u64 = parts
+        .next()
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| format!("no measurement: {text}"))?;
+    let code: i32 = parts.next().and_then(|s| s.parse().ok()).unwrap_or(-1);
+    let ok = kib <= MCP_RSS_LIMIT_MIB * 1024 && code == 0;
+    println!(
+        "| 50 concurrent inspects of 10 thousand columns (MCP) | plumb mcp | {code} | {:.1} | {} ({:.1}s) |",
+        kib as f64 / 1024.0,
+        if ok { "ok" } else { "FAIL" },
+        started.elapsed().as_secs_f64()
+    );
+    Ok(ok)
 }

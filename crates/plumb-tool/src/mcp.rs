@@ -37,7 +37,7 @@ pub struct McpServer {
 /// The most scans one MCP server runs at once. Each scan's memory is
 /// bounded by the caps, so this bounds the server's: further calls wait
 /// for a slot (and can be cancelled while they wait).
-pub const MAX_CONCURRENT_SCANS: usize = 4;
+pub const MAX_CONCURRENT_SCANS: usize = 2;
 
 fn object(v: Value) -> Arc<Map<String, Value>> {
     Arc::new(match v {

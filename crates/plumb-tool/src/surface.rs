@@ -189,6 +189,10 @@ impl Toolbox {
             Ok((format, answer)) => {
                 let result = answer.to_json();
                 let view = answer.view();
+                let window = answer.window();
+                // Only the JSON is needed from here: free the typed answer
+                // before the envelope is fitted.
+                drop(answer);
                 let mut envelope = json!({
                     "ok": true,
                     "tool": "data",
@@ -200,7 +204,7 @@ impl Toolbox {
                         "view_label": view.label(),
                     },
                 });
-                if let Some(w) = answer.window() {
+                if let Some(w) = window {
                     envelope["counts"] = json!({
                         "returned": w.returned, "offset": w.offset, "limit": w.limit, "has_more": w.has_more,
                     });
