@@ -200,6 +200,7 @@ fn plumb_tool_under_a_swap_race_leaks_nothing() {
     }
     stop.store(true, Ordering::Relaxed);
     let swaps = swaps.join().unwrap();
+    eprintln!("plumb tool race: {calls} calls, {swaps} swaps, {oks} answered, {leaks} leaks");
     assert!(calls > 20 && swaps > 100, "{calls} calls, {swaps} swaps");
     assert!(oks > 0, "the benign file was never read");
     assert_eq!(leaks, 0, "{leaks} of {calls} calls leaked");
@@ -229,6 +230,7 @@ fn the_mcp_server_under_a_swap_race_leaks_nothing() {
     }
     stop.store(true, Ordering::Relaxed);
     let swaps = swaps.join().unwrap();
+    eprintln!("plumb mcp race: {calls} calls, {swaps} swaps, {oks} answered, {leaks} leaks");
     assert!(calls > 100 && swaps > 100, "{calls} calls, {swaps} swaps");
     assert!(oks > 0);
     assert_eq!(leaks, 0, "{leaks} of {calls} calls leaked");
@@ -356,6 +358,7 @@ fn fifty_concurrent_wide_inspects_stay_within_a_bound() {
     }
     assert_eq!(answered.len(), 50);
     let peak = s.peak_rss_kib();
+    eprintln!("50 concurrent wide inspects: peak RSS {peak} KiB");
     // MAX_CONCURRENT_SCANS scans of about 40 MiB each at most, plus the
     // runtime; unbounded, fifty at once took over 3 GiB.
     assert!(peak < 300 * 1024, "peak RSS {peak} KiB");
