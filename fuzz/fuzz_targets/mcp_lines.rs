@@ -23,9 +23,12 @@ fuzz_target!(|input: &[u8]| {
     for line in input.split(|&b| b == b'\n') {
         match gate.judge(line) {
             Gate::Reply(v) => check_reply(&v),
-            Gate::Forward => {
+            Gate::Forward(request) => {
                 let v: Value = serde_json::from_slice(line.strip_suffix(b"\r").unwrap_or(line))
                     .expect("only JSON is forwarded");
+                // A request's id is carried; nothing else is.
+                let expected = v.get("method").and(v.get("id")).map(Value::to_string);
+                assert_eq!(request, expected, "{v}");
                 assert_eq!(v["jsonrpc"], "2.0");
                 assert!(v["method"].is_string() || v.get("result").is_some() || v.get("error").is_some());
             }

@@ -35,8 +35,10 @@ pub const INVALID_PARAMS: i64 = -32602;
 /// What to do with one line.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Gate {
-    /// Hand the line to the SDK unchanged.
-    Forward,
+    /// Hand the line to the SDK unchanged. A request carries its id (as
+    /// JSON text), which the SDK's answer will settle; a notification or
+    /// a response carries none.
+    Forward(Option<String>),
     /// Answer with this JSON-RPC error object; the SDK never sees the line.
     Reply(Value),
 }
@@ -174,7 +176,7 @@ impl LineGate {
         let Some(method) = m.get("method") else {
             // A response to a request of the server's own.
             if id.is_some() && (m.contains_key("result") || m.contains_key("error")) {
-                return Gate::Forward;
+                return Gate::Forward(None);
             }
             return invalid(
                 INVALID_REQUEST,
@@ -226,7 +228,7 @@ impl LineGate {
             }
             _ => {}
         }
-        Gate::Forward
+        Gate::Forward(id.map(|id| id.to_string()))
     }
 }
 
@@ -236,7 +238,7 @@ mod tests {
 
     fn code(g: Gate) -> Option<(Value, i64)> {
         match g {
-            Gate::Forward => None,
+            Gate::Forward(_) => None,
             Gate::Reply(v) => Some((v["id"].clone(), v["error"]["code"].as_i64().unwrap())),
         }
     }
@@ -285,7 +287,7 @@ mod tests {
     fn initialize_passes_once() {
         let mut g = LineGate::new();
         let init = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#;
-        assert_eq!(g.judge(init), Gate::Forward);
+        assert_eq!(g.judge(init), Gate::Forward(Some("1".to_owned())));
         assert_eq!(code(g.judge(init)), Some((json!(1), INVALID_REQUEST)));
     }
 

@@ -181,8 +181,10 @@ impl McpServer {
                 };
                 let reply = match line {
                     Line::Whole(bytes) => match gate.judge(&bytes) {
-                        Gate::Forward => {
-                            forwarded.expect(&bytes);
+                        Gate::Forward(request) => {
+                            if let Some(id) = request {
+                                forwarded.expect(id);
+                            }
                             let mut bytes = bytes;
                             bytes.push(b'\n');
                             if to_sdk.write_all(&bytes).await.is_err() {
@@ -243,27 +245,25 @@ struct Pending {
 }
 
 impl Pending {
-    fn id_of(line: &[u8]) -> Option<(String, bool)> {
-        let v: Value = serde_json::from_slice(line).ok()?;
-        let id = v.get("id")?;
-        if id.is_null() {
-            return None;
-        }
-        Some((id.to_string(), v.get("method").is_some()))
-    }
-
-    /// A client line about to be forwarded: a request is expected back.
-    fn expect(&self, line: &[u8]) {
-        if let Some((id, true)) = Pending::id_of(line) {
-            self.lock().insert(id);
-        }
+    /// A request forwarded with this id (JSON text) awaits an answer.
+    fn expect(&self, id: String) {
+        self.lock().insert(id);
     }
 
     /// An SDK line: a response settles its request.
     fn settle(&self, line: &[u8]) {
-        if let Some((id, false)) = Pending::id_of(line) {
-            self.lock().remove(&id);
-            self.changed.notify_waiters();
+        // Only while requests wait is an SDK line worth parsing.
+        if self.lock().is_empty() {
+            return;
+        }
+        let Ok(v) = serde_json::from_slice::<Value>(line) else {
+            return;
+        };
+        if v.get("method").is_none() {
+            if let Some(id) = v.get("id").filter(|id| !id.is_null()) {
+                self.lock().remove(&id.to_string());
+                self.changed.notify_waiters();
+            }
         }
     }
 
@@ -308,7 +308,7 @@ async fn read_capped_line<R: AsyncBufRead + Unpin>(
             }
             break;
         }
-        let (take, done) = match memchr_nl(buf) {
+        let (take, done) = match memchr::memchr(b'\n', buf) {
             Some(p) => (p, true),
             None => (buf.len(), false),
         };
@@ -331,10 +331,6 @@ async fn read_capped_line<R: AsyncBufRead + Unpin>(
     } else {
         Line::Whole(line)
     }))
-}
-
-fn memchr_nl(buf: &[u8]) -> Option<usize> {
-    buf.iter().position(|&b| b == b'\n')
 }
 
 impl ServerHandler for McpServer {

@@ -307,15 +307,8 @@ impl Workspace {
         if self.reserved.matches(&lexical) {
             return Err(self.reserved_refusal(asked));
         }
-        let opened = match mode {
-            Resolution::Kernel => match self.open_kernel(rel) {
-                Err(OpenFail::Unsupported) => self.open_walk(&lexical),
-                other => other,
-            },
-            Resolution::Walk => self.open_walk(&lexical),
-        };
-        match opened {
-            Ok(file) => OpenedFile::from_file(file, shown.clone()),
+        match self.open_beneath(rel, &lexical, file_flags(), mode) {
+            Ok(fd) => OpenedFile::from_file(File::from(fd), shown.clone()),
             Err(OpenFail::Outside(why)) => Err(outside(why)),
             Err(OpenFail::Reserved) => Err(self.reserved_refusal(asked)),
             Err(OpenFail::Unsupported) => Err(refuse(
@@ -352,9 +345,28 @@ impl Workspace {
         )
     }
 
+    /// Opens `rel` beneath the root with `flags`, the one way every open
+    /// here is made: `openat2` and the real path judged where the kernel
+    /// has them, the `O_NOFOLLOW` walk over `lexical` otherwise.
+    fn open_beneath(
+        &self,
+        rel: &Path,
+        lexical: &Path,
+        flags: OFlags,
+        mode: Resolution,
+    ) -> Result<OwnedFd, OpenFail> {
+        if mode == Resolution::Kernel {
+            match self.open_kernel(rel, flags) {
+                Err(OpenFail::Unsupported) => {}
+                other => return other,
+            }
+        }
+        self.open_walk(lexical, flags)
+    }
+
     /// `openat2` beneath the root, then the real path judged.
     #[cfg(target_os = "linux")]
-    fn open_kernel(&self, rel: &Path) -> Result<File, OpenFail> {
+    fn open_kernel(&self, rel: &Path, flags: OFlags) -> Result<OwnedFd, OpenFail> {
         use rustix::fs::ResolveFlags;
         let target: &Path = if rel.as_os_str().is_empty() {
             Path::new(".")
@@ -364,7 +376,7 @@ impl Workspace {
         let fd = match rustix::fs::openat2(
             self.root_dir.as_fd(),
             target,
-            file_flags(),
+            flags,
             Mode::empty(),
             ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS,
         ) {
@@ -391,17 +403,18 @@ impl Workspace {
         if self.reserved.matches(&real) {
             return Err(OpenFail::Reserved);
         }
-        Ok(File::from(fd))
+        Ok(fd)
     }
 
     #[cfg(not(target_os = "linux"))]
-    fn open_kernel(&self, _rel: &Path) -> Result<File, OpenFail> {
+    fn open_kernel(&self, _rel: &Path, _flags: OFlags) -> Result<OwnedFd, OpenFail> {
         Err(OpenFail::Unsupported)
     }
 
     /// One component at a time, following no symlink; the walked
-    /// components are the real path (and were judged lexically).
-    fn open_walk(&self, lexical: &Path) -> Result<File, OpenFail> {
+    /// components are the real path (and were judged lexically). The
+    /// last one is opened with `flags`.
+    fn open_walk(&self, lexical: &Path, flags: OFlags) -> Result<OwnedFd, OpenFail> {
         let parts: Vec<&OsStr> = lexical
             .components()
             .filter_map(|c| match c {
@@ -410,10 +423,11 @@ impl Workspace {
             })
             .collect();
         let Some((last, dirs)) = parts.split_last() else {
-            // The root itself: a directory, judged as such by the caller.
-            let fd = rustix::fs::openat(self.root_dir.as_fd(), ".", file_flags(), Mode::empty())
-                .map_err(io::Error::from)?;
-            return Ok(File::from(fd));
+            // The root itself.
+            return Ok(
+                rustix::fs::openat(self.root_dir.as_fd(), ".", flags, Mode::empty())
+                    .map_err(io::Error::from)?,
+            );
         };
         let mut dir: Option<OwnedFd> = None;
         for name in dirs {
@@ -423,9 +437,8 @@ impl Workspace {
             dir = Some(fd);
         }
         let at = dir.as_ref().map_or(self.root_dir.as_fd(), |d| d.as_fd());
-        let fd = rustix::fs::openat(at, *last, file_flags() | OFlags::NOFOLLOW, Mode::empty())
-            .map_err(|e| link_or(at, last, e))?;
-        Ok(File::from(fd))
+        rustix::fs::openat(at, *last, flags | OFlags::NOFOLLOW, Mode::empty())
+            .map_err(|e| link_or(at, last, e))
     }
 
     /// The nearest existing folder of a missed path, opened beneath the
@@ -506,43 +519,7 @@ impl Workspace {
     }
 
     fn open_dir(&self, rel: &Path, mode: Resolution) -> Option<OwnedFd> {
-        let target: &Path = if rel.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            rel
-        };
-        #[cfg(target_os = "linux")]
-        if mode == Resolution::Kernel {
-            use rustix::fs::ResolveFlags;
-            if let Ok(fd) = rustix::fs::openat2(
-                self.root_dir.as_fd(),
-                target,
-                dir_flags(),
-                Mode::empty(),
-                ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS,
-            ) {
-                return match real_relative(&fd, &self.root_dir) {
-                    Some(Some(real)) if !self.reserved.matches(&real) => Some(fd),
-                    _ => None,
-                };
-            }
-            if openat2_works(&self.root_dir) {
-                return None;
-            }
-        }
-        let _ = mode;
-        let mut dir: Option<OwnedFd> = None;
-        for c in target.components() {
-            let Component::Normal(name) = c else { continue };
-            let at = dir.as_ref().map_or(self.root_dir.as_fd(), |d| d.as_fd());
-            dir = Some(
-                rustix::fs::openat(at, name, dir_flags() | OFlags::NOFOLLOW, Mode::empty()).ok()?,
-            );
-        }
-        match dir {
-            Some(d) => Some(d),
-            None => rustix::fs::openat(self.root_dir.as_fd(), ".", dir_flags(), Mode::empty()).ok(),
-        }
+        self.open_beneath(rel, rel, dir_flags(), mode).ok()
     }
 
     #[cfg(test)]
