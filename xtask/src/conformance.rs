@@ -82,7 +82,11 @@ fn csv_rows(bytes: &[u8], delimiter: u8, header: HeaderMode) -> Result<Parsed, S
         };
         let r =
             select(TextStream::new(bytes), CsvFormat::Csv, &opts, &w).map_err(|e| e.to_string())?;
-        header_out = r.header.clone();
+        header_out = r.header.as_ref().map(|h| {
+            h.iter()
+                .map(|c| c.as_text().unwrap_or_default().to_owned())
+                .collect()
+        });
         for i in &r.issues {
             issues.push((i.kind.as_str().to_owned(), i.line));
         }

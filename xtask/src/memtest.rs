@@ -42,7 +42,13 @@ fn repeat(w: &mut impl Write, unit: &[u8], bytes: u64) -> std::io::Result<()> {
     Ok(())
 }
 
-/// One adversarial input: its name, its file, and the commands to run.
+/// Fields per record of the record-cap inputs, and bytes per field: as
+/// near the 16 MiB record cap as fields under the 1 MiB field cap come.
+const FAT_FIELDS: usize = 15;
+const FAT_FIELD_BYTES: usize = 1_040_000;
+
+/// One adversarial input: its name, its file, and the commands to run
+/// (a command that starts `--stdin FILE` is fed that file).
 type Case = (&'static str, PathBuf, Vec<Vec<String>>);
 
 /// A CSV of `cols` columns: a header and two rows.
@@ -161,6 +167,45 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
         out.push((name, p, ops));
     }
 
+    // Records just under the record cap: the header decision holds the
+    // first while it waits for a second, select cuts cells to its budget,
+    // and a column of megabyte-long numbers keeps bounded range ends.
+    for (name, file, cell) in [
+        ("records at the record cap (csv)", "fat_text.csv", b'v'),
+        ("numbers at the record cap (csv)", "fat_numbers.csv", b'7'),
+    ] {
+        let p = dir.join(file);
+        write_file(&p, |w| {
+            for row in 0..4 {
+                let unit = if row == 0 { b'h' } else { cell };
+                for c in 0..FAT_FIELDS {
+                    if c > 0 {
+                        w.write_all(b",")?;
+                    }
+                    w.write_all(&vec![unit; FAT_FIELD_BYTES])?;
+                }
+                w.write_all(b"\n")?;
+            }
+            Ok(())
+        })?;
+        let mut ops = data_ops(&p);
+        for op in ["inspect", "select"] {
+            let call = dir.join(format!("{file}.{op}.json"));
+            std::fs::write(
+                &call,
+                format!(r#"{{"tool":"data","args":{{"op":"{op}","path":"{file}"}}}}"#),
+            )?;
+            ops.push(vec![
+                "--stdin".into(),
+                call.display().to_string(),
+                "tool".into(),
+                "--root".into(),
+                dir.display().to_string(),
+            ]);
+        }
+        out.push((name, p, ops));
+    }
+
     let p = dir.join("giant_line.txt");
     write_file(&p, |w| {
         repeat(w, "text é ".as_bytes(), size)?;
@@ -196,8 +241,13 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
 /// `getrusage(RUSAGE_CHILDREN)`, whose maximum then covers that child only.
 fn peak_rss_kib(plumb: &Path, args: &[String]) -> Result<(u64, i32), String> {
     let me = std::env::current_exe().map_err(|e| e.to_string())?;
+    let (stdin, args) = match args {
+        [flag, _, rest @ ..] if flag == "--stdin" => (&args[..2], rest),
+        _ => (&args[..0], args),
+    };
     let out = Command::new(me)
         .arg("__rss")
+        .args(stdin)
         .arg(plumb)
         .args(args)
         .output()
@@ -270,7 +320,14 @@ pub fn run(root: &Path, mb: u64) -> Result<bool, String> {
             let ok = kib <= RSS_LIMIT_MIB * 1024 && (0..=2).contains(&code);
             all_ok &= ok;
             let dir_text = dir.path().display().to_string();
-            let shown: Vec<&str> = args
+            let (fed, command) = match args.as_slice() {
+                [flag, file, rest @ ..] if flag == "--stdin" => {
+                    let call = Path::new(file).file_name().unwrap_or_default();
+                    (format!(" < {}", call.to_string_lossy()), rest)
+                }
+                _ => (String::new(), args.as_slice()),
+            };
+            let shown: Vec<&str> = command
                 .iter()
                 .map(|a| {
                     if a.starts_with(&dir_text) {
@@ -281,7 +338,7 @@ pub fn run(root: &Path, mb: u64) -> Result<bool, String> {
                 })
                 .collect();
             println!(
-                "| {name} | plumb {} | {code} | {mib:.1} | {} ({:.1}s) |",
+                "| {name} | plumb {}{fed} | {code} | {mib:.1} | {} ({:.1}s) |",
                 shown.join(" "),
                 if ok { "ok" } else { "FAIL" },
                 started.elapsed().as_secs_f64()

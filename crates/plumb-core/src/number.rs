@@ -381,8 +381,8 @@ pub struct NumericRange {
     // converting every value would give.
     short_min: Option<(i64, u32)>,
     short_max: Option<(i64, u32)>,
-    int_min: Option<String>,
-    int_max: Option<String>,
+    int_min: Option<LongInt>,
+    int_max: Option<LongInt>,
     float_min: Option<f64>,
     float_max: Option<f64>,
 }
@@ -394,8 +394,9 @@ impl NumericRange {
         match literal.parse::<i64>() {
             Ok(v) => self.add_i64(v),
             Err(_) => {
-                replace_if(&mut self.int_min, literal, Ordering::Less);
-                replace_if(&mut self.int_max, literal, Ordering::Greater);
+                let new = LongInt::of(literal);
+                replace_if(&mut self.int_min, &new, Ordering::Less);
+                replace_if(&mut self.int_max, &new, Ordering::Greater);
             }
         }
     }
@@ -407,19 +408,16 @@ impl NumericRange {
         self.small_max = Some(self.small_max.map_or(v, |m| m.max(v)));
     }
 
-    /// The smallest and largest integer as literal text (exact).
-    fn int_bounds(&self) -> (Option<String>, Option<String>) {
-        let pick = |small: Option<i64>, big: &Option<String>, want: Ordering| match (small, big) {
-            (Some(s), Some(b)) => {
-                let s = s.to_string();
-                Some(if compare_integer_literals(b, &s) == want {
-                    b.clone()
-                } else {
-                    s
-                })
-            }
-            (Some(s), None) => Some(s.to_string()),
-            (None, b) => b.clone(),
+    /// The smallest and largest integer: an `i64`, or a long literal.
+    fn int_bounds(&self) -> (Option<IntEnd>, Option<IntEnd>) {
+        let pick = |small: Option<i64>, big: &Option<LongInt>, want: Ordering| match (small, big) {
+            (Some(s), Some(b)) => Some(if b.cmp_i64(s) == want {
+                IntEnd::Long(b.clone())
+            } else {
+                IntEnd::Small(s)
+            }),
+            (Some(s), None) => Some(IntEnd::Small(s)),
+            (None, b) => b.clone().map(IntEnd::Long),
         };
         (
             pick(self.small_min, &self.int_min, Ordering::Less),
@@ -471,7 +469,9 @@ impl NumericRange {
 
     /// The range as JSON values `(min, max)`: `null` when empty; an
     /// integer-only range is exact, with integers outside ±(2^53 − 1)
-    /// given as `{"$literal": ..., "precision": "unsafe-integer"}`; once
+    /// given as `{"$literal": ..., "precision": "unsafe-integer"}` and
+    /// those past [`MAX_NUMBER_LITERAL_BYTES`] as `{"$truncated": "<sign and
+    /// first digits>", "digits": <count>, "precision": "oversized-literal"}`; once
     /// floats are present, both ends are doubles.
     pub fn bounds(&self) -> (Value, Value) {
         let (int_min, int_max) = self.int_bounds();
@@ -483,15 +483,15 @@ impl NumericRange {
         let float_max = either(self.float_max, self.short_max.map(short_f64), f64::max);
         match (float_min, float_max) {
             (Some(fmin), Some(fmax)) => {
-                let imin = int_min.as_deref().and_then(|s| s.parse::<f64>().ok());
-                let imax = int_max.as_deref().and_then(|s| s.parse::<f64>().ok());
+                let imin = int_min.map(|e| e.as_f64());
+                let imax = int_max.map(|e| e.as_f64());
                 let min = imin.map_or(fmin, |i| i.min(fmin));
                 let max = imax.map_or(fmax, |i| i.max(fmax));
                 (float_json(min), float_json(max))
             }
             _ => (
-                int_min.as_deref().map_or(Value::Null, integer_json),
-                int_max.as_deref().map_or(Value::Null, integer_json),
+                int_min.map_or(Value::Null, IntEnd::json),
+                int_max.map_or(Value::Null, IntEnd::json),
             ),
         }
     }
@@ -520,15 +520,116 @@ fn short_f64((m, d): (i64, u32)) -> f64 {
     m as f64 / crate::shortest::U128_POW10[d as usize] as f64
 }
 
-fn replace_if(slot: &mut Option<String>, literal: &str, want: Ordering) {
+fn replace_if(slot: &mut Option<LongInt>, new: &LongInt, want: Ordering) {
     match slot {
-        Some(current) => {
-            if compare_integer_literals(literal, current) == want {
-                current.clear();
-                current.push_str(literal);
-            }
+        Some(current) if new.cmp(current) != want => {}
+        _ => *slot = Some(new.clone()),
+    }
+}
+
+/// An integer literal that does not fit an `i64`, as a range end keeps
+/// it. Past [`MAX_NUMBER_LITERAL_BYTES`] only the sign, the first
+/// significant digits and the digit count are kept, so a column of
+/// megabyte-long numbers costs no more than one of short ones. Order
+/// stays exact but between two literals of one sign and length whose
+/// kept digits agree: the first seen stays (both show the same).
+#[derive(Clone, Debug, PartialEq)]
+struct LongInt {
+    negative: bool,
+    /// The significant digits (no sign, no leading zeros), at most
+    /// [`MAX_NUMBER_LITERAL_BYTES`] of them.
+    kept: String,
+    /// How many significant digits there are in all.
+    digits: usize,
+    /// The literal as written, when it fits [`MAX_NUMBER_LITERAL_BYTES`].
+    literal: Option<String>,
+}
+
+impl LongInt {
+    fn of(literal: &str) -> LongInt {
+        let (negative, magnitude) = split_sign(literal);
+        let kept = &magnitude[..magnitude.len().min(MAX_NUMBER_LITERAL_BYTES)];
+        LongInt {
+            negative: negative && !magnitude.is_empty(),
+            kept: String::from_utf8_lossy(kept).into_owned(),
+            digits: magnitude.len(),
+            literal: (literal.len() <= MAX_NUMBER_LITERAL_BYTES).then(|| literal.to_owned()),
         }
-        None => *slot = Some(literal.to_owned()),
+    }
+
+    /// Whether only part of the digits is kept.
+    fn is_partial(&self) -> bool {
+        self.kept.len() < self.digits
+    }
+
+    fn cmp(&self, other: &LongInt) -> Ordering {
+        let magnitude = || {
+            self.digits
+                .cmp(&other.digits)
+                .then_with(|| self.kept.cmp(&other.kept))
+        };
+        match (self.negative, other.negative) {
+            (false, true) => Ordering::Greater,
+            (true, false) => Ordering::Less,
+            (false, false) => magnitude(),
+            (true, true) => magnitude().reverse(),
+        }
+    }
+
+    fn cmp_i64(&self, small: i64) -> Ordering {
+        let s = small.to_string();
+        self.cmp(&LongInt::of(&s))
+    }
+
+    fn sign(&self) -> &'static str {
+        if self.negative {
+            "-"
+        } else {
+            ""
+        }
+    }
+}
+
+/// One end of the integer range.
+enum IntEnd {
+    Small(i64),
+    Long(LongInt),
+}
+
+impl IntEnd {
+    fn as_f64(&self) -> f64 {
+        match self {
+            IntEnd::Small(v) => *v as f64,
+            // Past 512 digits every integer is beyond a double's range.
+            IntEnd::Long(l) if l.is_partial() => {
+                if l.negative {
+                    f64::NEG_INFINITY
+                } else {
+                    f64::INFINITY
+                }
+            }
+            IntEnd::Long(l) => format!("{}{}", l.sign(), l.kept)
+                .parse()
+                .unwrap_or(f64::NAN),
+        }
+    }
+
+    /// An end whose literal fits [`MAX_NUMBER_LITERAL_BYTES`] as a number
+    /// or `$literal`; a longer one as
+    /// `{"$truncated": "<sign and first digits>", "digits": <count>,
+    /// "precision": "oversized-literal"}`.
+    fn json(self) -> Value {
+        match self {
+            IntEnd::Small(v) => integer_json(&v.to_string()),
+            IntEnd::Long(l) => match &l.literal {
+                Some(literal) => integer_json(literal),
+                None => json!({
+                    "$truncated": format!("{}{}", l.sign(), l.kept),
+                    "digits": l.digits,
+                    "precision": PrecisionKind::OversizedLiteral.as_str(),
+                }),
+            },
+        }
     }
 }
 

@@ -401,8 +401,27 @@ pub trait CsvSink {
         ControlFlow::Continue(())
     }
 
+    /// Record `record` (1-based) has begun: its first byte was read, so
+    /// it will be reported (at the latest by [`CsvParser::finish`]).
+    /// Called once per record, before any of its cells or issues; a
+    /// sink waiting to learn whether another record follows the one it
+    /// holds knows it here, before this record's content takes memory.
+    fn record_begins(&mut self, record: u64) -> ControlFlow<()> {
+        let _ = record;
+        ControlFlow::Continue(())
+    }
+
     /// A complete record.
     fn record(&mut self, record: &Record<'_>) -> ControlFlow<()>;
+
+    /// Right after [`CsvSink::record`]: the buffers that record's
+    /// fields live in (see [`Record::parts`]). A sink that must keep the
+    /// record may take them (`std::mem::take`) instead of copying them,
+    /// so the record is never held twice; the parser then starts on new
+    /// buffers. Leaving them costs nothing.
+    fn adopt(&mut self, data: &mut Vec<u8>, ends: &mut Vec<u32>) {
+        let _ = (data, ends);
+    }
 
     /// A problem, reported when it is found (before its record).
     fn issue(&mut self, issue: &Issue) -> ControlFlow<()> {
@@ -427,8 +446,14 @@ impl<S: CsvSink + ?Sized> CsvSink for &mut S {
     fn cell(&mut self, record: u64, index: usize, content: &[u8]) -> ControlFlow<()> {
         (**self).cell(record, index, content)
     }
+    fn record_begins(&mut self, record: u64) -> ControlFlow<()> {
+        (**self).record_begins(record)
+    }
     fn record(&mut self, record: &Record<'_>) -> ControlFlow<()> {
         (**self).record(record)
+    }
+    fn adopt(&mut self, data: &mut Vec<u8>, ends: &mut Vec<u32>) {
+        (**self).adopt(data, ends)
     }
     fn issue(&mut self, issue: &Issue) -> ControlFlow<()> {
         (**self).issue(issue)
@@ -779,7 +804,7 @@ impl CsvParser {
                         continue;
                     }
                     self.line = line_at(pos);
-                    if !self.open_in_block(sink, cells, start, pos, at, opens) {
+                    if !self.open_in_block(sink, cells, start, pos, at, opens)? {
                         *i = start + pos as usize;
                         return ControlFlow::Continue(());
                     }
@@ -801,7 +826,7 @@ impl CsvParser {
                 // The rest of the block belongs to a record still open.
                 if !self.in_record {
                     self.line = line_at(pos);
-                    if !self.open_in_block(sink, cells, start, pos, at, opens) {
+                    if !self.open_in_block(sink, cells, start, pos, at, opens)? {
                         *i = start + pos as usize;
                         return ControlFlow::Continue(());
                     }
@@ -844,25 +869,30 @@ impl CsvParser {
     }
 
     /// Opens a record at bit `pos` of the block at `start` (file offset
-    /// `at`), or returns false when the sink now wants another mode than
+    /// `at`), or gives false when the sink now wants another mode than
     /// the block's, for the byte machine to take over there.
     #[inline]
     fn open_in_block<S: CsvSink>(
         &mut self,
-        sink: &S,
+        sink: &mut S,
         cells: bool,
         start: usize,
         pos: u32,
         at: u64,
         opens: u64,
-    ) -> bool {
-        let mode = Mode::of(sink);
-        if mode != if cells { Mode::Cells } else { Mode::Count } {
-            return false;
+    ) -> ControlFlow<(), bool> {
+        let mode = if cells { Mode::Cells } else { Mode::Count };
+        if Mode::of(sink) != mode {
+            return ControlFlow::Continue(false);
         }
-        self.begin_record(at + u64::from(pos), mode);
+        self.begin_record(at + u64::from(pos), sink)?;
+        if self.mode != mode {
+            // The sink changed its mind when told of the record: the
+            // byte machine goes on with the record begun.
+            return ControlFlow::Continue(false);
+        }
         self.start_cell(start, pos, opens);
-        true
+        ControlFlow::Continue(true)
     }
 
     /// The first bit of the block at `start` that belongs to the held
@@ -978,7 +1008,7 @@ impl CsvParser {
                             sink.blank_line(self.line - 1)?;
                             continue;
                         }
-                        self.begin_record(base + *i as u64, Mode::of(sink));
+                        self.begin_record(base + *i as u64, sink)?;
                     }
                     match class {
                         QUOTE => {
@@ -1043,7 +1073,7 @@ impl CsvParser {
                             self.end_field(base + *i as u64, sink)?;
                             self.end_record(c, sink)?;
                             if next_plain {
-                                self.begin_record(base + *i as u64, Mode::of(sink));
+                                self.begin_record(base + *i as u64, sink)?;
                                 self.state = State::Unquoted;
                                 continue;
                             }
@@ -1158,13 +1188,18 @@ impl CsvParser {
         self.emit(sink)
     }
 
-    fn begin_record(&mut self, at: u64, mode: Mode) {
+    /// Opens a record at file offset `at`. The sink hears of it first,
+    /// then chooses how its fields are handled.
+    #[inline]
+    fn begin_record<S: CsvSink>(&mut self, at: u64, sink: &mut S) -> ControlFlow<()> {
         self.in_record = true;
         self.record_no += 1;
         self.record_line = self.line;
         self.record_offset = at;
         self.field_offset = at;
-        self.mode = mode;
+        let flow = sink.record_begins(self.record_no);
+        self.mode = Mode::of(sink);
+        flow
     }
 
     /// What the open record costs against [`CSV_MAX_RECORD_BYTES`] at
@@ -1287,6 +1322,7 @@ impl CsvParser {
             },
         };
         let flow = sink.record(&record);
+        sink.adopt(&mut self.data, &mut self.ends);
         self.data.clear();
         self.ends.clear();
         self.fields = 0;

@@ -604,8 +604,9 @@ pub struct CsvSelect {
     /// The delimiter used.
     pub delimiter: String,
     /// The header (projected when columns were given; otherwise its first
-    /// 10,000 names), or null.
-    pub header: Option<Vec<String>>,
+    /// 10,000 names), or null. Names are cut like cells when together
+    /// they pass [`CSV_SELECT_BUDGET_BYTES`] (a budget of their own).
+    pub header: Option<Vec<SelectCell>>,
     /// The 0-based indices of the projected columns, or null for all.
     pub columns: Option<Vec<usize>>,
     /// The rows, each an array of cell text, verbatim; a projected cell
@@ -632,7 +633,7 @@ pub(crate) struct SelectSink {
     limit: usize,
     wanted: Option<Vec<ColumnRef>>,
     projection: Option<Vec<usize>>,
-    header: Option<Vec<String>>,
+    header: Option<Vec<SelectCell>>,
     rows: Vec<Vec<SelectCell>>,
     used: usize,
     has_more: bool,
@@ -728,53 +729,114 @@ impl SelectSink {
             }
         }
         if let Some(h) = header {
-            self.header = Some(
-                out.iter()
-                    .map(|&i| h.get_str(i).map(|s| s.into_owned()).unwrap_or_default())
-                    .collect(),
-            );
+            self.header = budget_cells(h, out.iter().copied(), Fit::Cut(CSV_SELECT_BUDGET_BYTES));
         }
         self.projection = Some(out);
         Ok(())
     }
 
-    /// The cells of `row` this window returns, within the budget left
-    /// (a first row is always returned, cut to fit when it must be).
-    fn cells(&self, row: &Record<'_>) -> Vec<SelectCell> {
-        let texts: Vec<Option<std::borrow::Cow<'_, str>>> = match &self.projection {
-            Some(p) => p.iter().map(|&i| row.get_str(i)).collect(),
-            None => (0..row.len().min(COLUMN_TRACK_CAP))
-                .map(|i| row.get_str(i))
-                .collect(),
-        };
-        let total: usize = texts.iter().flatten().map(|t| t.len()).sum();
-        // The longest a cell may stay so that the row fits the budget.
-        // Only a row that opens the window is cut; a later one that does
-        // not fit whole starts the next window instead.
+    /// The cells of `row` this window returns, within the budget left,
+    /// or `None` when the row does not fit and starts the next window.
+    /// Only a row that opens the window is cut to fit; the fit is judged
+    /// on lengths, before anything is copied.
+    fn cells(&self, row: &Record<'_>) -> Option<Vec<SelectCell>> {
         let room = CSV_SELECT_BUDGET_BYTES.saturating_sub(self.used);
-        let cap = if total <= room || !self.rows.is_empty() {
-            usize::MAX
+        let fit = if self.rows.is_empty() {
+            Fit::Cut(room.max(1))
         } else {
-            let mut lens: Vec<usize> = texts.iter().flatten().map(|t| t.len()).collect();
-            lens.sort_unstable();
-            largest_cap(&lens, room.max(1))
+            Fit::Whole(room)
         };
-        let mut out: Vec<SelectCell> = texts
-            .into_iter()
-            .map(|t| match t {
-                None => SelectCell::Missing,
-                Some(t) if t.len() <= cap => SelectCell::Text(t.into_owned()),
-                Some(t) => SelectCell::Cut {
-                    kept: cap_text(&t, cap).0.to_owned(),
-                    bytes: t.len() as u64,
-                },
-            })
-            .collect();
+        let mut out = match &self.projection {
+            Some(p) => budget_cells(row, p.iter().copied(), fit)?,
+            None => budget_cells(row, 0..row.len().min(COLUMN_TRACK_CAP), fit)?,
+        };
         if self.projection.is_none() && row.len() > COLUMN_TRACK_CAP {
             out.push(SelectCell::Omitted((row.len() - COLUMN_TRACK_CAP) as u64));
         }
-        out
+        Some(out)
     }
+}
+
+/// How cells must fit the bytes left for them.
+#[derive(Clone, Copy)]
+enum Fit {
+    /// Whole, or not at all.
+    Whole(usize),
+    /// Cut to fit when they must be.
+    Cut(usize),
+}
+
+/// The text of a cell as [`String::from_utf8_lossy`] would give it,
+/// without making it: its length in bytes.
+fn lossy_len(bytes: &[u8]) -> usize {
+    bytes
+        .utf8_chunks()
+        .map(|c| c.valid().len() + if c.invalid().is_empty() { 0 } else { 3 })
+        .sum()
+}
+
+/// The first whole characters of the lossy text of `bytes`, at most
+/// `cap` bytes of them: cut while copying, so a long cell is never
+/// copied whole only to be cut.
+fn lossy_prefix(bytes: &[u8], cap: usize) -> String {
+    let mut out = String::with_capacity(cap.min(bytes.len()));
+    for chunk in bytes.utf8_chunks() {
+        let replacement = if chunk.invalid().is_empty() {
+            ""
+        } else {
+            "\u{FFFD}"
+        };
+        for piece in [chunk.valid(), replacement] {
+            let (kept, cut) = cap_text(piece, cap - out.len());
+            out.push_str(kept);
+            if cut {
+                return out;
+            }
+        }
+    }
+    out
+}
+
+/// Cells `indices` of `record` as select returns them, their text
+/// together within `fit`: when they do not fit whole, either none is
+/// returned ([`Fit::Whole`]) or the longest are cut to one common length,
+/// each saying its full length ([`Fit::Cut`]). Cells past the record's
+/// end are [`SelectCell::Missing`].
+fn budget_cells(
+    record: &Record<'_>,
+    indices: impl Iterator<Item = usize> + Clone,
+    fit: Fit,
+) -> Option<Vec<SelectCell>> {
+    let lens: Vec<Option<usize>> = indices
+        .clone()
+        .map(|i| record.get(i).map(lossy_len))
+        .collect();
+    let total = lens
+        .iter()
+        .flatten()
+        .fold(0usize, |a, &l| a.saturating_add(l));
+    // The longest a cell may stay so that the row fits the room.
+    let cap = match fit {
+        Fit::Whole(room) | Fit::Cut(room) if total <= room => usize::MAX,
+        Fit::Whole(_) => return None,
+        Fit::Cut(room) => {
+            let mut sorted: Vec<usize> = lens.iter().flatten().copied().collect();
+            sorted.sort_unstable();
+            largest_cap(&sorted, room)
+        }
+    };
+    let cells = indices
+        .zip(lens)
+        .map(|(i, len)| match (record.get(i), len) {
+            (Some(bytes), Some(len)) if len <= cap => SelectCell::Text(lossy_prefix(bytes, len)),
+            (Some(bytes), Some(len)) => SelectCell::Cut {
+                kept: lossy_prefix(bytes, cap),
+                bytes: len as u64,
+            },
+            _ => SelectCell::Missing,
+        })
+        .collect();
+    Some(cells)
 }
 
 /// The largest cell length `c` such that the lengths, each cut to `c`,
@@ -824,12 +886,16 @@ impl RowSink for SelectSink {
 
     fn header(&mut self, header: Option<&Record<'_>>) -> Result<(), Refusal> {
         if let Some(h) = header {
-            self.header = Some(
-                (0..h.len().min(COLUMN_TRACK_CAP))
-                    .filter_map(|i| h.get_str(i).map(|s| s.into_owned()))
-                    .collect(),
+            self.header = budget_cells(
+                h,
+                0..h.len().min(COLUMN_TRACK_CAP),
+                Fit::Cut(CSV_SELECT_BUDGET_BYTES),
             );
             self.resolve(h.len(), Some(h))?;
+            let names = self.header.iter().flatten();
+            self.cut |= names
+                .into_iter()
+                .any(|c| matches!(c, SelectCell::Cut { .. }));
         }
         Ok(())
     }
@@ -849,14 +915,13 @@ impl RowSink for SelectSink {
             self.has_more = true;
             return ControlFlow::Break(());
         }
-        let cells = self.cells(row);
-        let cost: usize = cells.iter().map(SelectCell::cost).sum();
-        if !self.rows.is_empty() && self.used + cost > CSV_SELECT_BUDGET_BYTES {
+        let Some(cells) = self.cells(row) else {
             // This row starts the next window.
             self.has_more = true;
             self.shortened = true;
             return ControlFlow::Break(());
-        }
+        };
+        let cost: usize = cells.iter().map(SelectCell::cost).sum();
         if row.overflow.is_some()
             || cells
                 .iter()
@@ -948,7 +1013,10 @@ impl RowSink for ValidateSink {
 
 #[cfg(test)]
 mod tests {
-    use super::char_count;
+    use super::{budget_cells, char_count, lossy_len, lossy_prefix, Fit, SelectCell};
+    use crate::Record;
+    use plumb_core::cap_text;
+    use proptest::strategy::Strategy;
 
     proptest::proptest! {
         /// Counted eight bytes at a time, as `chars()` counts valid text
@@ -961,6 +1029,61 @@ mod tests {
             proptest::prop_assert_eq!(char_count(text.as_bytes()), text.chars().count() as u64);
             let naive = bytes.iter().filter(|&&c| c & 0xC0 != 0x80).count() as u64;
             proptest::prop_assert_eq!(char_count(&bytes), naive);
+        }
+    }
+
+    proptest::proptest! {
+        /// Cut while copying, as cutting the whole lossy text would.
+        #[test]
+        fn lossy_prefix_is_the_cut_lossy_text(
+            pieces in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::num::u8::ANY.prop_map(|b| vec![b]),
+                    "[aé€😀]".prop_map(String::into_bytes),
+                ],
+                0..40,
+            ),
+            cap in 0usize..80,
+        ) {
+            let bytes = pieces.concat();
+            let whole = String::from_utf8_lossy(&bytes);
+            proptest::prop_assert_eq!(lossy_len(&bytes), whole.len());
+            proptest::prop_assert_eq!(lossy_prefix(&bytes, cap), cap_text(&whole, cap).0);
+        }
+
+        /// Cells cut to a common length fit the room, and only when the
+        /// whole row would not; whole cells are the lossy text.
+        #[test]
+        fn budget_cells_fit_their_room(
+            cells in proptest::collection::vec(proptest::collection::vec(proptest::num::u8::ANY, 0..50), 1..8),
+            room in 1usize..200,
+        ) {
+            let mut data = Vec::new();
+            let mut ends = Vec::new();
+            for c in &cells {
+                data.extend_from_slice(c);
+                ends.push(data.len() as u32);
+            }
+            let record = Record::from_parts(1, 1, 0, &data, &ends);
+            let lossy: Vec<String> = cells.iter().map(|c| String::from_utf8_lossy(c).into_owned()).collect();
+            let total: usize = lossy.iter().map(String::len).sum();
+            let cut = budget_cells(&record, 0..cells.len() + 1, Fit::Cut(room)).unwrap();
+            proptest::prop_assert_eq!(cut.last(), Some(&SelectCell::Missing));
+            let kept: usize = cut.iter().map(SelectCell::cost).sum();
+            proptest::prop_assert!(kept <= room);
+            for (cell, text) in cut.iter().zip(&lossy) {
+                match cell {
+                    SelectCell::Text(t) => proptest::prop_assert_eq!(t, text),
+                    SelectCell::Cut { kept, bytes } => {
+                        proptest::prop_assert!(total > room);
+                        proptest::prop_assert_eq!(*bytes, text.len() as u64);
+                        proptest::prop_assert!(text.starts_with(kept.as_str()));
+                    }
+                    other => proptest::prop_assert!(false, "{:?}", other),
+                }
+            }
+            let whole = budget_cells(&record, 0..cells.len(), Fit::Whole(room));
+            proptest::prop_assert_eq!(whole.is_some(), total <= room);
         }
     }
 }

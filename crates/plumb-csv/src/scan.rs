@@ -102,37 +102,21 @@ pub(crate) trait RowSink {
     }
 }
 
-/// A record kept whole while the header decision waits.
-struct Owned {
+/// The first record, held while the header decision waits for a second
+/// one. It holds the parser's own buffers (taken in
+/// [`CsvSink::adopt`], never copied), and only while a second record
+/// has not begun: the decision is made the moment one does, so the two
+/// are never in memory together.
+struct Held {
     number: u64,
     line: u64,
     byte_offset: u64,
-    overflow: Option<IssueKind>,
     quoting_issues: u32,
     data: Vec<u8>,
     ends: Vec<u32>,
 }
 
-impl Owned {
-    fn of(r: &Record<'_>) -> Owned {
-        // A record dropped at a cap was skipped: its partial content is
-        // not kept (it could be most of the cap, held twice).
-        let (data, ends) = if r.overflow.is_some() {
-            (&[][..], &[][..])
-        } else {
-            r.parts()
-        };
-        Owned {
-            number: r.number,
-            line: r.line,
-            byte_offset: r.byte_offset,
-            overflow: r.overflow,
-            quoting_issues: r.quoting_issues,
-            data: data.to_vec(),
-            ends: ends.to_vec(),
-        }
-    }
-
+impl Held {
     fn record(&self) -> Record<'_> {
         let mut r = Record::from_parts(
             self.number,
@@ -141,7 +125,6 @@ impl Owned {
             &self.data,
             &self.ends,
         );
-        r.overflow = self.overflow;
         r.quoting_issues = self.quoting_issues;
         r
     }
@@ -152,7 +135,9 @@ impl Owned {
 pub(crate) struct Resolver<'s, S> {
     mode: HeaderMode,
     inner: &'s mut S,
-    pending: Option<Owned>,
+    pending: Option<Held>,
+    /// The record just reported is now `pending`: take its buffers.
+    adopting: bool,
     decided: bool,
     has_header: bool,
     width: Option<usize>,
@@ -169,6 +154,7 @@ impl<'s, S: RowSink> Resolver<'s, S> {
             mode,
             inner,
             pending: None,
+            adopting: false,
             decided: false,
             has_header: false,
             width: None,
@@ -266,22 +252,41 @@ impl<S: RowSink> CsvSink for Resolver<'_, S> {
                 self.decide(None)?;
                 self.feed(record)
             }
-            HeaderMode::Auto => match self.pending.take() {
-                None => {
-                    self.pending = Some(Owned::of(record));
-                    ControlFlow::Continue(())
-                }
-                Some(first) => {
-                    let first_record = first.record();
-                    if header_looks_like_names(&first_record) {
-                        self.decide(Some(&first_record))?;
-                    } else {
-                        self.decide(None)?;
-                        self.feed(&first_record)?;
-                    }
-                    self.feed(record)
-                }
-            },
+            // A first record that does not read as names is data, whatever
+            // follows; one that does is a header if another record
+            // begins (see `record_begins`), else the file's one data row.
+            HeaderMode::Auto if record.overflow.is_some() || !header_looks_like_names(record) => {
+                self.decide(None)?;
+                self.feed(record)
+            }
+            HeaderMode::Auto => {
+                self.pending = Some(Held {
+                    number: record.number,
+                    line: record.line,
+                    byte_offset: record.byte_offset,
+                    quoting_issues: record.quoting_issues,
+                    data: Vec::new(),
+                    ends: Vec::new(),
+                });
+                self.adopting = true;
+                ControlFlow::Continue(())
+            }
+        }
+    }
+
+    fn record_begins(&mut self, _record: u64) -> ControlFlow<()> {
+        match self.pending.take() {
+            Some(first) => self.decide(Some(&first.record())),
+            None => ControlFlow::Continue(()),
+        }
+    }
+
+    fn adopt(&mut self, data: &mut Vec<u8>, ends: &mut Vec<u32>) {
+        if std::mem::take(&mut self.adopting) {
+            if let Some(held) = self.pending.as_mut() {
+                held.data = std::mem::take(data);
+                held.ends = std::mem::take(ends);
+            }
         }
     }
 

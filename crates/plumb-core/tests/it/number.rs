@@ -318,3 +318,92 @@ proptest::proptest! {
         proptest::prop_assert_eq!(plumb_core::number_precision_of(&lit, parsed), want, "{}", lit);
     }
 }
+
+/// What a range end of `literal` shows: the literal when it fits
+/// [`MAX_NUMBER_LITERAL_BYTES`], else its sign, first digits and count.
+fn shown_end(literal: &str) -> serde_json::Value {
+    if literal.len() <= MAX_NUMBER_LITERAL_BYTES {
+        return plumb_core::integer_json(literal);
+    }
+    let negative = literal.starts_with('-');
+    let magnitude = literal
+        .trim_start_matches(['-', '+'])
+        .trim_start_matches('0');
+    let sign = if negative && !magnitude.is_empty() {
+        "-"
+    } else {
+        ""
+    };
+    json!({
+        "$truncated": format!("{sign}{}", &magnitude[..magnitude.len().min(MAX_NUMBER_LITERAL_BYTES)]),
+        "digits": magnitude.len(),
+        "precision": "oversized-literal",
+    })
+}
+
+#[test]
+fn long_integers_keep_a_bounded_prefix_and_their_exact_order() {
+    let mut r = NumericRange::default();
+    let huge = format!("8{}", "1".repeat(1_000_000));
+    let bigger = format!("9{}", "0".repeat(1_000_000));
+    let smallest = format!("-7{}", "3".repeat(700));
+    for lit in [
+        huge.as_str(),
+        "5",
+        &bigger,
+        &smallest,
+        "-12345678901234567890",
+    ] {
+        r.add_integer(lit);
+    }
+    let (min, max) = r.bounds();
+    assert_eq!(min, shown_end(&smallest));
+    assert_eq!(max, shown_end(&bigger));
+    assert_eq!(max["digits"], 1_000_001);
+    assert_eq!(
+        max["$truncated"].as_str().unwrap().len(),
+        MAX_NUMBER_LITERAL_BYTES
+    );
+    // What the range holds does not grow with the literals.
+    assert!(format!("{r:?}").len() < 4 * MAX_NUMBER_LITERAL_BYTES);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+    /// Against the whole-literal order: the ends shown are those of the
+    /// true smallest and largest literal (the first seen on a tie).
+    #[test]
+    fn long_integer_ends_match_the_whole_literal_order(
+        lits in proptest::collection::vec(
+            ("[-+]?", "0{0,2}", "[1-2]", "[0-1]{0,40}", 0usize..700usize),
+            1..12,
+        )
+    ) {
+        // Long runs of one digit make literals that agree past the kept
+        // prefix, where only the length and the tail tell them apart.
+        let lits: Vec<String> = lits
+            .into_iter()
+            .map(|(sign, zeros, lead, body, pad)| format!("{sign}{zeros}{lead}{}{body}", "5".repeat(pad)))
+            .collect();
+        let mut r = NumericRange::default();
+        for l in &lits {
+            r.add_integer(l);
+        }
+        let pick = |want: Ordering| {
+            let mut best = &lits[0];
+            for l in &lits[1..] {
+                if compare_integer_literals(l, best) == want {
+                    best = l;
+                }
+            }
+            best
+        };
+        let shown = |l: &String| match l.parse::<i64>() {
+            Ok(v) => plumb_core::integer_json(&v.to_string()),
+            Err(_) => shown_end(l),
+        };
+        let (min, max) = r.bounds();
+        proptest::prop_assert_eq!(min, shown(pick(Ordering::Less)));
+        proptest::prop_assert_eq!(max, shown(pick(Ordering::Greater)));
+    }
+}

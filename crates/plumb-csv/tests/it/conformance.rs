@@ -52,7 +52,8 @@ fn csv_spectrum_matches_its_expected_json() {
             .map(|row| {
                 let mut m = Map::new();
                 for (h, cell) in header.iter().zip(row) {
-                    m.insert(h.clone(), Value::from(cell.as_text().unwrap_or_default()));
+                    let name = h.as_text().expect("a whole header name").to_owned();
+                    m.insert(name, Value::from(cell.as_text().unwrap_or_default()));
                 }
                 Value::Object(m)
             })

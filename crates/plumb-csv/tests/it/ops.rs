@@ -98,7 +98,10 @@ fn select_projects_by_name_and_index() {
     let r = select(stream(PEOPLE), CsvFormat::Csv, &CsvOptions::default(), &w).unwrap();
     assert_eq!(
         r.header,
-        Some(vec!["temperature".to_owned(), "id".to_owned()])
+        Some(vec![
+            SelectCell::Text("temperature".to_owned()),
+            SelectCell::Text("id".to_owned())
+        ])
     );
     assert_eq!(r.columns, Some(vec![2, 0]));
     assert_eq!(
@@ -362,4 +365,52 @@ fn sentinels_are_found_by_token() {
         plumb_core::CellClass::String
     );
     assert_eq!(plumb_core::scan_cell(b"names").sentinel, None);
+}
+
+#[test]
+fn select_cuts_a_header_past_the_budget_and_says_so() {
+    let long = "n".repeat(600_000);
+    let text = format!("{long}a,{long}b,c\n1,2,3\n");
+    let w = SelectOptions {
+        offset: 0,
+        limit: Some(5),
+        columns: None,
+    };
+    let r = select(stream(&text), CsvFormat::Csv, &CsvOptions::default(), &w).unwrap();
+    let header = r.header.as_ref().expect("names");
+    // Together the names pass the budget: the two long ones are cut to
+    // one length, each saying its full length; the short one stays whole.
+    let kept: usize = header
+        .iter()
+        .map(|c| match c {
+            SelectCell::Cut { kept, bytes } => {
+                assert_eq!(*bytes, 600_001);
+                assert!(long.starts_with(kept.as_str()));
+                kept.len()
+            }
+            SelectCell::Text(t) => {
+                assert_eq!(t, "c");
+                t.len()
+            }
+            other => panic!("{other:?}"),
+        })
+        .sum();
+    assert!(kept <= plumb_csv::CSV_SELECT_BUDGET_BYTES, "{kept}");
+    assert!(!r.view.exact && r.view.converted);
+    assert_eq!(
+        r.rows,
+        vec![vec![
+            SelectCell::Text("1".into()),
+            SelectCell::Text("2".into()),
+            SelectCell::Text("3".into()),
+        ]]
+    );
+    // Projecting by a cut name still finds it: names match whole.
+    let w = SelectOptions {
+        columns: Some(vec![ColumnRef::Name(format!("{long}b"))]),
+        ..w
+    };
+    let r = select(stream(&text), CsvFormat::Csv, &CsvOptions::default(), &w).unwrap();
+    assert_eq!(r.columns, Some(vec![1]));
+    assert_eq!(r.rows, vec![vec![SelectCell::Text("2".into())]]);
 }

@@ -9,6 +9,8 @@ use plumb_csv::{CsvParser, CsvSink, Issue, Record};
 pub struct Log {
     pub records: Vec<Vec<String>>,
     pub events: Vec<String>,
+    /// The records begun, in order.
+    pub begun: Vec<u64>,
     keep: bool,
 }
 
@@ -16,7 +18,21 @@ impl CsvSink for Log {
     fn keep_fields(&self) -> bool {
         self.keep
     }
+    fn record_begins(&mut self, record: u64) -> ControlFlow<()> {
+        assert_eq!(
+            record,
+            self.begun.len() as u64 + 1,
+            "each record begins once, in order"
+        );
+        self.begun.push(record);
+        ControlFlow::Continue(())
+    }
     fn record(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+        assert_eq!(
+            self.begun.last(),
+            Some(&r.number),
+            "a record is reported after it began"
+        );
         if self.keep {
             self.records.push(record_fields(r));
         }
@@ -24,6 +40,11 @@ impl CsvSink for Log {
         ControlFlow::Continue(())
     }
     fn issue(&mut self, i: &Issue) -> ControlFlow<()> {
+        assert_eq!(
+            self.begun.last(),
+            Some(&i.record),
+            "an issue comes in its record"
+        );
         self.events.push(issue_event(i));
         ControlFlow::Continue(())
     }
