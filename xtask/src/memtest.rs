@@ -206,6 +206,44 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
         out.push((name, p, ops));
     }
 
+    // Tracked columns full of long, distinct text: every column keeps
+    // five samples and the sample rows fill their budget.
+    let p = dir.join("wide_text.csv");
+    write_file(&p, |w| {
+        for row in 0..12 {
+            for c in 0..10_000 {
+                if c > 0 {
+                    w.write_all(b",")?;
+                }
+                w.write_all(&[b'a' + row as u8; 590])?;
+                write!(w, "{c:06}{row:04}")?;
+            }
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    })?;
+    let mut ops = data_ops(&p);
+    ops.push(vec![
+        "inspect".into(),
+        p.display().to_string(),
+        "--json".into(),
+        "--sample-rows".into(),
+        "100".into(),
+    ]);
+    let call = dir.join("wide_text.inspect.json");
+    std::fs::write(
+        &call,
+        r#"{"tool":"data","args":{"op":"inspect","path":"wide_text.csv","sample_rows":100}}"#,
+    )?;
+    ops.push(vec![
+        "--stdin".into(),
+        call.display().to_string(),
+        "tool".into(),
+        "--root".into(),
+        dir.display().to_string(),
+    ]);
+    out.push(("10 thousand columns of long text (csv)", p, ops));
+
     let p = dir.join("giant_line.txt");
     write_file(&p, |w| {
         repeat(w, "text é ".as_bytes(), size)?;

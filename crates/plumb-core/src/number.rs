@@ -369,7 +369,7 @@ fn compare_magnitudes(a: &[u8], b: &[u8]) -> Ordering {
 /// assert_eq!(min, serde_json::json!(-4));
 /// assert_eq!(max["$literal"], "9007199254740993");
 /// ```
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct NumericRange {
     // Integers that fit an i64 stay numbers (the common case, no
     // allocation); longer ones are kept as literal text.
@@ -381,20 +381,57 @@ pub struct NumericRange {
     // converting every value would give.
     short_min: Option<(i64, u32)>,
     short_max: Option<(i64, u32)>,
-    int_min: Option<LongInt>,
-    int_max: Option<LongInt>,
+    // Boxed: a range is kept per tracked column, and most never hold one.
+    int_min: Option<Box<LongInt>>,
+    int_max: Option<Box<LongInt>>,
     float_min: Option<f64>,
     float_max: Option<f64>,
+    /// The longest integer literal an end keeps whole (and the most
+    /// digits it keeps of a longer one).
+    literal_cap: usize,
+}
+
+impl Default for NumericRange {
+    fn default() -> NumericRange {
+        NumericRange::with_literal_cap(MAX_NUMBER_LITERAL_BYTES)
+    }
 }
 
 impl NumericRange {
+    /// An empty range whose ends keep integer literals whole up to `cap`
+    /// bytes (at most [`MAX_NUMBER_LITERAL_BYTES`]), and of a longer one
+    /// its sign, first `cap` digits and digit count: a reader that tracks
+    /// many columns gives most of them a small cap, so its memory stays
+    /// bounded whatever the literals.
+    ///
+    /// ```
+    /// use plumb_core::NumericRange;
+    /// let mut r = NumericRange::with_literal_cap(8);
+    /// r.add_integer("123456789012345678901");
+    /// assert_eq!(r.bounds().1["$truncated"], "12345678");
+    /// assert_eq!(r.bounds().1["digits"], 21);
+    /// ```
+    pub fn with_literal_cap(cap: usize) -> NumericRange {
+        NumericRange {
+            small_min: None,
+            small_max: None,
+            short_min: None,
+            short_max: None,
+            int_min: None,
+            int_max: None,
+            float_min: None,
+            float_max: None,
+            literal_cap: cap.clamp(1, MAX_NUMBER_LITERAL_BYTES),
+        }
+    }
+
     /// Adds an integer literal (optional sign, ASCII digits).
     pub fn add_integer(&mut self, literal: &str) {
         let literal = literal.trim_matches([' ', '\t']);
         match literal.parse::<i64>() {
             Ok(v) => self.add_i64(v),
             Err(_) => {
-                let new = LongInt::of(literal);
+                let new = LongInt::of(literal, self.literal_cap);
                 replace_if(&mut self.int_min, &new, Ordering::Less);
                 replace_if(&mut self.int_max, &new, Ordering::Greater);
             }
@@ -410,15 +447,16 @@ impl NumericRange {
 
     /// The smallest and largest integer: an `i64`, or a long literal.
     fn int_bounds(&self) -> (Option<IntEnd>, Option<IntEnd>) {
-        let pick = |small: Option<i64>, big: &Option<LongInt>, want: Ordering| match (small, big) {
-            (Some(s), Some(b)) => Some(if b.cmp_i64(s) == want {
-                IntEnd::Long(b.clone())
-            } else {
-                IntEnd::Small(s)
-            }),
-            (Some(s), None) => Some(IntEnd::Small(s)),
-            (None, b) => b.clone().map(IntEnd::Long),
-        };
+        let pick =
+            |small: Option<i64>, big: &Option<Box<LongInt>>, want: Ordering| match (small, big) {
+                (Some(s), Some(b)) => Some(if b.cmp_i64(s) == want {
+                    IntEnd::Long((**b).clone())
+                } else {
+                    IntEnd::Small(s)
+                }),
+                (Some(s), None) => Some(IntEnd::Small(s)),
+                (None, b) => b.as_deref().cloned().map(IntEnd::Long),
+            };
         (
             pick(self.small_min, &self.int_min, Ordering::Less),
             pick(self.small_max, &self.int_max, Ordering::Greater),
@@ -470,8 +508,9 @@ impl NumericRange {
     /// The range as JSON values `(min, max)`: `null` when empty; an
     /// integer-only range is exact, with integers outside ±(2^53 − 1)
     /// given as `{"$literal": ..., "precision": "unsafe-integer"}` and
-    /// those past [`MAX_NUMBER_LITERAL_BYTES`] as `{"$truncated": "<sign and
-    /// first digits>", "digits": <count>, "precision": "oversized-literal"}`; once
+    /// those past the literal cap ([`MAX_NUMBER_LITERAL_BYTES`] unless
+    /// [set](NumericRange::with_literal_cap)) as `{"$truncated": "<sign
+    /// and first digits>", "digits": <count>, "precision": <kind>}`; once
     /// floats are present, both ends are doubles.
     pub fn bounds(&self) -> (Value, Value) {
         let (int_min, int_max) = self.int_bounds();
@@ -520,19 +559,19 @@ fn short_f64((m, d): (i64, u32)) -> f64 {
     m as f64 / crate::shortest::U128_POW10[d as usize] as f64
 }
 
-fn replace_if(slot: &mut Option<LongInt>, new: &LongInt, want: Ordering) {
+fn replace_if(slot: &mut Option<Box<LongInt>>, new: &LongInt, want: Ordering) {
     match slot {
         Some(current) if new.cmp(current) != want => {}
-        _ => *slot = Some(new.clone()),
+        _ => *slot = Some(Box::new(new.clone())),
     }
 }
 
 /// An integer literal that does not fit an `i64`, as a range end keeps
-/// it. Past [`MAX_NUMBER_LITERAL_BYTES`] only the sign, the first
-/// significant digits and the digit count are kept, so a column of
-/// megabyte-long numbers costs no more than one of short ones. Order
-/// stays exact but between two literals of one sign and length whose
-/// kept digits agree: the first seen stays (both show the same).
+/// it. Past the range's literal cap only the sign, the first significant
+/// digits and the digit count are kept, so a column of megabyte-long
+/// numbers costs no more than one of short ones. Order stays exact but
+/// between two literals of one sign and length whose kept digits agree:
+/// the first seen stays (both show the same).
 #[derive(Clone, Debug, PartialEq)]
 struct LongInt {
     negative: bool,
@@ -541,19 +580,23 @@ struct LongInt {
     kept: String,
     /// How many significant digits there are in all.
     digits: usize,
-    /// The literal as written, when it fits [`MAX_NUMBER_LITERAL_BYTES`].
+    /// The literal as written, when it fits the cap.
     literal: Option<String>,
+    /// The length of the literal as written.
+    bytes: usize,
 }
 
 impl LongInt {
-    fn of(literal: &str) -> LongInt {
+    /// Keeps the literal whole up to `cap` bytes, else `cap` digits.
+    fn of(literal: &str, cap: usize) -> LongInt {
         let (negative, magnitude) = split_sign(literal);
-        let kept = &magnitude[..magnitude.len().min(MAX_NUMBER_LITERAL_BYTES)];
+        let kept = &magnitude[..magnitude.len().min(cap)];
         LongInt {
             negative: negative && !magnitude.is_empty(),
             kept: String::from_utf8_lossy(kept).into_owned(),
             digits: magnitude.len(),
-            literal: (literal.len() <= MAX_NUMBER_LITERAL_BYTES).then(|| literal.to_owned()),
+            literal: (literal.len() <= cap).then(|| literal.to_owned()),
+            bytes: literal.len(),
         }
     }
 
@@ -578,7 +621,7 @@ impl LongInt {
 
     fn cmp_i64(&self, small: i64) -> Ordering {
         let s = small.to_string();
-        self.cmp(&LongInt::of(&s))
+        self.cmp(&LongInt::of(&s, usize::MAX))
     }
 
     fn sign(&self) -> &'static str {
@@ -600,13 +643,12 @@ impl IntEnd {
     fn as_f64(&self) -> f64 {
         match self {
             IntEnd::Small(v) => *v as f64,
-            // Past 512 digits every integer is beyond a double's range.
+            // The kept digits scaled by the dropped ones: the double
+            // nearest the cut literal (infinite past a double's range).
             IntEnd::Long(l) if l.is_partial() => {
-                if l.negative {
-                    f64::NEG_INFINITY
-                } else {
-                    f64::INFINITY
-                }
+                format!("{}{}e{}", l.sign(), l.kept, l.digits - l.kept.len())
+                    .parse()
+                    .unwrap_or(f64::NAN)
             }
             IntEnd::Long(l) => format!("{}{}", l.sign(), l.kept)
                 .parse()
@@ -614,20 +656,30 @@ impl IntEnd {
         }
     }
 
-    /// An end whose literal fits [`MAX_NUMBER_LITERAL_BYTES`] as a number
-    /// or `$literal`; a longer one as
-    /// `{"$truncated": "<sign and first digits>", "digits": <count>,
-    /// "precision": "oversized-literal"}`.
+    /// An end whose literal fits the cap as a number or `$literal`; a
+    /// longer one as `{"$truncated": "<sign and first digits>", "digits":
+    /// <count>, "precision": <kind>}`: `oversized-literal` past
+    /// [`MAX_NUMBER_LITERAL_BYTES`], `overflow` past a double's range,
+    /// else `unsafe-integer`.
     fn json(self) -> Value {
         match self {
             IntEnd::Small(v) => integer_json(&v.to_string()),
             IntEnd::Long(l) => match &l.literal {
                 Some(literal) => integer_json(literal),
-                None => json!({
-                    "$truncated": format!("{}{}", l.sign(), l.kept),
-                    "digits": l.digits,
-                    "precision": PrecisionKind::OversizedLiteral.as_str(),
-                }),
+                None => {
+                    let kind = if l.bytes > MAX_NUMBER_LITERAL_BYTES {
+                        PrecisionKind::OversizedLiteral
+                    } else if IntEnd::Long(l.clone()).as_f64().is_infinite() {
+                        PrecisionKind::Overflow
+                    } else {
+                        PrecisionKind::UnsafeInteger
+                    };
+                    json!({
+                        "$truncated": format!("{}{}", l.sign(), l.kept),
+                        "digits": l.digits,
+                        "precision": kind.as_str(),
+                    })
+                }
             },
         }
     }

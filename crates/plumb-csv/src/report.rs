@@ -67,7 +67,8 @@ pub struct ColumnReport {
     pub sentinels: BTreeMap<String, u64>,
     /// Cells by class.
     pub classes: ClassHistogram,
-    /// Up to five distinct non-empty values, verbatim, each cut to 512 bytes.
+    /// Up to five distinct non-empty values, verbatim, each cut to the
+    /// column's text cap (512 bytes in the first 500 columns, 32 after).
     pub samples: Vec<String>,
     /// The fewest characters in a cell.
     pub min_length: Option<u64>,
@@ -79,6 +80,32 @@ pub struct ColumnReport {
     pub max: Value,
     /// Number literals a double would misstate, by kind.
     pub precision: Vec<PrecisionFact>,
+}
+
+/// The columns whose kept text (sample values, precision examples, the
+/// header name, sample cells, long range ends) may each run to
+/// [`SAMPLE_TEXT_BYTES`]; later tracked columns keep
+/// [`INSPECT_NARROW_TEXT_BYTES`] of each. With at most
+/// [`COLUMN_TRACK_CAP`] tracked columns, the text inspect keeps stays
+/// within a few megabytes whatever the cells hold.
+pub const INSPECT_WIDE_TEXT_COLUMNS: usize = 500;
+
+/// What each kept text of a tracked column past
+/// [`INSPECT_WIDE_TEXT_COLUMNS`] may run to.
+pub const INSPECT_NARROW_TEXT_BYTES: usize = 32;
+
+/// The most bytes of cell text inspect's `sample` rows hold together:
+/// rows are added while they fit (the first always, its cells cut as
+/// above), and `sample_shortened` says when the budget ended the sample.
+pub const INSPECT_SAMPLE_BUDGET_BYTES: usize = 1 << 20;
+
+/// The most bytes inspect keeps of one text of column `index`.
+fn text_cap(index: usize) -> usize {
+    if index < INSPECT_WIDE_TEXT_COLUMNS {
+        SAMPLE_TEXT_BYTES
+    } else {
+        INSPECT_NARROW_TEXT_BYTES
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -97,20 +124,32 @@ struct ColumnAcc {
     /// instead of comparing every cell to its samples forever; a column
     /// with all its samples stops at once.
     looks: u32,
+    /// The most bytes kept of one text (see [`text_cap`]).
+    text_cap: usize,
 }
 
-impl Default for ColumnAcc {
-    fn default() -> ColumnAcc {
+impl ColumnAcc {
+    /// The accumulator of column `index`.
+    fn new(index: usize) -> ColumnAcc {
+        let text_cap = text_cap(index);
         ColumnAcc {
             classes: ClassHistogram::default(),
             sentinels: [0; SENTINEL_TOKENS.len()],
             samples: Vec::new(),
             min_len: u64::MAX,
             max_len: 0,
-            range: NumericRange::default(),
+            range: NumericRange::with_literal_cap(text_cap),
             precision: BTreeMap::new(),
             looks: 0,
+            text_cap,
         }
+    }
+}
+
+/// Grows `columns` to `n` accumulators, each made for its index.
+fn track_columns(columns: &mut Vec<ColumnAcc>, n: usize) {
+    while columns.len() < n {
+        columns.push(ColumnAcc::new(columns.len()));
     }
 }
 
@@ -266,8 +305,14 @@ impl ColumnAcc {
     #[inline(never)]
     fn add_sample(&mut self, cell: &[u8]) {
         self.looks += 1;
-        let text = String::from_utf8_lossy(cell);
-        let (kept, _) = cap_text(&text, SAMPLE_TEXT_BYTES);
+        let lossy;
+        let kept = match std::str::from_utf8(cell) {
+            Ok(text) => cap_text(text, self.text_cap).0,
+            Err(_) => {
+                lossy = lossy_prefix(cell, self.text_cap);
+                lossy.as_str()
+            }
+        };
         if !self.samples.iter().any(|s| s == kept) {
             self.samples.push(kept.to_owned());
             if self.samples.len() == SAMPLE_VALUES_CAP {
@@ -307,9 +352,7 @@ impl ColumnAcc {
             .or_insert_with(|| PrecisionFact {
                 kind,
                 count: 1,
-                example: cap_text(&String::from_utf8_lossy(literal), SAMPLE_TEXT_BYTES)
-                    .0
-                    .to_owned(),
+                example: lossy_prefix(literal, self.text_cap),
                 record,
             });
     }
@@ -339,13 +382,12 @@ impl ColumnAcc {
     }
 }
 
-/// The first [`COLUMN_TRACK_CAP`] cells of a record, each cut to
-/// [`SAMPLE_TEXT_BYTES`]: what inspect keeps of a header or a sample row,
-/// so that neither grows with the column count or the cell length.
+/// The first [`COLUMN_TRACK_CAP`] cells of a record, each cut to its
+/// column's [`text_cap`]: what inspect keeps of a header or a sample
+/// row, so that neither grows with the column count or the cell length.
 fn capped_row(r: &Record<'_>) -> Vec<String> {
     (0..r.len().min(COLUMN_TRACK_CAP))
-        .filter_map(|i| r.get_str(i))
-        .map(|s| cap_text(&s, SAMPLE_TEXT_BYTES).0.to_owned())
+        .filter_map(|i| Some(lossy_prefix(r.get(i)?, text_cap(i))))
         .collect()
 }
 
@@ -363,7 +405,8 @@ pub struct CsvInspect {
     /// How consistently the detected delimiter split the sample (null when given).
     pub delimiter_confidence: Option<f64>,
     /// The header names, or null when the first record is data: the
-    /// first 10,000 (the tracked columns), each cut to 512 bytes like a
+    /// first 10,000 (the tracked columns), each cut to its column's text
+    /// cap like a
     /// sample value; `untracked_columns` counts the rest.
     pub header: Option<Vec<String>>,
     /// Data rows in the file (after the header); null when sampled.
@@ -386,9 +429,13 @@ pub struct CsvInspect {
     pub line_ending: &'static str,
     /// Whether a UTF-8 BOM was stripped.
     pub bom: bool,
-    /// The first rows, verbatim, each cell cut to 512 bytes; cells past
-    /// the tracked columns are left out (`untracked_columns` counts them).
+    /// The first rows, verbatim, each cell cut to its column's text cap
+    /// (512 bytes in the first 500 columns, 32 after); cells past the
+    /// tracked columns are left out (`untracked_columns` counts them).
     pub sample: Vec<Vec<String>>,
+    /// Whether [`INSPECT_SAMPLE_BUDGET_BYTES`] ended the sample before the
+    /// rows asked for.
+    pub sample_shortened: bool,
 }
 
 pub(crate) struct InspectSink {
@@ -398,6 +445,9 @@ pub(crate) struct InspectSink {
     issues: IssueList,
     sample: Vec<Vec<String>>,
     sample_rows: usize,
+    /// Bytes of cell text in `sample`.
+    sample_bytes: usize,
+    sample_shortened: bool,
 }
 
 impl InspectSink {
@@ -409,6 +459,8 @@ impl InspectSink {
             issues: IssueList::default(),
             sample: Vec::new(),
             sample_rows,
+            sample_bytes: 0,
+            sample_shortened: false,
         }
     }
 
@@ -417,7 +469,7 @@ impl InspectSink {
         let width = self.widest.max(header.as_ref().map_or(0, Vec::len));
         let tracked = width.min(COLUMN_TRACK_CAP);
         let mut accs = self.columns;
-        accs.resize_with(tracked, ColumnAcc::default);
+        track_columns(&mut accs, tracked);
         let columns = accs
             .into_iter()
             .enumerate()
@@ -444,6 +496,7 @@ impl InspectSink {
             line_ending: s.endings.label(),
             bom: s.bom,
             sample: self.sample,
+            sample_shortened: self.sample_shortened,
         }
     }
 }
@@ -463,7 +516,7 @@ impl RowSink for InspectSink {
         if let Some(acc) = self.columns.get_mut(index) {
             acc.add_plain(content, record);
         } else if index < COLUMN_TRACK_CAP {
-            self.columns.resize_with(index + 1, ColumnAcc::default);
+            track_columns(&mut self.columns, index + 1);
             self.columns[index].add(content, record);
         }
     }
@@ -482,13 +535,22 @@ impl RowSink for InspectSink {
         }
         let tracked = n.min(COLUMN_TRACK_CAP);
         if self.columns.len() < tracked {
-            self.columns.resize_with(tracked, ColumnAcc::default);
+            track_columns(&mut self.columns, tracked);
         }
         for (acc, cell) in self.columns.iter_mut().zip(row.iter()) {
             acc.add(cell, row.number);
         }
         if self.sample.len() < self.sample_rows {
-            self.sample.push(capped_row(row));
+            let cells = capped_row(row);
+            let bytes: usize = cells.iter().map(String::len).sum();
+            if !self.sample.is_empty() && self.sample_bytes + bytes > INSPECT_SAMPLE_BUDGET_BYTES {
+                // The sample is full: later rows come cell by cell.
+                self.sample_shortened = true;
+                self.sample_rows = self.sample.len();
+            } else {
+                self.sample_bytes += bytes;
+                self.sample.push(cells);
+            }
         }
         ControlFlow::Continue(())
     }

@@ -259,10 +259,23 @@ fn cut_long_strings(v: &mut Value, max: usize) -> bool {
 /// Makes `envelope` fit `cap` bytes of JSON; returns whether anything
 /// was trimmed (the view is then marked cut).
 pub fn fit(envelope: &mut Value, cap: usize) -> bool {
-    if json_len(envelope) <= cap {
-        return false;
+    fit_noted(envelope, cap, Vec::new())
+}
+
+/// [`fit`] for a result whose lists were already cut as it was made
+/// (see [`bounded_json`](crate::bounded_json)): `trimmed` notes them,
+/// each with its true total, which a further trim keeps. The notes go
+/// into the envelope even when nothing more is trimmed; returns whether
+/// anything was trimmed, here or before.
+pub fn fit_noted(envelope: &mut Value, cap: usize, trimmed: Vec<Value>) -> bool {
+    if json_len(envelope) <= cap.saturating_sub(json_len(&Value::Array(trimmed.clone()))) {
+        if trimmed.is_empty() {
+            return false;
+        }
+        envelope["trimmed"] = Value::Array(trimmed);
+        return true;
     }
-    let mut trimmed = Vec::new();
+    let mut trimmed = trimmed;
     if let Some((kept, _)) = shorten_window(envelope, cap) {
         if json_len(envelope) <= cap {
             return true;

@@ -32,6 +32,7 @@
 #![deny(missing_docs)]
 
 mod args;
+mod bounded;
 mod envelope;
 mod gate;
 mod mcp;
@@ -39,8 +40,11 @@ mod paths;
 mod surface;
 
 pub use args::{data_args, read_args, repair, DataArgs, ReadArgs};
+pub use bounded::{
+    bounded_json, bounded_text, BoundedJson, OBSERVATION_LIST_ITEMS, OBSERVATION_STRING_BYTES,
+};
 pub use envelope::{
-    fit, json_len, Budget, Reservation, OBSERVATION_CAP_BYTES, OBSERVATION_MIN_BYTES,
+    fit, fit_noted, json_len, Budget, Reservation, OBSERVATION_CAP_BYTES, OBSERVATION_MIN_BYTES,
 };
 pub use gate::{
     error_response, id_of_prefix, Gate, LineGate, INVALID_PARAMS, INVALID_REQUEST,

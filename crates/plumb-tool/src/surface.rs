@@ -6,10 +6,11 @@ use serde_json::{json, Value};
 
 use plumb::read::{read_file, ReadRequest};
 use plumb::{Op, Plumb, ReadOptions};
-use plumb_core::{echo, echo_within, CancelToken, FileSource, Refusal};
+use plumb_core::{echo, echo_within, CancelToken, FileSource, Refusal, RefusalReason};
 
 use crate::args::{data_args, read_args, DataArgs, ReadArgs};
-use crate::envelope::{fit, json_len, Budget, OBSERVATION_CAP_BYTES};
+use crate::bounded::bounded_text;
+use crate::envelope::{fit_noted, json_len, Budget, OBSERVATION_CAP_BYTES};
 use crate::paths::Workspace;
 
 /// The most bytes one call read from a stream (`plumb tool`'s stdin)
@@ -187,12 +188,24 @@ impl Toolbox {
         match self.run_data(op, &a, cancel) {
             Err(r) => refusal_observation("data", op.as_str(), &r.with_path(a.path.clone())),
             Ok((format, answer)) => {
-                let result = answer.to_json();
                 let view = answer.view();
                 let window = answer.window();
-                // Only the JSON is needed from here: free the typed answer
-                // before the envelope is fitted.
+                // Only the JSON is needed from here: the typed answer is
+                // freed once written, before its bounded tree is read back.
+                let mut text = Vec::new();
+                let written = answer.write_json(&mut text);
                 drop(answer);
+                let bounded = match written
+                    .map_err(|e| e.to_string())
+                    .and_then(|()| bounded_text(&text))
+                {
+                    Ok(b) => b,
+                    Err(message) => {
+                        let r = Refusal::new(RefusalReason::ReadError, message);
+                        return refusal_observation("data", op.as_str(), &r);
+                    }
+                };
+                drop(text);
                 let mut envelope = json!({
                     "ok": true,
                     "tool": "data",
@@ -215,8 +228,8 @@ impl Toolbox {
                         ));
                     }
                 }
-                envelope["result"] = result;
-                if fit(&mut envelope, cap) {
+                envelope["result"] = bounded.value;
+                if fit_noted(&mut envelope, cap, bounded.trimmed) || bounded.cut {
                     let cut = view.with_cut(true);
                     envelope["details"]["view"] = json!(cut);
                     envelope["details"]["view_label"] = Value::from(cut.label());

@@ -319,10 +319,10 @@ proptest::proptest! {
     }
 }
 
-/// What a range end of `literal` shows: the literal when it fits
-/// [`MAX_NUMBER_LITERAL_BYTES`], else its sign, first digits and count.
-fn shown_end(literal: &str) -> serde_json::Value {
-    if literal.len() <= MAX_NUMBER_LITERAL_BYTES {
+/// What a range end of `literal` shows: the literal when it fits `cap`,
+/// else its sign, first `cap` digits and count.
+fn shown_end(literal: &str, cap: usize) -> serde_json::Value {
+    if literal.len() <= cap {
         return plumb_core::integer_json(literal);
     }
     let negative = literal.starts_with('-');
@@ -334,10 +334,17 @@ fn shown_end(literal: &str) -> serde_json::Value {
     } else {
         ""
     };
+    let kind = if literal.len() > MAX_NUMBER_LITERAL_BYTES {
+        "oversized-literal"
+    } else if literal.parse::<f64>().unwrap().is_infinite() {
+        "overflow"
+    } else {
+        "unsafe-integer"
+    };
     json!({
-        "$truncated": format!("{sign}{}", &magnitude[..magnitude.len().min(MAX_NUMBER_LITERAL_BYTES)]),
+        "$truncated": format!("{sign}{}", &magnitude[..magnitude.len().min(cap)]),
         "digits": magnitude.len(),
-        "precision": "oversized-literal",
+        "precision": kind,
     })
 }
 
@@ -357,8 +364,8 @@ fn long_integers_keep_a_bounded_prefix_and_their_exact_order() {
         r.add_integer(lit);
     }
     let (min, max) = r.bounds();
-    assert_eq!(min, shown_end(&smallest));
-    assert_eq!(max, shown_end(&bigger));
+    assert_eq!(min, shown_end(&smallest, MAX_NUMBER_LITERAL_BYTES));
+    assert_eq!(max, shown_end(&bigger, MAX_NUMBER_LITERAL_BYTES));
     assert_eq!(max["digits"], 1_000_001);
     assert_eq!(
         max["$truncated"].as_str().unwrap().len(),
@@ -377,15 +384,18 @@ proptest::proptest! {
         lits in proptest::collection::vec(
             ("[-+]?", "0{0,2}", "[1-2]", "[0-1]{0,40}", 0usize..700usize),
             1..12,
-        )
+        ),
+        small_cap in 1usize..40,
+        capped in proptest::bool::ANY,
     ) {
+        let cap = if capped { small_cap } else { MAX_NUMBER_LITERAL_BYTES };
         // Long runs of one digit make literals that agree past the kept
         // prefix, where only the length and the tail tell them apart.
         let lits: Vec<String> = lits
             .into_iter()
             .map(|(sign, zeros, lead, body, pad)| format!("{sign}{zeros}{lead}{}{body}", "5".repeat(pad)))
             .collect();
-        let mut r = NumericRange::default();
+        let mut r = NumericRange::with_literal_cap(cap);
         for l in &lits {
             r.add_integer(l);
         }
@@ -400,7 +410,7 @@ proptest::proptest! {
         };
         let shown = |l: &String| match l.parse::<i64>() {
             Ok(v) => plumb_core::integer_json(&v.to_string()),
-            Err(_) => shown_end(l),
+            Err(_) => shown_end(l, cap),
         };
         let (min, max) = r.bounds();
         proptest::prop_assert_eq!(min, shown(pick(Ordering::Less)));

@@ -414,3 +414,72 @@ fn select_cuts_a_header_past_the_budget_and_says_so() {
     assert_eq!(r.columns, Some(vec![1]));
     assert_eq!(r.rows, vec![vec![SelectCell::Text("2".into())]]);
 }
+
+#[test]
+fn inspect_keeps_short_text_past_the_wide_columns() {
+    let cols = plumb_csv::INSPECT_WIDE_TEXT_COLUMNS + 100;
+    let row = |unit: &str| -> String {
+        (0..cols)
+            .map(|c| format!("{}{c}", unit.repeat(100)))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let text = format!("{}\n{}\n{}\n", row("h"), row("x"), row("y"));
+    let opts = CsvOptions {
+        sample_rows: Some(3),
+        ..CsvOptions::default()
+    };
+    let r = inspect(stream(&text), CsvFormat::Csv, &opts).unwrap();
+    let header = r.header.as_ref().unwrap();
+    let last = cols - 1;
+    let narrow = plumb_csv::INSPECT_NARROW_TEXT_BYTES;
+    // The first 500 columns keep their text whole (under 512 bytes);
+    // later ones keep a short prefix of each.
+    assert_eq!(header[0], format!("{}0", "h".repeat(100)));
+    assert_eq!(header[last], "h".repeat(narrow));
+    assert_eq!(
+        r.columns[0].samples,
+        vec![
+            format!("{}0", "x".repeat(100)),
+            format!("{}0", "y".repeat(100))
+        ]
+    );
+    assert_eq!(
+        r.columns[last].samples,
+        vec!["x".repeat(narrow), "y".repeat(narrow)]
+    );
+    assert_eq!(r.sample.len(), 2);
+    assert_eq!(r.sample[1][last], "y".repeat(narrow));
+    assert!(!r.sample_shortened);
+    // Lengths are still the cells' own.
+    assert_eq!(r.columns[last].max_length, Some(103));
+}
+
+#[test]
+fn inspect_sample_stops_at_its_budget_and_says_so() {
+    let cols = plumb_csv::INSPECT_WIDE_TEXT_COLUMNS;
+    let cell = "z".repeat(3000);
+    let row = vec![cell.as_str(); cols].join(",");
+    let mut text = String::new();
+    for _ in 0..7 {
+        text.push_str(&row);
+        text.push('\n');
+    }
+    let opts = CsvOptions {
+        sample_rows: Some(100),
+        header: HeaderMode::Absent,
+        ..CsvOptions::default()
+    };
+    let r = inspect(stream(&text), CsvFormat::Csv, &opts).unwrap();
+    // Each sample row keeps 512 bytes of each of its 500 cells: four
+    // rows fit the 1 MiB budget, a fifth would not.
+    let per_row = cols * 512;
+    assert_eq!(
+        r.sample.len(),
+        plumb_csv::INSPECT_SAMPLE_BUDGET_BYTES / per_row
+    );
+    assert!(r.sample_shortened);
+    // Every row is still counted and described.
+    assert_eq!(r.row_count, Some(7));
+    assert_eq!(r.columns[0].max_length, Some(3000));
+}
