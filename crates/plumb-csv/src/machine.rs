@@ -401,11 +401,15 @@ pub trait CsvSink {
         ControlFlow::Continue(())
     }
 
-    /// Record `record` (1-based) has begun: its first byte was read, so
-    /// it will be reported (at the latest by [`CsvParser::finish`]).
-    /// Called once per record, before any of its cells or issues; a
-    /// sink waiting to learn whether another record follows the one it
-    /// holds knows it here, before this record's content takes memory.
+    /// Record `record` (1-based), whose fields this sink would keep, has
+    /// begun: its first byte was read, so it will be reported (at the
+    /// latest by [`CsvParser::finish`]). Called before any of its cells
+    /// or issues, and before [`CsvSink::keep_fields`] is asked for it
+    /// again: a sink may change its mind here. A sink that holds one
+    /// record while it waits to learn whether another follows learns it
+    /// here, before the new record's content takes memory. (Records the
+    /// sink would not keep begin unannounced: the block path opens them
+    /// with no call.)
     fn record_begins(&mut self, record: u64) -> ControlFlow<()> {
         let _ = record;
         ControlFlow::Continue(())
@@ -414,8 +418,8 @@ pub trait CsvSink {
     /// A complete record.
     fn record(&mut self, record: &Record<'_>) -> ControlFlow<()>;
 
-    /// Right after [`CsvSink::record`]: the buffers that record's
-    /// fields live in (see [`Record::parts`]). A sink that must keep the
+    /// Right after [`CsvSink::record`] for a record whose fields were
+    /// kept: the buffers they live in (see [`Record::parts`]). A sink that must keep the
     /// record may take them (`std::mem::take`) instead of copying them,
     /// so the record is never held twice; the parser then starts on new
     /// buffers. Leaving them costs nothing.
@@ -804,7 +808,7 @@ impl CsvParser {
                         continue;
                     }
                     self.line = line_at(pos);
-                    if !self.open_in_block(sink, cells, start, pos, at, opens)? {
+                    if !self.open_in_block(sink, cells, start, pos, at, opens) {
                         *i = start + pos as usize;
                         return ControlFlow::Continue(());
                     }
@@ -826,7 +830,7 @@ impl CsvParser {
                 // The rest of the block belongs to a record still open.
                 if !self.in_record {
                     self.line = line_at(pos);
-                    if !self.open_in_block(sink, cells, start, pos, at, opens)? {
+                    if !self.open_in_block(sink, cells, start, pos, at, opens) {
                         *i = start + pos as usize;
                         return ControlFlow::Continue(());
                     }
@@ -869,30 +873,26 @@ impl CsvParser {
     }
 
     /// Opens a record at bit `pos` of the block at `start` (file offset
-    /// `at`), or gives false when the sink now wants another mode than
+    /// `at`), or returns false when the sink now wants another mode than
     /// the block's, for the byte machine to take over there.
     #[inline]
     fn open_in_block<S: CsvSink>(
         &mut self,
-        sink: &mut S,
+        sink: &S,
         cells: bool,
         start: usize,
         pos: u32,
         at: u64,
         opens: u64,
-    ) -> ControlFlow<(), bool> {
-        let mode = if cells { Mode::Cells } else { Mode::Count };
-        if Mode::of(sink) != mode {
-            return ControlFlow::Continue(false);
+    ) -> bool {
+        let mode = Mode::of(sink);
+        if mode != if cells { Mode::Cells } else { Mode::Count } {
+            return false;
         }
-        self.begin_record(at + u64::from(pos), sink)?;
-        if self.mode != mode {
-            // The sink changed its mind when told of the record: the
-            // byte machine goes on with the record begun.
-            return ControlFlow::Continue(false);
-        }
+        // Not a kept record: the sink is not told it began.
+        self.open_record(at + u64::from(pos), mode);
         self.start_cell(start, pos, opens);
-        ControlFlow::Continue(true)
+        true
     }
 
     /// The first bit of the block at `start` that belongs to the held
@@ -1188,18 +1188,28 @@ impl CsvParser {
         self.emit(sink)
     }
 
-    /// Opens a record at file offset `at`. The sink hears of it first,
-    /// then chooses how its fields are handled.
+    /// Opens a record at file offset `at` in the byte machine: a record
+    /// the sink would keep is announced to it first
+    /// ([`CsvSink::record_begins`]), and its mode asked again after.
     #[inline]
     fn begin_record<S: CsvSink>(&mut self, at: u64, sink: &mut S) -> ControlFlow<()> {
+        self.open_record(at, Mode::of(sink));
+        if self.mode == Mode::Keep {
+            let flow = sink.record_begins(self.record_no);
+            self.mode = Mode::of(sink);
+            return flow;
+        }
+        ControlFlow::Continue(())
+    }
+
+    #[inline]
+    fn open_record(&mut self, at: u64, mode: Mode) {
         self.in_record = true;
         self.record_no += 1;
         self.record_line = self.line;
         self.record_offset = at;
         self.field_offset = at;
-        let flow = sink.record_begins(self.record_no);
-        self.mode = Mode::of(sink);
-        flow
+        self.mode = mode;
     }
 
     /// What the open record costs against [`CSV_MAX_RECORD_BYTES`] at
@@ -1322,7 +1332,9 @@ impl CsvParser {
             },
         };
         let flow = sink.record(&record);
-        sink.adopt(&mut self.data, &mut self.ends);
+        if self.mode == Mode::Keep {
+            sink.adopt(&mut self.data, &mut self.ends);
+        }
         self.data.clear();
         self.ends.clear();
         self.fields = 0;

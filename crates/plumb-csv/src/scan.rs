@@ -224,6 +224,24 @@ impl<'s, S: RowSink> Resolver<'s, S> {
     pub(crate) fn rows(&self) -> u64 {
         self.rows
     }
+
+    /// A second record began: the held first one is the header.
+    #[cold]
+    fn decide_held(&mut self) -> ControlFlow<()> {
+        match self.pending.take() {
+            Some(first) => self.decide(Some(&first.record())),
+            None => ControlFlow::Continue(()),
+        }
+    }
+
+    #[cold]
+    fn adopt_held(&mut self, data: &mut Vec<u8>, ends: &mut Vec<u32>) {
+        self.adopting = false;
+        if let Some(held) = self.pending.as_mut() {
+            held.data = std::mem::take(data);
+            held.ends = std::mem::take(ends);
+        }
+    }
 }
 
 impl<S: RowSink> CsvSink for Resolver<'_, S> {
@@ -274,19 +292,18 @@ impl<S: RowSink> CsvSink for Resolver<'_, S> {
         }
     }
 
+    #[inline]
     fn record_begins(&mut self, _record: u64) -> ControlFlow<()> {
-        match self.pending.take() {
-            Some(first) => self.decide(Some(&first.record())),
-            None => ControlFlow::Continue(()),
+        if self.pending.is_none() {
+            return ControlFlow::Continue(());
         }
+        self.decide_held()
     }
 
+    #[inline]
     fn adopt(&mut self, data: &mut Vec<u8>, ends: &mut Vec<u32>) {
-        if std::mem::take(&mut self.adopting) {
-            if let Some(held) = self.pending.as_mut() {
-                held.data = std::mem::take(data);
-                held.ends = std::mem::take(ends);
-            }
+        if self.adopting {
+            self.adopt_held(data, ends);
         }
     }
 

@@ -19,6 +19,7 @@ impl CsvSink for Log {
         self.keep
     }
     fn record_begins(&mut self, record: u64) -> ControlFlow<()> {
+        assert!(self.keep, "only records to be kept are announced");
         assert_eq!(
             record,
             self.begun.len() as u64 + 1,
@@ -28,11 +29,13 @@ impl CsvSink for Log {
         ControlFlow::Continue(())
     }
     fn record(&mut self, r: &Record<'_>) -> ControlFlow<()> {
-        assert_eq!(
-            self.begun.last(),
-            Some(&r.number),
-            "a record is reported after it began"
-        );
+        if self.keep {
+            assert_eq!(
+                self.begun.last(),
+                Some(&r.number),
+                "reported after it began"
+            );
+        }
         if self.keep {
             self.records.push(record_fields(r));
         }
@@ -40,11 +43,13 @@ impl CsvSink for Log {
         ControlFlow::Continue(())
     }
     fn issue(&mut self, i: &Issue) -> ControlFlow<()> {
-        assert_eq!(
-            self.begun.last(),
-            Some(&i.record),
-            "an issue comes in its record"
-        );
+        if self.keep {
+            assert_eq!(
+                self.begun.last(),
+                Some(&i.record),
+                "an issue comes in its record"
+            );
+        }
         self.events.push(issue_event(i));
         ControlFlow::Continue(())
     }
