@@ -1195,11 +1195,17 @@ impl CsvParser {
     fn begin_record<S: CsvSink>(&mut self, at: u64, sink: &mut S) -> ControlFlow<()> {
         self.open_record(at, Mode::of(sink));
         if self.mode == Mode::Keep {
-            let flow = sink.record_begins(self.record_no);
-            self.mode = Mode::of(sink);
-            return flow;
+            return self.announce(sink);
         }
         ControlFlow::Continue(())
+    }
+
+    /// Tells the sink a kept record began, and asks its mode again.
+    #[inline(never)]
+    fn announce<S: CsvSink>(&mut self, sink: &mut S) -> ControlFlow<()> {
+        let flow = sink.record_begins(self.record_no);
+        self.mode = Mode::of(sink);
+        flow
     }
 
     #[inline]
@@ -1316,6 +1322,12 @@ impl CsvParser {
         self.emit(sink)
     }
 
+    /// Lets the sink take a kept record's buffers.
+    #[inline(never)]
+    fn offer_buffers<S: CsvSink>(&mut self, sink: &mut S) {
+        sink.adopt(&mut self.data, &mut self.ends);
+    }
+
     fn emit<S: CsvSink>(&mut self, sink: &mut S) -> ControlFlow<()> {
         let record = Record {
             number: self.record_no,
@@ -1333,7 +1345,7 @@ impl CsvParser {
         };
         let flow = sink.record(&record);
         if self.mode == Mode::Keep {
-            sink.adopt(&mut self.data, &mut self.ends);
+            self.offer_buffers(sink);
         }
         self.data.clear();
         self.ends.clear();
