@@ -71,6 +71,20 @@ fn wide_csv(path: &Path, cols: usize) -> std::io::Result<()> {
     })
 }
 
+/// A `plumb tool` command over `dir` fed one `data` call with `args`
+/// (written to `<name>.json` in `dir`).
+fn tool_call(dir: &Path, name: &str, args: &str) -> std::io::Result<Vec<String>> {
+    let call = dir.join(format!("{name}.json"));
+    std::fs::write(&call, format!(r#"{{"tool":"data","args":{args}}}"#))?;
+    Ok(vec![
+        "--stdin".into(),
+        call.display().to_string(),
+        "tool".into(),
+        "--root".into(),
+        dir.display().to_string(),
+    ])
+}
+
 /// Writes the adversarial files.
 fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
     let size = mb * MIB;
@@ -190,18 +204,8 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
         })?;
         let mut ops = data_ops(&p);
         for op in ["inspect", "select"] {
-            let call = dir.join(format!("{file}.{op}.json"));
-            std::fs::write(
-                &call,
-                format!(r#"{{"tool":"data","args":{{"op":"{op}","path":"{file}"}}}}"#),
-            )?;
-            ops.push(vec![
-                "--stdin".into(),
-                call.display().to_string(),
-                "tool".into(),
-                "--root".into(),
-                dir.display().to_string(),
-            ]);
+            let args = format!(r#"{{"op":"{op}","path":"{file}"}}"#);
+            ops.push(tool_call(dir, &format!("{file}.{op}"), &args)?);
         }
         out.push((name, p, ops));
     }
@@ -230,18 +234,11 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
         "--sample-rows".into(),
         "100".into(),
     ]);
-    let call = dir.join("wide_text.inspect.json");
-    std::fs::write(
-        &call,
-        r#"{"tool":"data","args":{"op":"inspect","path":"wide_text.csv","sample_rows":100}}"#,
-    )?;
-    ops.push(vec![
-        "--stdin".into(),
-        call.display().to_string(),
-        "tool".into(),
-        "--root".into(),
-        dir.display().to_string(),
-    ]);
+    ops.push(tool_call(
+        dir,
+        "wide_text.inspect",
+        r#"{"op":"inspect","path":"wide_text.csv","sample_rows":100}"#,
+    )?);
     out.push(("10 thousand columns of long text (csv)", p, ops));
 
     let p = dir.join("giant_line.txt");

@@ -81,21 +81,34 @@ fn a_64_mb_runaway_quote_stays_under_16_mib_and_rows_after_it_parse() {
     assert_eq!(report.ragged_rows, 0);
 }
 
-/// A CSV of `cols` columns (a header and `rows` data rows), produced as
-/// it is read, never held.
+/// A CSV of `cols` columns and `rows` records whose cells `cell(row,
+/// col)` writes, produced as it is read, never held.
 struct Wide {
     cols: usize,
     rows: usize,
+    cell: fn(usize, usize, &mut Vec<u8>),
     row: usize,
     col: usize,
     pending: Vec<u8>,
 }
 
 impl Wide {
+    /// A header of names (`c0`, `c1`, ...) and `rows` rows of digits.
     fn new(cols: usize, rows: usize) -> Wide {
+        Wide::of(cols, rows + 1, |row, col, out| {
+            if row == 0 {
+                out.extend_from_slice(format!("c{col}").as_bytes());
+            } else {
+                out.push(b'0' + (col % 10) as u8);
+            }
+        })
+    }
+
+    fn of(cols: usize, rows: usize, cell: fn(usize, usize, &mut Vec<u8>)) -> Wide {
         Wide {
             cols,
             rows,
+            cell,
             row: 0,
             col: 0,
             pending: Vec::new(),
@@ -105,16 +118,11 @@ impl Wide {
 
 impl Read for Wide {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        while self.pending.len() < buf.len() && self.row <= self.rows {
+        while self.pending.len() < buf.len() && self.row < self.rows {
             if self.col > 0 {
                 self.pending.push(b',');
             }
-            if self.row == 0 {
-                self.pending
-                    .extend_from_slice(format!("c{}", self.col).as_bytes());
-            } else {
-                self.pending.push(b'0' + (self.col % 10) as u8);
-            }
+            (self.cell)(self.row, self.col, &mut self.pending);
             self.col += 1;
             if self.col == self.cols {
                 self.pending.push(b'\n');
@@ -267,56 +275,19 @@ fn records_at_the_cap_are_held_once_not_twice() {
     }
 }
 
-/// `rows` records of `cols` distinct cells of `width` bytes each,
-/// produced as they are read.
-struct WideText {
-    cols: usize,
-    rows: usize,
-    width: usize,
-    row: usize,
-    col: usize,
-    pending: Vec<u8>,
-}
-
-impl Read for WideText {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        while self.pending.len() < buf.len() && self.row < self.rows {
-            if self.col > 0 {
-                self.pending.push(b',');
-            }
-            // Text that differs in every cell, so every column keeps
-            // five samples and every sample row its whole budget.
-            let tag = format!("{:06}{:04}", self.col, self.row);
-            self.pending.extend(std::iter::repeat_n(
-                b'a' + (self.row % 26) as u8,
-                self.width - tag.len(),
-            ));
-            self.pending.extend_from_slice(tag.as_bytes());
-            self.col += 1;
-            if self.col == self.cols {
-                self.pending.push(b'\n');
-                self.col = 0;
-                self.row += 1;
-            }
-        }
-        let n = self.pending.len().min(buf.len());
-        buf[..n].copy_from_slice(&self.pending[..n]);
-        self.pending.drain(..n);
-        Ok(n)
-    }
-}
-
 #[test]
 fn tracked_columns_of_long_text_stay_within_their_budget() {
     let _turn = serial();
-    let source = WideText {
-        cols: plumb_core::COLUMN_TRACK_CAP,
-        rows: 12,
-        width: 600,
-        row: 0,
-        col: 0,
-        pending: Vec::new(),
-    };
+    // Text of 600 bytes that differs in every cell, so every column
+    // keeps five samples and every sample row its whole budget.
+    let source = Wide::of(plumb_core::COLUMN_TRACK_CAP, 12, |row, col, out| {
+        let tag = format!("{col:06}{row:04}");
+        out.extend(std::iter::repeat_n(
+            b'a' + (row % 26) as u8,
+            600 - tag.len(),
+        ));
+        out.extend_from_slice(tag.as_bytes());
+    });
     let opts = CsvOptions {
         sample_rows: Some(100),
         ..CsvOptions::default()
