@@ -6,9 +6,14 @@
 //! - `memtest [--mb N]`: peak RSS of the release binary on adversarial inputs.
 //! - `conformance [--data DIR]`: every suite in ../shared/conformance.
 //! - `bench [--seconds N] [--table-only]`: the benches and one table.
+//! - `ci`: what `.ci/run` runs once its tools are installed.
+//!
+//! `cargo xtask help` and `cargo xtask <command> --help` say more.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::process::{Command, ExitCode};
+
+use clap::{Parser, Subcommand};
 
 mod bench;
 mod conformance;
@@ -16,117 +21,243 @@ mod fuzz;
 mod memtest;
 mod tidy;
 
-fn flag<T: std::str::FromStr>(args: &[String], name: &str) -> Option<T> {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
+/// plumb's project automation (clap, as the CLI uses: every subcommand
+/// answers `--help` rather than starting a campaign).
+#[derive(Parser)]
+#[command(name = "xtask", bin_name = "cargo xtask", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
 }
 
-fn usage() -> ExitCode {
-    eprintln!(
-        "usage: cargo xtask <tidy | fuzz [TARGET] [--seconds N] | memtest [--mb N] | conformance [--data DIR] | bench [--seconds N] [--table-only]>"
-    );
-    ExitCode::from(2)
+#[derive(Subcommand)]
+enum Cmd {
+    /// Check the repository's structural rules (also run as a test).
+    Tidy,
+    /// Fuzz every target, or one, seeded from ../shared/conformance.
+    Fuzz {
+        /// One target (all when left out).
+        target: Option<String>,
+        /// Seconds per target.
+        #[arg(long, default_value_t = 60)]
+        seconds: u64,
+    },
+    /// Measure the release binary's peak RSS on adversarial inputs.
+    Memtest {
+        /// Size of the generated inputs, in MiB.
+        #[arg(long, default_value_t = 1024)]
+        mb: u64,
+    },
+    /// Run every suite in ../shared/conformance.
+    Conformance {
+        /// The conformance folder.
+        #[arg(long)]
+        data: Option<PathBuf>,
+    },
+    /// Run the benches and print one table against the peer tools.
+    Bench {
+        /// Seconds per measurement.
+        #[arg(long, default_value_t = 5)]
+        seconds: u64,
+        /// Print the table from the last run without running the benches.
+        #[arg(long)]
+        table_only: bool,
+    },
+    /// Run what CI runs, in its order: fmt, clippy, doc, the tests, the
+    /// benches' build, conformance, memtest and a fuzz smoke.
+    Ci {
+        /// memtest input size, in MiB.
+        #[arg(long, default_value_t = 256)]
+        memtest_mb: u64,
+        /// Fuzz seconds per target.
+        #[arg(long, default_value_t = 20)]
+        fuzz_seconds: u64,
+    },
+    /// Internal: run a command and print `maxrss_kib exit_code`.
+    #[command(name = "__rss", hide = true)]
+    Rss {
+        /// `[--stdin FILE] COMMAND ARGS...`
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let cli = Cli::parse();
     let root = project_root();
-    let rest = args.get(1..).unwrap_or_default();
-    match args.first().map(String::as_str) {
-        Some("tidy") => match tidy::run(&root) {
-            Ok(()) => {
-                println!("tidy: ok");
-                ExitCode::SUCCESS
-            }
-            Err(problems) => {
-                for p in problems {
-                    eprintln!("tidy: {p}");
-                }
-                ExitCode::FAILURE
+    let ok = match cli.cmd {
+        Cmd::Tidy => tidy(&root),
+        Cmd::Rss { args } => return ExitCode::from(memtest::rss_helper(&args) as u8),
+        Cmd::Memtest { mb } => run_memtest(&root, mb),
+        Cmd::Conformance { data } => {
+            run_conformance(&data.unwrap_or_else(|| root.join("../shared/conformance")))
+        }
+        Cmd::Fuzz { target, seconds } => run_fuzz(&root, target.as_deref(), seconds),
+        Cmd::Bench {
+            seconds,
+            table_only,
+        } => match bench::run(&root, seconds, table_only) {
+            Ok(()) => true,
+            Err(e) => {
+                eprintln!("bench: {e}");
+                false
             }
         },
-        Some("__rss") => ExitCode::from(memtest::rss_helper(rest) as u8),
-        Some("memtest") => {
-            let mb = flag(rest, "--mb").unwrap_or(1024);
-            match memtest::run(&root, mb) {
-                Ok(true) => ExitCode::SUCCESS,
-                Ok(false) => {
-                    eprintln!("memtest: a run passed {} MiB", memtest::RSS_LIMIT_MIB);
-                    ExitCode::FAILURE
-                }
-                Err(e) => {
-                    eprintln!("memtest: {e}");
-                    ExitCode::FAILURE
-                }
-            }
-        }
-        Some("conformance") => {
-            let data: PathBuf = flag::<String>(rest, "--data")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| root.join("../shared/conformance"));
-            if !data.is_dir() {
-                eprintln!(
-                    "conformance: {} is not a folder; pass --data DIR",
-                    data.display()
-                );
-                return ExitCode::FAILURE;
-            }
-            let rows = conformance::run(&data);
-            println!("| suite | passed | failed | of which documented choices |");
-            println!("|---|---:|---:|---:|");
-            let mut failed = 0;
-            for r in &rows {
-                println!(
-                    "| {} | {} | {} | {} |",
-                    r.suite,
-                    r.passed,
-                    r.failed.len(),
-                    r.documented
-                );
-                failed += r.failed.len();
-            }
-            for r in &rows {
-                for f in r.failed.iter().take(20) {
-                    eprintln!("{}: FAIL {f}", r.suite);
-                }
-            }
-            if failed == 0 {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
-        }
-        Some("fuzz") => {
-            let seconds = flag(rest, "--seconds").unwrap_or(60);
-            let target = rest
-                .first()
-                .filter(|a| !a.starts_with("--"))
-                .map(String::as_str);
-            let data = root.join("../shared/conformance");
-            match fuzz::run(&root, &data, target, seconds) {
-                Ok(true) => ExitCode::SUCCESS,
-                Ok(false) => ExitCode::FAILURE,
-                Err(e) => {
-                    eprintln!("fuzz: {e}");
-                    ExitCode::FAILURE
-                }
-            }
-        }
-        Some("bench") => {
-            let seconds = flag(rest, "--seconds").unwrap_or(5);
-            let table_only = rest.iter().any(|a| a == "--table-only");
-            match bench::run(&root, seconds, table_only) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("bench: {e}");
-                    ExitCode::FAILURE
-                }
-            }
-        }
-        _ => usage(),
+        Cmd::Ci {
+            memtest_mb,
+            fuzz_seconds,
+        } => ci(&root, memtest_mb, fuzz_seconds),
+    };
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
+}
+
+fn tidy(root: &Path) -> bool {
+    match tidy::run(root) {
+        Ok(()) => {
+            println!("tidy: ok");
+            true
+        }
+        Err(problems) => {
+            for p in problems {
+                eprintln!("tidy: {p}");
+            }
+            false
+        }
+    }
+}
+
+fn run_memtest(root: &Path, mb: u64) -> bool {
+    match memtest::run(root, mb) {
+        Ok(true) => true,
+        Ok(false) => {
+            eprintln!("memtest: a run passed its limit");
+            false
+        }
+        Err(e) => {
+            eprintln!("memtest: {e}");
+            false
+        }
+    }
+}
+
+fn run_conformance(data: &Path) -> bool {
+    if !data.is_dir() {
+        eprintln!(
+            "conformance: {} is not a folder; pass --data DIR",
+            data.display()
+        );
+        return false;
+    }
+    let rows = conformance::run(data);
+    println!("| suite | passed | failed | of which documented choices |");
+    println!("|---|---:|---:|---:|");
+    let mut failed = 0;
+    for r in &rows {
+        println!(
+            "| {} | {} | {} | {} |",
+            r.suite,
+            r.passed,
+            r.failed.len(),
+            r.documented
+        );
+        failed += r.failed.len();
+    }
+    for r in &rows {
+        for f in r.failed.iter().take(20) {
+            eprintln!("{}: FAIL {f}", r.suite);
+        }
+    }
+    failed == 0
+}
+
+fn run_fuzz(root: &Path, target: Option<&str>, seconds: u64) -> bool {
+    let data = root.join("../shared/conformance");
+    match fuzz::run(root, &data, target, seconds) {
+        Ok(ok) => ok,
+        Err(e) => {
+            eprintln!("fuzz: {e}");
+            false
+        }
+    }
+}
+
+/// A CI step run by cargo: its title, arguments and environment.
+type CargoStep = (
+    &'static str,
+    &'static [&'static str],
+    &'static [(&'static str, &'static str)],
+);
+
+/// One cargo step of CI; false when it fails.
+fn cargo_step(root: &Path, title: &str, args: &[&str], env: &[(&str, &str)]) -> bool {
+    println!("== {title}");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let status = Command::new(cargo)
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(root)
+        .status();
+    match status {
+        Ok(s) if s.success() => true,
+        Ok(s) => {
+            eprintln!("ci: {title} failed ({s})");
+            false
+        }
+        Err(e) => {
+            eprintln!("ci: {title} could not start: {e}");
+            false
+        }
+    }
+}
+
+/// What `.ci/run` runs once its tools are installed; stops at the first
+/// failure.
+fn ci(root: &Path, memtest_mb: u64, fuzz_seconds: u64) -> bool {
+    let cargo_steps: [CargoStep; 5] = [
+        ("cargo fmt --check", &["fmt", "--all", "--", "--check"], &[]),
+        (
+            "cargo clippy",
+            &[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ],
+            &[],
+        ),
+        (
+            "cargo doc",
+            &["doc", "--workspace", "--no-deps"],
+            &[("RUSTDOCFLAGS", "-D warnings")],
+        ),
+        ("cargo test --workspace", &["test", "--workspace"], &[]),
+        (
+            "benches compile",
+            &["bench", "--workspace", "--no-run"],
+            &[],
+        ),
+    ];
+    for (title, args, env) in cargo_steps {
+        if !cargo_step(root, title, args, env) {
+            return false;
+        }
+    }
+    println!("== conformance (../shared/conformance)");
+    if !run_conformance(&root.join("../shared/conformance")) {
+        return false;
+    }
+    println!("== memtest --mb {memtest_mb}");
+    if !run_memtest(root, memtest_mb) {
+        return false;
+    }
+    println!("== fuzz smoke: every target for {fuzz_seconds} seconds");
+    run_fuzz(root, None, fuzz_seconds)
 }
 
 /// The workspace root: the parent of this crate's manifest directory.
