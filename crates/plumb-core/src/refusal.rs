@@ -109,7 +109,8 @@ impl fmt::Display for RefusalReason {
 /// The payload is boxed so that `Result<T, Refusal>` stays one pointer
 /// wide on the error side; hot loops return these results per chunk and
 /// per event, and a fat error type would slow every one of them.
-#[derive(Clone, PartialEq)]
+#[derive(Clone, PartialEq, thiserror::Error)]
+#[error("{} ({})", .0.message, .0.reason)]
 pub struct Refusal(Box<Inner>);
 
 #[derive(Clone, Debug, PartialEq)]
@@ -350,14 +351,6 @@ impl fmt::Debug for Refusal {
         d.finish()
     }
 }
-
-impl fmt::Display for Refusal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({})", self.0.message, self.0.reason)
-    }
-}
-
-impl std::error::Error for Refusal {}
 
 impl From<io::Error> for Refusal {
     fn from(err: io::Error) -> Refusal {

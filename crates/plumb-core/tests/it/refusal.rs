@@ -57,3 +57,12 @@ fn location_builders_and_extras_serialize() {
     assert_eq!(moved.line(), Some(13));
     assert!(format!("{moved}").contains("invalid-json"));
 }
+
+#[test]
+fn a_refusal_is_an_error_that_reads_as_its_message_and_reason() {
+    let r = Refusal::new(RefusalReason::NotFound, "no file named a.csv");
+    assert_eq!(r.to_string(), "no file named a.csv (not-found)");
+    let e: Box<dyn std::error::Error + Send + Sync> = Box::new(r);
+    assert!(e.source().is_none());
+    assert_eq!(e.to_string(), "no file named a.csv (not-found)");
+}
