@@ -10,6 +10,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use plumb_testkit::hostile::{swap_names, HostileTree};
 use serde_json::{json, Value};
 
 const SECRET: &str = "SECRET-OUTSIDE-OR-RESERVED";
@@ -120,49 +121,25 @@ impl Session {
     }
 }
 
-struct Tree {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-    outside: PathBuf,
-}
-
-fn tree() -> Tree {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("ws");
-    let outside = dir.path().join("outside");
-    std::fs::create_dir_all(root.join(".git")).unwrap();
-    std::fs::create_dir_all(root.join("dir")).unwrap();
-    std::fs::create_dir_all(&outside).unwrap();
-    std::fs::write(outside.join("f.csv"), format!("k,v\n{SECRET},1\n")).unwrap();
-    std::fs::write(root.join(".git/f.csv"), format!("k,v\n{SECRET},2\n")).unwrap();
-    std::fs::write(root.join("dir/f.csv"), "k,v\nbenign,0\n").unwrap();
-    std::os::unix::fs::symlink(&outside, root.join("out")).unwrap();
-    std::os::unix::fs::symlink(".git", root.join("git")).unwrap();
-    Tree {
-        root,
-        outside,
-        _dir: dir,
-    }
+/// The hostile tree, plus `dir/f.csv` (benign) and the symlinks `out`
+/// (to the outside folder) and `git` (to `.git`) that `dir` is swapped
+/// with.
+fn tree() -> HostileTree {
+    let t = HostileTree::new(SECRET);
+    std::fs::create_dir_all(t.root.join("dir")).unwrap();
+    std::fs::write(t.root.join("dir/f.csv"), "k,v\nbenign,0\n").unwrap();
+    std::os::unix::fs::symlink(&t.outside, t.root.join("out")).unwrap();
+    std::os::unix::fs::symlink(".git", t.root.join("git")).unwrap();
+    t
 }
 
 /// Swaps `dir` with the symlinks `out` and `git` in turn until stopped.
 fn swapper(root: PathBuf, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<usize> {
-    std::thread::spawn(move || {
-        let mut n = 0usize;
-        while !stop.load(Ordering::Relaxed) {
-            let other = if n.is_multiple_of(2) { "out" } else { "git" };
-            rustix::fs::renameat_with(
-                rustix::fs::CWD,
-                root.join("dir"),
-                rustix::fs::CWD,
-                root.join(other),
-                rustix::fs::RenameFlags::EXCHANGE,
-            )
-            .unwrap();
-            n += 1;
-        }
-        n
-    })
+    let dir = root.join("dir");
+    swap_names(
+        vec![(dir.clone(), root.join("out")), (dir, root.join("git"))],
+        stop,
+    )
 }
 
 #[test]
@@ -204,7 +181,6 @@ fn plumb_tool_under_a_swap_race_leaks_nothing() {
     assert!(calls > 20 && swaps > 100, "{calls} calls, {swaps} swaps");
     assert!(oks > 0, "the benign file was never read");
     assert_eq!(leaks, 0, "{leaks} of {calls} calls leaked");
-    let _ = &t.outside;
 }
 
 #[test]

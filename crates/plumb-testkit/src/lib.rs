@@ -1,4 +1,5 @@
-//! Test support shared by plumb's crates: a counting global allocator.
+//! Test support shared by plumb's crates: a counting global allocator,
+//! and (in [`hostile`]) a workspace under attack.
 //!
 //! Memory bounds are promises, so tests measure them deterministically:
 //! install [`CountingAlloc`] as the test binary's global allocator, call
@@ -17,6 +18,8 @@
 //! This crate is the one place in the workspace with `unsafe`: the
 //! `GlobalAlloc` trait is unsafe to implement. It forwards every call to
 //! the system allocator unchanged and only counts.
+
+pub mod hostile;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -10,54 +10,23 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use plumb_testkit::hostile::{swap_names, HostileTree};
 use plumb_tool::{json_len, Toolbox, Workspace, OBSERVATION_CAP_BYTES, TOOL_CALL_MAX_BYTES};
 use serde_json::{json, Value};
 
 const SECRET: &str = "SECRET-OUTSIDE-OR-RESERVED";
 
-struct Tree {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-    outside: PathBuf,
-}
-
-fn tree() -> Tree {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("ws");
-    let outside = dir.path().join("outside");
-    std::fs::create_dir_all(root.join(".git")).unwrap();
-    std::fs::create_dir_all(&outside).unwrap();
-    std::fs::write(outside.join("f.csv"), format!("k,v\n{SECRET},1\n")).unwrap();
-    std::fs::write(root.join(".git/f.csv"), format!("k,v\n{SECRET},2\n")).unwrap();
-    Tree {
-        root,
-        outside,
-        _dir: dir,
-    }
+fn tree() -> HostileTree {
+    HostileTree::new(SECRET)
 }
 
 fn toolbox(root: &Path) -> Toolbox {
     Toolbox::new(Workspace::new(root, &[], &[]).unwrap())
 }
 
-/// Swaps two names atomically (`renameat2(RENAME_EXCHANGE)`) until told
-/// to stop; counts the swaps.
+/// Swaps two names atomically until told to stop; counts the swaps.
 fn swapper(a: PathBuf, b: PathBuf, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<usize> {
-    std::thread::spawn(move || {
-        let mut n = 0;
-        while !stop.load(Ordering::Relaxed) {
-            rustix::fs::renameat_with(
-                rustix::fs::CWD,
-                &a,
-                rustix::fs::CWD,
-                &b,
-                rustix::fs::RenameFlags::EXCHANGE,
-            )
-            .unwrap();
-            n += 1;
-        }
-        n
-    })
+    swap_names(vec![(a, b)], stop)
 }
 
 /// Calls `read` and `data` on `asked` from two threads for `secs`
@@ -94,7 +63,7 @@ fn hammer(tools: &Toolbox, asked: &str, secs: f64) -> (usize, usize, usize) {
 /// Swaps the names `a` and `b` (beneath the root) while `asked` is read
 /// for two seconds; asserts that nothing planted leaked and that the
 /// benign file was still served.
-fn race(t: &Tree, a: &str, b: &str, asked: &str, what: &str) {
+fn race(t: &HostileTree, a: &str, b: &str, asked: &str, what: &str) {
     let tools = toolbox(&t.root);
     let stop = Arc::new(AtomicBool::new(false));
     let swaps = swapper(t.root.join(a), t.root.join(b), stop.clone());
