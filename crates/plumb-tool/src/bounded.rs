@@ -23,9 +23,9 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{json, Map, Value};
 
-use plumb_core::{cap_text, Answer};
+use plumb_core::Answer;
 
-use crate::envelope::OBSERVATION_CAP_BYTES;
+use crate::envelope::{truncated, OBSERVATION_CAP_BYTES};
 
 /// The most items of one list a tool answer's tree holds. A list this
 /// long passes 32 KiB unless its items average under 32 bytes, so `fit`
@@ -112,12 +112,11 @@ impl Seed<'_> {
     }
 
     fn string(&self, s: &str) -> Value {
-        let (kept, cut) = cap_text(s, OBSERVATION_STRING_BYTES);
-        if !cut {
+        if s.len() <= OBSERVATION_STRING_BYTES {
             return Value::from(s);
         }
         self.notes.borrow_mut().cut = true;
-        json!({"$truncated": kept, "bytes": s.len()})
+        truncated(s, OBSERVATION_STRING_BYTES)
     }
 }
 

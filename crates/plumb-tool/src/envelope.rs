@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Map, Value};
 
-use plumb_core::{Refusal, RefusalReason};
+use plumb_core::{cap_text, Refusal, RefusalReason};
 
 /// The most bytes of JSON one observation may take.
 pub const OBSERVATION_CAP_BYTES: usize = 32 * 1024;
@@ -215,16 +215,17 @@ fn keep_first(v: &mut Value, k: usize) {
     }
 }
 
+/// The placeholder of a string cut to at most `max` bytes (whole
+/// characters): `{"$truncated": "<kept prefix>", "bytes": <full length>}`.
+pub(crate) fn truncated(s: &str, max: usize) -> Value {
+    json!({"$truncated": cap_text(s, max).0, "bytes": s.len()})
+}
+
 fn cut_long_strings(v: &mut Value, max: usize) -> bool {
     let mut cut = false;
     match v {
         Value::String(s) if s.len() > max => {
-            let mut end = max;
-            while !s.is_char_boundary(end) {
-                end -= 1;
-            }
-            let full = s.len();
-            *v = json!({"$truncated": &s[..end], "bytes": full});
+            *v = truncated(s, max);
             cut = true;
         }
         Value::Array(a) => {
@@ -236,11 +237,8 @@ fn cut_long_strings(v: &mut Value, max: usize) -> bool {
         // keep the full length it states.
         Value::Object(m) if m.get("$truncated").is_some_and(Value::is_string) => {
             if let Some(Value::String(kept)) = m.get_mut("$truncated") {
-                if kept.len() > max {
-                    let mut end = max;
-                    while !kept.is_char_boundary(end) {
-                        end -= 1;
-                    }
+                let end = cap_text(kept, max).0.len();
+                if end < kept.len() {
                     kept.truncate(end);
                     cut = true;
                 }
@@ -268,7 +266,8 @@ pub fn fit(envelope: &mut Value, cap: usize) -> bool {
 /// into the envelope even when nothing more is trimmed; returns whether
 /// anything was trimmed, here or before.
 pub fn fit_noted(envelope: &mut Value, cap: usize, trimmed: Vec<Value>) -> bool {
-    if json_len(envelope) <= cap.saturating_sub(json_len(&Value::Array(trimmed.clone()))) {
+    let notes = serde_json::to_vec(&trimmed).map_or(usize::MAX, |b| b.len());
+    if json_len(envelope) <= cap.saturating_sub(notes) {
         if trimmed.is_empty() {
             return false;
         }
