@@ -71,6 +71,17 @@ fn wide_csv(path: &Path, cols: usize) -> std::io::Result<()> {
     })
 }
 
+/// The arguments of `plumb OP PATH --json EXTRA...`.
+fn cli(op: &str, path: &Path, extra: &[&str]) -> Vec<String> {
+    let mut args = vec![
+        op.to_owned(),
+        path.display().to_string(),
+        "--json".to_owned(),
+    ];
+    args.extend(extra.iter().map(|a| (*a).to_owned()));
+    args
+}
+
 /// A `plumb tool` command over `dir` fed one `data` call with `args`
 /// (written to `<name>.json` in `dir`).
 fn tool_call(dir: &Path, name: &str, args: &str) -> std::io::Result<Vec<String>> {
@@ -90,19 +101,10 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
     let size = mb * MIB;
     let mut out = Vec::new();
     let data_ops = |p: &Path| -> Vec<Vec<String>> {
-        let p = p.display().to_string();
         vec![
-            vec!["inspect".into(), p.clone(), "--json".into()],
-            vec![
-                "select".into(),
-                p.clone(),
-                "--json".into(),
-                "--offset".into(),
-                "1000".into(),
-                "--limit".into(),
-                "5".into(),
-            ],
-            vec!["validate".into(), p, "--json".into()],
+            cli("inspect", p, &[]),
+            cli("select", p, &["--offset", "1000", "--limit", "5"]),
+            cli("validate", p, &[]),
         ]
     };
 
@@ -139,22 +141,9 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
         )?;
         w.write_all(b"null]")
     })?;
-    let ps = p.display().to_string();
     let mut ops = data_ops(&p);
-    ops.push(vec![
-        "select".into(),
-        ps.clone(),
-        "--json".into(),
-        "--pointer".into(),
-        "/100000".into(),
-    ]);
-    ops.push(vec![
-        "select".into(),
-        ps,
-        "--json".into(),
-        "--pointer".into(),
-        "".into(),
-    ]);
+    ops.push(cli("select", &p, &["--pointer", "/100000"]));
+    ops.push(cli("select", &p, &["--pointer", ""]));
     out.push(("huge array (json)", p, ops));
 
     let p = dir.join("deep_nesting.json");
@@ -168,16 +157,9 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
     ] {
         let p = dir.join(format!("wide_{cols}.csv"));
         wide_csv(&p, cols)?;
-        let ps = p.display().to_string();
         let mut ops = data_ops(&p);
-        ops.push(vec![
-            "select".into(),
-            ps.clone(),
-            "--json".into(),
-            "--columns".into(),
-            "c1,c3".into(),
-        ]);
-        ops.push(vec!["select".into(), ps, "--json".into()]);
+        ops.push(cli("select", &p, &["--columns", "c1,c3"]));
+        ops.push(cli("select", &p, &[]));
         out.push((name, p, ops));
     }
 
@@ -227,13 +209,7 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
         Ok(())
     })?;
     let mut ops = data_ops(&p);
-    ops.push(vec![
-        "inspect".into(),
-        p.display().to_string(),
-        "--json".into(),
-        "--sample-rows".into(),
-        "100".into(),
-    ]);
+    ops.push(cli("inspect", &p, &["--sample-rows", "100"]));
     ops.push(tool_call(
         dir,
         "wide_text.inspect",
@@ -246,28 +222,12 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
         repeat(w, "text é ".as_bytes(), size)?;
         w.write_all(b"\nlast line\n")
     })?;
-    let ps = p.display().to_string();
-    out.push((
-        "giant text line (read)",
-        p,
-        vec![
-            vec!["read".into(), ps.clone(), "--json".into()],
-            vec![
-                "read".into(),
-                ps.clone(),
-                "--json".into(),
-                "--offset".into(),
-                "1".into(),
-            ],
-            vec![
-                "read".into(),
-                ps,
-                "--json".into(),
-                "--offset".into(),
-                "-1".into(),
-            ],
-        ],
-    ));
+    let ops = vec![
+        cli("read", &p, &[]),
+        cli("read", &p, &["--offset", "1"]),
+        cli("read", &p, &["--offset", "-1"]),
+    ];
+    out.push(("giant text line (read)", p, ops));
     Ok(out)
 }
 
