@@ -948,12 +948,16 @@ impl RowSink for SelectSink {
 
     fn header(&mut self, header: Option<&Record<'_>>) -> Result<(), Refusal> {
         if let Some(h) = header {
-            self.header = budget_cells(
-                h,
-                0..h.len().min(COLUMN_TRACK_CAP),
-                Fit::Cut(CSV_SELECT_BUDGET_BYTES),
-            );
+            // The projected names when columns were asked for (set by
+            // `resolve`), else the first names.
             self.resolve(h.len(), Some(h))?;
+            if self.header.is_none() {
+                self.header = budget_cells(
+                    h,
+                    0..h.len().min(COLUMN_TRACK_CAP),
+                    Fit::Cut(CSV_SELECT_BUDGET_BYTES),
+                );
+            }
             let names = self.header.iter().flatten();
             self.cut |= names
                 .into_iter()
