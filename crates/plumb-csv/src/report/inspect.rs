@@ -1,0 +1,562 @@
+//! CSV inspect: per-column classes, lengths, ranges, samples and
+//! precision facts, the header and a sample of rows, within caps that do
+//! not grow with the column count or the cell length.
+
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use plumb_core::{
+    cap_text, float_value_and_precision, infer_column_type, number_precision_of, scan_cell,
+    scan_plain_number, CellClass, ClassHistogram, DecimalScan, InferredType, NumericRange,
+    PrecisionKind, Refusal, ViewFlags, COLUMN_TRACK_CAP, MAX_SAFE_INTEGER, SAMPLE_TEXT_BYTES,
+    SAMPLE_VALUES_CAP, SENTINEL_TOKENS,
+};
+
+use crate::machine::{Issue, IssueReport, Record};
+use crate::scan::{RowSink, ScanSummary};
+
+use super::{delimiter_name, lossy_prefix, IssueList};
+
+/// A fact about the number literals of a column that a double would misstate.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PrecisionFact {
+    /// How a double would misstate the literal.
+    pub kind: PrecisionKind,
+    /// How many cells of the column have this kind.
+    pub count: u64,
+    /// The first such literal, verbatim.
+    pub example: String,
+    /// The record of that first literal.
+    pub record: u64,
+}
+
+/// What inspect reports about one column.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ColumnReport {
+    /// The 0-based column index.
+    pub index: usize,
+    /// The header name, when there is a header.
+    pub name: Option<String>,
+    /// The type the valued cells support.
+    pub inferred_type: InferredType,
+    /// Cells that are empty (or only spaces and tabs).
+    pub empty: u64,
+    /// Missing-value tokens by token (`{"NA": 1}`); counted, never converted.
+    pub sentinels: BTreeMap<String, u64>,
+    /// Cells by class.
+    pub classes: ClassHistogram,
+    /// Up to five distinct non-empty values, verbatim, each cut to the
+    /// column's text cap (512 bytes in the first 500 columns, 32 after).
+    pub samples: Vec<String>,
+    /// The fewest characters in a cell.
+    pub min_length: Option<u64>,
+    /// The most characters in a cell.
+    pub max_length: Option<u64>,
+    /// The smallest number (exact for integers of any length), or null.
+    pub min: Value,
+    /// The largest number (exact for integers of any length), or null.
+    pub max: Value,
+    /// Number literals a double would misstate, by kind.
+    pub precision: Vec<PrecisionFact>,
+}
+
+/// The columns whose kept text (sample values, precision examples, the
+/// header name, sample cells, long range ends) may each run to
+/// [`SAMPLE_TEXT_BYTES`]; later tracked columns keep
+/// [`INSPECT_NARROW_TEXT_BYTES`] of each. With at most
+/// [`COLUMN_TRACK_CAP`] tracked columns, the text inspect keeps stays
+/// within a few megabytes whatever the cells hold.
+pub const INSPECT_WIDE_TEXT_COLUMNS: usize = 500;
+
+/// What each kept text of a tracked column past
+/// [`INSPECT_WIDE_TEXT_COLUMNS`] may run to.
+pub const INSPECT_NARROW_TEXT_BYTES: usize = 32;
+
+/// The most bytes of cell text inspect's `sample` rows hold together:
+/// rows are added while they fit (the first always, its cells cut as
+/// above), and `sample_shortened` says when the budget ended the sample.
+pub const INSPECT_SAMPLE_BUDGET_BYTES: usize = 1 << 20;
+
+/// The most bytes inspect keeps of one text of column `index`.
+fn text_cap(index: usize) -> usize {
+    if index < INSPECT_WIDE_TEXT_COLUMNS {
+        SAMPLE_TEXT_BYTES
+    } else {
+        INSPECT_NARROW_TEXT_BYTES
+    }
+}
+
+#[derive(Clone, Debug)]
+struct ColumnAcc {
+    classes: ClassHistogram,
+    /// Sentinel cells by index in [`SENTINEL_TOKENS`].
+    sentinels: [u64; SENTINEL_TOKENS.len()],
+    samples: Vec<String>,
+    /// `u64::MAX` and 0 until a cell is seen.
+    min_len: u64,
+    max_len: u64,
+    range: NumericRange,
+    precision: BTreeMap<PrecisionKind, PrecisionFact>,
+    /// Cells looked at for new sample values. A column with fewer than
+    /// five distinct values stops looking after [`SAMPLE_LOOKS`] cells
+    /// instead of comparing every cell to its samples forever; a column
+    /// with all its samples stops at once.
+    looks: u32,
+    /// The most bytes kept of one text (see [`text_cap`]).
+    text_cap: usize,
+}
+
+impl ColumnAcc {
+    /// The accumulator of column `index`.
+    fn new(index: usize) -> ColumnAcc {
+        let text_cap = text_cap(index);
+        ColumnAcc {
+            classes: ClassHistogram::default(),
+            sentinels: [0; SENTINEL_TOKENS.len()],
+            samples: Vec::new(),
+            min_len: u64::MAX,
+            max_len: 0,
+            range: NumericRange::with_literal_cap(text_cap),
+            precision: BTreeMap::new(),
+            looks: 0,
+            text_cap,
+        }
+    }
+}
+
+/// Grows `columns` to `n` accumulators, each made for its index.
+fn track_columns(columns: &mut Vec<ColumnAcc>, n: usize) {
+    while columns.len() < n {
+        columns.push(ColumnAcc::new(columns.len()));
+    }
+}
+
+/// How many cells a column compares to its samples at most.
+const SAMPLE_LOOKS: u32 = 4096;
+
+/// Characters in UTF-8 text: bytes that are not continuation bytes
+/// (`10xxxxxx`), counted eight at a time.
+fn char_count(b: &[u8]) -> u64 {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = b.chunks_exact(8);
+    let mut continuation = 0u64;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        // Top bit set and the next bit clear, in every byte at once.
+        continuation += u64::from((w & !(w << 1) & HIGH).count_ones());
+    }
+    let tail = chunks.remainder();
+    continuation += tail.iter().filter(|&&c| c & 0xC0 == 0x80).count() as u64;
+    b.len() as u64 - continuation
+}
+
+impl ColumnAcc {
+    /// Counts a cell of `class`, `len` characters long.
+    #[inline(always)]
+    fn tally(&mut self, class: CellClass, len: u64) {
+        self.classes.add(class);
+        self.min_len = self.min_len.min(len);
+        self.max_len = self.max_len.max(len);
+    }
+
+    /// Offers a cell as a sample while the column still looks for them.
+    #[inline(always)]
+    fn offer_sample(&mut self, cell: &[u8]) {
+        if self.looks < SAMPLE_LOOKS {
+            self.add_sample(cell);
+        }
+    }
+
+    /// [`ColumnAcc::add`] with the commonest cells folded inline: a
+    /// plain number (no sign, no padding, no exponent, at most one
+    /// point); up to fifteen digits here, sixteen to nineteen in
+    /// out-of-line steps. It keeps few values live, so the cell loop
+    /// stays in registers; anything else takes the full path. Both paths
+    /// give the same column (a proptest holds them together).
+    #[inline(always)]
+    fn add_plain(&mut self, cell: &[u8], record: u64) {
+        let Some(number) = scan_plain_number(cell) else {
+            return self.add(cell, record);
+        };
+        let frac_digits = match number.frac_digits {
+            Some(f) if number.digits > 15 => {
+                // A long fraction, as shortest float formatting writes
+                // them: judged without reading the text again.
+                let scan = DecimalScan::plain_fraction(number.mantissa, number.digits, f);
+                return self.add_long_plain(scan, cell, record);
+            }
+            None if number.digits > 15 => {
+                return self.add_long_integer(number.mantissa, cell, record)
+            }
+            f => f,
+        };
+        let len = cell.len() as u64;
+        // At most fifteen digits: below 10^15, so the cast is exact.
+        let value = number.mantissa as i64;
+        match frac_digits {
+            None => {
+                self.tally(CellClass::Integer, len);
+                self.range.add_i64(value);
+            }
+            Some(f) => {
+                self.tally(CellClass::Float, len);
+                self.range.add_short_decimal(value, f);
+            }
+        }
+        self.offer_sample(cell);
+    }
+
+    /// [`ColumnAcc::add_plain`] for an integer of sixteen to nineteen
+    /// digits (ids, hashes, nanosecond times): exact as an `i64` when it
+    /// fits, flagged when a double cannot hold it.
+    #[inline(never)]
+    fn add_long_integer(&mut self, value: u64, cell: &[u8], record: u64) {
+        self.tally(CellClass::Integer, cell.len() as u64);
+        match i64::try_from(value) {
+            Ok(v) => self.range.add_i64(v),
+            Err(_) => self
+                .range
+                .add_integer(std::str::from_utf8(cell).unwrap_or_default()),
+        }
+        if value > MAX_SAFE_INTEGER {
+            self.note_precision(PrecisionKind::UnsafeInteger, cell, record);
+        }
+        self.offer_sample(cell);
+    }
+
+    /// [`ColumnAcc::add_plain`] for a fraction of sixteen to nineteen
+    /// digits.
+    #[inline(never)]
+    fn add_long_plain(&mut self, scan: DecimalScan, cell: &[u8], record: u64) {
+        self.tally(CellClass::Float, cell.len() as u64);
+        self.add_long_number(scan, cell, record);
+        self.offer_sample(cell);
+    }
+
+    fn add(&mut self, cell: &[u8], record: u64) {
+        let scan = scan_cell(cell);
+        let class = scan.class;
+        // Every class but `string` is ASCII: one byte, one character.
+        let len = if class == CellClass::String {
+            char_count(cell)
+        } else {
+            cell.len() as u64
+        };
+        self.tally(class, len);
+        match class {
+            CellClass::Empty => return,
+            CellClass::Sentinel => {
+                if let Some(i) = scan.sentinel {
+                    self.sentinels[i] += 1;
+                }
+            }
+            CellClass::Integer | CellClass::Float => {
+                // `scan_cell` reads the number of every number cell.
+                if let Some(number) = scan.number {
+                    if let Some(v) = number.small_integer() {
+                        self.range.add_i64(v);
+                    } else if let Some((m, d)) = number.short_decimal() {
+                        if m == 0 && number.is_negative() {
+                            // `-0.0` keeps its sign as a double.
+                            self.range.add_float(-0.0);
+                        } else {
+                            self.range.add_short_decimal(m, d);
+                        }
+                    } else if let Some(v) = number.exponent_f64() {
+                        // A short literal with an exponent near its digits.
+                        self.range.add_float(v);
+                    } else {
+                        // Long literals and far exponents: the general
+                        // path, with the precision check (short ones never
+                        // misstate).
+                        self.add_long_number(number, scan.trimmed, record);
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.offer_sample(cell);
+    }
+
+    #[inline(never)]
+    fn add_sample(&mut self, cell: &[u8]) {
+        self.looks += 1;
+        let lossy;
+        let kept = match std::str::from_utf8(cell) {
+            Ok(text) => cap_text(text, self.text_cap).0,
+            Err(_) => {
+                lossy = lossy_prefix(cell, self.text_cap);
+                lossy.as_str()
+            }
+        };
+        if !self.samples.iter().any(|s| s == kept) {
+            self.samples.push(kept.to_owned());
+            if self.samples.len() == SAMPLE_VALUES_CAP {
+                self.looks = SAMPLE_LOOKS;
+            }
+        }
+    }
+
+    #[inline(never)]
+    fn add_long_number(&mut self, number: DecimalScan, digits: &[u8], record: u64) {
+        let kind = match number.class() {
+            CellClass::Float => {
+                let (parsed, kind) = float_value_and_precision(digits, &number);
+                if let Some(v) = parsed {
+                    self.range.add_float(v);
+                }
+                kind
+            }
+            _ => {
+                // A number literal is ASCII, so this never falls back.
+                let text = std::str::from_utf8(digits).unwrap_or_default();
+                self.range.add_integer(text);
+                number_precision_of(text, None)
+            }
+        };
+        if let Some(kind) = kind {
+            self.note_precision(kind, digits, record);
+        }
+    }
+
+    /// Counts a literal a double would misstate; the first one of each
+    /// kind is kept as the example.
+    fn note_precision(&mut self, kind: PrecisionKind, literal: &[u8], record: u64) {
+        self.precision
+            .entry(kind)
+            .and_modify(|f| f.count += 1)
+            .or_insert_with(|| PrecisionFact {
+                kind,
+                count: 1,
+                example: lossy_prefix(literal, self.text_cap),
+                record,
+            });
+    }
+
+    fn report(self, index: usize, name: Option<String>) -> ColumnReport {
+        let empty = self.classes.get(CellClass::Empty);
+        let (min, max) = self.range.bounds();
+        ColumnReport {
+            index,
+            name,
+            inferred_type: infer_column_type(&self.classes),
+            empty,
+            sentinels: SENTINEL_TOKENS
+                .iter()
+                .zip(self.sentinels)
+                .filter(|&(_, n)| n > 0)
+                .map(|(token, n)| ((*token).to_owned(), n))
+                .collect(),
+            classes: self.classes,
+            samples: self.samples,
+            min_length: (self.min_len != u64::MAX).then_some(self.min_len),
+            max_length: (self.min_len != u64::MAX).then_some(self.max_len),
+            min,
+            max,
+            precision: self.precision.into_values().collect(),
+        }
+    }
+}
+
+/// The first [`COLUMN_TRACK_CAP`] cells of a record, each cut to its
+/// column's [`text_cap`]: what inspect keeps of a header or a sample
+/// row, so that neither grows with the column count or the cell length.
+fn capped_row(r: &Record<'_>) -> Vec<String> {
+    (0..r.len().min(COLUMN_TRACK_CAP))
+        .filter_map(|i| Some(lossy_prefix(r.get(i)?, text_cap(i))))
+        .collect()
+}
+
+/// The answer of CSV inspect.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CsvInspect {
+    /// Always true.
+    pub ok: bool,
+    /// `csv` or `tsv`.
+    pub format: &'static str,
+    /// Exact when the whole file was read; sampled when a row cap stopped it.
+    pub view: ViewFlags,
+    /// The delimiter used.
+    pub delimiter: String,
+    /// How consistently the detected delimiter split the sample (null when given).
+    pub delimiter_confidence: Option<f64>,
+    /// The header names, or null when the first record is data: the
+    /// first 10,000 (the tracked columns), each cut to its column's text
+    /// cap like a
+    /// sample value; `untracked_columns` counts the rest.
+    pub header: Option<Vec<String>>,
+    /// Data rows in the file (after the header); null when sampled.
+    pub row_count: Option<u64>,
+    /// Data rows read.
+    pub rows_scanned: u64,
+    /// Per-column facts (at most 10,000 columns).
+    pub columns: Vec<ColumnReport>,
+    /// Columns seen beyond the tracking cap (counted, not described).
+    pub untracked_columns: u64,
+    /// Rows whose field count differs from the header's (or the first row's).
+    pub ragged_rows: u64,
+    /// The first issues, in order.
+    pub issues: Vec<IssueReport>,
+    /// All issues found.
+    pub issue_count: u64,
+    /// Empty lines between records.
+    pub blank_lines: u64,
+    /// `lf`, `crlf`, `cr`, `mixed` or `none`.
+    pub line_ending: &'static str,
+    /// Whether a UTF-8 BOM was stripped.
+    pub bom: bool,
+    /// The first rows, verbatim, each cell cut to its column's text cap
+    /// (512 bytes in the first 500 columns, 32 after); cells past the
+    /// tracked columns are left out (`untracked_columns` counts them).
+    pub sample: Vec<Vec<String>>,
+    /// Whether [`INSPECT_SAMPLE_BUDGET_BYTES`] ended the sample before the
+    /// rows asked for.
+    pub sample_shortened: bool,
+}
+
+pub(crate) struct InspectSink {
+    header: Option<Vec<String>>,
+    columns: Vec<ColumnAcc>,
+    widest: usize,
+    issues: IssueList,
+    sample: Vec<Vec<String>>,
+    sample_rows: usize,
+    /// Bytes of cell text in `sample`.
+    sample_bytes: usize,
+    sample_shortened: bool,
+}
+
+impl InspectSink {
+    pub fn new(sample_rows: usize) -> InspectSink {
+        InspectSink {
+            header: None,
+            columns: Vec::new(),
+            widest: 0,
+            issues: IssueList::default(),
+            sample: Vec::new(),
+            sample_rows,
+            sample_bytes: 0,
+            sample_shortened: false,
+        }
+    }
+
+    pub fn finish(self, format: &'static str, s: &ScanSummary) -> CsvInspect {
+        let header = self.header;
+        let width = self.widest.max(header.as_ref().map_or(0, Vec::len));
+        let tracked = width.min(COLUMN_TRACK_CAP);
+        let mut accs = self.columns;
+        track_columns(&mut accs, tracked);
+        let columns = accs
+            .into_iter()
+            .enumerate()
+            .map(|(i, acc)| {
+                let name = header.as_ref().and_then(|h| h.get(i).cloned());
+                acc.report(i, name)
+            })
+            .collect();
+        CsvInspect {
+            ok: true,
+            format,
+            view: ViewFlags::of_scan(s.stopped),
+            delimiter: delimiter_name(s.delimiter),
+            delimiter_confidence: s.confidence,
+            header,
+            row_count: (!s.stopped).then_some(s.rows),
+            rows_scanned: s.rows,
+            columns,
+            untracked_columns: width.saturating_sub(COLUMN_TRACK_CAP) as u64,
+            ragged_rows: s.ragged_rows,
+            issues: self.issues.first,
+            issue_count: self.issues.total,
+            blank_lines: s.blank_lines,
+            line_ending: s.endings.label(),
+            bom: s.bom,
+            sample: self.sample,
+            sample_shortened: self.sample_shortened,
+        }
+    }
+}
+
+impl RowSink for InspectSink {
+    fn keep_fields(&self) -> bool {
+        // The sample needs whole rows; every later row comes cell by cell.
+        self.sample.len() < self.sample_rows
+    }
+
+    fn wants_cells(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn cell(&mut self, record: u64, index: usize, content: &[u8]) {
+        if let Some(acc) = self.columns.get_mut(index) {
+            acc.add_plain(content, record);
+        } else if index < COLUMN_TRACK_CAP {
+            track_columns(&mut self.columns, index + 1);
+            self.columns[index].add(content, record);
+        }
+    }
+
+    fn header(&mut self, header: Option<&Record<'_>>) -> Result<(), Refusal> {
+        self.header = header.map(capped_row);
+        Ok(())
+    }
+
+    fn row(&mut self, _index: u64, row: &Record<'_>) -> ControlFlow<()> {
+        let n = row.len();
+        self.widest = self.widest.max(n);
+        if !row.has_fields() {
+            // Its cells came one by one.
+            return ControlFlow::Continue(());
+        }
+        let tracked = n.min(COLUMN_TRACK_CAP);
+        if self.columns.len() < tracked {
+            track_columns(&mut self.columns, tracked);
+        }
+        for (acc, cell) in self.columns.iter_mut().zip(row.iter()) {
+            acc.add(cell, row.number);
+        }
+        if self.sample.len() < self.sample_rows {
+            let cells = capped_row(row);
+            let bytes: usize = cells.iter().map(String::len).sum();
+            if !self.sample.is_empty() && self.sample_bytes + bytes > INSPECT_SAMPLE_BUDGET_BYTES {
+                // The sample is full: later rows come cell by cell.
+                self.sample_shortened = true;
+                self.sample_rows = self.sample.len();
+            } else {
+                self.sample_bytes += bytes;
+                self.sample.push(cells);
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn issue(&mut self, issue: &Issue) -> ControlFlow<()> {
+        self.issues.add(issue);
+        ControlFlow::Continue(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::char_count;
+
+    proptest::proptest! {
+        /// Counted eight bytes at a time, as `chars()` counts valid text
+        /// and as a byte-at-a-time count does any bytes.
+        #[test]
+        fn char_count_matches_chars_and_the_byte_count(
+            text in "\\PC{0,40}",
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..40),
+        ) {
+            proptest::prop_assert_eq!(char_count(text.as_bytes()), text.chars().count() as u64);
+            let naive = bytes.iter().filter(|&&c| c & 0xC0 != 0x80).count() as u64;
+            proptest::prop_assert_eq!(char_count(&bytes), naive);
+        }
+    }
+}

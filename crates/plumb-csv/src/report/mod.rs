@@ -1,0 +1,103 @@
+//! The three reports, each a sink over resolved rows and a typed,
+//! serializable result: [`inspect`] (per-column facts and a sample),
+//! [`select`] (a window of rows within a byte budget) and [`validate`]
+//! (a verdict and the issues). What they share lives here: the issue
+//! list and lossy text cut while it is copied.
+
+mod inspect;
+mod select;
+mod validate;
+
+pub(crate) use inspect::InspectSink;
+pub use inspect::{
+    ColumnReport, CsvInspect, PrecisionFact, INSPECT_NARROW_TEXT_BYTES,
+    INSPECT_SAMPLE_BUDGET_BYTES, INSPECT_WIDE_TEXT_COLUMNS,
+};
+pub(crate) use select::SelectSink;
+pub use select::{ColumnRef, CsvSelect, SelectCell, CSV_SELECT_BUDGET_BYTES};
+pub use validate::CsvValidate;
+pub(crate) use validate::ValidateSink;
+
+use plumb_core::{cap_text, FIRST_ISSUES_CAP};
+
+use crate::machine::{Issue, IssueReport};
+
+/// The first issues in full, and a count of all of them.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct IssueList {
+    pub first: Vec<IssueReport>,
+    pub total: u64,
+    pub faults: u64,
+}
+
+impl IssueList {
+    pub fn add(&mut self, issue: &Issue) {
+        self.total += 1;
+        self.faults += 1;
+        if self.first.len() < FIRST_ISSUES_CAP {
+            self.first.push(IssueReport::from(issue));
+        }
+    }
+}
+
+fn delimiter_name(d: u8) -> String {
+    char::from(d).to_string()
+}
+
+/// The text of a cell as [`String::from_utf8_lossy`] would give it,
+/// without making it: its length in bytes.
+fn lossy_len(bytes: &[u8]) -> usize {
+    bytes
+        .utf8_chunks()
+        .map(|c| c.valid().len() + if c.invalid().is_empty() { 0 } else { 3 })
+        .sum()
+}
+
+/// The first whole characters of the lossy text of `bytes`, at most
+/// `cap` bytes of them: cut while copying, so a long cell is never
+/// copied whole only to be cut.
+fn lossy_prefix(bytes: &[u8], cap: usize) -> String {
+    let mut out = String::with_capacity(cap.min(bytes.len()));
+    for chunk in bytes.utf8_chunks() {
+        let replacement = if chunk.invalid().is_empty() {
+            ""
+        } else {
+            "\u{FFFD}"
+        };
+        for piece in [chunk.valid(), replacement] {
+            let (kept, cut) = cap_text(piece, cap - out.len());
+            out.push_str(kept);
+            if cut {
+                return out;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{lossy_len, lossy_prefix};
+    use plumb_core::cap_text;
+    use proptest::strategy::Strategy;
+
+    proptest::proptest! {
+        /// Cut while copying, as cutting the whole lossy text would.
+        #[test]
+        fn lossy_prefix_is_the_cut_lossy_text(
+            pieces in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::num::u8::ANY.prop_map(|b| vec![b]),
+                    "[aé€😀]".prop_map(String::into_bytes),
+                ],
+                0..40,
+            ),
+            cap in 0usize..80,
+        ) {
+            let bytes = pieces.concat();
+            let whole = String::from_utf8_lossy(&bytes);
+            proptest::prop_assert_eq!(lossy_len(&bytes), whole.len());
+            proptest::prop_assert_eq!(lossy_prefix(&bytes, cap), cap_text(&whole, cap).0);
+        }
+    }
+}

@@ -1,0 +1,471 @@
+//! CSV select: a window of rows, projected by name or index, whose text
+//! stays within [`CSV_SELECT_BUDGET_BYTES`]; cells are cut while copied.
+
+use std::ops::ControlFlow;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use plumb_core::{echo, Refusal, RefusalReason, ViewFlags, COLUMN_TRACK_CAP};
+
+use crate::machine::{Issue, IssueReport, Record};
+use crate::scan::{RowSink, ScanSummary};
+
+use super::{delimiter_name, lossy_len, lossy_prefix, IssueList};
+
+/// A column asked for in a select: by header name or by 0-based index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ColumnRef {
+    /// A header name.
+    Name(String),
+    /// A 0-based index; negative values are refused.
+    Index(i64),
+}
+
+impl ColumnRef {
+    /// Reads `0`, `2` as indices and anything else as a name.
+    pub fn parse(s: &str) -> ColumnRef {
+        let t = s.trim();
+        match t.parse::<i64>() {
+            Ok(i) => ColumnRef::Index(i),
+            Err(_) => ColumnRef::Name(t.to_owned()),
+        }
+    }
+
+    /// Parses a comma-separated list (`a,b` or `0,2`).
+    pub fn parse_list(s: &str) -> Vec<ColumnRef> {
+        s.split(',')
+            .filter(|p| !p.trim().is_empty())
+            .map(ColumnRef::parse)
+            .collect()
+    }
+}
+
+/// The most bytes of cell text one CSV select returns: a window stops
+/// before the row that would pass it, and a first row that alone passes
+/// it has its longest cells cut (each saying its full length).
+pub const CSV_SELECT_BUDGET_BYTES: usize = 1024 * 1024;
+
+/// One cell of a selected row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SelectCell {
+    /// A projected cell missing from a short row: `null`.
+    Missing,
+    /// The cell's text, verbatim.
+    Text(String),
+    /// A cell cut to fit [`CSV_SELECT_BUDGET_BYTES`]:
+    /// `{"$truncated": "<kept prefix>", "bytes": <full length>}`.
+    Cut {
+        /// The kept prefix (whole characters).
+        kept: String,
+        /// The cell's full length in bytes.
+        bytes: u64,
+    },
+    /// Cells past the 10,000th, left out:
+    /// `{"$summary": {"omitted_cells": <count>}}`, always last in its row.
+    Omitted(u64),
+}
+
+impl SelectCell {
+    /// The text of a whole cell; `None` for a missing, cut or omitted one.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            SelectCell::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    fn cost(&self) -> usize {
+        match self {
+            SelectCell::Text(t) => t.len(),
+            SelectCell::Cut { kept, .. } => kept.len(),
+            SelectCell::Missing | SelectCell::Omitted(_) => 0,
+        }
+    }
+}
+
+impl Serialize for SelectCell {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            SelectCell::Missing => ser.serialize_none(),
+            SelectCell::Text(t) => ser.serialize_str(t),
+            SelectCell::Cut { kept, bytes } => {
+                let mut m = ser.serialize_map(Some(2))?;
+                m.serialize_entry("$truncated", kept)?;
+                m.serialize_entry("bytes", bytes)?;
+                m.end()
+            }
+            SelectCell::Omitted(n) => {
+                let mut m = ser.serialize_map(Some(1))?;
+                m.serialize_entry("$summary", &serde_json::json!({ "omitted_cells": n }))?;
+                m.end()
+            }
+        }
+    }
+}
+
+/// The answer of CSV select.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CsvSelect {
+    /// Always true.
+    pub ok: bool,
+    /// `csv` or `tsv`.
+    pub format: &'static str,
+    /// Exact: the rows are verbatim and whole; cut when a row hit a cap
+    /// or a cell was cut to the select budget.
+    pub view: ViewFlags,
+    /// The delimiter used.
+    pub delimiter: String,
+    /// The header (projected when columns were given; otherwise its first
+    /// 10,000 names), or null. Names are cut like cells when together
+    /// they pass [`CSV_SELECT_BUDGET_BYTES`] (a budget of their own).
+    pub header: Option<Vec<SelectCell>>,
+    /// The 0-based indices of the projected columns, or null for all.
+    pub columns: Option<Vec<usize>>,
+    /// The rows, each an array of cell text, verbatim; a projected cell
+    /// missing from a short row is null; see [`SelectCell`] for the
+    /// placeholders of cut and omitted cells.
+    pub rows: Vec<Vec<SelectCell>>,
+    /// Data rows skipped before the window.
+    pub offset: u64,
+    /// The limit applied (clamped to 1..=1000).
+    pub limit: usize,
+    /// Rows returned.
+    pub returned: usize,
+    /// Whether rows follow the window.
+    pub has_more: bool,
+    /// Whether [`CSV_SELECT_BUDGET_BYTES`] ended the window before the
+    /// limit (continue from `offset + returned`).
+    pub shortened: bool,
+    /// Issues found up to the end of the window.
+    pub issues: Vec<IssueReport>,
+}
+
+pub(crate) struct SelectSink {
+    offset: u64,
+    limit: usize,
+    wanted: Option<Vec<ColumnRef>>,
+    projection: Option<Vec<usize>>,
+    header: Option<Vec<SelectCell>>,
+    rows: Vec<Vec<SelectCell>>,
+    used: usize,
+    has_more: bool,
+    shortened: bool,
+    cut: bool,
+    issues: IssueList,
+    pub(crate) error: Option<Refusal>,
+}
+
+/// The names listed in an `unknown-column` refusal.
+const LISTED_NAMES: usize = 20;
+
+impl SelectSink {
+    pub fn new(offset: u64, limit: usize, columns: Option<Vec<ColumnRef>>) -> SelectSink {
+        SelectSink {
+            offset,
+            limit,
+            wanted: columns,
+            projection: None,
+            header: None,
+            rows: Vec::new(),
+            used: 0,
+            has_more: false,
+            shortened: false,
+            cut: false,
+            issues: IssueList::default(),
+            error: None,
+        }
+    }
+
+    pub fn finish(self, format: &'static str, s: &ScanSummary) -> CsvSelect {
+        CsvSelect {
+            ok: true,
+            format,
+            view: ViewFlags::exact().with_cut(self.cut),
+            delimiter: delimiter_name(s.delimiter),
+            header: self.header,
+            columns: self.projection,
+            returned: self.rows.len(),
+            rows: self.rows,
+            offset: self.offset,
+            limit: self.limit,
+            has_more: self.has_more,
+            shortened: self.shortened,
+            issues: self.issues.first,
+        }
+    }
+
+    /// Resolves the wanted columns against the header record (or, with no
+    /// header, against the first row's width), and keeps only the header
+    /// names the answer shows.
+    fn resolve(&mut self, width: usize, header: Option<&Record<'_>>) -> Result<(), Refusal> {
+        let Some(wanted) = self.wanted.take() else {
+            return Ok(());
+        };
+        if wanted.len() > COLUMN_TRACK_CAP {
+            return Err(Refusal::invalid_argument(format!(
+                "{} columns were asked for; a select projects at most {COLUMN_TRACK_CAP}, so ask for fewer",
+                wanted.len()
+            )));
+        }
+        let mut out = Vec::with_capacity(wanted.len());
+        for w in wanted {
+            match w {
+                ColumnRef::Index(i) if i < 0 => {
+                    return Err(Refusal::invalid_argument(format!(
+                        "column index {i} is negative; columns are counted from 0"
+                    )))
+                }
+                ColumnRef::Index(i) => {
+                    let i = usize::try_from(i).unwrap_or(usize::MAX);
+                    if i >= width {
+                        return Err(Refusal::invalid_argument(format!(
+                            "column index {i} is past the last column; this file has {width} columns (0 to {})",
+                            width.saturating_sub(1)
+                        )));
+                    }
+                    out.push(i);
+                }
+                ColumnRef::Name(name) => {
+                    let Some(header) = header else {
+                        return Err(Refusal::invalid_argument(format!(
+                            "column `{}` is a name, but this file has no header; select columns by 0-based index, or pass header=true",
+                            echo(&name)
+                        )));
+                    };
+                    match (0..header.len()).find(|&i| header.get_str(i).is_some_and(|h| h == name))
+                    {
+                        Some(i) => out.push(i),
+                        None => return Err(unknown_column(&name, header)),
+                    }
+                }
+            }
+        }
+        if let Some(h) = header {
+            self.header = budget_cells(h, out.iter().copied(), Fit::Cut(CSV_SELECT_BUDGET_BYTES));
+        }
+        self.projection = Some(out);
+        Ok(())
+    }
+
+    /// The cells of `row` this window returns, within the budget left,
+    /// or `None` when the row does not fit and starts the next window.
+    /// Only a row that opens the window is cut to fit; the fit is judged
+    /// on lengths, before anything is copied.
+    fn cells(&self, row: &Record<'_>) -> Option<Vec<SelectCell>> {
+        let room = CSV_SELECT_BUDGET_BYTES.saturating_sub(self.used);
+        let fit = if self.rows.is_empty() {
+            Fit::Cut(room.max(1))
+        } else {
+            Fit::Whole(room)
+        };
+        let mut out = match &self.projection {
+            Some(p) => budget_cells(row, p.iter().copied(), fit)?,
+            None => budget_cells(row, 0..row.len().min(COLUMN_TRACK_CAP), fit)?,
+        };
+        if self.projection.is_none() && row.len() > COLUMN_TRACK_CAP {
+            out.push(SelectCell::Omitted((row.len() - COLUMN_TRACK_CAP) as u64));
+        }
+        Some(out)
+    }
+}
+
+/// How cells must fit the bytes left for them.
+#[derive(Clone, Copy)]
+enum Fit {
+    /// Whole, or not at all.
+    Whole(usize),
+    /// Cut to fit when they must be.
+    Cut(usize),
+}
+
+/// Cells `indices` of `record` as select returns them, their text
+/// together within `fit`: when they do not fit whole, either none is
+/// returned ([`Fit::Whole`]) or the longest are cut to one common length,
+/// each saying its full length ([`Fit::Cut`]). Cells past the record's
+/// end are [`SelectCell::Missing`].
+fn budget_cells(
+    record: &Record<'_>,
+    indices: impl Iterator<Item = usize> + Clone,
+    fit: Fit,
+) -> Option<Vec<SelectCell>> {
+    let lens: Vec<Option<usize>> = indices
+        .clone()
+        .map(|i| record.get(i).map(lossy_len))
+        .collect();
+    let total = lens
+        .iter()
+        .flatten()
+        .fold(0usize, |a, &l| a.saturating_add(l));
+    // The longest a cell may stay so that the row fits the room.
+    let cap = match fit {
+        Fit::Whole(room) | Fit::Cut(room) if total <= room => usize::MAX,
+        Fit::Whole(_) => return None,
+        Fit::Cut(room) => {
+            let mut sorted: Vec<usize> = lens.iter().flatten().copied().collect();
+            sorted.sort_unstable();
+            largest_cap(&sorted, room)
+        }
+    };
+    let cells = indices
+        .zip(lens)
+        .map(|(i, len)| match (record.get(i), len) {
+            (Some(bytes), Some(len)) if len <= cap => SelectCell::Text(lossy_prefix(bytes, len)),
+            (Some(bytes), Some(len)) => SelectCell::Cut {
+                kept: lossy_prefix(bytes, cap),
+                bytes: len as u64,
+            },
+            _ => SelectCell::Missing,
+        })
+        .collect();
+    Some(cells)
+}
+
+/// The largest cell length `c` such that the lengths, each cut to `c`,
+/// sum to at most `room` (`lens` sorted ascending).
+fn largest_cap(lens: &[usize], room: usize) -> usize {
+    let mut before = 0usize;
+    for (k, &len) in lens.iter().enumerate() {
+        let left = lens.len() - k;
+        // Cells from k on are all cut to the same length.
+        if before + len * left > room {
+            return (room - before) / left;
+        }
+        before += len;
+    }
+    usize::MAX
+}
+
+fn unknown_column(name: &str, header: &Record<'_>) -> Refusal {
+    let listed: Vec<String> = (0..header.len().min(LISTED_NAMES))
+        .filter_map(|i| header.get_str(i))
+        .map(|h| echo(&h))
+        .collect();
+    let more = header.len().saturating_sub(listed.len());
+    let tail = if more > 0 {
+        format!(" (and {more} more)")
+    } else {
+        String::new()
+    };
+    Refusal::new(
+        RefusalReason::UnknownColumn,
+        format!(
+            "column `{}` is not in the header; the columns are: {}{tail}",
+            echo(name),
+            listed.join(", ")
+        ),
+    )
+    .with_extra("available", Value::from(listed))
+    .with_extra("available_total", Value::from(header.len()))
+}
+
+impl RowSink for SelectSink {
+    fn keep_fields(&self) -> bool {
+        // Rows before the window need no content; the first row may be
+        // needed for the projection width, which `len` gives anyway.
+        true
+    }
+
+    fn header(&mut self, header: Option<&Record<'_>>) -> Result<(), Refusal> {
+        if let Some(h) = header {
+            // The projected names when columns were asked for (set by
+            // `resolve`), else the first names.
+            self.resolve(h.len(), Some(h))?;
+            if self.header.is_none() {
+                self.header = budget_cells(
+                    h,
+                    0..h.len().min(COLUMN_TRACK_CAP),
+                    Fit::Cut(CSV_SELECT_BUDGET_BYTES),
+                );
+            }
+            let names = self.header.iter().flatten();
+            self.cut |= names
+                .into_iter()
+                .any(|c| matches!(c, SelectCell::Cut { .. }));
+        }
+        Ok(())
+    }
+
+    fn row(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()> {
+        if self.wanted.is_some() {
+            // No header: the first data row gives the width.
+            if let Err(refusal) = self.resolve(row.len(), None) {
+                self.error = Some(refusal);
+                return ControlFlow::Break(());
+            }
+        }
+        if index < self.offset {
+            return ControlFlow::Continue(());
+        }
+        if self.rows.len() >= self.limit {
+            self.has_more = true;
+            return ControlFlow::Break(());
+        }
+        let Some(cells) = self.cells(row) else {
+            // This row starts the next window.
+            self.has_more = true;
+            self.shortened = true;
+            return ControlFlow::Break(());
+        };
+        let cost: usize = cells.iter().map(SelectCell::cost).sum();
+        if row.overflow.is_some()
+            || cells
+                .iter()
+                .any(|c| matches!(c, SelectCell::Cut { .. } | SelectCell::Omitted(_)))
+        {
+            self.cut = true;
+        }
+        self.used += cost;
+        self.rows.push(cells);
+        ControlFlow::Continue(())
+    }
+
+    fn issue(&mut self, issue: &Issue) -> ControlFlow<()> {
+        self.issues.add(issue);
+        ControlFlow::Continue(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{budget_cells, Fit, SelectCell};
+    use crate::Record;
+
+    proptest::proptest! {
+        /// Cells cut to a common length fit the room, and only when the
+        /// whole row would not; whole cells are the lossy text.
+        #[test]
+        fn budget_cells_fit_their_room(
+            cells in proptest::collection::vec(proptest::collection::vec(proptest::num::u8::ANY, 0..50), 1..8),
+            room in 1usize..200,
+        ) {
+            let mut data = Vec::new();
+            let mut ends = Vec::new();
+            for c in &cells {
+                data.extend_from_slice(c);
+                ends.push(data.len() as u32);
+            }
+            let record = Record::from_parts(1, 1, 0, &data, &ends);
+            let lossy: Vec<String> = cells.iter().map(|c| String::from_utf8_lossy(c).into_owned()).collect();
+            let total: usize = lossy.iter().map(String::len).sum();
+            let cut = budget_cells(&record, 0..cells.len() + 1, Fit::Cut(room)).unwrap();
+            proptest::prop_assert_eq!(cut.last(), Some(&SelectCell::Missing));
+            let kept: usize = cut.iter().map(SelectCell::cost).sum();
+            proptest::prop_assert!(kept <= room);
+            for (cell, text) in cut.iter().zip(&lossy) {
+                match cell {
+                    SelectCell::Text(t) => proptest::prop_assert_eq!(t, text),
+                    SelectCell::Cut { kept, bytes } => {
+                        proptest::prop_assert!(total > room);
+                        proptest::prop_assert_eq!(*bytes, text.len() as u64);
+                        proptest::prop_assert!(text.starts_with(kept.as_str()));
+                    }
+                    other => proptest::prop_assert!(false, "{:?}", other),
+                }
+            }
+            let whole = budget_cells(&record, 0..cells.len(), Fit::Whole(room));
+            proptest::prop_assert_eq!(whole.is_some(), total <= room);
+        }
+    }
+}
