@@ -31,8 +31,11 @@
 //! quote, a CR just seen) live in the state and the flag.
 //!
 //! When adding a state: give it a variant below with its meaning, a
-//! `match` arm in `run`, and an arm in `finish` that says what the end of
-//! input means in it. When adding a byte class: extend `class_table`.
+//! `match` arm in `run_bytes` (the byte machine; `blocks` takes only
+//! `FieldStart`, `Unquoted` and `Quoted` and hands anything else back),
+//! and an arm in `finish_record` that says what the end of input means
+//! in it. When adding a byte class: extend `class_table` (and the masks
+//! in `block.rs`, if the block path must see it).
 
 use std::ops::ControlFlow;
 

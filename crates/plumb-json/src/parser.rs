@@ -26,8 +26,10 @@
 //! characters of the current line that lie in earlier pushes are
 //! summed when a push ends, so an error costs nothing extra.
 //!
-//! When adding a state: a variant with its meaning, an arm in `step`,
-//! and an arm in `finish` saying what the end of input means there.
+//! When adding a state: a variant with its meaning, an arm in the
+//! `match self.state` of `run` (the general machine; `fast` hands any
+//! state it does not handle back to it), and an arm in `finish` saying
+//! what the end of input means there.
 
 use std::ops::ControlFlow;
 
