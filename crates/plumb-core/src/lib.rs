@@ -1,10 +1,11 @@
 //! The substrate every plumb engine stands on: a chunked text stream with
 //! absolute byte offsets, a strict UTF-8 check, a binary sniff, typed
-//! refusals, view flags, cell classification, type inference and
-//! number-literal precision.
+//! refusals, view flags, and number literals (reading them, judging
+//! whether a double would misstate them, exact ranges). Cell classes and
+//! column types belong to the CSV engine (`plumb_csv::CellClass`).
 //!
 //! ```
-//! use plumb_core::{classify_cell, CellClass, RefusalReason, TextStream};
+//! use plumb_core::{number_literal_precision, PrecisionKind, RefusalReason, TextStream};
 //!
 //! // A Latin-1 byte is refused with its absolute offset, never guessed at.
 //! let mut stream = TextStream::new(&b"name,city\nJos\xe9,Lyon\n"[..]);
@@ -19,7 +20,7 @@
 //! assert_eq!(refusal.reason(), RefusalReason::InvalidUtf8);
 //! assert_eq!(refusal.byte_offset(), Some(13));
 //! assert_eq!(text, "name,city\nJos");
-//! assert_eq!(classify_cell("Lyon"), CellClass::String);
+//! assert_eq!(number_literal_precision("9007199254740993"), Some(PrecisionKind::UnsafeInteger));
 //! ```
 //!
 //! Engines (`plumb-csv`, `plumb-json`, `plumb-jsonl`) depend on this
@@ -29,12 +30,10 @@
 
 mod cancel;
 mod caps;
-mod cell;
 mod file;
 mod number;
 mod reader;
 mod refusal;
-mod shortest;
 mod stream;
 mod view;
 
@@ -43,16 +42,11 @@ pub use caps::{
     cap_text, clamp_limit, echo, echo_within, COLUMN_TRACK_CAP, ECHO_MAX_BYTES, FIRST_ISSUES_CAP,
     SAMPLE_TEXT_BYTES, SAMPLE_VALUES_CAP, SELECT_DEFAULT_LIMIT, SELECT_MAX_LIMIT,
 };
-pub use cell::{
-    classify_bytes, classify_cell, infer_column_type, numeric_class, scan_cell, scan_decimal,
-    scan_plain_number, trim_bytes, trim_cell, CellClass, CellScan, ClassHistogram, DecimalScan,
-    InferredType, PlainNumber, SENTINEL_TOKENS,
-};
 pub use file::{OpenedFile, SnapshotReader};
 pub use number::{
     compare_integer_literals, float_value_and_precision, integer_json, literal_placeholder,
-    number_literal_precision, number_precision_of, NumericRange, PrecisionKind,
-    MAX_NUMBER_LITERAL_BYTES, MAX_SAFE_INTEGER,
+    number_literal_precision, number_precision_of, scan_decimal, scan_plain_number, DecimalScan,
+    NumericRange, PlainNumber, PrecisionKind, MAX_NUMBER_LITERAL_BYTES, MAX_SAFE_INTEGER,
 };
 pub use reader::{
     text_stream, Answer, ByteSource, BytesSource, FileSource, FormatReader, Op, ReadOptions,

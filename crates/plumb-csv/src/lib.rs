@@ -25,6 +25,7 @@
 #![deny(missing_docs)]
 
 mod block;
+mod cell;
 mod detect;
 mod machine;
 mod reader;
@@ -36,6 +37,10 @@ use std::path::Path;
 
 use plumb_core::{clamp_limit, CancelToken, Refusal, TextStream};
 
+pub use cell::{
+    classify_bytes, classify_cell, infer_column_type, number_class, numeric_class, scan_cell,
+    trim_bytes, trim_cell, CellClass, CellScan, ClassHistogram, InferredType, SENTINEL_TOKENS,
+};
 pub use detect::{detect_delimiter, Detection, CSV_DELIMITER_CANDIDATES, DELIMITER_SAMPLE_BYTES};
 pub use machine::{
     CsvParser, CsvSink, Issue, IssueKind, IssueReport, LineEndings, Record, CSV_MAX_FIELD_BYTES,

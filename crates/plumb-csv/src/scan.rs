@@ -10,7 +10,9 @@
 use std::io::BufRead;
 use std::ops::ControlFlow;
 
-use plumb_core::{classify_bytes, CellClass, Refusal, TextStream};
+use plumb_core::{Refusal, TextStream};
+
+use crate::cell::{classify_bytes, CellClass};
 
 use crate::detect::{detect_delimiter, DELIMITER_SAMPLE_BYTES};
 use crate::machine::{CsvParser, CsvSink, Issue, IssueKind, LineEndings, Record};

@@ -1,6 +1,5 @@
 //! Integration tests for plumb-core: one binary, a module per topic.
 
-mod cell;
 mod number;
 mod refusal;
 mod stream;

@@ -9,12 +9,15 @@ use serde::Serialize;
 use serde_json::Value;
 
 use plumb_core::{
-    cap_text, float_value_and_precision, infer_column_type, number_precision_of, scan_cell,
-    scan_plain_number, CellClass, ClassHistogram, DecimalScan, InferredType, NumericRange,
-    PrecisionKind, Refusal, ViewFlags, COLUMN_TRACK_CAP, MAX_SAFE_INTEGER, SAMPLE_TEXT_BYTES,
-    SAMPLE_VALUES_CAP, SENTINEL_TOKENS,
+    cap_text, float_value_and_precision, number_precision_of, scan_plain_number, DecimalScan,
+    NumericRange, PrecisionKind, Refusal, ViewFlags, COLUMN_TRACK_CAP, MAX_SAFE_INTEGER,
+    SAMPLE_TEXT_BYTES, SAMPLE_VALUES_CAP,
 };
 
+use crate::cell::{
+    infer_column_type, number_class, scan_cell, CellClass, ClassHistogram, InferredType,
+    SENTINEL_TOKENS,
+};
 use crate::machine::{Issue, IssueReport, Record};
 use crate::scan::{RowSink, ScanSummary};
 
@@ -304,7 +307,7 @@ impl ColumnAcc {
 
     #[inline(never)]
     fn add_long_number(&mut self, number: DecimalScan, digits: &[u8], record: u64) {
-        let kind = match number.class() {
+        let kind = match number_class(&number) {
             CellClass::Float => {
                 let (parsed, kind) = float_value_and_precision(digits, &number);
                 if let Some(v) = parsed {

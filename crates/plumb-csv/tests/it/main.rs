@@ -2,6 +2,7 @@
 //! every parser case run whole, split at every byte and byte by byte.
 
 mod blocks;
+mod cell;
 mod conformance;
 mod ops;
 mod parser;

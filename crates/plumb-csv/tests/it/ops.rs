@@ -1,9 +1,9 @@
 //! inspect, select and validate through a real text stream.
 
-use plumb_core::{InferredType, RefusalReason, TextStream};
+use plumb_core::{RefusalReason, TextStream};
 use plumb_csv::{
     detect_delimiter, inspect, select, validate, ColumnRef, CsvFormat, CsvOptions, HeaderMode,
-    SelectCell, SelectOptions,
+    InferredType, SelectCell, SelectOptions,
 };
 use serde_json::json;
 
@@ -353,18 +353,18 @@ proptest::proptest! {
 
 #[test]
 fn sentinels_are_found_by_token() {
-    for (i, token) in plumb_core::SENTINEL_TOKENS.iter().enumerate() {
+    for (i, token) in plumb_csv::SENTINEL_TOKENS.iter().enumerate() {
         let padded = format!(" {token}\t");
-        let scan = plumb_core::scan_cell(padded.as_bytes());
-        assert_eq!(scan.class, plumb_core::CellClass::Sentinel, "{token}");
+        let scan = plumb_csv::scan_cell(padded.as_bytes());
+        assert_eq!(scan.class, plumb_csv::CellClass::Sentinel, "{token}");
         assert_eq!(scan.sentinel, Some(i), "{token}");
         assert_eq!(scan.trimmed, token.as_bytes());
     }
     assert_eq!(
-        plumb_core::scan_cell(b"Nan").class,
-        plumb_core::CellClass::String
+        plumb_csv::scan_cell(b"Nan").class,
+        plumb_csv::CellClass::String
     );
-    assert_eq!(plumb_core::scan_cell(b"names").sentinel, None);
+    assert_eq!(plumb_csv::scan_cell(b"names").sentinel, None);
 }
 
 #[test]

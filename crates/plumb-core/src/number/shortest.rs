@@ -137,7 +137,7 @@ fn general(m: u64, q: i64) -> Option<(f64, bool)> {
     if m == 0 || !(-MAX_EXP10..=MAX_EXP10).contains(&q) {
         return None;
     }
-    let scale = crate::cell::POWERS_OF_TEN[q.unsigned_abs() as usize];
+    let scale = super::decimal::POWERS_OF_TEN[q.unsigned_abs() as usize];
     let mut v = if q < 0 {
         m as f64 / scale
     } else {

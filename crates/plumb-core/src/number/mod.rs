@@ -20,6 +20,11 @@
 //! print it (std's formatting takes the other): `71000000000000.12` is
 //! exact and `71000000000000.13` inexact, both being 71000000000000.125.
 
+mod decimal;
+mod shortest;
+
+pub use decimal::{scan_decimal, scan_plain_number, DecimalScan, PlainNumber};
+
 use std::cmp::Ordering;
 
 use serde::Serialize;
@@ -295,10 +300,9 @@ pub fn float_value_and_precision(
     literal: &[u8],
     scan: &crate::DecimalScan,
 ) -> (Option<f64>, Option<PrecisionKind>) {
-    let plain =
-        literal.len() <= MAX_NUMBER_LITERAL_BYTES && scan.class() == crate::CellClass::Float;
+    let plain = literal.len() <= MAX_NUMBER_LITERAL_BYTES && scan.is_float();
     if let Some((m, q)) = scan.significand_in(literal).filter(|_| plain) {
-        if let Some((v, exact)) = crate::shortest::nearest_shortest(m, q) {
+        if let Some((v, exact)) = shortest::nearest_shortest(m, q) {
             let v = if scan.is_negative() { -v } else { v };
             let kind = if exact {
                 None
@@ -547,16 +551,15 @@ fn compare_short(a: (i64, u32), b: (i64, u32)) -> Ordering {
         return a.0.cmp(&b.0);
     }
     let digits = a.1.max(b.1);
-    let scaled = |(m, d): (i64, u32)| {
-        i128::from(m) * crate::shortest::U128_POW10[(digits - d) as usize] as i128
-    };
+    let scaled =
+        |(m, d): (i64, u32)| i128::from(m) * shortest::U128_POW10[(digits - d) as usize] as i128;
     scaled(a).cmp(&scaled(b))
 }
 
 /// The double nearest a short fraction: an integer below 2^53 over an
 /// exact power of ten is one correctly rounded division.
 fn short_f64((m, d): (i64, u32)) -> f64 {
-    m as f64 / crate::shortest::U128_POW10[d as usize] as f64
+    m as f64 / shortest::U128_POW10[d as usize] as f64
 }
 
 fn replace_if(slot: &mut Option<Box<LongInt>>, new: &LongInt, want: Ordering) {

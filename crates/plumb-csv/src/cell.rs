@@ -1,0 +1,387 @@
+//! Cell classification and column type inference for CSV inspect. The
+//! number literals themselves are read by `plumb_core`'s
+//! [`scan_decimal`], which knows nothing of cell classes.
+//!
+//! A cell is classified from its text with leading and trailing spaces
+//! and tabs ignored; nothing is converted, so the text stays the truth.
+//! The rules, in the order they are tried:
+//!
+//! | class | when |
+//! |---|---|
+//! | `empty` | nothing but spaces and tabs |
+//! | `sentinel` | exactly one of [`SENTINEL_TOKENS`] (a missing value) |
+//! | `integer` | an optional `+`/`-`, then ASCII digits only |
+//! | `float` | an optional sign, digits with one `.` and/or an exponent (`1.5`, `.5`, `5.`, `1e9`, `-2.5E-3`) |
+//! | `boolean` | `true` or `false`, in any letter case |
+//! | `date` | an ISO 8601 calendar date `YYYY-MM-DD` (month 01-12, day 01-31), optionally followed by `T` or a space and a time `HH:MM[:SS[.fff]]` with an optional `Z` or `±HH[:MM]` offset |
+//! | `string` | anything else |
+
+use plumb_core::{scan_decimal, DecimalScan};
+use serde::Serialize;
+
+/// The tokens that stand for a missing value. A cell equal to one of
+/// them is counted as a sentinel, by token, and never converted.
+pub const SENTINEL_TOKENS: [&str; 7] = ["NA", "N/A", "NaN", "null", "NULL", "None", "-"];
+
+/// The class of one cell's text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CellClass {
+    /// Only spaces and tabs, or nothing at all.
+    Empty,
+    /// One of [`SENTINEL_TOKENS`].
+    Sentinel,
+    /// A decimal integer of any length.
+    Integer,
+    /// A decimal number with a fraction or an exponent.
+    Float,
+    /// `true` or `false`, any letter case.
+    Boolean,
+    /// An ISO 8601 date or date-time.
+    Date,
+    /// Any other text.
+    String,
+}
+
+impl CellClass {
+    /// Every class, in histogram order.
+    pub const ALL: [CellClass; 7] = [
+        CellClass::Empty,
+        CellClass::Sentinel,
+        CellClass::Integer,
+        CellClass::Float,
+        CellClass::Boolean,
+        CellClass::Date,
+        CellClass::String,
+    ];
+
+    /// The kebab-case name used in JSON.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            CellClass::Empty => "empty",
+            CellClass::Sentinel => "sentinel",
+            CellClass::Integer => "integer",
+            CellClass::Float => "float",
+            CellClass::Boolean => "boolean",
+            CellClass::Date => "date",
+            CellClass::String => "string",
+        }
+    }
+
+    const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Trims the spaces and tabs that classification ignores.
+pub fn trim_cell(text: &str) -> &str {
+    text.trim_matches([' ', '\t'])
+}
+
+/// [`trim_cell`] for bytes.
+#[inline]
+pub fn trim_bytes(mut b: &[u8]) -> &[u8] {
+    while let [b' ' | b'\t', rest @ ..] = b {
+        b = rest;
+    }
+    while let [rest @ .., b' ' | b'\t'] = b {
+        b = rest;
+    }
+    b
+}
+
+/// Classifies one cell.
+///
+/// ```
+/// use plumb_csv::{classify_cell, CellClass};
+/// assert_eq!(classify_cell("42"), CellClass::Integer);
+/// assert_eq!(classify_cell("-1.5e3"), CellClass::Float);
+/// assert_eq!(classify_cell("NA"), CellClass::Sentinel);
+/// assert_eq!(classify_cell("2024-02-29"), CellClass::Date);
+/// assert_eq!(classify_cell(" "), CellClass::Empty);
+/// assert_eq!(classify_cell("bob"), CellClass::String);
+/// ```
+pub fn classify_cell(text: &str) -> CellClass {
+    classify_bytes(text.as_bytes())
+}
+
+/// Classifies one cell given as bytes (the same rules as
+/// [`classify_cell`]; bytes that are not UTF-8 are `string`).
+#[inline]
+pub fn classify_bytes(cell: &[u8]) -> CellClass {
+    scan_cell(cell).class
+}
+
+/// One cell classified in one pass, with what the pass learnt on the way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellScan<'a> {
+    /// The class.
+    pub class: CellClass,
+    /// The text without the leading and trailing spaces and tabs.
+    pub trimmed: &'a [u8],
+    /// For `integer` and `float`: the number as read.
+    pub number: Option<DecimalScan>,
+    /// For `sentinel`: the index of the token in [`SENTINEL_TOKENS`].
+    pub sentinel: Option<usize>,
+}
+
+/// Classifies one cell, trimming it and reading a number only once
+/// (the same rules as [`classify_cell`]).
+///
+/// ```
+/// use plumb_csv::{scan_cell, CellClass, SENTINEL_TOKENS};
+/// let c = scan_cell(b" 12 ");
+/// assert_eq!((c.class, c.trimmed), (CellClass::Integer, &b"12"[..]));
+/// assert_eq!(c.number.and_then(|n| n.small_integer()), Some(12));
+/// let c = scan_cell(b"NA");
+/// assert_eq!(c.sentinel.map(|i| SENTINEL_TOKENS[i]), Some("NA"));
+/// ```
+#[inline]
+pub fn scan_cell(cell: &[u8]) -> CellScan<'_> {
+    let t = trim_bytes(cell);
+    let mut scan = CellScan {
+        class: CellClass::String,
+        trimmed: t,
+        number: None,
+        sentinel: None,
+    };
+    let Some(&first) = t.first() else {
+        scan.class = CellClass::Empty;
+        return scan;
+    };
+    // The first byte decides which few rules can apply, so most cells
+    // are classified after one or two cheap checks.
+    match first {
+        b'0'..=b'9' | b'+' | b'-' | b'.' => {
+            // A date is tried first when its fifth byte is a '-', which
+            // saves reading its year as a number; a number with a '-'
+            // there (`123e-45678`) is not a date and is read below.
+            if t.len() >= 10 && t[4] == b'-' && is_date(t) {
+                scan.class = CellClass::Date;
+            } else if let Some(d) = scan_decimal(t) {
+                scan.class = number_class(&d);
+                scan.number = Some(d);
+            } else if t == b"-" {
+                scan.class = CellClass::Sentinel;
+                scan.sentinel = sentinel_index(t);
+            } else if is_date(t) {
+                scan.class = CellClass::Date;
+            }
+        }
+        b'N' | b'n' if t.len() <= SENTINEL_MAX_BYTES => {
+            if let Some(i) = sentinel_index(t) {
+                scan.class = CellClass::Sentinel;
+                scan.sentinel = Some(i);
+            }
+        }
+        b't' | b'T' | b'f' | b'F'
+            if t.eq_ignore_ascii_case(b"true") || t.eq_ignore_ascii_case(b"false") =>
+        {
+            scan.class = CellClass::Boolean;
+        }
+        _ => {}
+    }
+    scan
+}
+
+/// The longest token in [`SENTINEL_TOKENS`], which `scan_cell` relies on.
+const SENTINEL_MAX_BYTES: usize = 4;
+const _: () = {
+    let mut i = 0;
+    while i < SENTINEL_TOKENS.len() {
+        assert!(SENTINEL_TOKENS[i].len() <= SENTINEL_MAX_BYTES);
+        i += 1;
+    }
+};
+
+fn sentinel_index(t: &[u8]) -> Option<usize> {
+    SENTINEL_TOKENS.iter().position(|s| s.as_bytes() == t)
+}
+
+/// The class of a number literal: `Float` with a point or an exponent,
+/// else `Integer`.
+///
+/// ```
+/// use plumb_csv::{number_class, CellClass};
+/// assert_eq!(number_class(&plumb_core::scan_decimal(b"1e3").unwrap()), CellClass::Float);
+/// ```
+#[inline]
+pub fn number_class(d: &DecimalScan) -> CellClass {
+    if d.is_float() {
+        CellClass::Float
+    } else {
+        CellClass::Integer
+    }
+}
+
+/// `Integer` or `Float` when the bytes are a decimal number literal
+/// (optional sign, digits, optional fraction, optional exponent).
+pub fn numeric_class(bytes: &[u8]) -> Option<CellClass> {
+    scan_decimal(bytes).map(|d| number_class(&d))
+}
+
+fn digits(bytes: &[u8], at: usize, n: usize) -> Option<u32> {
+    let slice = bytes.get(at..at + n)?;
+    let mut v = 0u32;
+    for &b in slice {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + u32::from(b - b'0');
+    }
+    Some(v)
+}
+
+fn is_date(b: &[u8]) -> bool {
+    let (Some(_), Some(month), Some(day)) = (digits(b, 0, 4), digits(b, 5, 2), digits(b, 8, 2))
+    else {
+        return false;
+    };
+    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
+        return false;
+    }
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return false;
+    }
+    if b.len() == 10 {
+        return true;
+    }
+    if !matches!(b.get(10), Some(b'T' | b' ')) {
+        return false;
+    }
+    is_time(&b[11..])
+}
+
+fn is_time(b: &[u8]) -> bool {
+    let (Some(h), Some(m)) = (digits(b, 0, 2), digits(b, 3, 2)) else {
+        return false;
+    };
+    if b.get(2) != Some(&b':') || h > 23 || m > 59 {
+        return false;
+    }
+    let mut i = 5;
+    if b.get(i) == Some(&b':') {
+        match digits(b, i + 1, 2) {
+            Some(s) if s <= 60 => i += 3,
+            _ => return false,
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            let s = i;
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            if i == s {
+                return false;
+            }
+        }
+    }
+    match b.get(i) {
+        None => true,
+        Some(b'Z') => i + 1 == b.len(),
+        Some(b'+' | b'-') => {
+            let rest = &b[i + 1..];
+            match rest.len() {
+                2 => digits(rest, 0, 2).is_some(),
+                4 => digits(rest, 0, 4).is_some(),
+                5 => {
+                    rest.get(2) == Some(&b':')
+                        && digits(rest, 0, 2).and(digits(rest, 3, 2)).is_some()
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// A count of cells per class.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClassHistogram {
+    counts: [u64; 7],
+}
+
+impl ClassHistogram {
+    /// Counts one cell of `class`.
+    #[inline]
+    pub fn add(&mut self, class: CellClass) {
+        self.counts[class.index()] += 1;
+    }
+
+    /// How many cells of `class` were counted.
+    pub fn get(&self, class: CellClass) -> u64 {
+        self.counts[class.index()]
+    }
+
+    /// The classes with a non-zero count, in class order.
+    pub fn iter(&self) -> impl Iterator<Item = (CellClass, u64)> + '_ {
+        CellClass::ALL
+            .iter()
+            .map(|&c| (c, self.get(c)))
+            .filter(|&(_, n)| n > 0)
+    }
+}
+
+impl Serialize for ClassHistogram {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.iter().map(|(c, n)| (c.as_str(), n)))
+    }
+}
+
+/// The type a column's cells support.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum InferredType {
+    /// No cell carried a value (all empty or sentinel, or no cells).
+    Empty,
+    /// Every valued cell is an integer.
+    Integer,
+    /// Every valued cell is a number, at least one with a fraction or exponent.
+    Float,
+    /// Every valued cell is a boolean.
+    Boolean,
+    /// Every valued cell is a date.
+    Date,
+    /// Every valued cell is other text.
+    String,
+    /// The valued cells disagree.
+    Mixed,
+}
+
+/// The type a histogram of cell classes supports.
+///
+/// Only typed cells vote: empties and sentinels are missing values.
+/// Integers and floats together make `float`; any other mixture is
+/// `mixed`; no votes at all is `empty`.
+///
+/// ```
+/// use plumb_csv::{infer_column_type, CellClass, ClassHistogram, InferredType};
+/// let mut h = ClassHistogram::default();
+/// h.add(CellClass::Integer);
+/// h.add(CellClass::Sentinel);
+/// h.add(CellClass::Float);
+/// assert_eq!(infer_column_type(&h), InferredType::Float);
+/// h.add(CellClass::String);
+/// assert_eq!(infer_column_type(&h), InferredType::Mixed);
+/// ```
+pub fn infer_column_type(h: &ClassHistogram) -> InferredType {
+    let voted = |c| h.get(c) > 0;
+    let kinds = [
+        (CellClass::Integer, InferredType::Integer),
+        (CellClass::Float, InferredType::Float),
+        (CellClass::Boolean, InferredType::Boolean),
+        (CellClass::Date, InferredType::Date),
+        (CellClass::String, InferredType::String),
+    ];
+    let voters: Vec<InferredType> = kinds
+        .iter()
+        .filter(|(c, _)| voted(*c))
+        .map(|&(_, t)| t)
+        .collect();
+    match voters.as_slice() {
+        [] => InferredType::Empty,
+        [one] => *one,
+        [InferredType::Integer, InferredType::Float] => InferredType::Float,
+        _ => InferredType::Mixed,
+    }
+}
