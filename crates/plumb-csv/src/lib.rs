@@ -12,7 +12,7 @@
 //! assert_eq!(report.row_count, Some(2));
 //! let temperature = &report.columns[2];
 //! assert_eq!(temperature.sentinels["NA"], 1);
-//! assert_eq!(temperature.inferred_type, plumb_core::InferredType::Float);
+//! assert_eq!(temperature.inferred_type, plumb_csv::InferredType::Float);
 //! # Ok::<(), plumb_core::Refusal>(())
 //! ```
 //!
