@@ -6,8 +6,9 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use plumb_benches::objects_json;
+use plumb_core::ScanBounds;
 use plumb_core::TextStream;
-use plumb_json::{inspect, validate, JsonOptions};
+use plumb_json::{inspect, validate};
 use serde::de::IgnoredAny;
 
 const SIZE: usize = 32 * 1024 * 1024;
@@ -21,7 +22,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let r = validate(
                 TextStream::from_buf_read(data.as_slice()),
-                &JsonOptions::default(),
+                &ScanBounds::default(),
             )
             .expect("ok");
             assert_eq!(r.valid, Some(true));
@@ -32,7 +33,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let r = inspect(
                 TextStream::from_buf_read(data.as_slice()),
-                &JsonOptions::default(),
+                &ScanBounds::default(),
             )
             .expect("ok");
             assert_eq!(r.root_type, "array");

@@ -4,8 +4,9 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use plumb_benches::records_jsonl;
+use plumb_core::ScanBounds;
 use plumb_core::TextStream;
-use plumb_jsonl::{validate, JsonlOptions};
+use plumb_jsonl::validate;
 use serde::de::IgnoredAny;
 
 const SIZE: usize = 32 * 1024 * 1024;
@@ -20,7 +21,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let r = validate(
                 TextStream::from_buf_read(data.as_slice()),
-                &JsonlOptions::default(),
+                &ScanBounds::default(),
             )
             .expect("ok");
             assert_eq!(r.valid, Some(true));

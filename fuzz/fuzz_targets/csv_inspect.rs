@@ -11,7 +11,10 @@ use plumb_csv::{inspect, CsvFormat, CsvOptions, INSPECT_SAMPLE_ROWS_MAX};
 fn report(data: &[u8], sample_rows: usize) -> serde_json::Value {
     let opts = CsvOptions {
         delimiter: Some(b','),
-        sample_rows: Some(sample_rows),
+        scan: plumb_core::ScanBounds {
+            sample_rows: Some(sample_rows),
+            ..Default::default()
+        },
         ..CsvOptions::default()
     };
     match inspect(TextStream::from_buf_read(data), CsvFormat::Csv, &opts) {

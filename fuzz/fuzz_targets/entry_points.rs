@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use plumb::{Op, Plumb, ReadOptions};
+use plumb::{Op, Plumb, Request, ScanBounds, Window};
 use plumb_core::BytesSource;
 
 const FORMATS: [&str; 4] = ["csv", "tsv", "json", "jsonl"];
@@ -16,11 +16,16 @@ fuzz_target!(|input: &[u8]| {
     let plumb = Plumb::new();
     let format = FORMATS[usize::from(ctl & 3)];
     let op = Op::ALL[usize::from(ctl >> 2) % 3];
-    let opts = ReadOptions {
-        offset: (op == Op::Select).then_some(u64::from(ctl >> 5)),
-        limit: (op == Op::Select).then_some(3),
-        max_rows: (op != Op::Select && ctl & 0x80 != 0).then_some(2),
-        ..ReadOptions::default()
+    let opts = Request {
+        window: Window {
+            offset: (op == Op::Select).then_some(u64::from(ctl >> 5)),
+            limit: (op == Op::Select).then_some(3),
+        },
+        scan: ScanBounds {
+            max_rows: (op != Op::Select && ctl & 0x80 != 0).then_some(2),
+            sample_rows: None,
+        },
+        ..Request::default()
     };
     let source = BytesSource::new("input", data.to_vec());
     match plumb.run_source(op, &source, Some(format), &opts) {
@@ -28,6 +33,7 @@ fuzz_target!(|input: &[u8]| {
             let json = answer.to_json();
             assert_eq!(json["ok"], true);
             assert_eq!(json["format"], format);
+            assert_eq!(answer.format(), format);
             if op == Op::Validate {
                 assert!(answer.verdict().is_some());
             }

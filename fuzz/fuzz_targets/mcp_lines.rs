@@ -11,11 +11,20 @@ use serde_json::Value;
 fn check_reply(v: &Value) {
     assert_eq!(v["jsonrpc"], "2.0");
     let code = v["error"]["code"].as_i64().unwrap();
-    assert!([PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS].contains(&code), "{v}");
+    assert!(
+        [PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS].contains(&code),
+        "{v}"
+    );
     assert!(v["error"]["message"].is_string());
     let id = &v["id"];
-    assert!(id.is_null() || id.is_string() || id.is_i64() || id.is_u64(), "{v}");
-    assert!(v.to_string().len() < 4096, "a reply grew with its input: {v}");
+    assert!(
+        id.is_null() || id.is_string() || id.is_i64() || id.is_u64(),
+        "{v}"
+    );
+    assert!(
+        v.to_string().len() < 4096,
+        "a reply grew with its input: {v}"
+    );
 }
 
 fuzz_target!(|input: &[u8]| {
@@ -30,7 +39,11 @@ fuzz_target!(|input: &[u8]| {
                 let expected = v.get("method").and(v.get("id")).map(Value::to_string);
                 assert_eq!(request, expected, "{v}");
                 assert_eq!(v["jsonrpc"], "2.0");
-                assert!(v["method"].is_string() || v.get("result").is_some() || v.get("error").is_some());
+                assert!(
+                    v["method"].is_string()
+                        || v.get("result").is_some()
+                        || v.get("error").is_some()
+                );
             }
         }
     }

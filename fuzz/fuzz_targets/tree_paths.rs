@@ -31,7 +31,12 @@ fn rel(bytes: &[u8]) -> PathBuf {
 
 fn build(base: &Path, root: &Path, ops: &[u8]) {
     for op in ops.chunks(4) {
-        let [kind, x, y, z] = [op[0], *op.get(1).unwrap_or(&0), *op.get(2).unwrap_or(&0), *op.get(3).unwrap_or(&0)];
+        let [kind, x, y, z] = [
+            op[0],
+            *op.get(1).unwrap_or(&0),
+            *op.get(2).unwrap_or(&0),
+            *op.get(3).unwrap_or(&0),
+        ];
         let at = root.join(rel(&[x, y]));
         match kind % 5 {
             0 => {
@@ -65,7 +70,9 @@ fn build(base: &Path, root: &Path, ops: &[u8]) {
 
 fuzz_target!(|input: &[u8]| {
     static RUN: AtomicU64 = AtomicU64::new(0);
-    let Some((&split, rest)) = input.split_first() else { return };
+    let Some((&split, rest)) = input.split_first() else {
+        return;
+    };
     let cut = usize::from(split).min(rest.len());
     let (ops, asked) = rest.split_at(cut);
     let base = std::env::temp_dir().join(format!(
@@ -86,7 +93,10 @@ fuzz_target!(|input: &[u8]| {
             std::fs::read_link(format!("/proc/self/fd/{}", opened.file().as_raw_fd())).unwrap();
         assert!(real.starts_with(ws.root()), "{asked:?} opened {real:?}");
         let inside = real.strip_prefix(ws.root()).unwrap();
-        assert!(!ws.is_reserved(inside), "{asked:?} opened reserved {inside:?}");
+        assert!(
+            !ws.is_reserved(inside),
+            "{asked:?} opened reserved {inside:?}"
+        );
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut opened.reader(), &mut bytes).unwrap();
         assert!(bytes != SECRET, "{asked:?} read a planted secret");

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use plumb::read::{read_from, ReadRequest};
-use plumb_core::{BytesSource, Op, ReadOptions, RefusalReason, TextStream};
+use plumb_core::{BytesSource, Op, Options, RefusalReason, Request, TextStream, Window};
 use plumb_csv::{select, CsvFormat, CsvOptions, HeaderMode, SelectOptions};
 use serde_json::{Map, Value};
 
@@ -76,8 +76,10 @@ fn csv_rows(bytes: &[u8], delimiter: u8, header: HeaderMode) -> Result<Parsed, S
     let mut offset = 0;
     loop {
         let w = SelectOptions {
-            offset,
-            limit: Some(1000),
+            window: Window {
+                offset: Some(offset),
+                limit: Some(1000),
+            },
             columns: None,
         };
         let r =
@@ -113,7 +115,7 @@ fn json_testsuite(root: &Path) -> Row {
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned();
-        let verdict = plumb.run(Op::Validate, &path, Some("json"), &ReadOptions::default());
+        let verdict = plumb.run(Op::Validate, &path, Some("json"), &Request::default());
         let accepted = matches!(verdict.as_ref().map(|a| a.verdict()), Ok(Some(Some(true))));
         match &name[..2] {
             "y_" => row.check(accepted, format!("{name} rejected")),
@@ -123,7 +125,7 @@ fn json_testsuite(root: &Path) -> Row {
         }
     }
     for path in files(&root.join("json-testsuite/test_transform")) {
-        let answered = plumb.run(Op::Inspect, &path, Some("json"), &ReadOptions::default());
+        let answered = plumb.run(Op::Inspect, &path, Some("json"), &Request::default());
         row.documented(
             answered.is_ok() || answered.is_err(),
             format!("{} crashed", path.display()),
@@ -249,7 +251,7 @@ fn csvlint(root: &Path) -> Row {
             .flatten()
             .filter_map(|e| e["type"].as_str())
             .collect();
-        let validated = plumb.run(Op::Validate, &path, Some("csv"), &ReadOptions::default());
+        let validated = plumb.run(Op::Validate, &path, Some("csv"), &Request::default());
         if let Some(offset) = case["first_invalid_utf8_byte_offset"].as_u64() {
             // Not UTF-8 text: refused, invalid-utf8 at the offset, or binary
             // where a NUL comes first (docs/refusals.md).
@@ -270,7 +272,7 @@ fn csvlint(root: &Path) -> Row {
         let v = answer.to_json();
         let valid = v["valid"].as_bool();
         let line_ending = plumb
-            .run(Op::Inspect, &path, Some("csv"), &ReadOptions::default())
+            .run(Op::Inspect, &path, Some("csv"), &Request::default())
             .map(|a| a.to_json()["line_ending"].clone())
             .unwrap_or(Value::Null);
         if types.contains(&"line_breaks") {
@@ -473,9 +475,9 @@ fn utf8(root: &Path) -> Row {
 
 fn pointer_select(doc: &Value, pointer: &str) -> Result<Value, RefusalReason> {
     let source = BytesSource::new("doc.json", doc.to_string());
-    let opts = ReadOptions {
-        pointer: Some(pointer.to_owned()),
-        ..ReadOptions::default()
+    let opts = Request {
+        options: Options::new().with("pointer", pointer),
+        ..Request::default()
     };
     plumb::Plumb::new()
         .run_source(Op::Select, &source, Some("json"), &opts)
@@ -544,7 +546,7 @@ fn jsonlines(root: &Path) -> Row {
             Op::Validate,
             &dir.join(file),
             Some("jsonl"),
-            &ReadOptions::default(),
+            &Request::default(),
         );
         match (c["expected"].as_str(), r) {
             (Some("valid"), Ok(a)) => {

@@ -13,9 +13,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use plumb::read::{read, ReadRequest};
-use plumb::{FileSource, Op, Plumb, ReadOptions, Refusal};
+use plumb::{DeclaredOption, FileSource, Op, OptionKind, Plumb, Refusal, Registry, Request};
 use serde_json::{json, Value};
 
 /// Look into a data or text file of any size without loading it.
@@ -32,37 +32,16 @@ enum Cmd {
     Inspect {
         #[command(flatten)]
         common: Common,
-        /// Rows (records, elements) in the sample.
-        #[arg(long, value_name = "N")]
-        sample_rows: Option<usize>,
-        /// Stop after N rows; the answer is then sampled.
-        #[arg(long, value_name = "N")]
-        max_rows: Option<u64>,
     },
     /// A bounded window of the file, verbatim.
     Select {
         #[command(flatten)]
         common: Common,
-        /// Rows (records, elements) to skip.
-        #[arg(long, value_name = "N")]
-        offset: Option<u64>,
-        /// Rows to return (1 to 1000; default 50).
-        #[arg(long, value_name = "N")]
-        limit: Option<u64>,
-        /// CSV/TSV: columns by header name or 0-based index, comma-separated.
-        #[arg(long, value_name = "a,b|0,2")]
-        columns: Option<String>,
-        /// JSON: an RFC 6901 pointer ("" is the whole document).
-        #[arg(long, value_name = "P", allow_hyphen_values = true)]
-        pointer: Option<String>,
     },
     /// Is the file well formed, and where is the first fault (exit 1 if not).
     Validate {
         #[command(flatten)]
         common: Common,
-        /// Stop after N rows; the verdict is then null unless a fault was found.
-        #[arg(long, value_name = "N")]
-        max_rows: Option<u64>,
     },
     /// Which format plumb reads the file as, and how it decided.
     Detect {
@@ -195,25 +174,82 @@ struct Common {
     /// The format (csv, tsv, json, jsonl); detected when left out.
     #[arg(long, value_name = "F")]
     format: Option<String>,
-    /// CSV/TSV: the delimiter (one character, or `tab`).
-    #[arg(long, value_name = "D")]
-    delimiter: Option<String>,
-    /// CSV/TSV: whether the first record is a header.
-    #[arg(long, value_name = "auto|true|false")]
-    header: Option<String>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
+    /// Any reader's option by name (repeatable), for readers whose
+    /// options have no flag of their own.
+    #[arg(long = "opt", value_name = "NAME=VALUE", value_parser = parse_opt)]
+    opt: Vec<(String, String)>,
 }
 
-impl Common {
-    fn options(&self) -> ReadOptions {
-        ReadOptions {
-            delimiter: self.delimiter.clone(),
-            header: self.header.clone(),
-            ..ReadOptions::default()
+fn parse_opt(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().replace('-', "_"), value.to_owned()))
+        }
+        _ => Err(format!("`{s}` is not NAME=VALUE")),
+    }
+}
+
+/// The command line, with a flag for every option the registry's
+/// readers declare (and the shared ones) on each op that takes it: the
+/// flags are made from the declarations, never written here.
+fn command(registry: &Registry) -> clap::Command {
+    let declared = registry.options();
+    let mut cmd = Cli::command();
+    for op in Op::ALL {
+        let options: Vec<&DeclaredOption> =
+            declared.iter().filter(|d| d.ops.contains(&op)).collect();
+        cmd = cmd.mut_subcommand(op.as_str(), |mut sub| {
+            for d in options {
+                sub = sub.arg(option_arg(d));
+            }
+            sub
+        });
+    }
+    cmd
+}
+
+fn option_arg(d: &DeclaredOption) -> clap::Arg {
+    let value_name = match d.spec.kind {
+        OptionKind::Count => "N".to_owned(),
+        OptionKind::List => "A,B".to_owned(),
+        OptionKind::Flag => "true|false".to_owned(),
+        OptionKind::Choice(words) => words.join("|"),
+        OptionKind::Text => d.spec.name.to_ascii_uppercase(),
+    };
+    let mut help = d.help();
+    if let Some(default) = d.spec.default.filter(|v| !v.is_empty()) {
+        help.push_str(&format!(" [default: {default}]"));
+    }
+    clap::Arg::new(d.spec.name)
+        .long(d.spec.flag())
+        .value_name(value_name)
+        .help(help)
+        .allow_hyphen_values(matches!(d.spec.kind, OptionKind::Text))
+        .action(clap::ArgAction::Set)
+}
+
+/// The request the flags and `--opt` pairs ask for: each value goes
+/// through its declaration, so `--limit 10` and `--opt limit=10` agree.
+fn request(
+    registry: &Registry,
+    sub: &clap::ArgMatches,
+    common: &Common,
+) -> Result<Request, Refusal> {
+    let mut given: Vec<(String, String)> = Vec::new();
+    for d in registry.options() {
+        if let Ok(Some(v)) = sub.try_get_one::<String>(d.spec.name) {
+            given.push((d.spec.name.to_owned(), v.clone()));
         }
     }
+    given.extend(common.opt.iter().cloned());
+    let mut req = Request::default();
+    for (name, value) in given {
+        req.set(&name, Value::from(value))?;
+    }
+    Ok(req)
 }
 
 /// Writes to stdout; a closed pipe is not an error worth a word.
@@ -307,16 +343,19 @@ impl Drop for Progress {
     }
 }
 
-fn data(op: Op, common: &Common, opts: ReadOptions) -> ExitCode {
-    let plumb = Plumb::new();
+fn data(plumb: &Plumb, op: Op, common: &Common, sub: &clap::ArgMatches) -> ExitCode {
+    let req = match request(plumb.registry(), sub, common) {
+        Ok(r) => r,
+        Err(r) => return refuse(&r, common.json),
+    };
     let counter = Arc::new(AtomicU64::new(0));
     let source = match FileSource::new(&common.path) {
         Ok(s) => s.with_progress(counter.clone()),
         Err(r) => return refuse(&r, common.json),
     };
     let bar = !common.json && std::io::stderr().is_terminal();
-    let progress = Progress::start(counter, plumb::ByteSource::len(&source), bar);
-    let answer = plumb.run_source(op, &source, common.format.as_deref(), &opts);
+    let progress = Progress::start(counter, plumb::Source::len(&source), bar);
+    let answer = plumb.run_source(op, &source, common.format.as_deref(), &req);
     drop(progress);
     match answer {
         Err(r) => refuse(&r, common.json),
@@ -406,48 +445,22 @@ fn read_cmd(path: &Path, offset: i64, limit: Option<u64>, json: bool) -> ExitCod
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let plumb = Plumb::new();
+    let matches = command(plumb.registry()).get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    let sub = |name: &str| {
+        matches
+            .subcommand_matches(name)
+            .cloned()
+            .unwrap_or_default()
+    };
     match cli.cmd {
-        Cmd::Inspect {
-            common,
-            sample_rows,
-            max_rows,
-        } => {
-            let opts = ReadOptions {
-                sample_rows,
-                max_rows,
-                ..common.options()
-            };
-            data(Op::Inspect, &common, opts)
-        }
-        Cmd::Select {
-            common,
-            offset,
-            limit,
-            columns,
-            pointer,
-        } => {
-            let opts = ReadOptions {
-                offset,
-                limit,
-                columns: columns.map(|c| {
-                    c.split(',')
-                        .map(|s| s.trim().to_owned())
-                        .filter(|s| !s.is_empty())
-                        .collect()
-                }),
-                pointer,
-                ..common.options()
-            };
-            data(Op::Select, &common, opts)
-        }
-        Cmd::Validate { common, max_rows } => {
-            let opts = ReadOptions {
-                max_rows,
-                ..common.options()
-            };
-            data(Op::Validate, &common, opts)
-        }
+        Cmd::Inspect { common } => data(&plumb, Op::Inspect, &common, &sub("inspect")),
+        Cmd::Select { common } => data(&plumb, Op::Select, &common, &sub("select")),
+        Cmd::Validate { common } => data(&plumb, Op::Validate, &common, &sub("validate")),
         Cmd::Detect { path, format, json } => detect(&path, format.as_deref(), json),
         Cmd::Read {
             path,
@@ -459,7 +472,7 @@ fn main() -> ExitCode {
         Cmd::Mcp { agent } => mcp_cmd(&agent),
         Cmd::Completions { shell } => {
             let mut out = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "plumb", &mut out);
+            clap_complete::generate(shell, &mut command(plumb.registry()), "plumb", &mut out);
             match emit(&String::from_utf8_lossy(&out)) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(code) => code,

@@ -95,6 +95,18 @@ impl OpenedFile {
         &self.file
     }
 
+    /// Reads at `offset` into `buf`, never past the size at open:
+    /// `Ok(0)` at or past it.
+    ///
+    /// # Errors
+    /// The read's errors; ending before the size at open (the file
+    /// shrank) is an error, as for [`SnapshotReader`].
+    pub fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+        let mut reader = self.reader();
+        reader.pos = offset;
+        reader.read(buf)
+    }
+
     /// A reader from the start, bounded by the size at open.
     pub fn reader(&self) -> SnapshotReader<'_> {
         SnapshotReader {

@@ -32,6 +32,7 @@ mod cancel;
 mod caps;
 mod file;
 mod number;
+mod options;
 mod reader;
 mod refusal;
 mod stream;
@@ -48,9 +49,10 @@ pub use number::{
     number_literal_precision, number_precision_of, scan_decimal, scan_plain_number, DecimalScan,
     NumericRange, PlainNumber, PrecisionKind, MAX_NUMBER_LITERAL_BYTES, MAX_SAFE_INTEGER,
 };
+pub use options::{OptionKind, OptionSpec, Options, Request, ScanBounds, Window, COMMON_OPTIONS};
 pub use reader::{
-    text_stream, Answer, ByteSource, BytesSource, FileSource, FormatReader, Op, ReadOptions,
-    SniffScore, Window,
+    text_stream, Answer, BytesSource, FileSource, FormatReader, Op, SniffScore, Source,
+    WindowCounts,
 };
 pub use refusal::{Refusal, RefusalReason};
 pub use stream::{

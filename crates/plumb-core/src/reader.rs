@@ -6,7 +6,7 @@
 //! that a downstream crate can write a reader for a format plumb does not
 //! ship and register it next to the built-in ones.
 //!
-//! A reader is handed a [`ByteSource`], not text: a binary format, a
+//! A reader is handed a [`Source`], not text: a binary format, a
 //! compressed file or a remote object can be read through the same trait.
 //! Text formats wrap the source in a [`crate::TextStream`].
 
@@ -23,13 +23,22 @@ use serde_json::Value;
 
 use crate::cancel::CancelToken;
 use crate::file::OpenedFile;
+use crate::options::{OptionSpec, Request};
 use crate::refusal::Refusal;
 use crate::stream::{TextStream, CHUNK_BYTES};
 use crate::view::ViewFlags;
 
-/// The bytes a format reader reads: opened as often as needed, each
-/// time from the start.
-pub trait ByteSource: Send + Sync + Debug {
+/// Where a reader's bytes come from: opened once by the caller, then
+/// read by a reader as often as it needs, each time from the start.
+///
+/// It is the one place a new kind of input plugs in: a file on disk
+/// ([`FileSource`]), bytes in memory ([`BytesSource`]), and next a
+/// decompressed stream, standard input or a remote object. A source
+/// knows its length when it can, gives a sequential reader always and
+/// random access ([`Source::read_at`]) only when it has it, and carries
+/// the caller's [`CancelToken`], so a scan is cancelled by the stream it
+/// reads and by nothing else.
+pub trait Source: Send + Sync + Debug {
     /// A reader over the bytes from the start.
     ///
     /// # Errors
@@ -41,6 +50,18 @@ pub trait ByteSource: Send + Sync + Debug {
 
     /// The size in bytes, when known.
     fn len(&self) -> Option<u64>;
+
+    /// Reads bytes at `offset` into `buf`, when the source has random
+    /// access (`None` for a stream); `Some(Ok(0))` at or past the end.
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Option<std::io::Result<usize>> {
+        let _ = (offset, buf);
+        None
+    }
+
+    /// The token that cancels scans of this source, if the caller armed one.
+    fn cancel_token(&self) -> Option<&CancelToken> {
+        None
+    }
 
     /// Whether the source is known to be empty.
     fn is_empty(&self) -> bool {
@@ -57,7 +78,7 @@ pub trait ByteSource: Send + Sync + Debug {
     /// The first `max` bytes (fewer at the end of the source).
     ///
     /// # Errors
-    /// As [`ByteSource::open`], and `read-error` when a read fails.
+    /// As [`Source::open`], and `read-error` when a read fails.
     fn head(&self, max: usize) -> Result<Vec<u8>, Refusal> {
         let mut out = Vec::with_capacity(max.min(64 * 1024));
         self.open()?
@@ -68,13 +89,14 @@ pub trait ByteSource: Send + Sync + Debug {
     }
 }
 
-/// A file on disk, opened once: every [`ByteSource::open`] reads the
+/// A file on disk, opened once: every [`Source::open`] reads the
 /// same handle by position, up to the size it had when it was opened
 /// (see [`OpenedFile`]). Nothing looks the path up a second time.
 #[derive(Debug, Clone)]
 pub struct FileSource {
     file: OpenedFile,
     progress: Option<Arc<AtomicU64>>,
+    cancel: Option<CancelToken>,
 }
 
 impl FileSource {
@@ -92,7 +114,15 @@ impl FileSource {
         FileSource {
             file,
             progress: None,
+            cancel: None,
         }
+    }
+
+    /// Arms `token`: every scan of this source refuses `aborted` once it
+    /// is cancelled.
+    pub fn with_cancel(mut self, token: Option<CancelToken>) -> FileSource {
+        self.cancel = token;
+        self
     }
 
     /// Counts the bytes read into `counter` as they are read (for a
@@ -121,7 +151,7 @@ impl<R: Read> Read for Counted<R> {
     }
 }
 
-impl ByteSource for FileSource {
+impl Source for FileSource {
     fn open(&self) -> Result<Box<dyn BufRead + Send + '_>, Refusal> {
         let reader = self.file.reader();
         Ok(match &self.progress {
@@ -143,6 +173,14 @@ impl ByteSource for FileSource {
     fn len(&self) -> Option<u64> {
         Some(self.file.len())
     }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Option<std::io::Result<usize>> {
+        Some(self.file.read_at(offset, buf))
+    }
+
+    fn cancel_token(&self) -> Option<&CancelToken> {
+        self.cancel.as_ref()
+    }
 }
 
 /// Bytes in memory, under a name (whose extension counts for detection).
@@ -150,6 +188,7 @@ impl ByteSource for FileSource {
 pub struct BytesSource {
     name: String,
     bytes: Bytes,
+    cancel: Option<CancelToken>,
 }
 
 impl BytesSource {
@@ -158,13 +197,33 @@ impl BytesSource {
         BytesSource {
             name: name.into(),
             bytes: bytes.into(),
+            cancel: None,
         }
+    }
+
+    /// Arms `token` (see [`FileSource::with_cancel`]).
+    pub fn with_cancel(mut self, token: Option<CancelToken>) -> BytesSource {
+        self.cancel = token;
+        self
     }
 }
 
-impl ByteSource for BytesSource {
+impl Source for BytesSource {
     fn open(&self) -> Result<Box<dyn BufRead + Send + '_>, Refusal> {
         Ok(Box::new(&self.bytes[..]))
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Option<std::io::Result<usize>> {
+        let start = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(self.bytes.len());
+        let n = buf.len().min(self.bytes.len() - start);
+        buf[..n].copy_from_slice(&self.bytes[start..start + n]);
+        Some(Ok(n))
+    }
+
+    fn cancel_token(&self) -> Option<&CancelToken> {
+        self.cancel.as_ref()
     }
 
     fn name(&self) -> &str {
@@ -176,24 +235,30 @@ impl ByteSource for BytesSource {
     }
 }
 
-/// Opens a source as a text stream, armed with the cancel token.
+/// Opens a source as a text stream, armed with the source's cancel token
+/// (the one place a token is armed).
 ///
 /// # Errors
-/// As [`ByteSource::open`].
-pub fn text_stream<'a>(
-    source: &'a dyn ByteSource,
-    cancel: Option<&CancelToken>,
-) -> Result<TextStream<Box<dyn BufRead + Send + 'a>>, Refusal> {
+/// As [`Source::open`].
+pub fn text_stream(
+    source: &dyn Source,
+) -> Result<TextStream<Box<dyn BufRead + Send + '_>>, Refusal> {
     let stream = TextStream::from_buf_read(source.open()?);
-    Ok(match cancel {
+    Ok(match source.cancel_token() {
         Some(token) => stream.with_cancel(token.clone()),
         None => stream,
     })
 }
 
-/// The three data operations.
+/// The data operations.
+///
+/// A new op is added here, as a [`FormatReader`] method whose default
+/// refuses it ([`Op::unsupported`]), and as one arm of [`Op::run`]:
+/// readers then opt in by overriding the method, and no reader that
+/// does not is touched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Op {
     /// What is in the file.
     Inspect,
@@ -215,72 +280,56 @@ impl Op {
             Op::Validate => "validate",
         }
     }
+
+    /// Runs this op on `reader`: the one place an op meets a reader.
+    ///
+    /// # Errors
+    /// The reader's refusals, and [`Op::unsupported`] for an op the
+    /// reader does not take.
+    pub fn run(
+        self,
+        reader: &dyn FormatReader,
+        source: &dyn Source,
+        req: &Request,
+    ) -> Result<Box<dyn Answer>, Refusal> {
+        match self {
+            Op::Inspect => reader.inspect(source, req),
+            Op::Select => reader.select(source, req),
+            Op::Validate => reader.validate(source, req),
+        }
+    }
+
+    /// The refusal for an op a reader does not take: `invalid-argument`,
+    /// naming the format.
+    pub fn unsupported(self, format: &str) -> Refusal {
+        Refusal::invalid_argument(format!(
+            "{format} does not support {}; ask for another op, or name another --format",
+            self.as_str()
+        ))
+    }
 }
 
 impl std::str::FromStr for Op {
     type Err = Refusal;
     fn from_str(s: &str) -> Result<Op, Refusal> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "inspect" => Ok(Op::Inspect),
-            "select" => Ok(Op::Select),
-            "validate" => Ok(Op::Validate),
-            other => Err(Refusal::invalid_argument(format!(
-                "op `{other}` is not one of inspect, select, validate; pass one of those"
-            ))),
-        }
-    }
-}
-
-/// The options of every operation, as callers give them: each reader
-/// takes the ones it understands (see [`FormatReader::accepts`]).
-#[derive(Clone, Debug, Default)]
-pub struct ReadOptions {
-    /// CSV/TSV: the delimiter (one character, or `tab`).
-    pub delimiter: Option<String>,
-    /// CSV/TSV: `auto`, `true` or `false`.
-    pub header: Option<String>,
-    /// Stop after this many rows or records (inspect, validate).
-    pub max_rows: Option<u64>,
-    /// Rows in the inspect sample.
-    pub sample_rows: Option<usize>,
-    /// Select: rows, records or elements to skip.
-    pub offset: Option<u64>,
-    /// Select: rows, records or elements to return.
-    pub limit: Option<u64>,
-    /// CSV/TSV select: columns by header name or 0-based index.
-    pub columns: Option<Vec<String>>,
-    /// JSON select: an RFC 6901 pointer.
-    pub pointer: Option<String>,
-    /// Cancels the scan (`aborted`).
-    pub cancel: Option<CancelToken>,
-}
-
-impl ReadOptions {
-    /// The names of the options that are set, as callers spell them.
-    pub fn given(&self) -> Vec<&'static str> {
-        let mut out = Vec::new();
-        let pairs: [(&'static str, bool); 8] = [
-            ("delimiter", self.delimiter.is_some()),
-            ("header", self.header.is_some()),
-            ("max_rows", self.max_rows.is_some()),
-            ("sample_rows", self.sample_rows.is_some()),
-            ("offset", self.offset.is_some()),
-            ("limit", self.limit.is_some()),
-            ("columns", self.columns.is_some()),
-            ("pointer", self.pointer.is_some()),
-        ];
-        for (name, set) in pairs {
-            if set {
-                out.push(name);
-            }
-        }
-        out
+        let wanted = s.trim().to_ascii_lowercase();
+        Op::ALL
+            .into_iter()
+            .find(|op| op.as_str() == wanted)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Op::ALL.iter().map(|op| op.as_str()).collect();
+                Refusal::invalid_argument(format!(
+                    "op `{}` is not one of {}; pass one of those",
+                    crate::caps::echo(&wanted),
+                    names.join(", ")
+                ))
+            })
     }
 }
 
 /// The counts of a windowed answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Window {
+pub struct WindowCounts {
     /// Items returned.
     pub returned: u64,
     /// Items skipped before the window.
@@ -295,6 +344,8 @@ pub struct Window {
 /// shapes `docs/` describes. Engines implement it for their own result
 /// structs; a caller that knows the type can downcast via `as_any`.
 pub trait Answer: Debug + Send + Any {
+    /// The format that answered (`csv`), the name its reader goes by.
+    fn format(&self) -> &'static str;
     /// The answer as JSON (`{"ok": true, "format": ..., ...}`).
     fn to_json(&self) -> Value;
     /// Writes the answer as compact JSON, the same text `to_json` would
@@ -315,7 +366,7 @@ pub trait Answer: Debug + Send + Any {
         None
     }
     /// The counts of a windowed select.
-    fn window(&self) -> Option<Window> {
+    fn window(&self) -> Option<WindowCounts> {
         None
     }
     /// For downcasting to the engine's type.
@@ -323,7 +374,7 @@ pub trait Answer: Debug + Send + Any {
 }
 
 /// Implements [`Answer`] for a `Serialize` result type with a `view`
-/// field. `verdict` and `window` are given as closures over the value.
+/// field and a `format: &'static str` field. `verdict` and `window` are given as closures over the value.
 #[macro_export]
 macro_rules! impl_answer {
     ($ty:ty) => {
@@ -331,6 +382,9 @@ macro_rules! impl_answer {
     };
     ($ty:ty, $verdict:expr, $window:expr) => {
         impl $crate::Answer for $ty {
+            fn format(&self) -> &'static str {
+                self.format
+            }
             fn to_json(&self) -> serde_json::Value {
                 serde_json::to_value(self).unwrap_or_else(|e| {
                     serde_json::json!({"ok": false, "reason": "read-error", "message": e.to_string()})
@@ -346,8 +400,8 @@ macro_rules! impl_answer {
                 let f: fn(&$ty) -> Option<Option<bool>> = $verdict;
                 f(self)
             }
-            fn window(&self) -> Option<$crate::Window> {
-                let f: fn(&$ty) -> Option<$crate::Window> = $window;
+            fn window(&self) -> Option<$crate::WindowCounts> {
+                let f: fn(&$ty) -> Option<$crate::WindowCounts> = $window;
                 f(self)
             }
             fn as_any(&self) -> &dyn std::any::Any {
@@ -364,10 +418,12 @@ pub type SniffScore = u8;
 
 /// A format plumb can read.
 ///
-/// Object-safe, so a `Registry` can hold readers written anywhere. Each
-/// operation gets the source and the caller's options; the dispatcher
-/// has already checked that every given option is one the reader
-/// [`accepts`](FormatReader::accepts) for that operation.
+/// Object-safe, so a `Registry` can hold readers written anywhere. A
+/// reader names its format, claims extensions, sniffs a head, declares
+/// its own [`options`](FormatReader::options), and overrides the op
+/// methods it supports; an op it leaves alone is refused for it. The
+/// dispatcher has already checked every given option against the
+/// declarations (and normalized its value) before an op method runs.
 pub trait FormatReader: Send + Sync {
     /// The format's name (`csv`), lowercase; what `--format` takes.
     fn name(&self) -> &'static str;
@@ -379,43 +435,36 @@ pub trait FormatReader: Send + Sync {
     /// removed): `None` when they do not look like this format.
     fn sniff(&self, head: &[u8]) -> Option<SniffScore>;
 
-    /// The options this reader takes for `op`.
-    fn accepts(&self, op: Op) -> &'static [&'static str];
-
-    /// What to say when `option` is given for `op` but not accepted:
-    /// the reader's own advice (for example "use pointer").
-    fn option_hint(&self, op: Op, option: &str) -> Option<String> {
-        let _ = (op, option);
-        None
+    /// The reader's own options, beyond the [`crate::COMMON_OPTIONS`]
+    /// every reader takes.
+    fn options(&self) -> &'static [OptionSpec] {
+        &[]
     }
 
     /// What is in the file.
     ///
     /// # Errors
-    /// Typed refusals.
-    fn inspect(
-        &self,
-        source: &dyn ByteSource,
-        opts: &ReadOptions,
-    ) -> Result<Box<dyn Answer>, Refusal>;
+    /// Typed refusals; by default the op is not supported.
+    fn inspect(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
+        let _ = (source, req);
+        Err(Op::Inspect.unsupported(self.name()))
+    }
 
     /// A bounded window of it.
     ///
     /// # Errors
-    /// Typed refusals.
-    fn select(
-        &self,
-        source: &dyn ByteSource,
-        opts: &ReadOptions,
-    ) -> Result<Box<dyn Answer>, Refusal>;
+    /// Typed refusals; by default the op is not supported.
+    fn select(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
+        let _ = (source, req);
+        Err(Op::Select.unsupported(self.name()))
+    }
 
     /// Whether it is well formed.
     ///
     /// # Errors
-    /// Typed refusals.
-    fn validate(
-        &self,
-        source: &dyn ByteSource,
-        opts: &ReadOptions,
-    ) -> Result<Box<dyn Answer>, Refusal>;
+    /// Typed refusals; by default the op is not supported.
+    fn validate(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
+        let _ = (source, req);
+        Err(Op::Validate.unsupported(self.name()))
+    }
 }

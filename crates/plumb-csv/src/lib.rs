@@ -35,7 +35,7 @@ mod scan;
 use std::io::BufRead;
 use std::path::Path;
 
-use plumb_core::{clamp_limit, CancelToken, Refusal, TextStream};
+use plumb_core::{clamp_limit, Refusal, ScanBounds, TextStream, Window};
 
 pub use cell::{
     classify_bytes, classify_cell, infer_column_type, number_class, numeric_class, scan_cell,
@@ -86,37 +86,27 @@ impl CsvFormat {
     }
 }
 
-/// Options every CSV operation takes.
+/// Options every CSV operation takes. Cancellation is not one of them:
+/// it is armed on the stream.
 #[derive(Clone, Debug, Default)]
 pub struct CsvOptions {
     /// The delimiter; detected from the first 64 KiB when `None` (CSV).
     pub delimiter: Option<u8>,
     /// Whether the first record is a header.
     pub header: HeaderMode,
-    /// Stop after this many data rows (the answer is then sampled).
-    pub max_rows: Option<u64>,
-    /// Rows in the inspect sample (default 5, at most 100).
-    pub sample_rows: Option<usize>,
-    /// Cancels the scan from another thread (`aborted`).
-    pub cancel: Option<CancelToken>,
+    /// How far inspect and validate scan (`max_rows` counts data rows)
+    /// and how many rows the inspect sample keeps (default 5, at most 100).
+    pub scan: ScanBounds,
 }
 
 /// The window a select returns.
 #[derive(Clone, Debug, Default)]
 pub struct SelectOptions {
-    /// Data rows to skip (after the header).
-    pub offset: u64,
-    /// Rows to return: clamped to 1..=1000, 50 when `None`.
-    pub limit: Option<u64>,
+    /// Data rows to skip (after the header) and to return (clamped to
+    /// 1..=1000, 50 when `None`).
+    pub window: Window,
     /// Columns to keep, by header name or 0-based index.
     pub columns: Option<Vec<ColumnRef>>,
-}
-
-fn armed<R: BufRead>(stream: TextStream<R>, opts: &CsvOptions) -> TextStream<R> {
-    match &opts.cancel {
-        Some(token) => stream.with_cancel(token.clone()),
-        None => stream,
-    }
 }
 
 /// Inspects a CSV/TSV stream: per-column types, counts, ranges and
@@ -130,15 +120,16 @@ pub fn inspect<R: BufRead>(
     opts: &CsvOptions,
 ) -> Result<CsvInspect, Refusal> {
     let rows = opts
+        .scan
         .sample_rows
         .unwrap_or(INSPECT_SAMPLE_ROWS_DEFAULT)
         .min(INSPECT_SAMPLE_ROWS_MAX);
     let mut sink = report::InspectSink::new(rows);
     let summary = scan::scan(
-        armed(stream, opts),
+        stream,
         format.delimiter(opts.delimiter),
         opts.header,
-        opts.max_rows,
+        opts.scan.max_rows,
         &mut sink,
     )?;
     Ok(sink.finish(format.name(), &summary))
@@ -157,10 +148,14 @@ pub fn select<R: BufRead>(
     opts: &CsvOptions,
     window: &SelectOptions,
 ) -> Result<CsvSelect, Refusal> {
-    let limit = clamp_limit(window.limit);
-    let mut sink = report::SelectSink::new(window.offset, limit, window.columns.clone());
+    let limit = clamp_limit(window.window.limit);
+    let mut sink = report::SelectSink::new(
+        window.window.offset.unwrap_or(0),
+        limit,
+        window.columns.clone(),
+    );
     let summary = scan::scan(
-        armed(stream, opts),
+        stream,
         format.delimiter(opts.delimiter),
         opts.header,
         None,
@@ -185,10 +180,10 @@ pub fn validate<R: BufRead>(
 ) -> Result<CsvValidate, Refusal> {
     let mut sink = report::ValidateSink::default();
     let summary = scan::scan(
-        armed(stream, opts),
+        stream,
         format.delimiter(opts.delimiter),
         opts.header,
-        opts.max_rows,
+        opts.scan.max_rows,
         &mut sink,
     )?;
     Ok(sink.finish(format.name(), &summary))

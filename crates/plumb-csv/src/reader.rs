@@ -1,13 +1,13 @@
 //! The CSV and TSV [`FormatReader`]s.
 
 use plumb_core::{
-    impl_answer, text_stream, Answer, ByteSource, FormatReader, Op, ReadOptions, Refusal,
-    SniffScore, Window,
+    impl_answer, text_stream, Answer, FormatReader, Op, OptionKind, OptionSpec, Refusal, Request,
+    SniffScore, Source, WindowCounts,
 };
 
 use crate::{
     inspect, parse_delimiter, select, validate, ColumnRef, CsvFormat, CsvInspect, CsvOptions,
-    CsvSelect, CsvValidate, SelectOptions,
+    CsvSelect, CsvValidate, HeaderMode, SelectOptions,
 };
 
 impl_answer!(CsvInspect);
@@ -17,7 +17,7 @@ impl_answer!(
     |_a: &CsvValidate| None
 );
 impl_answer!(CsvSelect, |_a: &CsvSelect| None, |a: &CsvSelect| Some(
-    Window {
+    WindowCounts {
         returned: a.returned as u64,
         offset: a.offset,
         limit: a.limit as u64,
@@ -32,28 +32,56 @@ pub struct CsvReader {
 }
 
 impl CsvReader {
-    /// The comma-separated reader (`csv`; delimiter detected unless given).
-    pub const CSV: CsvReader = CsvReader {
-        format: CsvFormat::Csv,
-    };
     /// The tab-separated reader (`tsv`, `.tsv` and `.tab`).
     pub const TSV: CsvReader = CsvReader {
         format: CsvFormat::Tsv,
     };
+    /// The comma-separated reader (`csv`; delimiter detected unless given).
+    pub const CSV: CsvReader = CsvReader {
+        format: CsvFormat::Csv,
+    };
 
-    fn options(&self, opts: &ReadOptions) -> Result<CsvOptions, Refusal> {
+    fn options(&self, req: &Request) -> Result<CsvOptions, Refusal> {
         Ok(CsvOptions {
-            delimiter: opts.delimiter.as_deref().map(parse_delimiter).transpose()?,
-            header: match &opts.header {
+            delimiter: req
+                .options
+                .text("delimiter")
+                .map(parse_delimiter)
+                .transpose()?,
+            header: match req.options.text("header") {
                 Some(h) => h.parse()?,
-                None => Default::default(),
+                None => HeaderMode::default(),
             },
-            max_rows: opts.max_rows,
-            sample_rows: opts.sample_rows,
-            cancel: opts.cancel.clone(),
+            scan: req.scan,
         })
     }
 }
+
+/// The options CSV and TSV declare: the dialect for every op, the
+/// projection for select.
+pub const CSV_OPTIONS: [OptionSpec; 3] = [
+    OptionSpec {
+        name: "delimiter",
+        kind: OptionKind::Text,
+        default: None,
+        ops: &Op::ALL,
+        doc: "the delimiter: one character, or `tab` (detected for csv, a tab for tsv)",
+    },
+    OptionSpec {
+        name: "header",
+        kind: OptionKind::Choice(&["auto", "true", "false"]),
+        default: Some("auto"),
+        ops: &Op::ALL,
+        doc: "whether the first record is a header",
+    },
+    OptionSpec {
+        name: "columns",
+        kind: OptionKind::List,
+        default: None,
+        ops: &[Op::Select],
+        doc: "columns to keep, by header name or 0-based index",
+    },
+];
 
 fn first_line(head: &[u8]) -> &[u8] {
     let end = memchr::memchr(b'\n', head).unwrap_or(head.len());
@@ -83,68 +111,34 @@ impl FormatReader for CsvReader {
         }
     }
 
-    fn accepts(&self, op: Op) -> &'static [&'static str] {
-        match op {
-            Op::Inspect => &["delimiter", "header", "max_rows", "sample_rows"],
-            Op::Select => &["delimiter", "header", "offset", "limit", "columns"],
-            Op::Validate => &["delimiter", "header", "max_rows"],
-        }
+    fn options(&self) -> &'static [OptionSpec] {
+        &CSV_OPTIONS
     }
 
-    fn option_hint(&self, op: Op, option: &str) -> Option<String> {
-        (op == Op::Select && option == "pointer").then(|| {
-            format!(
-                "{} selects rows by offset and limit and columns by name or index; a JSON pointer does not apply",
-                self.format.name()
-            )
-        })
+    fn inspect(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
+        let o = self.options(req)?;
+        Ok(Box::new(inspect(text_stream(source)?, self.format, &o)?))
     }
 
-    fn inspect(
-        &self,
-        source: &dyn ByteSource,
-        opts: &ReadOptions,
-    ) -> Result<Box<dyn Answer>, Refusal> {
-        let o = self.options(opts)?;
-        Ok(Box::new(inspect(
-            text_stream(source, opts.cancel.as_ref())?,
-            self.format,
-            &o,
-        )?))
-    }
-
-    fn select(
-        &self,
-        source: &dyn ByteSource,
-        opts: &ReadOptions,
-    ) -> Result<Box<dyn Answer>, Refusal> {
-        let o = self.options(opts)?;
+    fn select(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
+        let o = self.options(req)?;
         let window = SelectOptions {
-            offset: opts.offset.unwrap_or(0),
-            limit: opts.limit,
-            columns: opts
-                .columns
-                .as_ref()
-                .map(|cols| cols.iter().map(|c| ColumnRef::parse(c)).collect()),
+            window: req.window,
+            columns: req
+                .options
+                .list("columns")
+                .map(|cols| cols.into_iter().map(ColumnRef::parse).collect()),
         };
         Ok(Box::new(select(
-            text_stream(source, opts.cancel.as_ref())?,
+            text_stream(source)?,
             self.format,
             &o,
             &window,
         )?))
     }
 
-    fn validate(
-        &self,
-        source: &dyn ByteSource,
-        opts: &ReadOptions,
-    ) -> Result<Box<dyn Answer>, Refusal> {
-        let o = self.options(opts)?;
-        Ok(Box::new(validate(
-            text_stream(source, opts.cancel.as_ref())?,
-            self.format,
-            &o,
-        )?))
+    fn validate(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
+        let o = self.options(req)?;
+        Ok(Box::new(validate(text_stream(source)?, self.format, &o)?))
     }
 }

@@ -151,9 +151,11 @@ fn wide_peaks(cols: usize) -> [(&'static str, usize); 3] {
         .all(|r| r.len() <= plumb_core::COLUMN_TRACK_CAP));
     // A projection needs a row that was not dropped at the record cap.
     let window = SelectOptions {
-        offset: 0,
-        limit: Some(2),
-        columns: (cols <= 1_000_000).then(|| ColumnRef::parse_list("1,3")),
+        window: plumb_core::Window {
+            offset: Some(0),
+            limit: Some(2),
+        },
+        columns: (cols <= 1_000_000).then(|| "1,3".split(',').map(ColumnRef::parse).collect()),
     };
     let (_, select_peak) = plumb_testkit::peak_during(|| {
         select(
@@ -241,8 +243,10 @@ fn records_at_the_cap_are_held_once_not_twice() {
         assert!(report.header.is_some());
         assert_eq!(report.issue_count, 0);
         let window = plumb_csv::SelectOptions {
-            offset: 0,
-            limit: Some(10),
+            window: plumb_core::Window {
+                offset: Some(0),
+                limit: Some(10),
+            },
             columns: None,
         };
         let (selected, select_peak) = plumb_testkit::peak_during(|| {
@@ -289,7 +293,11 @@ fn tracked_columns_of_long_text_stay_within_their_budget() {
         out.extend_from_slice(tag.as_bytes());
     });
     let opts = CsvOptions {
-        sample_rows: Some(100),
+        scan: plumb_core::ScanBounds {
+            sample_rows: Some(100),
+
+            ..Default::default()
+        },
         ..CsvOptions::default()
     };
     let (report, peak) = plumb_testkit::peak_during(|| {

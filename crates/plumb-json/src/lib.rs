@@ -4,11 +4,11 @@
 //!
 //! ```
 //! use plumb_core::TextStream;
-//! use plumb_json::{select, JsonOptions, JsonSelectOptions};
+//! use plumb_json::{select, JsonSelectOptions};
 //!
 //! let doc = br#"{"meta": {"a/b": {"~x": 9007199254740993}}, "items": [1, 2, 3]}"#;
 //! let sel = JsonSelectOptions { pointer: "/meta/a~1b/~0x".into(), ..Default::default() };
-//! let answer = select(TextStream::new(&doc[..]), &JsonOptions::default(), &sel)?;
+//! let answer = select(TextStream::new(&doc[..]), &sel)?;
 //! // A number a double would misstate keeps its text, marked.
 //! assert_eq!(
 //!     answer.value.unwrap().get(),
@@ -38,13 +38,13 @@ mod structure;
 
 use std::path::Path;
 
-use plumb_core::{Refusal, TextStream};
+use plumb_core::{Refusal, ScanBounds, TextStream};
 
 pub use builder::{literal_precision, write_json_string, Built, ValueBuilder, BUILD_DEPTH_CAP};
 pub use ops::{
-    inspect, select, type_name, validate, JsonInspect, JsonOptions, JsonSelect, JsonSelectOptions,
-    JsonValidate, SyntaxError, JSON_SAMPLE_ROWS_DEFAULT, JSON_SAMPLE_ROWS_MAX, KEY_LIST_CAP,
-    SAMPLE_BUDGET_BYTES, SELECT_BUDGET_BYTES,
+    inspect, select, type_name, validate, JsonInspect, JsonSelect, JsonSelectOptions, JsonValidate,
+    SyntaxError, JSON_SAMPLE_ROWS_DEFAULT, JSON_SAMPLE_ROWS_MAX, KEY_LIST_CAP, SAMPLE_BUDGET_BYTES,
+    SELECT_BUDGET_BYTES,
 };
 pub use parser::{
     JsonParser, JsonSink, Scalar, ScalarKind, Status, JSON_MAX_DEPTH, KEY_CAPTURE_BYTES,
@@ -113,7 +113,7 @@ fn place_column(e: Refusal, text: &[u8], base: u64) -> Refusal {
 ///
 /// # Errors
 /// `not-found`, `not-a-file`, and those of [`inspect`].
-pub fn inspect_path(path: &Path, opts: &JsonOptions) -> Result<JsonInspect, Refusal> {
+pub fn inspect_path(path: &Path, opts: &ScanBounds) -> Result<JsonInspect, Refusal> {
     inspect(TextStream::open(path)?, opts)
 }
 
@@ -121,18 +121,14 @@ pub fn inspect_path(path: &Path, opts: &JsonOptions) -> Result<JsonInspect, Refu
 ///
 /// # Errors
 /// `not-found`, `not-a-file`, and those of [`select`].
-pub fn select_path(
-    path: &Path,
-    opts: &JsonOptions,
-    sel: &JsonSelectOptions,
-) -> Result<JsonSelect, Refusal> {
-    select(TextStream::open(path)?, opts, sel)
+pub fn select_path(path: &Path, sel: &JsonSelectOptions) -> Result<JsonSelect, Refusal> {
+    select(TextStream::open(path)?, sel)
 }
 
 /// [`validate`] over a file.
 ///
 /// # Errors
 /// `not-found`, `not-a-file`, and those of [`validate`].
-pub fn validate_path(path: &Path, opts: &JsonOptions) -> Result<JsonValidate, Refusal> {
+pub fn validate_path(path: &Path, opts: &ScanBounds) -> Result<JsonValidate, Refusal> {
     validate(TextStream::open(path)?, opts)
 }

@@ -8,7 +8,8 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use plumb_core::{
-    clamp_limit, CancelToken, Refusal, RefusalReason, TextStream, ViewFlags, COLUMN_TRACK_CAP,
+    clamp_limit, Refusal, RefusalReason, ScanBounds, TextStream, ViewFlags, Window,
+    COLUMN_TRACK_CAP,
 };
 
 use crate::builder::ValueBuilder;
@@ -33,27 +34,14 @@ pub const JSON_SAMPLE_ROWS_DEFAULT: usize = 3;
 /// The most elements an inspect sample holds.
 pub const JSON_SAMPLE_ROWS_MAX: usize = 100;
 
-/// Options every JSON operation takes.
-#[derive(Clone, Debug, Default)]
-pub struct JsonOptions {
-    /// Stop after this many elements (or members) of the root; the
-    /// answer is then sampled.
-    pub max_rows: Option<u64>,
-    /// Elements in the inspect sample (default 3, at most 100).
-    pub sample_rows: Option<usize>,
-    /// Cancels the scan from another thread (`aborted`).
-    pub cancel: Option<CancelToken>,
-}
-
 /// What a select targets.
 #[derive(Clone, Debug, Default)]
 pub struct JsonSelectOptions {
     /// An RFC 6901 pointer; `""` is the whole document.
     pub pointer: String,
-    /// Windowed mode: elements of the target array to skip.
-    pub offset: Option<u64>,
-    /// Windowed mode: elements to return (clamped to 1..=1000).
-    pub limit: Option<u64>,
+    /// Windowed mode, when either is set: elements of the target array
+    /// to skip, and to return (clamped to 1..=1000).
+    pub window: Window,
 }
 
 /// The JSON type name of a scalar kind (`string`, `number`, `boolean`, `null`).
@@ -69,12 +57,8 @@ pub fn type_name(kind: ScalarKind) -> &'static str {
 /// Pushes a whole stream through a parser.
 pub(crate) fn drive<R: BufRead, S: JsonSink>(
     mut stream: TextStream<R>,
-    cancel: Option<&CancelToken>,
     sink: &mut S,
 ) -> Result<(Status, bool), Refusal> {
-    if let Some(token) = cancel {
-        stream = stream.with_cancel(token.clone());
-    }
     let mut parser: Option<JsonParser> = None;
     while let Some(chunk) = stream.next_chunk()? {
         let p = parser.get_or_insert_with(|| JsonParser::new().with_base_offset(chunk.byte_offset));
@@ -253,14 +237,15 @@ fn raw(text: &str) -> Box<RawValue> {
         .unwrap_or_else(|_| RawValue::from_string("null".to_owned()).expect("null is JSON"))
 }
 
-/// Inspects a JSON stream.
+/// Inspects a JSON stream. `max_rows` counts elements (or members) of
+/// the root; the sample holds 3 elements unless asked (at most 100).
 ///
 /// # Errors
 /// `invalid-json` (with line, column, byte offset), `nesting-too-deep`,
 /// and the stream's refusals.
 pub fn inspect<R: BufRead>(
     stream: TextStream<R>,
-    opts: &JsonOptions,
+    opts: &ScanBounds,
 ) -> Result<JsonInspect, Refusal> {
     let mut sink = InspectSink {
         st: Structure::default(),
@@ -279,7 +264,7 @@ pub fn inspect<R: BufRead>(
         max_rows: opts.max_rows,
         capped: false,
     };
-    let (_, bom) = drive(stream, opts.cancel.as_ref(), &mut sink)?;
+    let (_, bom) = drive(stream, &mut sink)?;
     let root_type = sink.root.unwrap_or("null");
     let sample = if root_type == "array" {
         let parts: Vec<&str> = sink.samples.iter().map(|r| r.get()).collect();
@@ -419,7 +404,7 @@ impl JsonSink for ValidateSink {
 /// `binary`, `aborted`, `read-error`).
 pub fn validate<R: BufRead>(
     stream: TextStream<R>,
-    opts: &JsonOptions,
+    opts: &ScanBounds,
 ) -> Result<JsonValidate, Refusal> {
     let mut sink = ValidateSink {
         st: Structure::default(),
@@ -428,7 +413,7 @@ pub fn validate<R: BufRead>(
         max_rows: opts.max_rows,
         capped: false,
     };
-    let outcome = drive(stream, opts.cancel.as_ref(), &mut sink);
+    let outcome = drive(stream, &mut sink);
     let (valid, syntax_error) = match outcome {
         Ok(_) if sink.capped => (None, None),
         Ok(_) => (Some(true), None),
@@ -782,12 +767,12 @@ impl JsonSink for SelectSink {
 /// `nesting-too-deep` and the stream's refusals.
 pub fn select<R: BufRead>(
     stream: TextStream<R>,
-    opts: &JsonOptions,
     sel: &JsonSelectOptions,
 ) -> Result<JsonSelect, Refusal> {
     let target = Pointer::parse(&sel.pointer)?;
-    let windowed = sel.offset.is_some() || sel.limit.is_some();
-    let window = windowed.then(|| (sel.offset.unwrap_or(0), clamp_limit(sel.limit)));
+    let Window { offset, limit } = sel.window;
+    let windowed = offset.is_some() || limit.is_some();
+    let window = windowed.then(|| (offset.unwrap_or(0), clamp_limit(limit)));
     let mut sink = SelectSink {
         target,
         window,
@@ -801,7 +786,7 @@ pub fn select<R: BufRead>(
         has_more: false,
         error: None,
     };
-    drive(stream, opts.cancel.as_ref(), &mut sink)?;
+    drive(stream, &mut sink)?;
     if let Some(r) = sink.error.take() {
         return Err(r);
     }

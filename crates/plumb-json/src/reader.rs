@@ -1,14 +1,11 @@
 //! The JSON [`FormatReader`].
 
 use plumb_core::{
-    impl_answer, text_stream, Answer, ByteSource, FormatReader, Op, ReadOptions, Refusal,
-    SniffScore, Window,
+    impl_answer, text_stream, Answer, FormatReader, Op, OptionKind, OptionSpec, Refusal, Request,
+    SniffScore, Source, WindowCounts,
 };
 
-use crate::{
-    inspect, select, validate, JsonInspect, JsonOptions, JsonSelect, JsonSelectOptions,
-    JsonValidate,
-};
+use crate::{inspect, select, validate, JsonInspect, JsonSelect, JsonSelectOptions, JsonValidate};
 
 impl_answer!(JsonInspect);
 impl_answer!(
@@ -17,7 +14,7 @@ impl_answer!(
     |_a: &JsonValidate| None
 );
 impl_answer!(JsonSelect, |_a: &JsonSelect| None, |a: &JsonSelect| {
-    Some(Window {
+    Some(WindowCounts {
         returned: a.returned? as u64,
         offset: a.offset?,
         limit: a.limit? as u64,
@@ -29,13 +26,14 @@ impl_answer!(JsonSelect, |_a: &JsonSelect| None, |a: &JsonSelect| {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JsonReader;
 
-fn options(opts: &ReadOptions) -> JsonOptions {
-    JsonOptions {
-        max_rows: opts.max_rows,
-        sample_rows: opts.sample_rows,
-        cancel: opts.cancel.clone(),
-    }
-}
+/// The option JSON declares: where select looks.
+pub const JSON_OPTIONS: [OptionSpec; 1] = [OptionSpec {
+    name: "pointer",
+    kind: OptionKind::Text,
+    default: Some(""),
+    ops: &[Op::Select],
+    doc: "an RFC 6901 JSON Pointer to the value or array to select (\"\" is the whole document)",
+}];
 
 /// The first non-white-space byte.
 pub(crate) fn first_significant(head: &[u8]) -> Option<u8> {
@@ -55,56 +53,23 @@ impl FormatReader for JsonReader {
         matches!(first_significant(head), Some(b'{' | b'[')).then_some(50)
     }
 
-    fn accepts(&self, op: Op) -> &'static [&'static str] {
-        match op {
-            Op::Inspect => &["max_rows", "sample_rows"],
-            Op::Select => &["pointer", "offset", "limit"],
-            Op::Validate => &["max_rows"],
-        }
+    fn options(&self) -> &'static [OptionSpec] {
+        &JSON_OPTIONS
     }
 
-    fn option_hint(&self, op: Op, option: &str) -> Option<String> {
-        (op == Op::Select && option == "columns").then(|| {
-            "json selects with a JSON Pointer, not columns; pass pointer (for example /items/0/name)".to_owned()
-        })
+    fn inspect(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
+        Ok(Box::new(inspect(text_stream(source)?, &req.scan)?))
     }
 
-    fn inspect(
-        &self,
-        source: &dyn ByteSource,
-        opts: &ReadOptions,
-    ) -> Result<Box<dyn Answer>, Refusal> {
-        Ok(Box::new(inspect(
-            text_stream(source, opts.cancel.as_ref())?,
-            &options(opts),
-        )?))
-    }
-
-    fn select(
-        &self,
-        source: &dyn ByteSource,
-        opts: &ReadOptions,
-    ) -> Result<Box<dyn Answer>, Refusal> {
+    fn select(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
         let sel = JsonSelectOptions {
-            pointer: opts.pointer.clone().unwrap_or_default(),
-            offset: opts.offset,
-            limit: opts.limit,
+            pointer: req.options.text("pointer").unwrap_or_default().to_owned(),
+            window: req.window,
         };
-        Ok(Box::new(select(
-            text_stream(source, opts.cancel.as_ref())?,
-            &options(opts),
-            &sel,
-        )?))
+        Ok(Box::new(select(text_stream(source)?, &sel)?))
     }
 
-    fn validate(
-        &self,
-        source: &dyn ByteSource,
-        opts: &ReadOptions,
-    ) -> Result<Box<dyn Answer>, Refusal> {
-        Ok(Box::new(validate(
-            text_stream(source, opts.cancel.as_ref())?,
-            &options(opts),
-        )?))
+    fn validate(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
+        Ok(Box::new(validate(text_stream(source)?, &req.scan)?))
     }
 }

@@ -2,8 +2,9 @@
 
 use std::io::Read;
 
+use plumb_core::ScanBounds;
 use plumb_core::TextStream;
-use plumb_json::{inspect, JsonOptions};
+use plumb_json::inspect;
 
 #[global_allocator]
 static ALLOC: plumb_testkit::CountingAlloc = plumb_testkit::CountingAlloc;
@@ -57,7 +58,7 @@ fn inspecting_a_256_mb_array_keeps_peak_heap_under_16_mib() {
         closed: false,
     };
     let (report, peak) = plumb_testkit::peak_during(|| {
-        inspect(TextStream::new(source), &JsonOptions::default()).unwrap()
+        inspect(TextStream::new(source), &ScanBounds::default()).unwrap()
     });
     assert!(peak < 16 * 1024 * 1024, "peak live heap {peak} bytes");
     assert!(report.count > 3_000_000, "{}", report.count);

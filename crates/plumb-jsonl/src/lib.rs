@@ -4,10 +4,11 @@
 //!
 //! ```
 //! use plumb_core::TextStream;
-//! use plumb_jsonl::{validate, JsonlOptions};
+//! use plumb_core::ScanBounds;
+//! use plumb_jsonl::validate;
 //!
 //! let text = "{\"a\": 1}\n\n{\"a\": 2,}\n";
-//! let r = validate(TextStream::new(text.as_bytes()), &JsonlOptions::default())?;
+//! let r = validate(TextStream::new(text.as_bytes()), &ScanBounds::default())?;
 //! assert_eq!(r.valid, Some(false));
 //! assert_eq!(r.first_invalid.unwrap().line, 3);
 //! assert_eq!(r.blank_lines, 1);
@@ -26,13 +27,12 @@ mod splitter;
 
 use std::path::Path;
 
-use plumb_core::{Refusal, TextStream};
+use plumb_core::{Refusal, ScanBounds, TextStream, Window};
 
 pub use ops::{
-    inspect, select, validate, InvalidLine, JsonlInspect, JsonlOptions, JsonlSelect,
-    JsonlSelectOptions, JsonlValidate, LineDuplicate, LineDuplicates, LinePrecision,
-    LinePrecisionReport, SelectedRecord, JSONL_SAMPLE_ROWS_DEFAULT, JSONL_SAMPLE_ROWS_MAX,
-    KEY_HISTOGRAM_CAP, SELECT_LINE_BUDGET_BYTES,
+    inspect, select, validate, InvalidLine, JsonlInspect, JsonlSelect, JsonlValidate,
+    LineDuplicate, LineDuplicates, LinePrecision, LinePrecisionReport, SelectedRecord,
+    JSONL_SAMPLE_ROWS_DEFAULT, JSONL_SAMPLE_ROWS_MAX, KEY_HISTOGRAM_CAP, SELECT_LINE_BUDGET_BYTES,
 };
 pub use reader::JsonlReader;
 pub use splitter::{Line, LineSink, LineSplitter, JSONL_MAX_LINE_BYTES};
@@ -41,7 +41,7 @@ pub use splitter::{Line, LineSink, LineSplitter, JSONL_MAX_LINE_BYTES};
 ///
 /// # Errors
 /// `not-found`, `not-a-file`, and those of [`inspect`].
-pub fn inspect_path(path: &Path, opts: &JsonlOptions) -> Result<JsonlInspect, Refusal> {
+pub fn inspect_path(path: &Path, opts: &ScanBounds) -> Result<JsonlInspect, Refusal> {
     inspect(TextStream::open(path)?, opts)
 }
 
@@ -49,18 +49,14 @@ pub fn inspect_path(path: &Path, opts: &JsonlOptions) -> Result<JsonlInspect, Re
 ///
 /// # Errors
 /// `not-found`, `not-a-file`, and those of [`select`].
-pub fn select_path(
-    path: &Path,
-    opts: &JsonlOptions,
-    window: &JsonlSelectOptions,
-) -> Result<JsonlSelect, Refusal> {
-    select(TextStream::open(path)?, opts, window)
+pub fn select_path(path: &Path, window: &Window) -> Result<JsonlSelect, Refusal> {
+    select(TextStream::open(path)?, window)
 }
 
 /// [`validate`] over a file.
 ///
 /// # Errors
 /// `not-found`, `not-a-file`, and those of [`validate`].
-pub fn validate_path(path: &Path, opts: &JsonlOptions) -> Result<JsonlValidate, Refusal> {
+pub fn validate_path(path: &Path, opts: &ScanBounds) -> Result<JsonlValidate, Refusal> {
     validate(TextStream::open(path)?, opts)
 }

@@ -8,7 +8,8 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use plumb_core::{
-    clamp_limit, CancelToken, PrecisionKind, Refusal, TextStream, ViewFlags, FIRST_ISSUES_CAP,
+    clamp_limit, PrecisionKind, Refusal, ScanBounds, TextStream, ViewFlags, Window,
+    FIRST_ISSUES_CAP,
 };
 use plumb_json::{
     scan_text, type_name, JsonParser, JsonSink, Scalar, Structure, ValueBuilder,
@@ -31,27 +32,6 @@ pub const JSONL_SAMPLE_ROWS_DEFAULT: usize = 3;
 /// The most records an inspect sample holds.
 pub const JSONL_SAMPLE_ROWS_MAX: usize = 100;
 
-/// Options every JSON Lines operation takes.
-#[derive(Clone, Debug, Default)]
-pub struct JsonlOptions {
-    /// Stop after this many records (non-blank lines); the answer is
-    /// then sampled.
-    pub max_rows: Option<u64>,
-    /// Records in the inspect sample (default 3, at most 100).
-    pub sample_rows: Option<usize>,
-    /// Cancels the scan from another thread (`aborted`).
-    pub cancel: Option<CancelToken>,
-}
-
-/// The window a select returns.
-#[derive(Clone, Debug, Default)]
-pub struct JsonlSelectOptions {
-    /// Records (non-blank lines) to skip.
-    pub offset: u64,
-    /// Records to return: clamped to 1..=1000, 50 when `None`.
-    pub limit: Option<u64>,
-}
-
 /// A line that is not a JSON value.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct InvalidLine {
@@ -72,12 +52,8 @@ fn oversized_message(len: u64) -> String {
 /// sink stopped the scan, and the BOM flag.
 fn drive<R: BufRead, S: LineSink>(
     mut stream: TextStream<R>,
-    cancel: Option<&CancelToken>,
     sink: &mut S,
 ) -> Result<(bool, bool), Refusal> {
-    if let Some(token) = cancel {
-        stream = stream.with_cancel(token.clone());
-    }
     let mut splitter: Option<LineSplitter> = None;
     while let Some(chunk) = stream.next_chunk()? {
         let s = splitter.get_or_insert_with(|| LineSplitter::new(chunk.byte_offset));
@@ -403,7 +379,7 @@ impl LineSink for InspectLines {
 /// `read-error`); a record that is not JSON is reported, not refused.
 pub fn inspect<R: BufRead>(
     stream: TextStream<R>,
-    opts: &JsonlOptions,
+    opts: &ScanBounds,
 ) -> Result<JsonlInspect, Refusal> {
     let mut sink = InspectLines {
         parser: JsonParser::new(),
@@ -428,7 +404,7 @@ pub fn inspect<R: BufRead>(
         dups: LineDuplicates::default(),
         precision: LinePrecisionReport::default(),
     };
-    let (_, bom) = drive(stream, opts.cancel.as_ref(), &mut sink)?;
+    let (_, bom) = drive(stream, &mut sink)?;
     let max_depth = sink.st.max_depth();
     let (dups, precision) = sink.st.into_reports();
     let mut line_dups = sink.dups;
@@ -616,26 +592,23 @@ impl LineSink for SelectLines {
     }
 }
 
-/// Selects a window of records; a broken record stands in its place as
+/// Selects a window of records (non-blank lines; the limit is clamped
+/// to 1..=1000, 50 when `None`); a broken record stands in its place as
 /// `{line, error}`. Reading stops one record past the window.
 ///
 /// # Errors
 /// The stream's refusals.
-pub fn select<R: BufRead>(
-    stream: TextStream<R>,
-    opts: &JsonlOptions,
-    window: &JsonlSelectOptions,
-) -> Result<JsonlSelect, Refusal> {
+pub fn select<R: BufRead>(stream: TextStream<R>, window: &Window) -> Result<JsonlSelect, Refusal> {
     let mut sink = SelectLines {
         parser: JsonParser::new(),
-        offset: window.offset,
+        offset: window.offset.unwrap_or(0),
         limit: clamp_limit(window.limit),
         index: 0,
         records: Vec::new(),
         has_more: false,
         cut: false,
     };
-    drive(stream, opts.cancel.as_ref(), &mut sink)?;
+    drive(stream, &mut sink)?;
     Ok(JsonlSelect {
         ok: true,
         format: "jsonl",
@@ -738,7 +711,7 @@ impl LineSink for ValidateLines {
 /// The stream's refusals.
 pub fn validate<R: BufRead>(
     stream: TextStream<R>,
-    opts: &JsonlOptions,
+    opts: &ScanBounds,
 ) -> Result<JsonlValidate, Refusal> {
     let mut sink = ValidateLines {
         parser: JsonParser::new(),
@@ -748,7 +721,7 @@ pub fn validate<R: BufRead>(
         capped: false,
         first_invalid: None,
     };
-    let (_, bom) = drive(stream, opts.cancel.as_ref(), &mut sink)?;
+    let (_, bom) = drive(stream, &mut sink)?;
     let stopped = sink.capped || sink.first_invalid.is_some();
     let first_invalid = if bom {
         Some(InvalidLine {

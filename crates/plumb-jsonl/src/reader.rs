@@ -1,14 +1,11 @@
 //! The JSON Lines [`FormatReader`].
 
 use plumb_core::{
-    impl_answer, text_stream, Answer, ByteSource, FormatReader, Op, ReadOptions, Refusal,
-    SniffScore, Window,
+    impl_answer, text_stream, Answer, FormatReader, Refusal, Request, SniffScore, Source,
+    WindowCounts,
 };
 
-use crate::{
-    inspect, select, validate, JsonlInspect, JsonlOptions, JsonlSelect, JsonlSelectOptions,
-    JsonlValidate,
-};
+use crate::{inspect, select, validate, JsonlInspect, JsonlSelect, JsonlValidate};
 
 impl_answer!(JsonlInspect);
 impl_answer!(
@@ -19,7 +16,7 @@ impl_answer!(
 impl_answer!(
     JsonlSelect,
     |_a: &JsonlSelect| None,
-    |a: &JsonlSelect| Some(Window {
+    |a: &JsonlSelect| Some(WindowCounts {
         returned: a.returned as u64,
         offset: a.offset,
         limit: a.limit as u64,
@@ -30,14 +27,6 @@ impl_answer!(
 /// Reads JSON Lines through the plumb-jsonl engine.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JsonlReader;
-
-fn options(opts: &ReadOptions) -> JsonlOptions {
-    JsonlOptions {
-        max_rows: opts.max_rows,
-        sample_rows: opts.sample_rows,
-        cancel: opts.cancel.clone(),
-    }
-}
 
 impl FormatReader for JsonlReader {
     fn name(&self) -> &'static str {
@@ -63,61 +52,15 @@ impl FormatReader for JsonlReader {
         (opens(first) && closes(first) && opens(second)).then_some(60)
     }
 
-    fn accepts(&self, op: Op) -> &'static [&'static str] {
-        match op {
-            Op::Inspect => &["max_rows", "sample_rows"],
-            Op::Select => &["offset", "limit"],
-            Op::Validate => &["max_rows"],
-        }
+    fn inspect(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
+        Ok(Box::new(inspect(text_stream(source)?, &req.scan)?))
     }
 
-    fn option_hint(&self, op: Op, option: &str) -> Option<String> {
-        match (op, option) {
-            (Op::Select, "pointer") => Some(
-                "JSON Lines selects records by offset and limit; a pointer does not apply (select a record, then read into it)".to_owned(),
-            ),
-            (Op::Select, "columns") => Some(
-                "JSON Lines selects whole records by offset and limit; columns do not apply".to_owned(),
-            ),
-            _ => None,
-        }
+    fn select(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
+        Ok(Box::new(select(text_stream(source)?, &req.window)?))
     }
 
-    fn inspect(
-        &self,
-        source: &dyn ByteSource,
-        opts: &ReadOptions,
-    ) -> Result<Box<dyn Answer>, Refusal> {
-        Ok(Box::new(inspect(
-            text_stream(source, opts.cancel.as_ref())?,
-            &options(opts),
-        )?))
-    }
-
-    fn select(
-        &self,
-        source: &dyn ByteSource,
-        opts: &ReadOptions,
-    ) -> Result<Box<dyn Answer>, Refusal> {
-        let window = JsonlSelectOptions {
-            offset: opts.offset.unwrap_or(0),
-            limit: opts.limit,
-        };
-        Ok(Box::new(select(
-            text_stream(source, opts.cancel.as_ref())?,
-            &options(opts),
-            &window,
-        )?))
-    }
-
-    fn validate(
-        &self,
-        source: &dyn ByteSource,
-        opts: &ReadOptions,
-    ) -> Result<Box<dyn Answer>, Refusal> {
-        Ok(Box::new(validate(
-            text_stream(source, opts.cancel.as_ref())?,
-            &options(opts),
-        )?))
+    fn validate(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
+        Ok(Box::new(validate(text_stream(source)?, &req.scan)?))
     }
 }

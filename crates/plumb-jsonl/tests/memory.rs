@@ -2,8 +2,9 @@
 
 use std::io::Read;
 
+use plumb_core::ScanBounds;
 use plumb_core::TextStream;
-use plumb_jsonl::{inspect, JsonlOptions};
+use plumb_jsonl::inspect;
 
 #[global_allocator]
 static ALLOC: plumb_testkit::CountingAlloc = plumb_testkit::CountingAlloc;
@@ -49,7 +50,7 @@ fn a_64_mb_line_is_skipped_without_being_held() {
         tail: b"7]\n{\"a\": 1}\n{\"b\": 2}\n",
     };
     let (report, peak) = plumb_testkit::peak_during(|| {
-        inspect(TextStream::new(source), &JsonlOptions::default()).unwrap()
+        inspect(TextStream::new(source), &ScanBounds::default()).unwrap()
     });
     assert!(peak < 16 * 1024 * 1024, "peak live heap {peak} bytes");
     assert_eq!(report.rows_scanned, 3);

@@ -7,46 +7,62 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
+use plumb::{Registry, Request};
 use plumb_core::{Op, Refusal};
 
-/// Arguments of the `data` tool.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+/// Arguments of the `data` tool: the op, the file and the format, and
+/// every other field as an option (the shared window and scan bounds,
+/// and the options readers declare), judged against the declarations
+/// once the format is known.
+#[derive(Debug, Clone)]
 pub struct DataArgs {
-    /// `inspect` (what is in the file), `select` (a bounded window of
-    /// it, verbatim) or `validate` (is it well formed).
-    pub op: String,
+    /// The op.
+    pub op: Op,
     /// The file, relative to the workspace root, or a catalog name.
     pub path: String,
-    /// `csv`, `tsv`, `json` or `jsonl`; detected when left out.
-    #[serde(default)]
+    /// The format; detected when left out.
     pub format: Option<String>,
-    /// CSV/TSV: the delimiter (one character, or `tab`).
-    #[serde(default)]
-    pub delimiter: Option<String>,
-    /// CSV/TSV: `auto`, `true` or `false`: whether the first record is a header.
-    #[serde(default)]
-    pub header: Option<String>,
-    /// inspect, validate: stop after this many rows (the answer is then sampled).
-    #[serde(default)]
-    pub max_rows: Option<u64>,
-    /// inspect: rows in the sample.
-    #[serde(default)]
-    pub sample_rows: Option<u64>,
-    /// select: rows, records or array elements to skip.
-    #[serde(default)]
-    pub offset: Option<u64>,
-    /// select: how many to return (1 to 1000, default 50).
-    #[serde(default)]
-    pub limit: Option<u64>,
-    /// CSV/TSV select: columns by header name or 0-based index.
-    #[serde(default)]
-    pub columns: Option<Vec<String>>,
-    /// JSON select: an RFC 6901 pointer (`""` is the whole document).
-    #[serde(default)]
-    pub pointer: Option<String>,
+    /// The request the other fields make.
+    pub request: Request,
+}
+
+/// The JSON Schema of the `data` tool's arguments, made from the
+/// registry's option declarations: each option is a property with its
+/// declared type, and its description names the formats and ops that
+/// take it.
+pub fn data_schema(registry: &Registry) -> Value {
+    let ops: Vec<&str> = Op::ALL.iter().map(|op| op.as_str()).collect();
+    let formats = registry.names();
+    let mut properties = Map::new();
+    properties.insert(
+        "op".to_owned(),
+        json!({"type": "string", "enum": ops,
+               "description": "inspect (what is in the file), select (a bounded window of it, verbatim) or validate (is it well formed)"}),
+    );
+    properties.insert(
+        "path".to_owned(),
+        json!({"type": "string", "description": "The file, relative to the workspace root, or a catalog name."}),
+    );
+    properties.insert(
+        "format".to_owned(),
+        json!({"type": "string", "enum": formats, "description": "The format; detected when left out."}),
+    );
+    for d in registry.options() {
+        let mut schema = d.spec.kind.json_schema();
+        let ops: Vec<&str> = d.ops.iter().map(|op| op.as_str()).collect();
+        schema["description"] = Value::from(format!("{} ({})", d.help(), ops.join(", ")));
+        properties.insert(d.spec.name.to_owned(), schema);
+    }
+    json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "title": "DataArgs",
+        "type": "object",
+        "properties": properties,
+        "required": ["op", "path"],
+        "additionalProperties": false,
+    })
 }
 
 /// Arguments of the `read` tool.
@@ -64,7 +80,8 @@ pub struct ReadArgs {
     pub limit: Option<u64>,
 }
 
-const NUMBER_FIELDS: [&str; 4] = ["max_rows", "sample_rows", "offset", "limit"];
+/// The `read` tool's numeric fields, repaired from text.
+const NUMBER_FIELDS: [&str; 2] = ["offset", "limit"];
 
 fn object(args: Value) -> Result<Map<String, Value>, Refusal> {
     match args {
@@ -83,12 +100,15 @@ fn object(args: Value) -> Result<Map<String, Value>, Refusal> {
     }
 }
 
-/// Repairs the common shapes weak callers send (see the module docs).
+/// Repairs the common shapes weak callers send (see the module docs):
+/// the path's aliases, numbers sent as text, a null for a missing field.
+/// The options' values are repaired later by their declarations
+/// ([`plumb::OptionSpec::normalize`]), once the format is known.
 ///
 /// ```
 /// use serde_json::json;
-/// let fixed = plumb_tool::repair(json!({"file": "a.csv", "limit": "10", "columns": "x, y", "header": true})).unwrap();
-/// assert_eq!(fixed, json!({"path": "a.csv", "limit": 10, "columns": ["x", "y"], "header": "true"}));
+/// let fixed = plumb_tool::repair(json!({"file": "a.csv", "limit": "10", "columns": null})).unwrap();
+/// assert_eq!(fixed, json!({"path": "a.csv", "limit": 10}));
 /// ```
 ///
 /// # Errors
@@ -120,36 +140,6 @@ pub fn repair(args: Value) -> Result<Value, Refusal> {
             }
         }
     }
-    match m.get("columns") {
-        Some(Value::String(s)) => {
-            let list: Vec<Value> = s
-                .split(',')
-                .map(str::trim)
-                .filter(|p| !p.is_empty())
-                .map(Value::from)
-                .collect();
-            m.insert("columns".to_owned(), Value::Array(list));
-        }
-        Some(Value::Array(items)) => {
-            let list: Vec<Value> = items
-                .iter()
-                .map(|v| match v {
-                    Value::String(s) => Value::from(s.trim()),
-                    other => Value::from(other.to_string()),
-                })
-                .collect();
-            m.insert("columns".to_owned(), Value::Array(list));
-        }
-        Some(Value::Number(n)) => {
-            let n = n.to_string();
-            m.insert("columns".to_owned(), Value::Array(vec![Value::from(n)]));
-        }
-        _ => {}
-    }
-    if let Some(Value::Bool(b)) = m.get("header") {
-        let b = *b;
-        m.insert("header".to_owned(), Value::from(b.to_string()));
-    }
     if let Some(Value::String(op)) = m.get("op") {
         let op = op.trim().to_ascii_lowercase();
         m.insert("op".to_owned(), Value::from(op));
@@ -170,25 +160,43 @@ fn parse<T: for<'de> Deserialize<'de>>(v: Value, example: &str) -> Result<T, Ref
 /// Repairs and reads `data` arguments.
 ///
 /// # Errors
-/// `invalid-argument`, naming the valid ops for a bad `op`.
-pub fn data_args(args: Value) -> Result<(Op, DataArgs), Refusal> {
-    let fixed = repair(args)?;
-    let op_text = fixed
-        .get("op")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    let op: Op = op_text.parse().map_err(|_| {
-        Refusal::invalid_argument(format!(
-            "op `{op_text}` is not one of inspect, select, validate; pass one of those as `op`"
-        ))
-    })?;
-    let args: DataArgs = parse(
-        fixed,
-        r#"{"op": "select", "path": "data.csv", "offset": 0, "limit": 20}"#,
-    )?;
-    Ok((op, args))
+/// `invalid-argument`, naming the valid ops for a bad `op`, or a value
+/// of the wrong type for a shared option.
+pub fn data_args(args: Value) -> Result<DataArgs, Refusal> {
+    let Value::Object(mut m) = repair(args)? else {
+        return Err(Refusal::invalid_argument("arguments must be a JSON object"));
+    };
+    let text = |m: &mut Map<String, Value>, name: &str| -> Result<Option<String>, Refusal> {
+        match m.remove(name) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(other) => Err(Refusal::invalid_argument(format!(
+                "`{name}` must be text, not {}; for example {EXAMPLE}",
+                plumb_core::echo(&other.to_string())
+            ))),
+        }
+    };
+    let op_text = text(&mut m, "op")?.unwrap_or_default();
+    let op: Op = op_text.parse()?;
+    let Some(path) = text(&mut m, "path")? else {
+        return Err(Refusal::invalid_argument(format!(
+            "`path` is missing: name the file; for example {EXAMPLE}"
+        )));
+    };
+    let format = text(&mut m, "format")?;
+    let mut request = Request::default();
+    for (name, raw) in m {
+        request.set(&name, raw)?;
+    }
+    Ok(DataArgs {
+        op,
+        path,
+        format,
+        request,
+    })
 }
+
+const EXAMPLE: &str = r#"{"op": "select", "path": "data.csv", "offset": 0, "limit": 20}"#;
 
 /// Repairs and reads `read` arguments.
 ///

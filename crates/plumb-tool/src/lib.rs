@@ -39,7 +39,7 @@ mod mcp;
 mod paths;
 mod surface;
 
-pub use args::{data_args, read_args, repair, DataArgs, ReadArgs};
+pub use args::{data_args, data_schema, read_args, repair, DataArgs, ReadArgs};
 pub use bounded::{
     bounded_json, bounded_text, BoundedJson, OBSERVATION_LIST_ITEMS, OBSERVATION_STRING_BYTES,
 };

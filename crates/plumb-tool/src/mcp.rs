@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::gate::{Gate, LineGate, MCP_MAX_LINE_BYTES};
 
-use crate::args::{DataArgs, ReadArgs};
+use crate::args::ReadArgs;
 use crate::surface::{Toolbox, DATA_DESCRIPTION, READ_DESCRIPTION, TOOL_NAMES};
 
 /// The server: a toolbox behind the MCP handler.
@@ -73,16 +73,15 @@ impl McpServer {
         }
     }
 
-    /// The tools, with input schemas generated from the argument types.
-    pub fn tools() -> Vec<Tool> {
+    /// The tools, with input schemas generated from the argument types
+    /// and, for `data`, from the option declarations of the readers.
+    pub fn tools(&self) -> Vec<Tool> {
         let annotations = ToolAnnotations::new().read_only(true).destructive(false);
         vec![
             Tool::new(
                 "data",
                 DATA_DESCRIPTION,
-                object(
-                    serde_json::to_value(schemars::schema_for!(DataArgs)).unwrap_or(Value::Null),
-                ),
+                object(self.toolbox.schema()["data"]["input_schema"].take()),
             )
             .with_raw_output_schema(output_schema())
             .with_annotations(annotations.clone()),
@@ -349,11 +348,11 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(McpServer::tools()))
+        Ok(ListToolsResult::with_all_items(self.tools()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        McpServer::tools().into_iter().find(|t| t.name == name)
+        self.tools().into_iter().find(|t| t.name == name)
     }
 
     async fn call_tool(

@@ -5,10 +5,10 @@ use std::io::Read;
 use serde_json::{json, Value};
 
 use plumb::read::{read_file, ReadRequest};
-use plumb::{Op, Plumb, ReadOptions};
+use plumb::Plumb;
 use plumb_core::{echo, echo_within, CancelToken, FileSource, Refusal, RefusalReason};
 
-use crate::args::{data_args, read_args, DataArgs, ReadArgs};
+use crate::args::{data_args, data_schema, read_args, DataArgs, ReadArgs};
 use crate::bounded::bounded_text;
 use crate::envelope::{fit_noted, json_len, Budget, OBSERVATION_CAP_BYTES};
 use crate::paths::Workspace;
@@ -176,18 +176,20 @@ impl Toolbox {
             .and_then(Value::as_str)
             .unwrap_or("call")
             .to_ascii_lowercase();
-        let (op, a) = match data_args(args) {
+        let a = match data_args(args) {
             Ok(x) => x,
             Err(r) => return refusal_observation("data", &op_hint, &r),
         };
+        let op = a.op;
         let reservation = match self.budget.reserve() {
             Ok(r) => r,
             Err(r) => return refusal_observation("data", op.as_str(), &r),
         };
         let cap = reservation.bytes();
-        match self.run_data(op, &a, cancel) {
+        match self.run_data(&a, cancel) {
             Err(r) => refusal_observation("data", op.as_str(), &r.with_path(a.path.clone())),
-            Ok((format, answer)) => {
+            Ok(answer) => {
+                let format = answer.format();
                 let view = answer.view();
                 let window = answer.window();
                 // Only the JSON is needed from here: the typed answer is
@@ -240,31 +242,16 @@ impl Toolbox {
         }
     }
 
+    /// Opens the file once (the handle judged beneath the root), arms
+    /// the cancel token on it, and lets the dispatcher detect and run.
     fn run_data(
         &self,
-        op: Op,
         a: &DataArgs,
         cancel: Option<CancelToken>,
-    ) -> Result<(&'static str, Box<dyn plumb::Answer>), Refusal> {
-        let source = FileSource::from_opened(self.workspace.resolve(&a.path)?);
-        let opts = ReadOptions {
-            delimiter: a.delimiter.clone(),
-            header: a.header.clone(),
-            max_rows: a.max_rows,
-            sample_rows: a.sample_rows.map(|n| n.min(1000) as usize),
-            offset: a.offset,
-            limit: a.limit,
-            columns: a.columns.clone(),
-            pointer: a.pointer.clone(),
-            cancel,
-        };
-        let format = self
-            .plumb
-            .detect_source(&source, a.format.as_deref())?
-            .reader
-            .name();
-        let answer = self.plumb.run_source(op, &source, Some(format), &opts)?;
-        Ok((format, answer))
+    ) -> Result<Box<dyn plumb::Answer>, Refusal> {
+        let source = FileSource::from_opened(self.workspace.resolve(&a.path)?).with_cancel(cancel);
+        self.plumb
+            .run_source(a.op, &source, a.format.as_deref(), &a.request)
     }
 
     /// The `read` tool.
@@ -273,15 +260,6 @@ impl Toolbox {
             Ok(a) => a,
             Err(r) => return refusal_observation("read", "read", &r),
         };
-        if a.limit == Some(0) {
-            return refusal_observation(
-                "read",
-                "read",
-                &Refusal::invalid_argument(
-                    "`limit` is zero, which asks for no lines at all; pass a limit from 1 to 512, or leave it out",
-                ),
-            );
-        }
         let reservation = match self.budget.reserve() {
             Ok(r) => r,
             Err(r) => return refusal_observation("read", "read", &r),
@@ -320,12 +298,13 @@ impl Toolbox {
         }
     }
 
-    /// The JSON Schema of both tools' arguments.
-    pub fn schema() -> Value {
+    /// The JSON Schema of both tools' arguments: `data`'s is made from
+    /// the option declarations of this toolbox's readers.
+    pub fn schema(&self) -> Value {
         json!({
             "data": {
                 "description": DATA_DESCRIPTION,
-                "input_schema": schemars::schema_for!(DataArgs),
+                "input_schema": data_schema(self.plumb.registry()),
             },
             "read": {
                 "description": READ_DESCRIPTION,

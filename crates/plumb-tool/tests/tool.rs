@@ -1,7 +1,7 @@
 //! The agent surface: the seed's tool tests, a battery of hostile paths,
 //! and the 32 KiB observation bound.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use plumb_tool::{json_len, Budget, Toolbox, Workspace, OBSERVATION_CAP_BYTES};
 use serde_json::{json, Value};
@@ -428,7 +428,8 @@ fn a_session_budget_is_reserved_and_reconciled() {
 
 #[test]
 fn the_schema_is_generated_from_the_argument_types() {
-    let s = Toolbox::schema();
+    let f = fixture();
+    let s = tools(&f).schema();
     let data = &s["data"]["input_schema"]["properties"];
     for field in [
         "op",
@@ -444,7 +445,15 @@ fn the_schema_is_generated_from_the_argument_types() {
         assert!(data.get(field).is_some(), "{field}");
     }
     assert_eq!(s["read"]["input_schema"]["required"], json!(["path"]));
-    let _ = Path::new("");
+    // Each reader option carries its declared type and who takes it.
+    assert_eq!(data["columns"]["type"], "array");
+    assert_eq!(data["header"]["enum"], json!(["auto", "true", "false"]));
+    assert!(data["pointer"]["description"]
+        .as_str()
+        .unwrap()
+        .starts_with("json: "));
+    assert_eq!(data["limit"]["type"], "integer");
+    assert_eq!(s["data"]["input_schema"]["additionalProperties"], false);
 }
 
 #[test]

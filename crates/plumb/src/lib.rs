@@ -3,13 +3,13 @@
 //! **validate** it, or **read** a line interval of it.
 //!
 //! ```
-//! use plumb::{Plumb, ReadOptions};
+//! use plumb::{Plumb, Request, Window};
 //! use plumb_core::{BytesSource, Op};
 //!
 //! let plumb = Plumb::new();
 //! let data = BytesSource::new("events.jsonl", "{\"id\": 1}\n{\"id\": 9007199254740993}\n");
-//! let opts = ReadOptions { offset: Some(1), ..ReadOptions::default() };
-//! let answer = plumb.run_source(Op::Select, &data, None, &opts)?;
+//! let req = Request { window: Window { offset: Some(1), limit: None }, ..Request::default() };
+//! let answer = plumb.run_source(Op::Select, &data, None, &req)?;
 //! let json = answer.to_json();
 //! assert_eq!(json["records"][0]["value"]["id"]["precision"], "unsafe-integer");
 //! # Ok::<(), plumb_core::Refusal>(())
@@ -31,7 +31,8 @@ mod registry;
 
 pub use ops::Plumb;
 pub use plumb_core::{
-    Answer, ByteSource, BytesSource, CancelToken, FileSource, FormatReader, Op, ReadOptions,
-    Refusal, RefusalReason, SniffScore, ViewFlags, Window,
+    Answer, BytesSource, CancelToken, FileSource, FormatReader, Op, OptionKind, OptionSpec,
+    Options, Refusal, RefusalReason, Request, ScanBounds, SniffScore, Source, ViewFlags, Window,
+    WindowCounts, COMMON_OPTIONS,
 };
-pub use registry::{Detected, DetectedBy, Registry, SNIFF_BYTES};
+pub use registry::{DeclaredOption, Detected, DetectedBy, Registry, SNIFF_BYTES};

@@ -3,21 +3,21 @@
 
 use std::path::Path;
 
-use plumb_core::{Answer, ByteSource, FileSource, Op, ReadOptions, Refusal};
+use plumb_core::{Answer, FileSource, Op, Refusal, Request, Source};
 
 use crate::registry::{Detected, Registry};
 
 /// plumb: a registry of readers and the operations over them.
 ///
 /// ```
-/// use plumb::{Plumb, ReadOptions};
+/// use plumb::{Plumb, Request};
 /// use plumb_core::BytesSource;
 ///
 /// let plumb = Plumb::new();
 /// let source = BytesSource::new("people.csv", "id,name\n1,ann\n2,bob\n");
-/// let answer = plumb.inspect_source(&source, None, &ReadOptions::default())?;
+/// let answer = plumb.inspect_source(&source, None, &Request::default())?;
 /// let json = answer.to_json();
-/// assert_eq!(json["format"], "csv");
+/// assert_eq!(answer.format(), "csv");
 /// assert_eq!(json["row_count"], 2);
 /// assert_eq!(answer.view().label(), "exact");
 /// # Ok::<(), plumb_core::Refusal>(())
@@ -71,7 +71,7 @@ impl Plumb {
     /// `unsupported-format`, and read refusals.
     pub fn detect_source(
         &self,
-        source: &dyn ByteSource,
+        source: &dyn Source,
         format: Option<&str>,
     ) -> Result<Detected, Refusal> {
         self.registry.detect(source, format)
@@ -88,53 +88,30 @@ impl Plumb {
         op: Op,
         path: &Path,
         format: Option<&str>,
-        opts: &ReadOptions,
+        req: &Request,
     ) -> Result<Box<dyn Answer>, Refusal> {
         let source = FileSource::new(path)?;
-        self.run_source(op, &source, format, opts)
+        self.run_source(op, &source, format, req)
     }
 
-    /// Runs `op` on any byte source.
+    /// Runs `op` on any source: one detection, the options checked
+    /// against what the reader declares (and normalized to the declared
+    /// types), then the reader. The answer says which format answered.
     ///
     /// # Errors
     /// As [`Plumb::run`].
     pub fn run_source(
         &self,
         op: Op,
-        source: &dyn ByteSource,
+        source: &dyn Source,
         format: Option<&str>,
-        opts: &ReadOptions,
+        req: &Request,
     ) -> Result<Box<dyn Answer>, Refusal> {
         let detected = self.registry.detect(source, format)?;
-        let reader = detected.reader;
-        let accepted = reader.accepts(op);
-        for option in opts.given() {
-            if !accepted.contains(&option) {
-                let advice = reader.option_hint(op, option).unwrap_or_else(|| {
-                    if accepted.is_empty() {
-                        format!("{} {} takes no options", reader.name(), op.as_str())
-                    } else {
-                        format!(
-                            "{} {} takes: {}",
-                            reader.name(),
-                            op.as_str(),
-                            accepted.join(", ")
-                        )
-                    }
-                });
-                return Err(Refusal::invalid_argument(format!(
-                    "`{option}` does not apply to {} {}; {advice}",
-                    reader.name(),
-                    op.as_str()
-                )));
-            }
-        }
-        let answer = match op {
-            Op::Inspect => reader.inspect(source, opts),
-            Op::Select => reader.select(source, opts),
-            Op::Validate => reader.validate(source, opts),
-        };
-        answer.map_err(|r| {
+        let reader = detected.reader.as_ref();
+        let mut checked = req.clone();
+        self.registry.check_options(reader, op, &mut checked)?;
+        op.run(reader, source, &checked).map_err(|r| {
             if r.path().is_none() {
                 r.with_path(source.name())
             } else {
@@ -151,9 +128,9 @@ impl Plumb {
         &self,
         path: &Path,
         format: Option<&str>,
-        opts: &ReadOptions,
+        req: &Request,
     ) -> Result<Box<dyn Answer>, Refusal> {
-        self.run(Op::Inspect, path, format, opts)
+        self.run(Op::Inspect, path, format, req)
     }
 
     /// Selects a window of a file.
@@ -164,9 +141,9 @@ impl Plumb {
         &self,
         path: &Path,
         format: Option<&str>,
-        opts: &ReadOptions,
+        req: &Request,
     ) -> Result<Box<dyn Answer>, Refusal> {
-        self.run(Op::Select, path, format, opts)
+        self.run(Op::Select, path, format, req)
     }
 
     /// Validates a file.
@@ -177,9 +154,9 @@ impl Plumb {
         &self,
         path: &Path,
         format: Option<&str>,
-        opts: &ReadOptions,
+        req: &Request,
     ) -> Result<Box<dyn Answer>, Refusal> {
-        self.run(Op::Validate, path, format, opts)
+        self.run(Op::Validate, path, format, req)
     }
 
     /// Inspects any byte source.
@@ -188,10 +165,10 @@ impl Plumb {
     /// As [`Plumb::run`].
     pub fn inspect_source(
         &self,
-        source: &dyn ByteSource,
+        source: &dyn Source,
         format: Option<&str>,
-        opts: &ReadOptions,
+        req: &Request,
     ) -> Result<Box<dyn Answer>, Refusal> {
-        self.run_source(Op::Inspect, source, format, opts)
+        self.run_source(Op::Inspect, source, format, req)
     }
 }

@@ -5,7 +5,9 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
-use plumb_core::{ByteSource, FormatReader, Refusal, RefusalReason, UTF8_BOM};
+use plumb_core::{
+    FormatReader, Op, OptionSpec, Refusal, RefusalReason, Request, Source, COMMON_OPTIONS, UTF8_BOM,
+};
 
 /// How many bytes the content sniff looks at: enough for a header line
 /// and a couple of records, small enough to cost nothing.
@@ -38,6 +40,33 @@ impl std::fmt::Debug for Detected {
             .field("format", &self.reader.name())
             .field("by", &self.by)
             .finish()
+    }
+}
+
+/// An option as the registered readers declare it: the first
+/// declaration of its name, the formats that declare it and the ops any
+/// of them takes it for. The CLI's flags and the tool's schema are made
+/// from these.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeclaredOption {
+    /// The first declaration of the name (readers sharing a name should
+    /// share its type; the kind shown is the first one's).
+    pub spec: OptionSpec,
+    /// The formats that declare it; empty for the options every reader
+    /// shares ([`COMMON_OPTIONS`]).
+    pub formats: Vec<&'static str>,
+    /// The ops that take it, in [`Op::ALL`] order.
+    pub ops: Vec<Op>,
+}
+
+impl DeclaredOption {
+    /// The one-line help: the formats that take it, then its doc.
+    pub fn help(&self) -> String {
+        if self.formats.is_empty() {
+            self.spec.doc.to_owned()
+        } else {
+            format!("{}: {}", self.formats.join(", "), self.spec.doc)
+        }
     }
 }
 
@@ -137,11 +166,7 @@ impl Registry {
     /// # Errors
     /// `unsupported-format` listing every registered format; the
     /// source's own refusals when the sniff cannot read it.
-    pub fn detect(
-        &self,
-        source: &dyn ByteSource,
-        explicit: Option<&str>,
-    ) -> Result<Detected, Refusal> {
+    pub fn detect(&self, source: &dyn Source, explicit: Option<&str>) -> Result<Detected, Refusal> {
         if let Some(name) = explicit {
             return match self.by_name(name) {
                 Some(reader) => Ok(Detected {
@@ -175,6 +200,116 @@ impl Registry {
         }
     }
 
+    /// Every option any registered reader takes, the shared ones first,
+    /// then each reader's own in registration order, one entry per name.
+    pub fn options(&self) -> Vec<DeclaredOption> {
+        let mut out: Vec<DeclaredOption> = COMMON_OPTIONS
+            .iter()
+            .map(|spec| DeclaredOption {
+                spec: *spec,
+                formats: Vec::new(),
+                ops: spec.ops.to_vec(),
+            })
+            .collect();
+        for reader in &self.readers {
+            for spec in reader.options() {
+                match out.iter_mut().find(|d| d.spec.name == spec.name) {
+                    Some(d) if d.formats.is_empty() => {}
+                    Some(d) => {
+                        d.formats.push(reader.name());
+                        for op in spec.ops {
+                            if !d.ops.contains(op) {
+                                d.ops.push(*op);
+                            }
+                        }
+                    }
+                    None => out.push(DeclaredOption {
+                        spec: *spec,
+                        formats: vec![reader.name()],
+                        ops: spec.ops.to_vec(),
+                    }),
+                }
+            }
+        }
+        for d in &mut out {
+            d.ops.sort_by_key(|op| Op::ALL.iter().position(|o| o == op));
+        }
+        out
+    }
+
+    /// Checks every option in `req` against what `reader` declares for
+    /// `op` (the shared options by [`COMMON_OPTIONS`]) and normalizes the
+    /// reader's options to their declared types. A refusal says what the
+    /// reader takes instead, and which formats take the option given.
+    ///
+    /// # Errors
+    /// `invalid-argument` for an option the reader does not take for
+    /// `op`, or a value of the wrong type.
+    pub fn check_options(
+        &self,
+        reader: &dyn FormatReader,
+        op: Op,
+        req: &mut Request,
+    ) -> Result<(), Refusal> {
+        let own = reader.options();
+        let takes = || -> String {
+            let names: Vec<&str> = own
+                .iter()
+                .chain(COMMON_OPTIONS.iter())
+                .filter(|s| s.applies_to(op))
+                .map(|s| s.name)
+                .collect();
+            if names.is_empty() {
+                format!("{} {} takes no options", reader.name(), op.as_str())
+            } else {
+                format!(
+                    "{} {} takes: {}",
+                    reader.name(),
+                    op.as_str(),
+                    names.join(", ")
+                )
+            }
+        };
+        let refuse = |name: &str, why: String| {
+            Refusal::invalid_argument(format!(
+                "`{}` does not apply to {} {}; {why}; {}",
+                plumb_core::echo(name),
+                reader.name(),
+                op.as_str(),
+                takes()
+            ))
+        };
+        for name in req.given_common() {
+            let spec = COMMON_OPTIONS.iter().find(|s| s.name == name);
+            if let Some(spec) = spec.filter(|s| !s.applies_to(op)) {
+                return Err(refuse(name, format!("it is for {}", ops_list(spec.ops))));
+            }
+        }
+        for name in req.options.names() {
+            match own.iter().find(|s| s.name == name) {
+                Some(spec) if spec.applies_to(op) => {}
+                Some(spec) => {
+                    return Err(refuse(name, format!("it is for {}", ops_list(spec.ops))));
+                }
+                None => {
+                    let others: Vec<&str> = self
+                        .readers
+                        .iter()
+                        .filter(|r| r.options().iter().any(|s| s.name == name))
+                        .map(|r| r.name())
+                        .collect();
+                    let why = if others.is_empty() {
+                        "no format plumb reads takes it".to_owned()
+                    } else {
+                        format!("it is an option of {}", others.join(", "))
+                    };
+                    return Err(refuse(name, why));
+                }
+            }
+        }
+        req.options.normalize(own)
+    }
+
     /// The `unsupported-format` refusal, naming every registered format.
     pub fn unsupported(&self, what: &str) -> Refusal {
         let names = self.names();
@@ -188,4 +323,9 @@ impl Registry {
         )
         .with_extra("supported", Value::from(names))
     }
+}
+
+fn ops_list(ops: &[Op]) -> String {
+    let names: Vec<&str> = ops.iter().map(|op| op.as_str()).collect();
+    names.join(" and ")
 }

@@ -3,15 +3,20 @@
 //! entry point (and the same JSON shapes the CLI prints) works for it.
 //!
 //! ```
-//! use plumb::{Plumb, ReadOptions};
+//! use plumb::{Op, Options, Plumb, Request};
 //! use plumb_core::BytesSource;
 //! use plumb_example_logfmt::Logfmt;
 //!
 //! let mut plumb = Plumb::new();
 //! plumb.registry_mut().register(Logfmt);
 //! let source = BytesSource::new("app.logfmt", "level=info msg=\"started\" port=8080\n");
-//! let answer = plumb.inspect_source(&source, None, &ReadOptions::default())?;
+//! let answer = plumb.inspect_source(&source, None, &Request::default())?;
 //! assert_eq!(answer.to_json()["keys"]["port"], 1);
+//!
+//! // Its own option, given as callers give it ("a,b" is a list).
+//! let req = Request { options: Options::new().with("keys", "level, port"), ..Request::default() };
+//! let answer = plumb.run_source(Op::Select, &source, None, &req)?;
+//! assert_eq!(answer.to_json()["records"][0], serde_json::json!({"level": "info", "port": "8080", "_line": 1}));
 //! # Ok::<(), plumb_core::Refusal>(())
 //! ```
 //!
@@ -24,13 +29,24 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use plumb_core::{
-    clamp_limit, impl_answer, text_stream, Answer, ByteSource, FormatReader, Op, ReadOptions,
-    Refusal, SniffScore, ViewFlags, Window,
+    clamp_limit, impl_answer, text_stream, Answer, FormatReader, Op, OptionKind, OptionSpec,
+    Refusal, Request, SniffScore, Source, ViewFlags, WindowCounts,
 };
 
 /// The logfmt reader.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Logfmt;
+
+/// logfmt's own option, declared once: the CLI gains `--keys`, the tool
+/// schema a `keys` property, and another format given `keys` is told
+/// that logfmt takes it.
+pub const LOGFMT_OPTIONS: [OptionSpec; 1] = [OptionSpec {
+    name: "keys",
+    kind: OptionKind::List,
+    default: None,
+    ops: &[Op::Select],
+    doc: "keys to keep in each selected record (the others are left out)",
+}];
 
 /// Parses one logfmt line into pairs, or says where it breaks.
 pub fn parse_line(line: &str) -> Result<Vec<(String, Value)>, String> {
@@ -139,7 +155,7 @@ impl_answer!(LogfmtInspect);
 impl_answer!(
     LogfmtSelect,
     |_a: &LogfmtSelect| None,
-    |a: &LogfmtSelect| Some(Window {
+    |a: &LogfmtSelect| Some(WindowCounts {
         returned: a.returned as u64,
         offset: a.offset,
         limit: a.limit as u64,
@@ -154,12 +170,8 @@ impl_answer!(
 
 /// Calls `each(line_number, line)` for every non-blank line until it
 /// returns false; returns whether it stopped early.
-fn lines(
-    source: &dyn ByteSource,
-    opts: &ReadOptions,
-    mut each: impl FnMut(u64, &str) -> bool,
-) -> Result<bool, Refusal> {
-    let mut stream = text_stream(source, opts.cancel.as_ref())?;
+fn lines(source: &dyn Source, mut each: impl FnMut(u64, &str) -> bool) -> Result<bool, Refusal> {
+    let mut stream = text_stream(source)?;
     let mut pending = String::new();
     let mut number = 0;
     while let Some(chunk) = stream.next_chunk()? {
@@ -196,18 +208,11 @@ impl FormatReader for Logfmt {
         (with_values >= 2 && !first.contains(',')).then_some(35)
     }
 
-    fn accepts(&self, op: Op) -> &'static [&'static str] {
-        match op {
-            Op::Inspect | Op::Validate => &["max_rows"],
-            Op::Select => &["offset", "limit"],
-        }
+    fn options(&self) -> &'static [OptionSpec] {
+        &LOGFMT_OPTIONS
     }
 
-    fn inspect(
-        &self,
-        source: &dyn ByteSource,
-        opts: &ReadOptions,
-    ) -> Result<Box<dyn Answer>, Refusal> {
+    fn inspect(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
         let mut report = LogfmtInspect {
             ok: true,
             format: "logfmt",
@@ -216,8 +221,8 @@ impl FormatReader for Logfmt {
             keys: BTreeMap::new(),
             invalid: 0,
         };
-        let stopped = lines(source, opts, |_, line| {
-            if opts.max_rows.is_some_and(|m| report.rows_scanned >= m) {
+        let stopped = lines(source, |_, line| {
+            if req.scan.max_rows.is_some_and(|m| report.rows_scanned >= m) {
                 return false;
             }
             report.rows_scanned += 1;
@@ -235,17 +240,15 @@ impl FormatReader for Logfmt {
         Ok(Box::new(report))
     }
 
-    fn select(
-        &self,
-        source: &dyn ByteSource,
-        opts: &ReadOptions,
-    ) -> Result<Box<dyn Answer>, Refusal> {
-        let offset = opts.offset.unwrap_or(0);
-        let limit = clamp_limit(opts.limit);
+    fn select(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
+        let offset = req.window.offset.unwrap_or(0);
+        let limit = clamp_limit(req.window.limit);
+        // The dispatcher has checked and normalized it to a list.
+        let keys = req.options.list("keys");
         let mut records = Vec::new();
         let mut index = 0u64;
         let mut has_more = false;
-        lines(source, opts, |number, line| {
+        lines(source, |number, line| {
             let i = index;
             index += 1;
             if i < offset {
@@ -257,7 +260,12 @@ impl FormatReader for Logfmt {
             }
             records.push(match parse_line(line) {
                 Ok(pairs) => {
-                    let mut m: Map<String, Value> = pairs.into_iter().collect();
+                    let mut m: Map<String, Value> = pairs
+                        .into_iter()
+                        .filter(|(k, _)| {
+                            keys.as_ref().is_none_or(|keep| keep.contains(&k.as_str()))
+                        })
+                        .collect();
                     m.insert("_line".to_owned(), Value::from(number));
                     Value::Object(m)
                 }
@@ -277,16 +285,12 @@ impl FormatReader for Logfmt {
         }))
     }
 
-    fn validate(
-        &self,
-        source: &dyn ByteSource,
-        opts: &ReadOptions,
-    ) -> Result<Box<dyn Answer>, Refusal> {
+    fn validate(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
         let mut first_invalid = None;
         let mut rows = 0u64;
         let mut capped = false;
-        lines(source, opts, |number, line| {
-            if opts.max_rows.is_some_and(|m| rows >= m) {
+        lines(source, |number, line| {
+            if req.scan.max_rows.is_some_and(|m| rows >= m) {
                 capped = true;
                 return false;
             }

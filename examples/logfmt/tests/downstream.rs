@@ -1,6 +1,6 @@
 //! The downstream reader through plumb's own entry points.
 
-use plumb::{DetectedBy, Op, Plumb, ReadOptions};
+use plumb::{DetectedBy, Op, Options, Plumb, Request, Window};
 use plumb_example_logfmt::Logfmt;
 
 const LOG: &str = "level=info msg=\"server started\" port=8080\nlevel=warn msg=\"slow \\\"disk\\\"\" ms=1200 retry\n\nlevel=error msg=\"unclosed\n";
@@ -34,7 +34,7 @@ fn every_entry_point_answers_in_the_cli_shapes() {
     std::fs::write(&path, LOG).unwrap();
     let p = plumb();
     let inspect = p
-        .inspect(&path, None, &ReadOptions::default())
+        .inspect(&path, None, &Request::default())
         .unwrap()
         .to_json();
     assert_eq!(inspect["ok"], true);
@@ -44,9 +44,11 @@ fn every_entry_point_answers_in_the_cli_shapes() {
     assert_eq!(inspect["keys"]["level"], 2);
     assert_eq!(inspect["invalid"], 1);
 
-    let opts = ReadOptions {
-        offset: Some(1),
-        limit: Some(1),
+    let opts = Request {
+        window: Window {
+            offset: Some(1),
+            limit: Some(1),
+        },
         ..Default::default()
     };
     let select = p.run(Op::Select, &path, None, &opts).unwrap();
@@ -56,20 +58,70 @@ fn every_entry_point_answers_in_the_cli_shapes() {
     assert_eq!(v["records"][0]["msg"], "slow \"disk\"");
     assert_eq!(v["records"][0]["retry"], true);
 
-    let validate = p.validate(&path, None, &ReadOptions::default()).unwrap();
+    let validate = p.validate(&path, None, &Request::default()).unwrap();
     assert_eq!(validate.verdict(), Some(Some(false)));
     assert_eq!(validate.to_json()["first_invalid"][0], 4);
 
     // The dispatcher's cross-check applies to downstream readers too.
-    let bad = ReadOptions {
-        pointer: Some("/x".into()),
+    let bad = Request {
+        options: Options::new().with("pointer", "/x"),
         ..Default::default()
     };
     let e = p.select(&path, None, &bad).unwrap_err();
     assert_eq!(e.reason(), plumb::RefusalReason::InvalidArgument);
     assert!(
-        e.message().contains("logfmt select takes: offset, limit"),
+        e.message().contains("it is an option of json")
+            && e.message()
+                .contains("logfmt select takes: keys, offset, limit"),
         "{}",
         e.message()
+    );
+}
+
+#[test]
+fn its_own_option_is_declared_checked_and_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("app.logfmt");
+    std::fs::write(&path, LOG).unwrap();
+    let p = plumb();
+    // Given as text, read as the list it is declared to be.
+    let req = Request {
+        options: Options::new().with("keys", "level , ms"),
+        ..Default::default()
+    };
+    let v = p.select(&path, None, &req).unwrap().to_json();
+    assert_eq!(
+        v["records"][1],
+        serde_json::json!({"level": "warn", "ms": "1200", "_line": 2})
+    );
+    // A wrong type is refused by the declaration, naming the option.
+    let req = Request {
+        options: Options::new().with("keys", serde_json::json!({"a": 1})),
+        ..Default::default()
+    };
+    let e = p.select(&path, None, &req).unwrap_err();
+    assert!(
+        e.message().starts_with("`keys` takes a list"),
+        "{}",
+        e.message()
+    );
+    // The option is the reader's: it does not apply to inspect, and
+    // another format is told which one takes it.
+    let e = p.inspect(&path, None, &req).unwrap_err();
+    assert!(e.message().contains("it is for select"), "{}", e.message());
+    let csv = dir.path().join("a.csv");
+    std::fs::write(&csv, "a,b\n1,2\n").unwrap();
+    let e = p.select(&csv, None, &req).unwrap_err();
+    assert!(
+        e.message().contains("it is an option of logfmt"),
+        "{}",
+        e.message()
+    );
+    // The registry lists it for the CLI and the tool schema.
+    let declared = p.registry().options();
+    let keys = declared.iter().find(|d| d.spec.name == "keys").unwrap();
+    assert_eq!(
+        (keys.formats.clone(), keys.ops.clone()),
+        (vec!["logfmt"], vec![Op::Select])
     );
 }

@@ -31,14 +31,6 @@ impl ColumnRef {
             Err(_) => ColumnRef::Name(t.to_owned()),
         }
     }
-
-    /// Parses a comma-separated list (`a,b` or `0,2`).
-    pub fn parse_list(s: &str) -> Vec<ColumnRef> {
-        s.split(',')
-            .filter(|p| !p.trim().is_empty())
-            .map(ColumnRef::parse)
-            .collect()
-    }
 }
 
 /// The most bytes of cell text one CSV select returns: a window stops

@@ -34,8 +34,10 @@ fn csv_spectrum_matches_its_expected_json() {
             ..CsvOptions::default()
         };
         let window = SelectOptions {
-            offset: 0,
-            limit: Some(1000),
+            window: plumb_core::Window {
+                offset: Some(0),
+                limit: Some(1000),
+            },
             columns: None,
         };
         let got = select(

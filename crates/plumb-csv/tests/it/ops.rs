@@ -57,8 +57,10 @@ fn an_unsafe_integer_is_reported_with_its_literal() {
 #[test]
 fn select_returns_a_verbatim_window() {
     let w = SelectOptions {
-        offset: 1,
-        limit: Some(1),
+        window: plumb_core::Window {
+            offset: Some(1),
+            limit: Some(1),
+        },
         columns: None,
     };
     let r = select(stream(PEOPLE), CsvFormat::Csv, &CsvOptions::default(), &w).unwrap();
@@ -78,8 +80,10 @@ fn select_returns_a_verbatim_window() {
 #[test]
 fn select_clamps_the_limit() {
     let w = SelectOptions {
-        offset: 0,
-        limit: Some(5000),
+        window: plumb_core::Window {
+            offset: Some(0),
+            limit: Some(5000),
+        },
         columns: None,
     };
     let r = select(stream(PEOPLE), CsvFormat::Csv, &CsvOptions::default(), &w).unwrap();
@@ -91,9 +95,11 @@ fn select_clamps_the_limit() {
 #[test]
 fn select_projects_by_name_and_index() {
     let w = SelectOptions {
-        offset: 0,
-        limit: Some(2),
-        columns: Some(ColumnRef::parse_list("temperature,0")),
+        window: plumb_core::Window {
+            offset: Some(0),
+            limit: Some(2),
+        },
+        columns: Some("temperature,0".split(',').map(ColumnRef::parse).collect()),
     };
     let r = select(stream(PEOPLE), CsvFormat::Csv, &CsvOptions::default(), &w).unwrap();
     assert_eq!(
@@ -119,7 +125,7 @@ fn select_refuses_bad_projections() {
     ];
     for (cols, reason) in cases {
         let w = SelectOptions {
-            columns: Some(ColumnRef::parse_list(cols)),
+            columns: Some(vec![ColumnRef::parse(cols)]),
             ..SelectOptions::default()
         };
         let err = select(stream(PEOPLE), CsvFormat::Csv, &CsvOptions::default(), &w).unwrap_err();
@@ -145,7 +151,7 @@ fn select_refuses_bad_projections() {
         ..CsvOptions::default()
     };
     let w = SelectOptions {
-        columns: Some(ColumnRef::parse_list("name")),
+        columns: Some("name".split(',').map(ColumnRef::parse).collect()),
         ..SelectOptions::default()
     };
     assert_eq!(
@@ -226,7 +232,11 @@ fn validate_true_false_and_null() {
     .unwrap();
     assert_eq!(quote.valid, Some(false));
     let capped = CsvOptions {
-        max_rows: Some(2),
+        scan: plumb_core::ScanBounds {
+            max_rows: Some(2),
+
+            ..Default::default()
+        },
         ..CsvOptions::default()
     };
     let stopped = validate(stream(PEOPLE), CsvFormat::Csv, &capped).unwrap();
@@ -236,7 +246,11 @@ fn validate_true_false_and_null() {
     assert_eq!(r.row_count, None, "sampled: no row count");
     assert_eq!(r.rows_scanned, 2);
     let exact_cap = CsvOptions {
-        max_rows: Some(4),
+        scan: plumb_core::ScanBounds {
+            max_rows: Some(4),
+
+            ..Default::default()
+        },
         ..CsvOptions::default()
     };
     let all = validate(stream(PEOPLE), CsvFormat::Csv, &exact_cap).unwrap();
@@ -340,7 +354,10 @@ proptest::proptest! {
         let report = |sample_rows: usize| {
             let opts = CsvOptions {
                 delimiter: Some(b','),
-                sample_rows: Some(sample_rows),
+                scan: plumb_core::ScanBounds {
+                    sample_rows: Some(sample_rows),
+                    ..Default::default()
+                },
                 ..CsvOptions::default()
             };
             let mut v = serde_json::to_value(inspect(stream(&text), CsvFormat::Csv, &opts).unwrap()).unwrap();
@@ -372,8 +389,10 @@ fn select_cuts_a_header_past_the_budget_and_says_so() {
     let long = "n".repeat(600_000);
     let text = format!("{long}a,{long}b,c\n1,2,3\n");
     let w = SelectOptions {
-        offset: 0,
-        limit: Some(5),
+        window: plumb_core::Window {
+            offset: Some(0),
+            limit: Some(5),
+        },
         columns: None,
     };
     let r = select(stream(&text), CsvFormat::Csv, &CsvOptions::default(), &w).unwrap();
@@ -426,7 +445,11 @@ fn inspect_keeps_short_text_past_the_wide_columns() {
     };
     let text = format!("{}\n{}\n{}\n", row("h"), row("x"), row("y"));
     let opts = CsvOptions {
-        sample_rows: Some(3),
+        scan: plumb_core::ScanBounds {
+            sample_rows: Some(3),
+
+            ..Default::default()
+        },
         ..CsvOptions::default()
     };
     let r = inspect(stream(&text), CsvFormat::Csv, &opts).unwrap();
@@ -466,7 +489,11 @@ fn inspect_sample_stops_at_its_budget_and_says_so() {
         text.push('\n');
     }
     let opts = CsvOptions {
-        sample_rows: Some(100),
+        scan: plumb_core::ScanBounds {
+            sample_rows: Some(100),
+
+            ..Default::default()
+        },
         header: HeaderMode::Absent,
         ..CsvOptions::default()
     };

@@ -4,8 +4,9 @@
 
 use std::path::PathBuf;
 
+use plumb_core::ScanBounds;
 use plumb_core::TextStream;
-use plumb_json::{validate, JsonOptions};
+use plumb_json::validate;
 
 fn suite() -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -15,7 +16,7 @@ fn suite() -> Option<PathBuf> {
 
 /// Accepted: the stream and the parser both took it.
 fn accepts(path: &std::path::Path) -> bool {
-    match validate(TextStream::open(path).unwrap(), &JsonOptions::default()) {
+    match validate(TextStream::open(path).unwrap(), &ScanBounds::default()) {
         Ok(r) => r.valid == Some(true),
         Err(_) => false,
     }

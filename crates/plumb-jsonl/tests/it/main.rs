@@ -4,9 +4,8 @@
 use std::io::BufReader;
 
 use plumb_core::TextStream;
-use plumb_jsonl::{
-    inspect, select, validate, JsonlOptions, JsonlSelectOptions, Line, LineSink, LineSplitter,
-};
+use plumb_core::{ScanBounds, Window};
+use plumb_jsonl::{inspect, select, validate, Line, LineSink, LineSplitter};
 use serde_json::{json, Value};
 
 const FIXTURE: &str = concat!(
@@ -45,7 +44,7 @@ fn every_way<T: serde::Serialize>(
 
 #[test]
 fn the_eight_line_fixture() {
-    let v = every_way(FIXTURE, |s| inspect(s, &JsonlOptions::default()).unwrap());
+    let v = every_way(FIXTURE, |s| inspect(s, &ScanBounds::default()).unwrap());
     assert_eq!(v["rows_scanned"], 7);
     assert_eq!(v["lines_scanned"], 8);
     assert_eq!(v["blank_lines"], 1);
@@ -76,13 +75,11 @@ fn the_eight_line_fixture() {
 
 #[test]
 fn a_window_keeps_the_broken_record_in_place() {
-    let w = JsonlSelectOptions {
-        offset: 2,
+    let w = Window {
+        offset: Some(2),
         limit: Some(3),
     };
-    let v = every_way(FIXTURE, |s| {
-        select(s, &JsonlOptions::default(), &w).unwrap()
-    });
+    let v = every_way(FIXTURE, |s| select(s, &w).unwrap());
     assert_eq!(
         v["records"][0],
         json!({"line": 4, "value": {"id": 3, "name": "cy"}, "truncated": false})
@@ -113,28 +110,28 @@ fn a_window_keeps_the_broken_record_in_place() {
 
 #[test]
 fn validate_false_null_true() {
-    let v = every_way(FIXTURE, |s| validate(s, &JsonlOptions::default()).unwrap());
+    let v = every_way(FIXTURE, |s| validate(s, &ScanBounds::default()).unwrap());
     assert_eq!(v["valid"], false);
     assert_eq!(v["first_invalid"]["line"], 5);
-    let capped = JsonlOptions {
+    let capped = ScanBounds {
         max_rows: Some(3),
         ..Default::default()
     };
     let v = validate(stream(FIXTURE), &capped).unwrap();
     assert_eq!(v.valid, None);
     let clean = "{\"a\":1}\n\n[2]\n3";
-    let v = validate(stream(clean), &JsonlOptions::default()).unwrap();
+    let v = validate(stream(clean), &ScanBounds::default()).unwrap();
     assert_eq!(v.valid, Some(true));
     assert_eq!((v.rows_scanned, v.blank_lines), (3, 1));
 }
 
 #[test]
 fn pointer_free_windows_and_the_end() {
-    let w = JsonlSelectOptions {
-        offset: 5,
+    let w = Window {
+        offset: Some(5),
         limit: Some(10),
     };
-    let v = select(stream(FIXTURE), &JsonlOptions::default(), &w).unwrap();
+    let v = select(stream(FIXTURE), &w).unwrap();
     assert_eq!(v.returned, 2);
     assert!(!v.has_more);
 }
@@ -179,7 +176,7 @@ fn a_line_over_the_cap_is_skipped_and_counted() {
     let mut text = "[".to_owned();
     text.push_str(&"1,".repeat(600_000));
     text.push_str("1]\n{\"a\": 1}\n");
-    let v = inspect(stream(&text), &JsonlOptions::default()).unwrap();
+    let v = inspect(stream(&text), &ScanBounds::default()).unwrap();
     assert_eq!(v.rows_scanned, 2);
     assert_eq!(v.invalid[0].line, 1);
     assert!(
@@ -187,8 +184,8 @@ fn a_line_over_the_cap_is_skipped_and_counted() {
         "{}",
         v.invalid[0].message
     );
-    let w = JsonlSelectOptions::default();
-    let s = to_json(&select(stream(&text), &JsonlOptions::default(), &w).unwrap());
+    let w = Window::default();
+    let s = to_json(&select(stream(&text), &w).unwrap());
     assert!(s["records"][0]["error"]
         .as_str()
         .unwrap()
@@ -217,7 +214,7 @@ fn conformance_cases() {
     for case in manifest["cases"].as_array().unwrap() {
         let file = case["file"].as_str().unwrap();
         let path = dir.join(file);
-        let answer = validate(TextStream::open(&path).unwrap(), &JsonlOptions::default());
+        let answer = validate(TextStream::open(&path).unwrap(), &ScanBounds::default());
         match case["expected"].as_str().unwrap() {
             "valid" => {
                 let r = answer.unwrap();

@@ -1,6 +1,6 @@
 //! Refusals through the real entry points.
 
-use plumb::{Op, Plumb, ReadOptions};
+use plumb::{Op, Options, Plumb, Request, Window};
 use plumb_core::RefusalReason;
 use serde_json::json;
 
@@ -11,9 +11,7 @@ fn a_latin1_byte_is_invalid_utf8_at_its_offset_for_every_op() {
     std::fs::write(&p, b"name,city\nJos\xe9,Lyon\n").unwrap();
     let plumb = Plumb::new();
     for op in Op::ALL {
-        let e = plumb
-            .run(op, &p, None, &ReadOptions::default())
-            .unwrap_err();
+        let e = plumb.run(op, &p, None, &Request::default()).unwrap_err();
         assert_eq!(e.reason(), RefusalReason::InvalidUtf8, "{op:?}");
         assert_eq!(e.byte_offset(), Some(13), "{op:?}");
         let v = serde_json::to_value(&e).unwrap();
@@ -23,9 +21,7 @@ fn a_latin1_byte_is_invalid_utf8_at_its_offset_for_every_op() {
     // The seed's file: the first bad byte at offset 9.
     std::fs::write(&p, b"a,b\n1,caf\xe9\n").unwrap();
     for op in Op::ALL {
-        let e = plumb
-            .run(op, &p, None, &ReadOptions::default())
-            .unwrap_err();
+        let e = plumb.run(op, &p, None, &Request::default()).unwrap_err();
         assert_eq!(
             (e.reason(), e.byte_offset()),
             (RefusalReason::InvalidUtf8, Some(9))
@@ -37,7 +33,7 @@ fn a_latin1_byte_is_invalid_utf8_at_its_offset_for_every_op() {
 fn nul_missing_directory_prose_and_unknown_format() {
     let dir = tempfile::tempdir().unwrap();
     let plumb = Plumb::new();
-    let o = ReadOptions::default();
+    let o = Request::default();
 
     let bin = dir.path().join("bin.csv");
     std::fs::write(&bin, b"a,b\n\x00\x01\x02").unwrap();
@@ -80,9 +76,9 @@ fn options_that_do_not_apply_are_refused_with_advice() {
     let plumb = Plumb::new();
     let json = dir.path().join("d.json");
     std::fs::write(&json, r#"{"items": [1, 2]}"#).unwrap();
-    let o = ReadOptions {
-        columns: Some(vec!["a".into()]),
-        ..ReadOptions::default()
+    let o = Request {
+        options: Options::new().with("columns", vec!["a"]),
+        ..Request::default()
     };
     let e = plumb.select(&json, None, &o).unwrap_err();
     assert_eq!(e.reason(), RefusalReason::InvalidArgument);
@@ -90,13 +86,18 @@ fn options_that_do_not_apply_are_refused_with_advice() {
 
     let jsonl = dir.path().join("d.jsonl");
     std::fs::write(&jsonl, "{}\n").unwrap();
-    let o = ReadOptions {
-        pointer: Some("/a".into()),
-        ..ReadOptions::default()
+    let o = Request {
+        options: Options::new().with("pointer", "/a"),
+        ..Request::default()
     };
     let e = plumb.select(&jsonl, None, &o).unwrap_err();
     assert_eq!(e.reason(), RefusalReason::InvalidArgument);
-    assert!(e.message().contains("offset and limit"), "{}", e.message());
+    assert!(
+        e.message().contains("it is an option of json")
+            && e.message().contains("jsonl select takes: offset, limit"),
+        "{}",
+        e.message()
+    );
 }
 
 #[test]
@@ -109,16 +110,18 @@ fn answers_carry_views_verdicts_and_windows() {
         .select(
             &csv,
             None,
-            &ReadOptions {
-                offset: Some(1),
-                limit: Some(1),
+            &Request {
+                window: Window {
+                    offset: Some(1),
+                    limit: Some(1),
+                },
                 ..Default::default()
             },
         )
         .unwrap();
     let w = sel.window().unwrap();
     assert_eq!((w.returned, w.offset, w.limit, w.has_more), (1, 1, 1, true));
-    let val = plumb.validate(&csv, None, &ReadOptions::default()).unwrap();
+    let val = plumb.validate(&csv, None, &Request::default()).unwrap();
     assert_eq!(val.verdict(), Some(Some(true)));
     let typed = val
         .as_any()

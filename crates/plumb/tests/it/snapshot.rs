@@ -6,7 +6,7 @@
 use std::io::Write;
 
 use plumb::read::{read_file, ReadRequest};
-use plumb::{FileSource, Op, Plumb, ReadOptions, RefusalReason};
+use plumb::{FileSource, Op, Plumb, RefusalReason, Request};
 use plumb_core::OpenedFile;
 
 fn rows(n: usize) -> String {
@@ -32,7 +32,7 @@ fn a_file_that_shrinks_after_the_open_is_refused_not_reported_exact() {
         .unwrap();
     for op in [Op::Inspect, Op::Validate] {
         let r = Plumb::new()
-            .run_source(op, &source, None, &ReadOptions::default())
+            .run_source(op, &source, None, &Request::default())
             .unwrap_err();
         assert_eq!(r.reason(), RefusalReason::ReadError, "{op:?}");
         assert!(
@@ -58,7 +58,7 @@ fn a_file_that_grows_is_read_to_its_size_at_open() {
     f.write_all(rows(5000).split_once('\n').unwrap().1.as_bytes())
         .unwrap();
     let a = Plumb::new()
-        .run_source(Op::Inspect, &source, None, &ReadOptions::default())
+        .run_source(Op::Inspect, &source, None, &Request::default())
         .unwrap();
     let j = a.to_json();
     assert_eq!(j["row_count"], 1000, "{j}");

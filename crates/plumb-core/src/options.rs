@@ -1,0 +1,393 @@
+//! What a caller asks of an operation: the [`Window`] and [`ScanBounds`]
+//! every reader shares, and the [`Options`] each reader declares for
+//! itself with [`OptionSpec`]s.
+//!
+//! Core knows no format's options. A reader lists its own (name, type,
+//! default, the ops that take it, one line of doc) and reads them back
+//! from [`Options`]; the dispatcher checks every given name against that
+//! one declaration and normalizes its value to the declared type, and
+//! the CLI's flags, the tool's JSON Schema and the "not accepted, use X"
+//! advice are all built from it. Values travel as JSON values because
+//! both front doors speak JSON or text, and one spelling rule (a string
+//! `"10"` is the integer 10, `"a,b"` is the list `["a", "b"]`) then holds
+//! for every caller.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::reader::Op;
+use crate::refusal::Refusal;
+
+/// The type of an option's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    /// Any text.
+    Text,
+    /// A whole number, zero or more.
+    Count,
+    /// `true` or `false`.
+    Flag,
+    /// A list of text items (a JSON array, or text split on commas).
+    List,
+    /// One of a fixed set of words, compared without case.
+    Choice(&'static [&'static str]),
+}
+
+impl OptionKind {
+    /// How the kind is named in messages and help (`a whole number`).
+    pub fn describe(self) -> String {
+        match self {
+            OptionKind::Text => "text".to_owned(),
+            OptionKind::Count => "a whole number".to_owned(),
+            OptionKind::Flag => "true or false".to_owned(),
+            OptionKind::List => "a list (a JSON array, or items separated by commas)".to_owned(),
+            OptionKind::Choice(words) => format!("one of {}", words.join(", ")),
+        }
+    }
+
+    /// The JSON Schema of a value of this kind.
+    pub fn json_schema(self) -> Value {
+        match self {
+            OptionKind::Text => serde_json::json!({"type": "string"}),
+            OptionKind::Count => serde_json::json!({"type": "integer", "minimum": 0}),
+            OptionKind::Flag => serde_json::json!({"type": "boolean"}),
+            OptionKind::List => serde_json::json!({"type": "array", "items": {"type": "string"}}),
+            OptionKind::Choice(words) => serde_json::json!({"type": "string", "enum": words}),
+        }
+    }
+}
+
+/// One option a reader takes: the single declaration the CLI, the tool
+/// schema, the dispatcher's checks and its advice are built from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OptionSpec {
+    /// The name, in `snake_case`; the CLI flag is `--name` with dashes.
+    pub name: &'static str,
+    /// The type of its value.
+    pub kind: OptionKind,
+    /// The value used when it is left out, as text (for help).
+    pub default: Option<&'static str>,
+    /// The operations that take it.
+    pub ops: &'static [Op],
+    /// One line for a person or a model: what it does.
+    pub doc: &'static str,
+}
+
+impl OptionSpec {
+    /// Whether `op` takes this option.
+    pub fn applies_to(&self, op: Op) -> bool {
+        self.ops.contains(&op)
+    }
+
+    /// The CLI flag's long name (`max_rows` is `max-rows`).
+    pub fn flag(&self) -> String {
+        self.name.replace('_', "-")
+    }
+
+    /// Reads a value as callers give it into the declared type: text is
+    /// trimmed, `"10"` is 10 and `10.0` is 10, `"a, b"` is `["a", "b"]`,
+    /// `true` is the choice `"true"`, and a choice is lowercased.
+    ///
+    /// ```
+    /// use plumb_core::{Op, OptionKind, OptionSpec};
+    /// use serde_json::json;
+    /// let spec = OptionSpec { name: "columns", kind: OptionKind::List, default: None,
+    ///                         ops: &[Op::Select], doc: "columns to keep" };
+    /// assert_eq!(spec.normalize(&json!("a, b,")).unwrap(), json!(["a", "b"]));
+    /// assert!(spec.normalize(&json!({"a": 1})).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// `invalid-argument` naming the option and the type it takes.
+    pub fn normalize(&self, raw: &Value) -> Result<Value, Refusal> {
+        let wrong = || {
+            Refusal::invalid_argument(format!(
+                "`{}` takes {}, not {}; {}",
+                self.name,
+                self.kind.describe(),
+                crate::caps::echo(&raw.to_string()),
+                self.doc
+            ))
+        };
+        match self.kind {
+            OptionKind::Text => match raw {
+                Value::String(s) => Ok(Value::from(s.as_str())),
+                Value::Number(n) => Ok(Value::from(n.to_string())),
+                Value::Bool(b) => Ok(Value::from(b.to_string())),
+                _ => Err(wrong()),
+            },
+            OptionKind::Count => {
+                let n = match raw {
+                    Value::Number(n) => n
+                        .as_u64()
+                        .or_else(|| n.as_f64().filter(whole).map(|f| f as u64)),
+                    Value::String(s) => {
+                        let t = s.trim();
+                        t.parse::<u64>()
+                            .ok()
+                            .or_else(|| t.parse::<f64>().ok().filter(whole).map(|f| f as u64))
+                    }
+                    _ => None,
+                };
+                n.map(Value::from).ok_or_else(wrong)
+            }
+            OptionKind::Flag => match raw {
+                Value::Bool(b) => Ok(Value::Bool(*b)),
+                Value::String(s) => match s.trim().to_ascii_lowercase().as_str() {
+                    "true" | "yes" | "1" => Ok(Value::Bool(true)),
+                    "false" | "no" | "0" => Ok(Value::Bool(false)),
+                    _ => Err(wrong()),
+                },
+                _ => Err(wrong()),
+            },
+            OptionKind::List => match raw {
+                Value::String(s) => Ok(Value::Array(
+                    s.split(',')
+                        .map(str::trim)
+                        .filter(|p| !p.is_empty())
+                        .map(Value::from)
+                        .collect(),
+                )),
+                Value::Number(n) => Ok(Value::Array(vec![Value::from(n.to_string())])),
+                Value::Array(items) => items
+                    .iter()
+                    .map(|v| match v {
+                        Value::String(s) => Ok(Value::from(s.trim())),
+                        Value::Number(n) => Ok(Value::from(n.to_string())),
+                        _ => Err(wrong()),
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+                    .map(Value::Array),
+                _ => Err(wrong()),
+            },
+            OptionKind::Choice(words) => {
+                let text = match raw {
+                    Value::String(s) => s.trim().to_ascii_lowercase(),
+                    Value::Bool(b) => b.to_string(),
+                    _ => return Err(wrong()),
+                };
+                if words.contains(&text.as_str()) {
+                    Ok(Value::from(text))
+                } else {
+                    Err(wrong())
+                }
+            }
+        }
+    }
+}
+
+fn whole(f: &f64) -> bool {
+    f.fract() == 0.0 && *f >= 0.0 && *f < 9e15
+}
+
+/// The options every reader shares, declared once here: the select
+/// window and the scan bounds. Readers declare only their own.
+pub const COMMON_OPTIONS: [OptionSpec; 4] = [
+    OptionSpec {
+        name: "offset",
+        kind: OptionKind::Count,
+        default: Some("0"),
+        ops: &[Op::Select],
+        doc: "rows, records or elements to skip",
+    },
+    OptionSpec {
+        name: "limit",
+        kind: OptionKind::Count,
+        default: Some("50"),
+        ops: &[Op::Select],
+        doc: "how many to return (1 to 1000)",
+    },
+    OptionSpec {
+        name: "max_rows",
+        kind: OptionKind::Count,
+        default: None,
+        ops: &[Op::Inspect, Op::Validate],
+        doc: "stop after this many rows or records (the answer is then sampled)",
+    },
+    OptionSpec {
+        name: "sample_rows",
+        kind: OptionKind::Count,
+        default: None,
+        ops: &[Op::Inspect],
+        doc: "rows or records in the inspect sample",
+    },
+];
+
+/// Which part of the items a select returns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Window {
+    /// Items to skip (rows, records, elements); none when left out.
+    pub offset: Option<u64>,
+    /// Items to return; the reader's default when left out.
+    pub limit: Option<u64>,
+}
+
+/// How far a scan goes and how much it keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScanBounds {
+    /// Stop after this many rows or records (the answer is then sampled).
+    pub max_rows: Option<u64>,
+    /// Rows or records in the inspect sample.
+    pub sample_rows: Option<usize>,
+}
+
+/// A reader's own options as the caller gave them, by name.
+///
+/// ```
+/// use plumb_core::Options;
+/// let opts = Options::new().with("delimiter", ";").with("columns", vec!["id", "name"]);
+/// assert_eq!(opts.text("delimiter"), Some(";"));
+/// assert_eq!(opts.list("columns"), Some(vec!["id", "name"]));
+/// assert_eq!(opts.names().collect::<Vec<_>>(), ["columns", "delimiter"]);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Options {
+    values: BTreeMap<String, Value>,
+}
+
+impl Options {
+    /// No options.
+    pub fn new() -> Options {
+        Options::default()
+    }
+
+    /// Sets `name` to `value` (replacing an earlier value).
+    pub fn set(&mut self, name: impl Into<String>, value: impl Into<Value>) -> &mut Options {
+        self.values.insert(name.into(), value.into());
+        self
+    }
+
+    /// The options with `name` set to `value`.
+    #[must_use]
+    pub fn with(mut self, name: impl Into<String>, value: impl Into<Value>) -> Options {
+        self.set(name, value);
+        self
+    }
+
+    /// The value of `name`, as given (or as normalized by the dispatcher).
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.values.get(name)
+    }
+
+    /// The value of `name` as text.
+    pub fn text(&self, name: &str) -> Option<&str> {
+        self.get(name).and_then(Value::as_str)
+    }
+
+    /// The value of `name` as a whole number.
+    pub fn count(&self, name: &str) -> Option<u64> {
+        self.get(name).and_then(Value::as_u64)
+    }
+
+    /// The value of `name` as a flag.
+    pub fn flag(&self, name: &str) -> Option<bool> {
+        self.get(name).and_then(Value::as_bool)
+    }
+
+    /// The value of `name` as a list of text items.
+    pub fn list(&self, name: &str) -> Option<Vec<&str>> {
+        match self.get(name)? {
+            Value::Array(items) => items.iter().map(Value::as_str).collect(),
+            _ => None,
+        }
+    }
+
+    /// The names given, in order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.values.keys().map(String::as_str)
+    }
+
+    /// Whether no option is given.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// Normalizes every value to the type `specs` declare for it
+    /// ([`OptionSpec::normalize`]). Names without a spec are left as
+    /// they are: judging them is the dispatcher's work, which knows the
+    /// op and the other readers.
+    ///
+    /// # Errors
+    /// `invalid-argument` for a value of the wrong type.
+    pub fn normalize(&mut self, specs: &[OptionSpec]) -> Result<(), Refusal> {
+        for (name, value) in &mut self.values {
+            if let Some(spec) = specs.iter().find(|s| s.name == name) {
+                *value = spec.normalize(value)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Everything a caller asks of one operation besides the source.
+///
+/// ```
+/// use plumb_core::{Options, Request, Window};
+/// let req = Request {
+///     window: Window { offset: Some(10), limit: Some(5) },
+///     options: Options::new().with("columns", "id,name"),
+///     ..Request::default()
+/// };
+/// assert_eq!(req.given_common(), ["offset", "limit"]);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Request {
+    /// Select: the items to return.
+    pub window: Window,
+    /// Inspect and validate: how far to scan, how much to sample.
+    pub scan: ScanBounds,
+    /// The reader's own options.
+    pub options: Options,
+}
+
+impl Request {
+    /// Sets an option by name, as a caller gives it: a shared option
+    /// ([`COMMON_OPTIONS`]) is normalized into its field, any other is
+    /// kept for the reader (judged by the dispatcher once the format is
+    /// known). The one place a name becomes a field.
+    ///
+    /// ```
+    /// use plumb_core::Request;
+    /// use serde_json::json;
+    /// let mut req = Request::default();
+    /// req.set("limit", json!("10"))?.set("pointer", json!("/items"))?;
+    /// assert_eq!(req.window.limit, Some(10));
+    /// assert_eq!(req.options.text("pointer"), Some("/items"));
+    /// assert!(req.set("offset", json!(-1)).is_err());
+    /// # Ok::<(), plumb_core::Refusal>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `invalid-argument` for a shared option's value of the wrong type.
+    pub fn set(&mut self, name: &str, raw: Value) -> Result<&mut Request, Refusal> {
+        let Some(spec) = COMMON_OPTIONS.iter().find(|s| s.name == name) else {
+            self.options.set(name, raw);
+            return Ok(self);
+        };
+        let n = spec.normalize(&raw)?.as_u64();
+        match spec.name {
+            "offset" => self.window.offset = n,
+            "limit" => self.window.limit = n,
+            "max_rows" => self.scan.max_rows = n,
+            _ => self.scan.sample_rows = n.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+        }
+        Ok(self)
+    }
+
+    /// The names of the [`COMMON_OPTIONS`] that are set.
+    pub fn given_common(&self) -> Vec<&'static str> {
+        let set = [
+            self.window.offset.is_some(),
+            self.window.limit.is_some(),
+            self.scan.max_rows.is_some(),
+            self.scan.sample_rows.is_some(),
+        ];
+        COMMON_OPTIONS
+            .iter()
+            .zip(set)
+            .filter(|(_, s)| *s)
+            .map(|(spec, _)| spec.name)
+            .collect()
+    }
+}
