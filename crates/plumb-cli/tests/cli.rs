@@ -203,3 +203,55 @@ fn a_closed_stdout_pipe_ends_quietly() {
         "{status:?}"
     );
 }
+
+#[test]
+fn flags_come_from_the_declarations_and_opt_sets_any_option() {
+    // The flag and `--opt` spellings give the same answer.
+    let flags = plumb(&[
+        "select",
+        &sample(),
+        "--json",
+        "--limit",
+        "1",
+        "--columns",
+        "name",
+    ]);
+    let opts = plumb(&[
+        "select",
+        &sample(),
+        "--json",
+        "--opt",
+        "limit=1",
+        "--opt",
+        "columns=name",
+    ]);
+    assert_eq!(flags.status.code(), Some(0));
+    assert_eq!(json_of(&flags), json_of(&opts));
+    // Help lists each reader option with the formats that declare it,
+    // and only on the ops that take it.
+    let help = String::from_utf8(plumb(&["select", "--help"]).stdout).unwrap();
+    assert!(
+        help.contains("--pointer") && help.contains("json: "),
+        "{help}"
+    );
+    assert!(help.contains("csv, tsv: columns to keep"), "{help}");
+    let help = String::from_utf8(plumb(&["inspect", "--help"]).stdout).unwrap();
+    assert!(
+        !help.contains("--pointer") && help.contains("--sample-rows"),
+        "{help}"
+    );
+    // A value of the wrong type, and an option the format does not take.
+    let bad = plumb(&["select", &sample(), "--json", "--opt", "limit=many"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(json_of(&bad)["message"]
+        .as_str()
+        .unwrap()
+        .contains("takes a whole number"));
+    let other = plumb(&["select", &sample(), "--json", "--opt", "pointer=/a"]);
+    assert_eq!(other.status.code(), Some(2));
+    let message = json_of(&other)["message"].as_str().unwrap().to_owned();
+    assert!(
+        message.contains("it is an option of json") && message.contains("csv select takes:"),
+        "{message}"
+    );
+}

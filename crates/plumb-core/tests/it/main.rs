@@ -2,4 +2,5 @@
 
 mod number;
 mod refusal;
+mod source;
 mod stream;

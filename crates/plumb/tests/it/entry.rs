@@ -129,3 +129,62 @@ fn answers_carry_views_verdicts_and_windows() {
         .unwrap();
     assert_eq!(typed.rows_scanned, 3);
 }
+
+/// A reader that opts into inspect alone: the other ops are refused by
+/// the trait's defaults, naming the format, with nothing written for them.
+#[derive(Debug)]
+struct InspectOnly;
+
+#[derive(Debug, serde::Serialize)]
+struct Bytes {
+    format: &'static str,
+    view: plumb::ViewFlags,
+    len: Option<u64>,
+}
+plumb_core::impl_answer!(Bytes);
+
+impl plumb::FormatReader for InspectOnly {
+    fn name(&self) -> &'static str {
+        "blob"
+    }
+    fn extensions(&self) -> &'static [&'static str] {
+        &["blob"]
+    }
+    fn sniff(&self, _head: &[u8]) -> Option<plumb::SniffScore> {
+        None
+    }
+    fn inspect(
+        &self,
+        source: &dyn plumb::Source,
+        _req: &Request,
+    ) -> Result<Box<dyn plumb::Answer>, plumb::Refusal> {
+        Ok(Box::new(Bytes {
+            format: "blob",
+            view: plumb::ViewFlags::exact(),
+            len: source.len(),
+        }))
+    }
+}
+
+#[test]
+fn an_op_a_reader_does_not_override_is_refused_for_it() {
+    let mut plumb = Plumb::new();
+    plumb.registry_mut().register(InspectOnly);
+    let source = plumb::BytesSource::new("x.blob", "12345");
+    let a = plumb
+        .run_source(Op::Inspect, &source, None, &Request::default())
+        .unwrap();
+    assert_eq!((a.format(), a.to_json()["len"].clone()), ("blob", json!(5)));
+    for op in [Op::Select, Op::Validate] {
+        let e = plumb
+            .run_source(op, &source, None, &Request::default())
+            .unwrap_err();
+        assert_eq!(e.reason(), RefusalReason::InvalidArgument);
+        assert!(
+            e.message()
+                .starts_with(&format!("blob does not support {}", op.as_str())),
+            "{}",
+            e.message()
+        );
+    }
+}
