@@ -2,10 +2,9 @@
 //! plain memchr newline count of the same bytes in the same run.
 //! Goal: within 1.5x of the count.
 
-use std::io::Cursor;
-
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use plumb::read::{read_from, ReadRequest};
+use plumb::read::{read_source, ReadRequest};
+use plumb::BytesSource;
 use plumb_benches::ascii_text;
 
 const SIZE: usize = 64 * 1024 * 1024;
@@ -16,6 +15,7 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("read_text");
     group.throughput(Throughput::Bytes(data.len() as u64));
     group.sample_size(20);
+    let source = BytesSource::new("big.txt", data.clone());
     group.bench_function("read_interval_near_end_plumb", |b| {
         b.iter(|| {
             let req = ReadRequest {
@@ -23,7 +23,7 @@ fn bench(c: &mut Criterion) {
                 limit: Some(50),
                 ..ReadRequest::default()
             };
-            let a = read_from("big.txt", Cursor::new(data.as_slice()), &req).expect("ok");
+            let a = read_source(&source, &req).expect("ok");
             assert_eq!(a.total_lines, Some(lines));
             a.bytes
         })
@@ -34,7 +34,7 @@ fn bench(c: &mut Criterion) {
                 offset: -50,
                 ..ReadRequest::default()
             };
-            let a = read_from("big.txt", Cursor::new(data.as_slice()), &req).expect("ok");
+            let a = read_source(&source, &req).expect("ok");
             assert_eq!(a.from_end, Some(50));
             a.bytes
         })

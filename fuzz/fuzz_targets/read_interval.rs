@@ -3,10 +3,8 @@
 //! from 0 gives back the whole text exactly when no line was cut.
 #![no_main]
 
-use std::io::Cursor;
-
 use libfuzzer_sys::fuzz_target;
-use plumb::read::{read_from, ReadRequest};
+use plumb::read::{read_source, ReadRequest};
 
 fuzz_target!(|input: &[u8]| {
     let Some((&ctl, data)) = input.split_first() else {
@@ -18,7 +16,7 @@ fuzz_target!(|input: &[u8]| {
         max_bytes: 64,
         ..ReadRequest::default()
     };
-    let Ok(a) = read_from("f", Cursor::new(data.to_vec()), &req) else {
+    let Ok(a) = read_source(&plumb::BytesSource::new("f", data.to_vec()), &req) else {
         return;
     };
     let text = std::str::from_utf8(data).ok();
@@ -40,7 +38,7 @@ fuzz_target!(|input: &[u8]| {
             max_bytes: 64,
             ..ReadRequest::default()
         };
-        let Ok(page) = read_from("f", Cursor::new(data.to_vec()), &r) else {
+        let Ok(page) = read_source(&plumb::BytesSource::new("f", data.to_vec()), &r) else {
             return;
         };
         cut |= page.line_truncated;

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use plumb::read::{read_from, ReadRequest};
+use plumb::read::{read_source, ReadRequest};
 use plumb_core::{BytesSource, Op, Options, RefusalReason, Request, TextStream, Window};
 use plumb_csv::{select, CsvFormat, CsvOptions, HeaderMode, SelectOptions};
 use serde_json::{Map, Value};
@@ -601,7 +601,7 @@ fn read_suite(root: &Path) -> Row {
                 limit: Some(2),
                 ..ReadRequest::default()
             };
-            match read_from("f", std::io::Cursor::new(&bytes[..]), &req) {
+            match read_source(&plumb::BytesSource::new("f", bytes.clone()), &req) {
                 Ok(a) => {
                     all.push_str(&a.text);
                     match a.next_offset {

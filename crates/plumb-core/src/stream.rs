@@ -512,10 +512,34 @@ fn io_refusal(err: &io::Error, offset: u64) -> Refusal {
 }
 
 fn sniff(window: &[u8]) -> Result<(), Refusal> {
-    match memchr::memchr(0, window) {
+    match memchr::memchr(0, window.get(..BINARY_SNIFF_BYTES).unwrap_or(window)) {
         Some(at) => Err(Refusal::binary(at as u64)),
         None => Ok(()),
     }
+}
+
+/// The judgement every text read makes on a file's head, and the one
+/// place it is written: a NUL in the first [`BINARY_SNIFF_BYTES`] is
+/// `binary`; otherwise the answer is the length of a leading UTF-8 BOM
+/// (0 or 3), which text readers skip. [`TextStream`] makes it on the
+/// bytes it streams; a reader that starts elsewhere in the file (a tail
+/// read) makes it on the head it read itself.
+///
+/// ```
+/// use plumb_core::{judge_head, RefusalReason};
+/// assert_eq!(judge_head(b"\xEF\xBB\xBFid,name\n").unwrap(), 3);
+/// assert_eq!(judge_head(b"a,b\n\x00").unwrap_err().byte_offset(), Some(4));
+/// ```
+///
+/// # Errors
+/// `binary`, with the offset of the first NUL.
+pub fn judge_head(head: &[u8]) -> Result<usize, Refusal> {
+    sniff(head)?;
+    Ok(if head.starts_with(&UTF8_BOM) {
+        UTF8_BOM.len()
+    } else {
+        0
+    })
 }
 
 /// How many bytes a sequence with this lead byte has. Bytes that cannot

@@ -4,7 +4,7 @@ use std::io::Read;
 
 use serde_json::{json, Value};
 
-use plumb::read::{read_file, ReadRequest};
+use plumb::read::{read_source, ReadRequest};
 use plumb::Plumb;
 use plumb_core::{echo, echo_within, CancelToken, FileSource, Refusal, RefusalReason};
 
@@ -265,20 +265,19 @@ impl Toolbox {
             Err(r) => return refusal_observation("read", "read", &r),
         };
         let cap = reservation.bytes();
-        let file = match self.workspace.resolve(&a.path) {
-            Ok(f) => f,
+        let source = match self.workspace.resolve(&a.path) {
+            Ok(f) => FileSource::from_opened(f).with_cancel(cancel),
             Err(r) => return refusal_observation("read", "read", &r),
         };
         let mut req = ReadRequest {
             offset: a.offset.unwrap_or(0),
             limit: a.limit,
-            cancel,
             ..ReadRequest::default()
         };
         // JSON escaping can make text longer; read less until it fits,
         // so next_offset stays the truth.
         loop {
-            let answer = match read_file(&file, &req) {
+            let answer = match read_source(&source, &req) {
                 Ok(ans) => ans,
                 Err(r) => return refusal_observation("read", "read", &r.with_path(a.path.clone())),
             };

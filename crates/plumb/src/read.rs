@@ -16,14 +16,14 @@
 //! reads the last lines by reading backwards from the end of the file,
 //! without scanning the rest.
 
-use std::io::{BufRead, BufReader, Cursor, Read, Seek, SeekFrom};
+use std::io::{BufRead, BufReader, Cursor, Read};
 use std::path::Path;
 
 use serde::Serialize;
 
 use plumb_core::{
-    CancelToken, OpenedFile, Refusal, RefusalReason, TextStream, BINARY_SNIFF_BYTES, CHUNK_BYTES,
-    UTF8_BOM,
+    judge_head, CancelToken, FileSource, Refusal, RefusalReason, Source, TextStream,
+    BINARY_SNIFF_BYTES, CHUNK_BYTES,
 };
 
 /// The most lines one read returns, and the default: a default below the
@@ -46,8 +46,6 @@ pub struct ReadRequest {
     pub max_lines: u64,
     /// The byte ceiling (default [`READ_MAX_BYTES`]).
     pub max_bytes: usize,
-    /// Cancels the read (`aborted`).
-    pub cancel: Option<CancelToken>,
 }
 
 impl Default for ReadRequest {
@@ -57,7 +55,6 @@ impl Default for ReadRequest {
             limit: None,
             max_lines: READ_MAX_LINES,
             max_bytes: READ_MAX_BYTES,
-            cancel: None,
         }
     }
 }
@@ -109,41 +106,28 @@ pub struct ReadAnswer {
 /// `invalid-argument` for a zero limit; `not-found`, `not-a-file`,
 /// `binary`, `invalid-utf8` (with the offset), `aborted`, `read-error`.
 pub fn read(path: &Path, req: &ReadRequest) -> Result<ReadAnswer, Refusal> {
-    read_file(&OpenedFile::open(path)?, req)
+    read_source(&FileSource::new(path)?, req)
 }
 
-/// Reads a line interval of a file already opened (and judged): the
-/// handle is read by position up to its size at open, and nothing looks
-/// the name up again.
+/// Reads a line interval of any source opened once (a file judged
+/// beneath a root, bytes in memory): forward reads stream it from the
+/// start; a negative offset reads the end by [`Source::read_at`]. The
+/// source's cancel token cancels the read.
+///
+/// ```
+/// use plumb::read::{read_source, ReadRequest};
+/// let source = plumb::BytesSource::new("log.txt", "a\nb\nc\n");
+/// let last = read_source(&source, &ReadRequest { offset: -1, ..Default::default() })?;
+/// assert_eq!((last.text.as_str(), last.byte_offset), ("c\n", Some(4)));
+/// # Ok::<(), plumb::Refusal>(())
+/// ```
 ///
 /// # Errors
-/// As [`read`]; `read-error` when the file shrinks while it is read.
-pub fn read_file(file: &OpenedFile, req: &ReadRequest) -> Result<ReadAnswer, Refusal> {
-    let shown = file.name();
-    read_from(
-        shown,
-        BufReader::with_capacity(CHUNK_BYTES, file.reader()),
-        req,
-    )
-    .map_err(|r| {
-        if r.path().is_none() {
-            r.with_path(shown)
-        } else {
-            r
-        }
-    })
-}
-
-/// Reads a line interval of any buffered, seekable byte reader (a
-/// `BufReader<File>`, a `Cursor` over bytes in memory).
-///
-/// # Errors
-/// As [`read`].
-pub fn read_from<R: BufRead + Seek>(
-    name: &str,
-    reader: R,
-    req: &ReadRequest,
-) -> Result<ReadAnswer, Refusal> {
+/// As [`read`]; `read-error` when a file shrinks while it is read;
+/// `invalid-argument` for a negative offset on a source without random
+/// access.
+pub fn read_source(source: &dyn Source, req: &ReadRequest) -> Result<ReadAnswer, Refusal> {
+    let name = source.name();
     let limit = match req.limit {
         Some(0) => {
             return Err(Refusal::invalid_argument(
@@ -154,23 +138,31 @@ pub fn read_from<R: BufRead + Seek>(
         None => req.max_lines.max(1),
     };
     let max_bytes = req.max_bytes.max(4);
-    if req.offset < 0 {
-        return tail(
-            name,
-            reader,
+    let cancel = source.cancel_token();
+    let answer = if req.offset < 0 {
+        tail(
+            source,
             req.offset.unsigned_abs().min(limit),
             max_bytes,
-            req.cancel.as_ref(),
-        );
-    }
-    forward(
-        name,
-        reader,
-        req.offset as u64,
-        limit,
-        max_bytes,
-        req.cancel.as_ref(),
-    )
+            cancel,
+        )
+    } else {
+        forward(
+            name,
+            source.open()?,
+            req.offset as u64,
+            limit,
+            max_bytes,
+            cancel,
+        )
+    };
+    answer.map_err(|r| {
+        if r.path().is_none() {
+            r.with_path(name)
+        } else {
+            r
+        }
+    })
 }
 
 /// Cuts `piece` to at most `room` bytes at a character boundary.
@@ -191,20 +183,13 @@ fn forward<R: BufRead>(
     cancel: Option<&CancelToken>,
 ) -> Result<ReadAnswer, Refusal> {
     // The head: the binary sniff and the BOM are judgements on the file's
-    // first bytes, made here once.
+    // first bytes, made once (the stream below starts mid-file).
     let mut head = Vec::with_capacity(BINARY_SNIFF_BYTES);
     (&mut reader)
         .take(BINARY_SNIFF_BYTES as u64)
         .read_to_end(&mut head)
         .map_err(|e| Refusal::from_io(&e, None))?;
-    if let Some(at) = memchr::memchr(0, &head) {
-        return Err(Refusal::binary(at as u64));
-    }
-    let bom = if head.starts_with(&UTF8_BOM) {
-        UTF8_BOM.len()
-    } else {
-        0
-    };
+    let bom = judge_head(&head)?;
     let mut src = Cursor::new(head).chain(reader);
     src.consume(bom);
     let mut pos = bom as u64;
@@ -372,26 +357,84 @@ fn count_rest<R: BufRead>(
 
 const BLOCK: u64 = 64 * 1024;
 
-fn tail<R: Read + Seek>(
-    name: &str,
-    mut reader: R,
+/// Reads `buf.len()` bytes at `pos`, by the source's random access.
+fn read_exact_at(source: &dyn Source, mut pos: u64, mut buf: &mut [u8]) -> Result<(), Refusal> {
+    let io = |e: std::io::Error| Refusal::from_io(&e, Some(source.name()));
+    while !buf.is_empty() {
+        let n = match source.read_at(pos, buf) {
+            None => return Err(no_random_access(source)),
+            Some(Ok(0)) => {
+                return Err(io(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    format!("the source ended at byte {pos}, before its length"),
+                )))
+            }
+            Some(Ok(n)) => n,
+            Some(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Some(Err(e)) => return Err(io(e)),
+        };
+        pos += n as u64;
+        buf = &mut buf[n..];
+    }
+    Ok(())
+}
+
+fn no_random_access(source: &dyn Source) -> Refusal {
+    Refusal::invalid_argument(format!(
+        "`{}` cannot be read from its end: it is a stream without random access; read it with a non-negative offset",
+        plumb_core::echo(source.name())
+    ))
+}
+
+/// A reader over `[pos, end)` of a source, by random access.
+struct Region<'a> {
+    source: &'a dyn Source,
+    pos: u64,
+    end: u64,
+}
+
+impl Read for Region<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let want = usize::try_from(self.end.saturating_sub(self.pos))
+            .unwrap_or(usize::MAX)
+            .min(buf.len());
+        if want == 0 {
+            return Ok(0);
+        }
+        let n = self
+            .source
+            .read_at(self.pos, &mut buf[..want])
+            .unwrap_or_else(|| Err(std::io::Error::other("no random access")))?;
+        if n == 0 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                format!("the source ended at byte {}, before its length", self.pos),
+            ));
+        }
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+fn tail(
+    source: &dyn Source,
     wanted: u64,
     max_bytes: usize,
     cancel: Option<&CancelToken>,
 ) -> Result<ReadAnswer, Refusal> {
-    let io = |e: std::io::Error| Refusal::from_io(&e, Some(name));
-    let len = reader.seek(SeekFrom::End(0)).map_err(io)?;
+    let name = source.name();
+    let (Some(len), Some(_)) = (source.len(), source.read_at(0, &mut [])) else {
+        return Err(no_random_access(source));
+    };
     // The binary sniff looks at the head of the file, as for every read.
-    reader.seek(SeekFrom::Start(0)).map_err(io)?;
-    let mut head = Vec::new();
-    (&mut reader)
-        .take(BINARY_SNIFF_BYTES as u64)
-        .read_to_end(&mut head)
-        .map_err(io)?;
-    if let Some(at) = memchr::memchr(0, &head) {
-        return Err(Refusal::binary(at as u64));
-    }
-    let floor = if head.starts_with(&UTF8_BOM) { 3 } else { 0 };
+    let mut head = vec![
+        0u8;
+        usize::try_from(len)
+            .unwrap_or(usize::MAX)
+            .min(BINARY_SNIFF_BYTES)
+    ];
+    read_exact_at(source, 0, &mut head)?;
+    let floor = judge_head(&head)? as u64;
     // Walk back from the end, block by block, noting line starts.
     let mut end = len;
     let mut starts: Vec<u64> = Vec::new();
@@ -404,9 +447,8 @@ fn tail<R: Read + Seek>(
         }
         let size = (pos - floor).min(BLOCK);
         pos -= size;
-        reader.seek(SeekFrom::Start(pos)).map_err(io)?;
         let buf = &mut block[..size as usize];
-        reader.read_exact(buf).map_err(io)?;
+        read_exact_at(source, pos, buf)?;
         for i in memchr::memrchr_iter(b'\n', buf) {
             let at = pos + i as u64;
             if skip_final && at + 1 == len {
@@ -443,9 +485,12 @@ fn tail<R: Read + Seek>(
         truncated = true;
         end = start + max_bytes as u64;
     }
-    reader.seek(SeekFrom::Start(start)).map_err(io)?;
-    let region = (&mut reader).take(end - start);
-    let mut stream = TextStream::new(region);
+    let region = Region {
+        source,
+        pos: start,
+        end,
+    };
+    let mut stream = TextStream::from_buf_read(BufReader::with_capacity(CHUNK_BYTES, region));
     let mut text = String::new();
     loop {
         match stream.next_chunk() {

@@ -1,8 +1,7 @@
 //! The read operation: intervals, ceilings, refusals, tail reads.
 
-use std::io::Cursor;
-
-use plumb::read::{read, read_from, ReadRequest, READ_MAX_BYTES, READ_MAX_LINES};
+use plumb::read::{read, read_source, ReadRequest, READ_MAX_BYTES, READ_MAX_LINES};
+use plumb::BytesSource;
 use plumb_core::RefusalReason;
 
 fn req(offset: i64, limit: Option<u64>) -> ReadRequest {
@@ -14,7 +13,7 @@ fn req(offset: i64, limit: Option<u64>) -> ReadRequest {
 }
 
 fn mem(text: &[u8], r: &ReadRequest) -> Result<plumb::read::ReadAnswer, plumb_core::Refusal> {
-    read_from("mem.txt", Cursor::new(text.to_vec()), r)
+    read_source(&BytesSource::new("mem.txt", text.to_vec()), r)
 }
 
 #[test]
@@ -152,7 +151,8 @@ fn every_way_of_cutting_reads_gives_the_same_answer() {
                 max_bytes: 1 << 20,
                 ..req(offset, Some(limit))
             };
-            let got = read_from("mem.txt", Cursor::new(text.as_bytes().to_vec()), &r).unwrap();
+            let got =
+                read_source(&BytesSource::new("mem.txt", text.as_bytes().to_vec()), &r).unwrap();
             assert_eq!(got, want, "{offset} {limit}");
         }
     }
@@ -172,4 +172,37 @@ fn tail_reads_the_last_lines() {
     assert_eq!(a.from_end, Some(2));
     let a = mem(b"\xEF\xBB\xBFa\nb\n", &req(-5, None)).unwrap();
     assert_eq!(a.text, "a\nb\n", "the BOM is not text");
+}
+
+/// A stream: bytes in order, no length, no random access.
+#[derive(Debug)]
+struct Stream(&'static [u8]);
+
+impl plumb::Source for Stream {
+    fn open(&self) -> Result<Box<dyn std::io::BufRead + Send + '_>, plumb_core::Refusal> {
+        Ok(Box::new(self.0))
+    }
+    fn name(&self) -> &str {
+        "stream"
+    }
+    fn len(&self) -> Option<u64> {
+        None
+    }
+}
+
+#[test]
+fn a_stream_reads_forward_and_refuses_a_tail_read() {
+    let s = Stream(b"one\ntwo\nthree\n");
+    let a = read_source(&s, &req(1, Some(1))).unwrap();
+    assert_eq!((a.text.as_str(), a.next_offset), ("two\n", Some(2)));
+    let e = read_source(&s, &req(-1, None)).unwrap_err();
+    assert_eq!(e.reason(), RefusalReason::InvalidArgument);
+    assert!(
+        e.message().contains("without random access"),
+        "{}",
+        e.message()
+    );
+    // The same bytes with random access read their tail.
+    let tail = mem(s.0, &req(-1, None)).unwrap();
+    assert_eq!(tail.text, "three\n");
 }

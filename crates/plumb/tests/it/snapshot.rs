@@ -5,7 +5,7 @@
 
 use std::io::Write;
 
-use plumb::read::{read_file, ReadRequest};
+use plumb::read::{read_source, ReadRequest};
 use plumb::{FileSource, Op, Plumb, RefusalReason, Request};
 use plumb_core::OpenedFile;
 
@@ -41,7 +41,7 @@ fn a_file_that_shrinks_after_the_open_is_refused_not_reported_exact() {
             r.message()
         );
     }
-    let r = read_file(source.file(), &ReadRequest::default()).unwrap_err();
+    let r = read_source(&source, &ReadRequest::default()).unwrap_err();
     assert_eq!(r.reason(), RefusalReason::ReadError);
 }
 
@@ -73,7 +73,11 @@ fn the_handle_is_read_whatever_the_name_points_to_later() {
     let opened = OpenedFile::open(&path).unwrap();
     std::fs::rename(&path, dir.path().join("moved.txt")).unwrap();
     std::fs::write(&path, "an impostor, longer than the first\n").unwrap();
-    let a = read_file(&opened, &ReadRequest::default()).unwrap();
+    let a = read_source(
+        &FileSource::from_opened(opened.clone()),
+        &ReadRequest::default(),
+    )
+    .unwrap();
     assert_eq!(a.text, "first\n");
 }
 
