@@ -1,0 +1,320 @@
+//! The block path: 64 bytes at a time with classification masks (see
+//! `block.rs`), for records whose fields are counted or handed out as
+//! cells; anything else goes back to the byte machine at the block's
+//! start.
+
+use std::ops::ControlFlow;
+
+use crate::block::{below, prefix_xor, Masks, BLOCK};
+
+use super::bytes::unescape_into;
+use super::{
+    CsvParser, CsvSink, Mode, State, CSV_MAX_FIELD_BYTES, CSV_MAX_RECORD_BYTES, FIELD_END_COST,
+};
+
+impl CsvParser {
+    /// The block path: 64 bytes at a time through bit masks, for records
+    /// whose fields are not kept (validation counts them, inspect takes
+    /// them one by one).
+    ///
+    /// A block is taken only when the byte machine would find nothing to
+    /// report in it: every opening quote starts a field (or doubles a
+    /// quote), every closing quote is followed by a delimiter, a line
+    /// break or a quote, every CR outside quotes is followed by an LF,
+    /// and no cap can be reached. Counting, the fields of a record are
+    /// counted with `count_ones` on the delimiter mask and only line
+    /// breaks cost a step; handing out cells, each field is a slice of
+    /// the input (unescaped into `data` only when it holds doubled quotes
+    /// or began in an earlier push). Anything else returns at the block's
+    /// start and the byte machine, the reference, takes it; both leave
+    /// the parser in the same state, so the paths may alternate anywhere.
+    pub(super) fn run_blocks<S: CsvSink>(
+        &mut self,
+        input: &[u8],
+        i: &mut usize,
+        base: u64,
+        sink: &mut S,
+    ) -> ControlFlow<()> {
+        // A field the byte machine began is continued from the block's start.
+        self.cell_from = *i;
+        self.cell_quoted = self.state == State::Quoted;
+        self.cell_opening = false;
+        self.cell_escaped = false;
+        let entry = *i;
+        self.blocks(input, i, base, sink)?;
+        // Leaving mid-field: what the block path held goes into `data`,
+        // as the byte machine would have stored it.
+        if *i > entry
+            && self.in_record
+            && self.mode == Mode::Cells
+            && matches!(
+                self.state,
+                State::Unquoted | State::Quoted | State::QuoteInQuoted
+            )
+        {
+            let mut end = *i;
+            if self.state == State::QuoteInQuoted {
+                // That quote is still undecided: the byte machine decides it.
+                end -= 1;
+            }
+            let from = self.cell_from + usize::from(self.cell_opening);
+            let raw = input.get(from..end).unwrap_or_default();
+            if self.cell_quoted {
+                unescape_into(&mut self.data, raw);
+            } else {
+                self.data.extend_from_slice(raw);
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    pub(super) fn blocks<S: CsvSink>(
+        &mut self,
+        input: &[u8],
+        i: &mut usize,
+        base: u64,
+        sink: &mut S,
+    ) -> ControlFlow<()> {
+        while input.len() - *i >= BLOCK {
+            let state = self.state;
+            let blockable = !self.after_cr
+                && matches!(state, State::FieldStart | State::Unquoted | State::Quoted)
+                && if self.in_record {
+                    self.mode != Mode::Keep
+                } else {
+                    !sink.keep_fields()
+                };
+            if !blockable {
+                return ControlFlow::Continue(());
+            }
+            let mut block = [0u8; BLOCK];
+            block.copy_from_slice(&input[*i..*i + BLOCK]);
+            let m = Masks::of(&block, self.delimiter);
+            let at = base + *i as u64;
+
+            let inside = prefix_xor(m.quote) ^ if state == State::Quoted { !0 } else { 0 };
+            let opens = m.quote & inside;
+            let closes = m.quote & !inside;
+            let delims = m.delimiter & !inside;
+            let lfs = m.lf & !inside;
+            let crs = m.cr & !inside;
+            let seps = delims | lfs | crs;
+            let field_starts = (seps << 1) | u64::from(state == State::FieldStart);
+            let bad_open = opens & !(field_starts | (closes << 1));
+            // What follows the last byte is not known yet: a closing quote
+            // there leaves the machine in QuoteInQuoted to decide.
+            let bad_close = closes & !(((m.delimiter | m.lf | m.cr | m.quote) >> 1) | 1 << 63);
+            let lone_cr = crs & !(lfs >> 1);
+            if bad_open | bad_close | lone_cr != 0 {
+                return ControlFlow::Continue(());
+            }
+            if self.in_record {
+                let end = at + BLOCK as u64;
+                let fields = self.fields as u64 + u64::from((delims | lfs).count_ones());
+                if end - self.field_offset > CSV_MAX_FIELD_BYTES as u64
+                    || end - self.record_offset + FIELD_END_COST as u64 * fields
+                        > CSV_MAX_RECORD_BYTES as u64
+                {
+                    return ControlFlow::Continue(());
+                }
+            }
+
+            let start = *i;
+            let line0 = self.line;
+            let line_at = |k: u32| line0 + u64::from((m.lf & below(k)).count_ones());
+            let cells = if self.in_record {
+                self.mode == Mode::Cells
+            } else {
+                sink.wants_cells()
+            };
+            if cells && state == State::FieldStart {
+                // A field (or record) starts with the block.
+                self.start_cell(start, 0, opens);
+            }
+            // `pos`: where the bytes of the current line begin in the block.
+            let mut pos = 0u32;
+            let mut terms = lfs;
+            while terms != 0 {
+                let p = terms.trailing_zeros();
+                terms &= terms - 1;
+                let crlf = p > 0 && (crs >> (p - 1)) & 1 == 1;
+                let content_end = p - u32::from(crlf);
+                if !self.in_record {
+                    if content_end == pos {
+                        self.line = line_at(p + 1);
+                        self.count_ending(crlf);
+                        self.blank_lines += 1;
+                        pos = p + 1;
+                        *i = start + pos as usize;
+                        sink.blank_line(self.line - 1)?;
+                        continue;
+                    }
+                    self.line = line_at(pos);
+                    if !self.open_in_block(sink, cells, start, pos, at, opens) {
+                        *i = start + pos as usize;
+                        return ControlFlow::Continue(());
+                    }
+                }
+                let in_line = delims & below(content_end) & !below(pos);
+                if cells {
+                    self.hand_out(input, start, in_line, content_end, (opens, m.quote), sink)?;
+                } else {
+                    self.fields += in_line.count_ones() as usize + 1;
+                }
+                self.line = line_at(p + 1);
+                self.count_ending(crlf);
+                pos = p + 1;
+                *i = start + pos as usize;
+                self.emit(sink)?;
+                self.cell_from = *i;
+            }
+            if pos < BLOCK as u32 {
+                // The rest of the block belongs to a record still open.
+                if !self.in_record {
+                    self.line = line_at(pos);
+                    if !self.open_in_block(sink, cells, start, pos, at, opens) {
+                        *i = start + pos as usize;
+                        return ControlFlow::Continue(());
+                    }
+                }
+                let ends = delims & !below(pos);
+                if cells {
+                    self.hand_out(input, start, ends, BLOCK as u32, (opens, m.quote), sink)?;
+                    // The last field goes on into the next block.
+                    if self.cell_quoted && m.quote & !below(self.first_in(start)) != 0 {
+                        self.cell_escaped = true;
+                    }
+                } else {
+                    self.fields += ends.count_ones() as usize;
+                }
+                if ends != 0 {
+                    self.field_offset = at + u64::from(64 - ends.leading_zeros());
+                }
+            }
+            // The byte machine notes where every quoted field opens; the
+            // last opening in the block is the one it would hold now.
+            let field_opens = opens & field_starts;
+            if field_opens != 0 {
+                let k = 63 - field_opens.leading_zeros();
+                self.quote_line = line_at(k);
+                self.quote_offset = at + u64::from(k);
+            }
+            self.line = line0 + u64::from(m.lf.count_ones());
+            self.state = if inside >> 63 != 0 {
+                State::Quoted
+            } else if closes >> 63 != 0 {
+                State::QuoteInQuoted
+            } else if pos == BLOCK as u32 || delims >> 63 != 0 {
+                State::FieldStart
+            } else {
+                State::Unquoted
+            };
+            *i = start + BLOCK;
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Opens a record at bit `pos` of the block at `start` (file offset
+    /// `at`), or returns false when the sink now wants another mode than
+    /// the block's, for the byte machine to take over there.
+    #[inline]
+    pub(super) fn open_in_block<S: CsvSink>(
+        &mut self,
+        sink: &S,
+        cells: bool,
+        start: usize,
+        pos: u32,
+        at: u64,
+        opens: u64,
+    ) -> bool {
+        let mode = Mode::of(sink);
+        if mode != if cells { Mode::Cells } else { Mode::Count } {
+            return false;
+        }
+        // Not a kept record: the sink is not told it began.
+        self.open_record(at + u64::from(pos), mode);
+        self.start_cell(start, pos, opens);
+        true
+    }
+
+    /// The first bit of the block at `start` that belongs to the held
+    /// field's content (after its opening quote, if that is in the block).
+    #[inline]
+    pub(super) fn first_in(&self, start: usize) -> u32 {
+        match self.cell_from.checked_sub(start) {
+            Some(k) => k as u32 + u32::from(self.cell_opening),
+            None => 0,
+        }
+    }
+
+    /// Notes that a field starts at bit `k` of the block at `start`.
+    #[inline]
+    pub(super) fn start_cell(&mut self, start: usize, k: u32, opens: u64) {
+        let opening = (opens >> k) & 1 == 1;
+        self.cell_from = start + k as usize;
+        self.cell_quoted = opening;
+        self.cell_opening = opening;
+        self.cell_escaped = false;
+    }
+
+    /// Hands out the fields of the open record that end in this block:
+    /// one at each bit of `ends` (delimiters), and the last at
+    /// `content_end` when that is before the block's end (a line break).
+    /// `quotes` is the block's opening quotes and all its quotes.
+    #[inline]
+    pub(super) fn hand_out<S: CsvSink>(
+        &mut self,
+        input: &[u8],
+        start: usize,
+        mut ends: u64,
+        content_end: u32,
+        (opens, quotes): (u64, u64),
+        sink: &mut S,
+    ) -> ControlFlow<()> {
+        loop {
+            let (end, next) = if ends != 0 {
+                let d = ends.trailing_zeros();
+                ends &= ends - 1;
+                (d, d + 1)
+            } else if content_end < BLOCK as u32 {
+                (content_end, BLOCK as u32)
+            } else {
+                return ControlFlow::Continue(());
+            };
+            let from = self.cell_from;
+            let stop = start + end as usize;
+            // A quoted field's bytes end with its closing quote.
+            let raw = if self.cell_quoted {
+                input.get(from + usize::from(self.cell_opening)..stop - 1)
+            } else {
+                input.get(from..stop)
+            }
+            .unwrap_or_default();
+            // A quoted field needs unescaping when it holds a quote: the
+            // quote bits between its opening and closing quotes tell, with
+            // what earlier blocks saw of it.
+            let plain = !self.cell_quoted
+                || !self.cell_escaped
+                    && quotes & below(end.saturating_sub(1)) & !below(self.first_in(start)) == 0;
+            self.fields += 1;
+            let flow = if plain && self.data.is_empty() {
+                sink.cell(self.record_no, self.fields - 1, raw)
+            } else {
+                if plain {
+                    self.data.extend_from_slice(raw);
+                } else {
+                    unescape_into(&mut self.data, raw);
+                }
+                let flow = sink.cell(self.record_no, self.fields - 1, &self.data);
+                self.data.clear();
+                flow
+            };
+            flow?;
+            if next == BLOCK as u32 {
+                // The next field starts with the next block, or the line ended.
+                return ControlFlow::Continue(());
+            }
+            self.start_cell(start, next, opens);
+        }
+    }
+}

@@ -1,0 +1,532 @@
+//! The CSV push parser: an RFC 4180 state machine over bytes.
+//!
+//! # BE ADVISED
+//!
+//! The machine has five states. `FieldStart` is where every field begins
+//! (and where blank lines are recognised); `Unquoted` and `Quoted` hold
+//! field content; `QuoteInQuoted` has just seen a `"` inside a quoted
+//! field and waits to learn whether it was a doubled quote or the close;
+//! `Overflow` drops input after a cap was hit, up to the record's next
+//! line break. A CR ends a record at once; a flag (`after_cr`) then
+//! swallows an LF that follows, so CRLF is one terminator even when the
+//! two bytes arrive in different pushes.
+//!
+//! Speed comes from crossing runs, not bytes: in `Unquoted` a tight loop
+//! over a 256-entry class table skips every byte that is not the
+//! delimiter, a quote, CR or LF; in `Quoted` and `Overflow`, `memchr2`
+//! finds the next byte that matters. Content is copied into the record
+//! buffer one run at a time, and only when the sink asked to keep fields.
+//!
+//! When fields are not kept (validation), a block path takes 64 bytes
+//! at a time: the block is classified into bit masks (delimiter, quote,
+//! LF, CR; see `block.rs`), quoted regions come from a prefix XOR of the
+//! quote mask, fields are counted with `count_ones`, and only line breaks
+//! cost a step. It takes a block only when the byte machine would report
+//! nothing in it; otherwise the byte machine, the reference, runs over
+//! that block. Both leave the same state, so they alternate freely, and
+//! a proptest holds them to the same events under any chunking.
+//!
+//! Chunk edges are transparent because nothing looks ahead: every state
+//! decides on the byte in hand, and the only cross-byte facts (an open
+//! quote, a CR just seen) live in the state and the flag.
+//!
+//! The files: this one holds the parser's state and record bookkeeping
+//! (`push`, `finish`, `finish_record`, `emit`); `bytes.rs` the byte
+//! machine (`run_bytes`, `class_table`); `blocks.rs` the block path
+//! (`blocks`, over the masks of `crate::block`); `issue.rs` the issues
+//! and the messages users read; `sink.rs` [`Record`] and [`CsvSink`].
+//!
+//! When adding a state: give it a variant below with its meaning, a
+//! `match` arm in `run_bytes` (the byte machine; `blocks` takes only
+//! `FieldStart`, `Unquoted` and `Quoted` and hands anything else back),
+//! and an arm in `finish_record` that says what the end of input means
+//! in it. When adding a byte class: extend `class_table` (and the masks
+//! in `crate::block`, if the block path must see it).
+
+mod blocks;
+mod bytes;
+mod issue;
+mod sink;
+
+use std::ops::ControlFlow;
+
+use crate::block::BLOCK;
+use bytes::{class_table, CR};
+pub use issue::{Issue, IssueKind, IssueReport, LineEndings};
+pub use sink::{CsvSink, Record};
+
+/// The largest field kept, in file bytes (a quoted field's quotes
+/// count). Past it the record is reported `field-too-large` and dropped
+/// to its next line break: a stray quote costs one record, not the rest
+/// of the file.
+pub const CSV_MAX_FIELD_BYTES: usize = 1 << 20;
+
+/// The largest record kept, in file bytes plus [`FIELD_END_COST`] per
+/// field. Past it the record is reported `record-too-large` and dropped
+/// to its next line break.
+pub const CSV_MAX_RECORD_BYTES: usize = 16 << 20;
+
+/// What one field end costs against [`CSV_MAX_RECORD_BYTES`] beyond its
+/// delimiter: the parser stores each end as a `u32`, so a record of
+/// millions of empty fields is bounded like a record of long ones.
+///
+/// Caps are measured in file bytes, not unescaped content, so that a
+/// check gives the same answer wherever it is made: at the end of a run
+/// of content, at a push edge, or for a whole block at once.
+pub const FIELD_END_COST: usize = 4;
+
+/// The parser's states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// At the start of a field (and, with no record open, of a line).
+    FieldStart,
+    /// Inside a field that did not open with a quote.
+    Unquoted,
+    /// Inside a quoted field.
+    Quoted,
+    /// Just after a `"` inside a quoted field.
+    QuoteInQuoted,
+    /// A cap was hit; input is dropped up to the next line break.
+    Overflow,
+}
+
+/// What the parser does with the fields of the open record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Counts them (validation).
+    Count,
+    /// Keeps them all for the record event.
+    Keep,
+    /// Hands each to the sink as it ends.
+    Cells,
+}
+
+impl Mode {
+    fn of<S: CsvSink>(sink: &S) -> Mode {
+        if sink.keep_fields() {
+            Mode::Keep
+        } else if sink.wants_cells() {
+            Mode::Cells
+        } else {
+            Mode::Count
+        }
+    }
+}
+
+/// The sans-IO CSV push parser.
+///
+/// Push any slices with [`CsvParser::push`], then call
+/// [`CsvParser::finish`]; where the slices were cut changes nothing.
+/// Recovery is lenient and reported: a bare quote is text, text after a
+/// closing quote joins the field, an unterminated quote ends at the end
+/// of input; each is an [`Issue`] with its record and line.
+///
+/// Memory is bounded whatever the input: a field is capped at
+/// [`CSV_MAX_FIELD_BYTES`] and a record at [`CSV_MAX_RECORD_BYTES`];
+/// past a cap the parser enters its overflow state, drops input up to
+/// the record's next line break, reports `field-too-large` or
+/// `record-too-large`, and goes on with the next record.
+///
+/// ```
+/// use std::ops::ControlFlow;
+/// use plumb_csv::{CsvParser, CsvSink, Record};
+///
+/// struct Rows(Vec<Vec<String>>);
+/// impl CsvSink for Rows {
+///     fn record(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+///         self.0.push(r.iter().map(|f| String::from_utf8_lossy(f).into_owned()).collect());
+///         ControlFlow::Continue(())
+///     }
+/// }
+///
+/// let mut rows = Rows(Vec::new());
+/// let mut parser = CsvParser::new(b',');
+/// let _ = parser.push(b"a,\"b \"\"c\"\"\"\r\n1,", &mut rows);
+/// let _ = parser.push(b"2\r\n", &mut rows);
+/// parser.finish(&mut rows);
+/// assert_eq!(rows.0, vec![vec!["a", "b \"c\""], vec!["1", "2"]]);
+/// ```
+pub struct CsvParser {
+    delimiter: u8,
+    class: [u8; 256],
+    state: State,
+    mode: Mode,
+    /// The block path's hold on the current field, for [`Mode::Cells`]:
+    /// its bytes not yet in `data` start at `cell_from` in the input being
+    /// pushed; `cell_quoted` says the field opened with a quote and
+    /// `cell_opening` that the opening quote is among those bytes.
+    cell_from: usize,
+    cell_quoted: bool,
+    cell_opening: bool,
+    /// Whether a quote was seen inside the quoted field held by the
+    /// block path in blocks before this one (so it may need unescaping;
+    /// a closing quote seen there counts too, which only costs a copy).
+    cell_escaped: bool,
+    data: Vec<u8>,
+    ends: Vec<u32>,
+    fields: usize,
+    field_offset: u64,
+    in_record: bool,
+    overflow: Option<IssueKind>,
+    quoting_issues: u32,
+    line: u64,
+    record_no: u64,
+    record_line: u64,
+    record_offset: u64,
+    quote_line: u64,
+    quote_offset: u64,
+    offset: u64,
+    after_cr: bool,
+    endings: LineEndings,
+    blank_lines: u64,
+    stopped: bool,
+    finished: bool,
+}
+
+impl std::fmt::Debug for CsvParser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CsvParser")
+            .field("delimiter", &char::from(self.delimiter))
+            .field("state", &self.state)
+            .field("line", &self.line)
+            .field("record", &self.record_no)
+            .field("offset", &self.offset)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CsvParser {
+    /// A parser for `delimiter` (`b','`, `b'\t'`, `b';'`, ...).
+    pub fn new(delimiter: u8) -> CsvParser {
+        CsvParser {
+            delimiter,
+            class: class_table(delimiter),
+            state: State::FieldStart,
+            mode: Mode::Keep,
+            cell_from: 0,
+            cell_quoted: false,
+            cell_opening: false,
+            cell_escaped: false,
+            data: Vec::new(),
+            ends: Vec::new(),
+            fields: 0,
+            field_offset: 0,
+            in_record: false,
+            overflow: None,
+            quoting_issues: 0,
+            line: 1,
+            record_no: 0,
+            record_line: 1,
+            record_offset: 0,
+            quote_line: 1,
+            quote_offset: 0,
+            offset: 0,
+            after_cr: false,
+            endings: LineEndings::default(),
+            blank_lines: 0,
+            stopped: false,
+            finished: false,
+        }
+    }
+
+    /// Sets the absolute offset of the first byte to be pushed (3 after
+    /// a BOM), so every reported offset is a file offset.
+    pub fn with_base_offset(mut self, offset: u64) -> CsvParser {
+        self.offset = offset;
+        self
+    }
+
+    /// The delimiter.
+    pub fn delimiter(&self) -> u8 {
+        self.delimiter
+    }
+
+    /// Record terminators seen so far, by kind.
+    ///
+    /// A CR is counted as `cr` when seen and moved to `crlf` when an LF
+    /// follows, so a count taken between pushes may still move.
+    pub fn line_endings(&self) -> LineEndings {
+        self.endings
+    }
+
+    /// Blank lines seen so far.
+    pub fn blank_lines(&self) -> u64 {
+        self.blank_lines
+    }
+
+    /// Records completed so far (the header counts).
+    pub fn records(&self) -> u64 {
+        self.record_no - u64::from(self.in_record)
+    }
+
+    /// Physical lines started so far.
+    pub fn lines(&self) -> u64 {
+        self.line
+    }
+
+    /// Whether a sink stopped the parse.
+    pub fn is_stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// Pushes more input.
+    ///
+    /// # Termination
+    /// Returns `Break` once a sink stopped the parse; the rest of the
+    /// input and every later push are then ignored. Call
+    /// [`CsvParser::finish`] at the end of input.
+    pub fn push<S: CsvSink>(&mut self, input: &[u8], sink: &mut S) -> ControlFlow<()> {
+        if self.stopped || self.finished {
+            return ControlFlow::Break(());
+        }
+        let base = self.offset;
+        let mut i = 0;
+        let flow = self.run(input, &mut i, base, sink);
+        self.offset = base + i as u64;
+        if flow.is_break() {
+            self.stopped = true;
+        }
+        flow
+    }
+
+    /// Alternates the two paths: whole blocks while the block path can
+    /// take them, the byte machine for what it cannot (one block's worth
+    /// at a time, so the block path resumes as soon as it may). When the
+    /// sink keeps fields the block path never runs and the byte machine
+    /// takes the whole input.
+    #[inline]
+    fn run<S: CsvSink>(
+        &mut self,
+        input: &[u8],
+        i: &mut usize,
+        base: u64,
+        sink: &mut S,
+    ) -> ControlFlow<()> {
+        let n = input.len();
+        while *i < n {
+            if n - *i >= BLOCK {
+                self.run_blocks(input, i, base, sink)?;
+            }
+            let end = if sink.keep_fields() {
+                n
+            } else {
+                (*i + BLOCK).min(n)
+            };
+            self.run_bytes(&input[..end], i, base, sink)?;
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+impl CsvParser {
+    /// Ends the input: closes an open record, reporting an unterminated
+    /// quote.
+    ///
+    /// # Termination
+    /// Call once; later pushes and finishes do nothing.
+    pub fn finish<S: CsvSink>(&mut self, sink: &mut S) -> ControlFlow<()> {
+        if self.stopped || self.finished {
+            return ControlFlow::Break(());
+        }
+        self.finished = true;
+        self.after_cr = false;
+        let flow = self.finish_record(sink);
+        if flow.is_break() {
+            self.stopped = true;
+        }
+        flow
+    }
+
+    fn finish_record<S: CsvSink>(&mut self, sink: &mut S) -> ControlFlow<()> {
+        if !self.in_record {
+            return ControlFlow::Continue(());
+        }
+        let at = self.offset;
+        match self.state {
+            State::Quoted => {
+                let issue = Issue {
+                    kind: IssueKind::UnterminatedQuote,
+                    record: self.record_no,
+                    line: self.quote_line,
+                    byte_offset: self.quote_offset,
+                    fields: None,
+                };
+                self.quoting_issues += 1;
+                sink.issue(&issue)?;
+                self.end_field(at, sink)?;
+            }
+            State::Overflow => {}
+            _ => self.end_field(at, sink)?,
+        }
+        self.emit(sink)
+    }
+
+    /// Opens a record at file offset `at` in the byte machine: a record
+    /// the sink would keep is announced to it first
+    /// ([`CsvSink::record_begins`]), and its mode asked again after.
+    #[inline]
+    fn begin_record<S: CsvSink>(&mut self, at: u64, sink: &mut S) -> ControlFlow<()> {
+        self.open_record(at, Mode::of(sink));
+        if self.mode == Mode::Keep {
+            return self.announce(sink);
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Tells the sink a kept record began, and asks its mode again.
+    #[inline(never)]
+    fn announce<S: CsvSink>(&mut self, sink: &mut S) -> ControlFlow<()> {
+        let flow = sink.record_begins(self.record_no);
+        self.mode = Mode::of(sink);
+        flow
+    }
+
+    #[inline]
+    fn open_record(&mut self, at: u64, mode: Mode) {
+        self.in_record = true;
+        self.record_no += 1;
+        self.record_line = self.line;
+        self.record_offset = at;
+        self.field_offset = at;
+        self.mode = mode;
+    }
+
+    /// What the open record costs against [`CSV_MAX_RECORD_BYTES`] at
+    /// file offset `at`: its file bytes so far plus [`FIELD_END_COST`]
+    /// per field ended.
+    #[inline]
+    fn record_cost(&self, at: u64) -> u64 {
+        at.saturating_sub(self.record_offset) + (FIELD_END_COST as u64) * self.fields as u64
+    }
+
+    #[inline]
+    fn append<S: CsvSink>(&mut self, bytes: &[u8], at: u64, sink: &mut S) -> ControlFlow<()> {
+        if bytes.is_empty() || self.state == State::Overflow {
+            return ControlFlow::Continue(());
+        }
+        if at.saturating_sub(self.field_offset) > CSV_MAX_FIELD_BYTES as u64 {
+            return self.overflow(IssueKind::FieldTooLarge, at, sink);
+        }
+        if self.record_cost(at) > CSV_MAX_RECORD_BYTES as u64 {
+            return self.overflow(IssueKind::RecordTooLarge, at, sink);
+        }
+        if self.mode != Mode::Count {
+            self.data.extend_from_slice(bytes);
+        }
+        ControlFlow::Continue(())
+    }
+
+    #[cold]
+    fn overflow<S: CsvSink>(&mut self, kind: IssueKind, at: u64, sink: &mut S) -> ControlFlow<()> {
+        self.state = State::Overflow;
+        self.overflow = Some(kind);
+        let issue = Issue {
+            kind,
+            record: self.record_no,
+            line: self.record_line,
+            byte_offset: at,
+            fields: None,
+        };
+        sink.issue(&issue)
+    }
+
+    #[cold]
+    fn quoting_issue<S: CsvSink>(
+        &mut self,
+        kind: IssueKind,
+        at: u64,
+        sink: &mut S,
+    ) -> ControlFlow<()> {
+        self.quoting_issues += 1;
+        let issue = Issue {
+            kind,
+            record: self.record_no,
+            line: self.line,
+            byte_offset: at,
+            fields: None,
+        };
+        sink.issue(&issue)
+    }
+
+    #[inline]
+    fn end_field<S: CsvSink>(&mut self, at: u64, sink: &mut S) -> ControlFlow<()> {
+        if self.state == State::Overflow {
+            return ControlFlow::Continue(());
+        }
+        self.fields += 1;
+        if self.record_cost(at) > CSV_MAX_RECORD_BYTES as u64 {
+            return self.overflow(IssueKind::RecordTooLarge, at, sink);
+        }
+        self.field_offset = at;
+        self.state = State::FieldStart;
+        match self.mode {
+            // The record cap keeps every end below 2^32.
+            Mode::Keep => self.ends.push(self.data.len() as u32),
+            Mode::Cells => {
+                let flow = sink.cell(self.record_no, self.fields - 1, &self.data);
+                self.data.clear();
+                flow?;
+            }
+            Mode::Count => {}
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn count_ending(&mut self, crlf: bool) {
+        if crlf {
+            self.endings.crlf += 1;
+        } else {
+            self.endings.lf += 1;
+        }
+    }
+
+    fn terminator(&mut self, class: u8) {
+        self.line += 1;
+        if class == CR {
+            self.endings.cr += 1;
+            self.after_cr = true;
+        } else {
+            self.endings.lf += 1;
+        }
+    }
+
+    fn end_record<S: CsvSink>(&mut self, class: u8, sink: &mut S) -> ControlFlow<()> {
+        self.terminator(class);
+        self.emit(sink)
+    }
+
+    /// Lets the sink take a kept record's buffers.
+    #[inline(never)]
+    fn offer_buffers<S: CsvSink>(&mut self, sink: &mut S) {
+        sink.adopt(&mut self.data, &mut self.ends);
+    }
+
+    fn emit<S: CsvSink>(&mut self, sink: &mut S) -> ControlFlow<()> {
+        let record = Record {
+            number: self.record_no,
+            line: self.record_line,
+            byte_offset: self.record_offset,
+            overflow: self.overflow,
+            quoting_issues: self.quoting_issues,
+            data: &self.data,
+            ends: &self.ends,
+            field_count: if self.mode == Mode::Keep {
+                self.ends.len()
+            } else {
+                self.fields
+            },
+        };
+        let flow = sink.record(&record);
+        if self.mode == Mode::Keep {
+            self.offer_buffers(sink);
+        }
+        self.data.clear();
+        self.ends.clear();
+        self.fields = 0;
+        self.in_record = false;
+        self.overflow = None;
+        self.quoting_issues = 0;
+        self.state = State::FieldStart;
+        flow
+    }
+}

@@ -1,0 +1,183 @@
+//! What the parser hands out: [`Record`]s, and the [`CsvSink`] that
+//! receives them with issues and blank lines.
+
+use std::ops::ControlFlow;
+
+use super::{Issue, IssueKind};
+
+/// One parsed record, borrowed from the parser.
+#[derive(Clone, Copy, Debug)]
+pub struct Record<'a> {
+    /// The 1-based record number (the header counts).
+    pub number: u64,
+    /// The 1-based line it starts on.
+    pub line: u64,
+    /// The absolute byte offset of its first byte.
+    pub byte_offset: u64,
+    /// Set when a cap was hit: the record's content is incomplete.
+    pub overflow: Option<IssueKind>,
+    /// How many quoting issues (`bare-quote`, `text-after-quote`,
+    /// `unterminated-quote`) it has.
+    pub quoting_issues: u32,
+    pub(super) data: &'a [u8],
+    pub(super) ends: &'a [u32],
+    pub(super) field_count: usize,
+}
+
+impl<'a> Record<'a> {
+    /// A record over stored fields, for sinks that keep one and replay it.
+    pub fn from_parts(
+        number: u64,
+        line: u64,
+        byte_offset: u64,
+        data: &'a [u8],
+        ends: &'a [u32],
+    ) -> Record<'a> {
+        Record {
+            number,
+            line,
+            byte_offset,
+            overflow: None,
+            quoting_issues: 0,
+            data,
+            ends,
+            field_count: ends.len(),
+        }
+    }
+
+    /// The number of fields.
+    pub fn len(&self) -> usize {
+        self.field_count
+    }
+
+    /// Whether the record has no fields (never, for a parsed record).
+    pub fn is_empty(&self) -> bool {
+        self.field_count == 0
+    }
+
+    /// Whether field contents were kept (the sink asked for them).
+    pub fn has_fields(&self) -> bool {
+        self.ends.len() == self.field_count
+    }
+
+    /// The content of field `i`, unescaped; `None` past the end or when
+    /// contents were not kept.
+    pub fn get(&self, i: usize) -> Option<&'a [u8]> {
+        let end = *self.ends.get(i)? as usize;
+        let start = if i == 0 {
+            0
+        } else {
+            *self.ends.get(i - 1)? as usize
+        };
+        self.data.get(start..end)
+    }
+
+    /// Field `i` as text. Fields of a validated stream are UTF-8; a field
+    /// cut by a cap in the middle of a character is shown lossily.
+    pub fn get_str(&self, i: usize) -> Option<std::borrow::Cow<'a, str>> {
+        self.get(i).map(String::from_utf8_lossy)
+    }
+
+    /// The fields, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &'a [u8]> + '_ {
+        (0..self.ends.len()).filter_map(move |i| self.get(i))
+    }
+
+    /// The stored bytes and field ends, to keep a copy.
+    pub fn parts(&self) -> (&'a [u8], &'a [u32]) {
+        (self.data, self.ends)
+    }
+}
+
+/// What the parser tells its consumer. Every event may stop the parse by
+/// returning `ControlFlow::Break`; the parser then reads nothing further.
+pub trait CsvSink {
+    /// Whether to keep field contents for the record about to start.
+    /// Validation alone needs none, and keeping none is faster.
+    fn keep_fields(&self) -> bool {
+        true
+    }
+
+    /// Whether, for a record whose fields are not kept, each field's
+    /// content should be handed to [`CsvSink::cell`] as it ends. A sink
+    /// that folds cells one by one (inspect) asks for this: fields then
+    /// come straight from the input when they need no unescaping, with
+    /// no copy.
+    fn wants_cells(&self) -> bool {
+        false
+    }
+
+    /// Field `index` (0-based) of record `record` (1-based), unescaped,
+    /// for a sink that [wants cells](CsvSink::wants_cells). Cells come in
+    /// order, before their record's [`CsvSink::record`] event, which then
+    /// carries the field count but no contents.
+    fn cell(&mut self, record: u64, index: usize, content: &[u8]) -> ControlFlow<()> {
+        let _ = (record, index, content);
+        ControlFlow::Continue(())
+    }
+
+    /// Record `record` (1-based), whose fields this sink would keep, has
+    /// begun: its first byte was read, so it will be reported (at the
+    /// latest by [`CsvParser::finish`]). Called before any of its cells
+    /// or issues, and before [`CsvSink::keep_fields`] is asked for it
+    /// again: a sink may change its mind here. A sink that holds one
+    /// record while it waits to learn whether another follows learns it
+    /// here, before the new record's content takes memory. (Records the
+    /// sink would not keep begin unannounced: the block path opens them
+    /// with no call.)
+    fn record_begins(&mut self, record: u64) -> ControlFlow<()> {
+        let _ = record;
+        ControlFlow::Continue(())
+    }
+
+    /// A complete record.
+    fn record(&mut self, record: &Record<'_>) -> ControlFlow<()>;
+
+    /// Right after [`CsvSink::record`] for a record whose fields were
+    /// kept: the buffers they live in (see [`Record::parts`]). A sink that must keep the
+    /// record may take them (`std::mem::take`) instead of copying them,
+    /// so the record is never held twice; the parser then starts on new
+    /// buffers. Leaving them costs nothing.
+    fn adopt(&mut self, data: &mut Vec<u8>, ends: &mut Vec<u32>) {
+        let _ = (data, ends);
+    }
+
+    /// A problem, reported when it is found (before its record).
+    fn issue(&mut self, issue: &Issue) -> ControlFlow<()> {
+        let _ = issue;
+        ControlFlow::Continue(())
+    }
+
+    /// An empty line between records (not a record).
+    fn blank_line(&mut self, line: u64) -> ControlFlow<()> {
+        let _ = line;
+        ControlFlow::Continue(())
+    }
+}
+
+impl<S: CsvSink + ?Sized> CsvSink for &mut S {
+    fn keep_fields(&self) -> bool {
+        (**self).keep_fields()
+    }
+    fn wants_cells(&self) -> bool {
+        (**self).wants_cells()
+    }
+    fn cell(&mut self, record: u64, index: usize, content: &[u8]) -> ControlFlow<()> {
+        (**self).cell(record, index, content)
+    }
+    fn record_begins(&mut self, record: u64) -> ControlFlow<()> {
+        (**self).record_begins(record)
+    }
+    fn record(&mut self, record: &Record<'_>) -> ControlFlow<()> {
+        (**self).record(record)
+    }
+    fn adopt(&mut self, data: &mut Vec<u8>, ends: &mut Vec<u32>) {
+        (**self).adopt(data, ends)
+    }
+    fn issue(&mut self, issue: &Issue) -> ControlFlow<()> {
+        (**self).issue(issue)
+    }
+    fn blank_line(&mut self, line: u64) -> ControlFlow<()> {
+        (**self).blank_line(line)
+    }
+}
