@@ -4,6 +4,12 @@
 //! 2. Dependencies between plumb's crates point only the way SPEC.md
 //!    draws them: core <- csv, json <- jsonl; engines <- plumb <-
 //!    plumb-tool <- plumb-cli.
+//! 3. Core names no reader's option: no option a built-in reader
+//!    declares appears in plumb-core's code as a string or a public
+//!    field (a refusal's `pointer` location is a location, not the
+//!    option).
+//! 4. No source file of an engine crate passes [`ENGINE_FILE_LINES`]
+//!    lines unless it says why in a comment holding `tidy: long`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -23,10 +29,24 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("plumb-cli", &["plumb-core", "plumb", "plumb-tool"]),
 ];
 
+/// The most lines an engine source file has before it must say why.
+pub const ENGINE_FILE_LINES: usize = 800;
+
+/// The engine crates rule 4 applies to.
+const ENGINES: [&str; 3] = ["plumb-csv", "plumb-json", "plumb-jsonl"];
+
 /// Runs every rule, returning the problems found.
 pub fn run(root: &Path) -> Result<(), Vec<String>> {
     let mut problems = module_docs(root);
     problems.extend(dependency_directions(root));
+    let names: Vec<&str> = plumb::Registry::with_builtins()
+        .options()
+        .iter()
+        .filter(|d| !d.formats.is_empty())
+        .map(|d| d.spec.name)
+        .collect();
+    problems.extend(core_names_no_reader_option(root, &names));
+    problems.extend(engine_files_are_short(root));
     if problems.is_empty() {
         Ok(())
     } else {
@@ -50,6 +70,62 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
             out.push(path);
         }
     }
+}
+
+/// The code of a Rust file with its comments left out (line comments,
+/// and doc comments, which are line comments too).
+fn code_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().map(|l| match l.find("//") {
+        // A `//` inside a string literal keeps the line whole.
+        Some(at) if l[..at].matches('"').count() % 2 == 0 => &l[..at],
+        _ => l,
+    })
+}
+
+fn core_names_no_reader_option(root: &Path, names: &[&str]) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(&root.join("crates/plumb-core/src"), &mut files);
+    let mut problems = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        let is_refusal = file.ends_with("refusal.rs");
+        for (n, line) in code_lines(&text).enumerate() {
+            for name in names {
+                if is_refusal && *name == "pointer" {
+                    continue;
+                }
+                let literal = format!("\"{name}\"");
+                let field = format!("pub {name}:");
+                if line.contains(&literal) || line.trim_start().starts_with(&field) {
+                    problems.push(format!(
+                        "{}:{}: core names the reader option `{name}`; declare it in the reader (FormatReader::options)",
+                        file.display(),
+                        n + 1
+                    ));
+                }
+            }
+        }
+    }
+    problems
+}
+
+fn engine_files_are_short(root: &Path) -> Vec<String> {
+    let mut problems = Vec::new();
+    for engine in ENGINES {
+        let mut files = Vec::new();
+        rust_files(&root.join("crates").join(engine).join("src"), &mut files);
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            let lines = text.lines().count();
+            if lines > ENGINE_FILE_LINES && !text.contains("tidy: long") {
+                problems.push(format!(
+                    "{} has {lines} lines, over {ENGINE_FILE_LINES}: split it by concept, or say why it is one file in a comment holding `tidy: long`",
+                    file.display()
+                ));
+            }
+        }
+    }
+    problems
 }
 
 fn module_docs(root: &Path) -> Vec<String> {
@@ -141,6 +217,42 @@ mod tests {
                 reason.as_str()
             );
         }
+    }
+
+    #[test]
+    fn an_option_name_in_core_and_a_long_engine_file_are_caught() {
+        let dir = std::env::temp_dir().join(format!("plumb-tidy-rules-{}", std::process::id()));
+        let core = dir.join("crates/plumb-core/src");
+        let engine = dir.join("crates/plumb-json/src");
+        std::fs::create_dir_all(&core).unwrap();
+        std::fs::create_dir_all(&engine).unwrap();
+        std::fs::write(
+            core.join("lib.rs"),
+            "//! x\n// \"delimiter\" in a comment is fine\npub struct O {\n    pub delimiter: u8,\n}\nconst N: &str = \"columns\";\n",
+        )
+        .unwrap();
+        std::fs::write(
+            core.join("refusal.rs"),
+            "//! x\nconst P: &str = \"pointer\";\n",
+        )
+        .unwrap();
+        let long = "//! x\n".to_owned() + &"fn f() {}\n".repeat(ENGINE_FILE_LINES);
+        std::fs::write(engine.join("long.rs"), &long).unwrap();
+        std::fs::write(
+            engine.join("why.rs"),
+            long + "// tidy: long because one table\n",
+        )
+        .unwrap();
+        let names = core_names_no_reader_option(&dir, &["delimiter", "columns", "pointer"]);
+        let long_files = engine_files_are_short(&dir);
+        std::fs::remove_dir_all(&dir).ok();
+        assert_eq!(names.len(), 2, "{names:?}");
+        assert!(
+            names[0].contains(":4:") && names[1].contains(":6:"),
+            "{names:?}"
+        );
+        assert_eq!(long_files.len(), 1, "{long_files:?}");
+        assert!(long_files[0].contains("long.rs"), "{long_files:?}");
     }
 
     #[test]

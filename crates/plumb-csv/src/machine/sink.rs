@@ -118,7 +118,7 @@ pub trait CsvSink {
 
     /// Record `record` (1-based), whose fields this sink would keep, has
     /// begun: its first byte was read, so it will be reported (at the
-    /// latest by [`CsvParser::finish`]). Called before any of its cells
+    /// latest by [`CsvParser::finish`](super::CsvParser::finish)). Called before any of its cells
     /// or issues, and before [`CsvSink::keep_fields`] is asked for it
     /// again: a sink may change its mind here. A sink that holds one
     /// record while it waits to learn whether another follows learns it

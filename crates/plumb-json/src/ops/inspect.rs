@@ -1,0 +1,240 @@
+//! JSON inspect: the root, top-level keys and their types, structure
+//! facts, and a sample within its budget.
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::BufRead;
+use std::ops::ControlFlow;
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use plumb_core::{Refusal, ScanBounds, TextStream, ViewFlags, COLUMN_TRACK_CAP};
+
+use crate::builder::ValueBuilder;
+use crate::parser::{JsonSink, Scalar};
+use crate::structure::{DuplicateReport, PrecisionReport, Structure};
+
+use super::{
+    drive, type_name, JSON_SAMPLE_ROWS_DEFAULT, JSON_SAMPLE_ROWS_MAX, KEY_LIST_CAP,
+    SAMPLE_BUDGET_BYTES,
+};
+
+/// The answer of JSON inspect.
+#[derive(Debug, Serialize)]
+pub struct JsonInspect {
+    /// Always true.
+    pub ok: bool,
+    /// `json`.
+    pub format: &'static str,
+    /// Exact, or sampled when the row cap stopped the scan.
+    pub view: ViewFlags,
+    /// `object`, `array`, `string`, `number`, `boolean` or `null`.
+    pub root_type: &'static str,
+    /// Elements (array root) or members (object root) read.
+    pub count: u64,
+    /// Keys in first-seen order: of the root object, or of the objects
+    /// in the root array (at most 200).
+    pub keys: Vec<String>,
+    /// Distinct keys seen (counted up to 10,000).
+    pub key_count: u64,
+    /// Value types of the root's elements or members.
+    pub types: BTreeMap<&'static str, u64>,
+    /// A preview: the first elements (array root), the root object, or
+    /// the scalar; each element within 8 KiB, else a `$summary`.
+    pub sample: Box<RawValue>,
+    /// The deepest nesting (a scalar root is 0).
+    pub max_depth: usize,
+    /// Duplicate keys (legal JSON, reported).
+    pub duplicate_keys: DuplicateReport,
+    /// Numbers a double would misstate.
+    pub precision: PrecisionReport,
+    /// Whether a UTF-8 BOM was stripped.
+    pub bom: bool,
+}
+
+struct InspectSink {
+    st: Structure,
+    depth: usize,
+    root: Option<&'static str>,
+    count: u64,
+    keys: Vec<String>,
+    key_seen: HashSet<String>,
+    types: BTreeMap<&'static str, u64>,
+    builder: Option<ValueBuilder>,
+    samples: Vec<Box<RawValue>>,
+    sample_rows: usize,
+    max_rows: Option<u64>,
+    capped: bool,
+}
+
+impl InspectSink {
+    fn note_key(&mut self, key: &str) {
+        if self.key_seen.len() < COLUMN_TRACK_CAP && !self.key_seen.contains(key) {
+            self.key_seen.insert(key.to_owned());
+            if self.keys.len() < KEY_LIST_CAP {
+                self.keys.push(key.to_owned());
+            }
+        }
+    }
+
+    /// A root element (or member value) starts: count it, maybe sample it.
+    fn element(&mut self, type_name: &'static str) -> ControlFlow<()> {
+        if self.root == Some("array") {
+            if self.max_rows.is_some_and(|m| self.count >= m) {
+                self.capped = true;
+                return ControlFlow::Break(());
+            }
+            self.count += 1;
+            if self.samples.len() < self.sample_rows {
+                self.builder = Some(ValueBuilder::new(SAMPLE_BUDGET_BYTES));
+            }
+        }
+        *self.types.entry(type_name).or_default() += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn builder_done(&mut self) {
+        if self.builder.as_ref().is_some_and(ValueBuilder::is_done) {
+            if let Some(b) = self.builder.take() {
+                self.samples.push(b.finish().json);
+            }
+        }
+    }
+
+    fn start(&mut self, object: bool) -> ControlFlow<()> {
+        let kind = if object { "object" } else { "array" };
+        if self.depth == 0 {
+            self.root = Some(kind);
+            if object {
+                self.builder = Some(ValueBuilder::new(SAMPLE_BUDGET_BYTES));
+            }
+        } else if self.depth == 1 {
+            self.element(kind)?;
+        }
+        self.st.start(object);
+        if let Some(b) = self.builder.as_mut() {
+            b.start(object);
+        }
+        self.depth += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn end(&mut self) {
+        self.depth -= 1;
+        self.st.end();
+        if let Some(b) = self.builder.as_mut() {
+            b.end();
+        }
+        self.builder_done();
+    }
+}
+
+impl JsonSink for InspectSink {
+    fn start_object(&mut self, _depth: usize, _at: u64) -> ControlFlow<()> {
+        self.start(true)
+    }
+    fn start_array(&mut self, _depth: usize, _at: u64) -> ControlFlow<()> {
+        self.start(false)
+    }
+    fn key(&mut self, key: &str, truncated: bool) -> ControlFlow<()> {
+        match (self.root, self.depth) {
+            (Some("object"), 1) => {
+                if self.max_rows.is_some_and(|m| self.count >= m) {
+                    self.capped = true;
+                    return ControlFlow::Break(());
+                }
+                self.count += 1;
+                self.note_key(key);
+            }
+            (Some("array"), 2) => self.note_key(key),
+            _ => {}
+        }
+        self.st.key(key.as_bytes());
+        if let Some(b) = self.builder.as_mut() {
+            b.key(key, truncated);
+        }
+        ControlFlow::Continue(())
+    }
+    fn end_object(&mut self) -> ControlFlow<()> {
+        self.end();
+        ControlFlow::Continue(())
+    }
+    fn end_array(&mut self) -> ControlFlow<()> {
+        self.end();
+        ControlFlow::Continue(())
+    }
+    fn scalar(&mut self, s: &Scalar<'_>) -> ControlFlow<()> {
+        let t = type_name(s.kind);
+        if self.depth == 0 {
+            self.root = Some(t);
+            self.builder = Some(ValueBuilder::new(SAMPLE_BUDGET_BYTES));
+        } else if self.depth == 1 {
+            self.element(t)?;
+        }
+        self.st.scalar(s);
+        if let Some(b) = self.builder.as_mut() {
+            b.scalar(s);
+        }
+        self.builder_done();
+        ControlFlow::Continue(())
+    }
+}
+
+fn raw(text: &str) -> Box<RawValue> {
+    RawValue::from_string(text.to_owned())
+        .unwrap_or_else(|_| RawValue::from_string("null".to_owned()).expect("null is JSON"))
+}
+
+/// Inspects a JSON stream. `max_rows` counts elements (or members) of
+/// the root; the sample holds 3 elements unless asked (at most 100).
+///
+/// # Errors
+/// `invalid-json` (with line, column, byte offset), `nesting-too-deep`,
+/// and the stream's refusals.
+pub fn inspect<R: BufRead>(
+    stream: TextStream<R>,
+    opts: &ScanBounds,
+) -> Result<JsonInspect, Refusal> {
+    let mut sink = InspectSink {
+        st: Structure::default(),
+        depth: 0,
+        root: None,
+        count: 0,
+        keys: Vec::new(),
+        key_seen: HashSet::new(),
+        types: BTreeMap::new(),
+        builder: None,
+        samples: Vec::new(),
+        sample_rows: opts
+            .sample_rows
+            .unwrap_or(JSON_SAMPLE_ROWS_DEFAULT)
+            .min(JSON_SAMPLE_ROWS_MAX),
+        max_rows: opts.max_rows,
+        capped: false,
+    };
+    let (_, bom) = drive(stream, &mut sink)?;
+    let root_type = sink.root.unwrap_or("null");
+    let sample = if root_type == "array" {
+        let parts: Vec<&str> = sink.samples.iter().map(|r| r.get()).collect();
+        raw(&format!("[{}]", parts.join(",")))
+    } else {
+        sink.samples.pop().unwrap_or_else(|| raw("null"))
+    };
+    let max_depth = sink.st.max_depth();
+    let (duplicate_keys, precision) = sink.st.into_reports();
+    Ok(JsonInspect {
+        ok: true,
+        format: "json",
+        view: ViewFlags::of_scan(sink.capped),
+        root_type,
+        count: sink.count,
+        keys: sink.keys,
+        key_count: sink.key_seen.len() as u64,
+        types: sink.types,
+        sample,
+        max_depth,
+        duplicate_keys,
+        precision,
+        bom,
+    })
+}

@@ -1,0 +1,159 @@
+//! JSON validate: a verdict with the first syntax error, duplicate keys
+//! and precision facts, never a refusal for a syntax fault.
+
+use std::io::BufRead;
+use std::ops::ControlFlow;
+
+use serde::Serialize;
+
+use plumb_core::{Refusal, RefusalReason, ScanBounds, TextStream, ViewFlags};
+
+use crate::parser::{JsonSink, Scalar};
+use crate::structure::{DuplicateReport, Structure};
+
+use super::drive;
+
+/// The answer of JSON validate.
+#[derive(Debug, Serialize)]
+pub struct JsonValidate {
+    /// Always true (the scan ran; see `valid`).
+    pub ok: bool,
+    /// `json`.
+    pub format: &'static str,
+    /// Exact, or sampled when the row cap stopped the scan.
+    pub view: ViewFlags,
+    /// True: one well-formed JSON text. False: a syntax fault (see
+    /// `syntax_error`). Null: stopped at the row cap with no fault.
+    pub valid: Option<bool>,
+    /// The first syntax fault, or null.
+    pub syntax_error: Option<SyntaxError>,
+    /// Root elements (or members) read.
+    pub rows_scanned: u64,
+    /// The deepest nesting.
+    pub max_depth: usize,
+    /// Duplicate keys: legal JSON, reported, never failed.
+    pub duplicate_keys: DuplicateReport,
+}
+
+/// Where and what the first syntax fault is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SyntaxError {
+    /// What was wrong and what to do instead.
+    pub message: String,
+    /// The 1-based line.
+    pub line: u64,
+    /// The 1-based column, in characters.
+    pub column: u64,
+    /// The 0-based absolute byte offset.
+    pub byte_offset: u64,
+}
+
+impl SyntaxError {
+    /// The syntax fault a refusal describes, when it is one.
+    pub fn of(refusal: &Refusal) -> Option<SyntaxError> {
+        (refusal.reason() == RefusalReason::InvalidJson).then(|| SyntaxError {
+            message: refusal.message().to_owned(),
+            line: refusal.line().unwrap_or(0),
+            column: refusal.column().unwrap_or(0),
+            byte_offset: refusal.byte_offset().unwrap_or(0),
+        })
+    }
+}
+
+struct ValidateSink {
+    st: Structure,
+    depth: usize,
+    rows: u64,
+    max_rows: Option<u64>,
+    capped: bool,
+}
+
+impl ValidateSink {
+    fn element(&mut self) -> ControlFlow<()> {
+        if self.depth == 1 {
+            if self.max_rows.is_some_and(|m| self.rows >= m) {
+                self.capped = true;
+                return ControlFlow::Break(());
+            }
+            self.rows += 1;
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+impl JsonSink for ValidateSink {
+    fn capture_strings(&self) -> bool {
+        false
+    }
+    fn start_object(&mut self, _: usize, _: u64) -> ControlFlow<()> {
+        self.element()?;
+        self.depth += 1;
+        self.st.start(true);
+        ControlFlow::Continue(())
+    }
+    fn start_array(&mut self, _: usize, _: u64) -> ControlFlow<()> {
+        self.element()?;
+        self.depth += 1;
+        self.st.start(false);
+        ControlFlow::Continue(())
+    }
+    fn key_bytes(&mut self, key: &[u8], _: bool) -> ControlFlow<()> {
+        self.st.key(key);
+        ControlFlow::Continue(())
+    }
+    fn end_object(&mut self) -> ControlFlow<()> {
+        self.depth -= 1;
+        self.st.end();
+        ControlFlow::Continue(())
+    }
+    fn end_array(&mut self) -> ControlFlow<()> {
+        self.depth -= 1;
+        self.st.end();
+        ControlFlow::Continue(())
+    }
+    fn scalar(&mut self, s: &Scalar<'_>) -> ControlFlow<()> {
+        self.element()?;
+        self.st.scalar(s);
+        ControlFlow::Continue(())
+    }
+}
+
+/// Validates a JSON stream. A syntax fault is an answer (`valid:
+/// false`), not a refusal; duplicate keys are reported, never failed.
+///
+/// # Errors
+/// `nesting-too-deep` and the stream's refusals (`invalid-utf8`,
+/// `binary`, `aborted`, `read-error`).
+pub fn validate<R: BufRead>(
+    stream: TextStream<R>,
+    opts: &ScanBounds,
+) -> Result<JsonValidate, Refusal> {
+    let mut sink = ValidateSink {
+        st: Structure::default(),
+        depth: 0,
+        rows: 0,
+        max_rows: opts.max_rows,
+        capped: false,
+    };
+    let outcome = drive(stream, &mut sink);
+    let (valid, syntax_error) = match outcome {
+        Ok(_) if sink.capped => (None, None),
+        Ok(_) => (Some(true), None),
+        Err(r) => match SyntaxError::of(&r) {
+            Some(e) => (Some(false), Some(e)),
+            None => return Err(r),
+        },
+    };
+    let max_depth = sink.st.max_depth();
+    let (duplicate_keys, _) = sink.st.into_reports();
+    Ok(JsonValidate {
+        ok: true,
+        format: "json",
+        view: ViewFlags::of_scan(sink.capped),
+        valid,
+        syntax_error,
+        rows_scanned: sink.rows,
+        max_depth,
+        duplicate_keys,
+    })
+}
