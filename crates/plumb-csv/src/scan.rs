@@ -6,6 +6,12 @@
 //! of the stream chunk by chunk. Between parser and report sits the
 //! [`Resolver`], which decides the header, numbers data rows, flags
 //! ragged rows and stops at a row cap.
+//!
+//! Under `--header auto` a first record that does not read as names is
+//! data at once; one that does is held in the parser's own buffers
+//! (taken through `CsvSink::adopt`, not copied) until
+//! `CsvSink::record_begins` says a second record began, so two records
+//! near the 16 MiB cap are never in memory together.
 
 use std::io::BufRead;
 use std::ops::ControlFlow;

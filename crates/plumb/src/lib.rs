@@ -36,3 +36,9 @@ pub use plumb_core::{
     WindowCounts, COMMON_OPTIONS,
 };
 pub use registry::{DeclaredOption, Detected, DetectedBy, Registry, SNIFF_BYTES};
+
+/// `docs/readers.md`, the guide to writing a [`FormatReader`]: its code
+/// runs as a test of this crate, so the guide is the API as it is.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/readers.md")]
+pub struct ReadersGuide;

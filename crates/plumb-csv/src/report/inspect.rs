@@ -1,6 +1,14 @@
 //! CSV inspect: per-column classes, lengths, ranges, samples and
 //! precision facts, the header and a sample of rows, within caps that do
 //! not grow with the column count or the cell length.
+//!
+//! Cells arrive one by one from the parser's block path (as slices of the
+//! input), except in the rows the sample keeps, which come whole from the
+//! byte machine. A cell that `scan_plain_number` reads (most numeric
+//! cells) is folded inline, with 16 to 19 digit integers and fractions
+//! judged from the digits already read; every other cell goes through
+//! `scan_cell`. A proptest and the `csv_inspect` fuzz target hold the two
+//! paths to the same report.
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
