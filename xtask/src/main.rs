@@ -217,7 +217,7 @@ fn cargo_step(root: &Path, title: &str, args: &[&str], env: &[(&str, &str)]) -> 
 /// What `.ci/run` runs once its tools are installed; stops at the first
 /// failure.
 fn ci(root: &Path, memtest_mb: u64, fuzz_seconds: u64) -> bool {
-    let cargo_steps: [CargoStep; 5] = [
+    let cargo_steps: [CargoStep; 6] = [
         ("cargo fmt --check", &["fmt", "--all", "--", "--check"], &[]),
         (
             "cargo clippy",
@@ -240,6 +240,11 @@ fn ci(root: &Path, memtest_mb: u64, fuzz_seconds: u64) -> bool {
         (
             "benches compile",
             &["bench", "--workspace", "--no-run"],
+            &[],
+        ),
+        (
+            "cargo publish --dry-run (every shipped crate packages and builds alone)",
+            &["publish", "--workspace", "--dry-run", "--allow-dirty"],
             &[],
         ),
     ];
