@@ -30,6 +30,7 @@
 
 mod cancel;
 mod caps;
+mod drive;
 mod file;
 mod number;
 mod options;
@@ -43,6 +44,7 @@ pub use caps::{
     cap_text, clamp_limit, echo, echo_within, COLUMN_TRACK_CAP, ECHO_MAX_BYTES, FIRST_ISSUES_CAP,
     SAMPLE_TEXT_BYTES, SAMPLE_VALUES_CAP, SELECT_DEFAULT_LIMIT, SELECT_MAX_LIMIT,
 };
+pub use drive::{drive, PushMachine};
 pub use file::{OpenedFile, SnapshotReader};
 pub use number::{
     compare_integer_literals, float_value_and_precision, integer_json, literal_placeholder,

@@ -161,9 +161,6 @@ pub fn select<R: BufRead>(
         None,
         &mut sink,
     )?;
-    if let Some(refusal) = sink.error.take() {
-        return Err(refusal);
-    }
     Ok(sink.finish(format.name(), &summary))
 }
 

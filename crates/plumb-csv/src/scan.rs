@@ -108,6 +108,10 @@ pub(crate) trait RowSink {
     fn blank_line(&mut self, line: u64) {
         let _ = line;
     }
+    /// The end: the report's own refusal, if it stopped the scan for one.
+    fn finish(&mut self) -> Result<(), Refusal> {
+        Ok(())
+    }
 }
 
 /// The first record, held while the header decision waits for a second
@@ -153,7 +157,7 @@ pub(crate) struct Resolver<'s, S> {
     max_rows: Option<u64>,
     pub(crate) ragged_rows: u64,
     pub(crate) capped: bool,
-    pub(crate) error: Option<Refusal>,
+    error: Option<Refusal>,
 }
 
 impl<'s, S: RowSink> Resolver<'s, S> {
@@ -218,8 +222,8 @@ impl<'s, S: RowSink> Resolver<'s, S> {
         self.inner.row(index, row)
     }
 
-    /// Ends the scan: a lone first record under `auto` is data.
-    pub(crate) fn finish(&mut self) -> ControlFlow<()> {
+    /// The input ended: a lone first record under `auto` is data.
+    fn input_ended(&mut self) -> ControlFlow<()> {
         if let Some(first) = self.pending.take() {
             self.decide(None)?;
             self.feed(&first.record())?;
@@ -323,6 +327,18 @@ impl<S: RowSink> CsvSink for Resolver<'_, S> {
         self.inner.blank_line(line);
         ControlFlow::Continue(())
     }
+
+    fn end_of_input(&mut self) -> ControlFlow<()> {
+        self.input_ended()
+    }
+
+    /// The resolver's refusal (the header's), else the report's.
+    fn finish(&mut self) -> Result<(), Refusal> {
+        match self.error.take() {
+            Some(refusal) => Err(refusal),
+            None => self.inner.finish(),
+        }
+    }
 }
 
 /// What every scan learns besides the report.
@@ -372,28 +388,29 @@ pub(crate) fn scan<R: BufRead, S: RowSink>(
         }
     };
     let mut resolver = Resolver::new(mode, max_rows, sink);
-    let mut parser = CsvParser::new(delimiter).with_base_offset(base.unwrap_or(0));
-    let mut stopped = parser.push(&sample, &mut resolver).is_break();
+    // The sample was read to detect the delimiter: it is pushed first,
+    // into a parser started at its offset, and the one drive loop takes
+    // the rest of the stream (building the parser at the first chunk's
+    // offset when there was no sample).
+    let mut parser = None;
+    let mut stopped = false;
+    if let Some(at) = base {
+        let p = parser.insert(CsvParser::new(delimiter).with_base_offset(at));
+        stopped = p.push(&sample, &mut resolver).is_break();
+    }
     drop(sample);
-    let mut first = base.is_none();
-    while !stopped && !eof {
-        match stream.next_chunk()? {
-            Some(chunk) => {
-                if first {
-                    parser = CsvParser::new(delimiter).with_base_offset(chunk.byte_offset);
-                    first = false;
-                }
-                stopped = parser.push(chunk.text.as_bytes(), &mut resolver).is_break();
-            }
-            None => eof = true,
-        }
+    if stopped {
+        resolver.finish()?;
+    } else {
+        stopped = plumb_core::drive(
+            &mut stream,
+            &mut parser,
+            |at| CsvParser::new(delimiter).with_base_offset(at),
+            &mut resolver,
+        )?
+        .is_break();
     }
-    if !stopped {
-        stopped = parser.finish(&mut resolver).is_break() || resolver.finish().is_break();
-    }
-    if let Some(refusal) = resolver.error.take() {
-        return Err(refusal);
-    }
+    let parser = parser.unwrap_or_else(|| CsvParser::new(delimiter));
     Ok(ScanSummary {
         delimiter,
         confidence,

@@ -297,3 +297,32 @@ impl ValueBuilder {
         }
     }
 }
+
+/// The builder hears the parser directly: a subtree's events in, its
+/// compact text out.
+impl crate::JsonSink for ValueBuilder {
+    fn start_object(&mut self, _: usize, _: u64) -> std::ops::ControlFlow<()> {
+        self.start(true);
+        std::ops::ControlFlow::Continue(())
+    }
+    fn start_array(&mut self, _: usize, _: u64) -> std::ops::ControlFlow<()> {
+        self.start(false);
+        std::ops::ControlFlow::Continue(())
+    }
+    fn key(&mut self, key: &str, truncated: bool) -> std::ops::ControlFlow<()> {
+        ValueBuilder::key(self, key, truncated);
+        std::ops::ControlFlow::Continue(())
+    }
+    fn end_object(&mut self) -> std::ops::ControlFlow<()> {
+        self.end();
+        std::ops::ControlFlow::Continue(())
+    }
+    fn end_array(&mut self) -> std::ops::ControlFlow<()> {
+        self.end();
+        std::ops::ControlFlow::Continue(())
+    }
+    fn scalar(&mut self, s: &Scalar<'_>) -> std::ops::ControlFlow<()> {
+        ValueBuilder::scalar(self, s);
+        std::ops::ControlFlow::Continue(())
+    }
+}

@@ -34,6 +34,7 @@ mod ops;
 mod parser;
 mod pointer;
 mod reader;
+mod sink;
 mod structure;
 
 use std::path::Path;
@@ -47,11 +48,11 @@ pub use ops::{
     SELECT_BUDGET_BYTES,
 };
 pub use parser::{
-    JsonParser, JsonSink, Scalar, ScalarKind, Status, JSON_MAX_DEPTH, KEY_CAPTURE_BYTES,
-    STRING_CAPTURE_BYTES,
+    JsonParser, Scalar, ScalarKind, Status, JSON_MAX_DEPTH, KEY_CAPTURE_BYTES, STRING_CAPTURE_BYTES,
 };
 pub use pointer::{escape_token, index_matches, PathToken, PathTracker, Pointer};
 pub use reader::JsonReader;
+pub use sink::{JsonSink, Null, Tee};
 pub use structure::{
     DuplicateKey, DuplicateReport, PrecisionFact, PrecisionReport, Structure,
     DUPLICATE_KEY_TOTAL_CAP, DUPLICATE_KEY_TRACK_CAP,

@@ -292,3 +292,35 @@ impl Structure {
         (self.duplicates, self.precision)
     }
 }
+
+/// Structure hears the parser directly: duplicate keys and precision
+/// facts need keys and numbers, never string contents.
+impl crate::JsonSink for Structure {
+    fn capture_strings(&self) -> bool {
+        false
+    }
+    fn start_object(&mut self, _: usize, _: u64) -> std::ops::ControlFlow<()> {
+        self.start(true);
+        std::ops::ControlFlow::Continue(())
+    }
+    fn start_array(&mut self, _: usize, _: u64) -> std::ops::ControlFlow<()> {
+        self.start(false);
+        std::ops::ControlFlow::Continue(())
+    }
+    fn key_bytes(&mut self, key: &[u8], _: bool) -> std::ops::ControlFlow<()> {
+        Structure::key(self, key);
+        std::ops::ControlFlow::Continue(())
+    }
+    fn end_object(&mut self) -> std::ops::ControlFlow<()> {
+        self.end();
+        std::ops::ControlFlow::Continue(())
+    }
+    fn end_array(&mut self) -> std::ops::ControlFlow<()> {
+        self.end();
+        std::ops::ControlFlow::Continue(())
+    }
+    fn scalar(&mut self, s: &Scalar<'_>) -> std::ops::ControlFlow<()> {
+        Structure::scalar(self, s);
+        std::ops::ControlFlow::Continue(())
+    }
+}

@@ -12,7 +12,7 @@ use plumb_core::{
     FIRST_ISSUES_CAP,
 };
 use plumb_json::{
-    scan_text, type_name, JsonParser, JsonSink, Scalar, Structure, ValueBuilder,
+    scan_text, type_name, JsonParser, JsonSink, Null, Scalar, Structure, Tee, ValueBuilder,
     SAMPLE_BUDGET_BYTES,
 };
 
@@ -54,16 +54,9 @@ fn drive<R: BufRead, S: LineSink>(
     mut stream: TextStream<R>,
     sink: &mut S,
 ) -> Result<(bool, bool), Refusal> {
-    let mut splitter: Option<LineSplitter> = None;
-    while let Some(chunk) = stream.next_chunk()? {
-        let s = splitter.get_or_insert_with(|| LineSplitter::new(chunk.byte_offset));
-        if s.push(chunk.text.as_bytes(), sink).is_break() {
-            return Ok((true, stream.stats().bom));
-        }
-    }
-    let mut s = splitter.unwrap_or_else(|| LineSplitter::new(stream.position()));
-    let stopped = s.finish(sink).is_break();
-    Ok((stopped, stream.stats().bom))
+    let mut splitter = None;
+    let flow = plumb_core::drive(&mut stream, &mut splitter, LineSplitter::new, sink)?;
+    Ok((flow.is_break(), stream.stats().bom))
 }
 
 /// A duplicate key, with its line.
@@ -153,16 +146,16 @@ pub struct JsonlInspect {
     pub bom: bool,
 }
 
-/// Per-record facts gathered by one parse.
-struct RecordSink<'a> {
-    st: &'a mut Structure,
+/// The types of a record's root and of its top-level keys: the one
+/// part of inspect's per-record facts that [`Structure`] and
+/// [`ValueBuilder`] (the other parts, composed with [`Tee`]) do not keep.
+struct RecordTypes<'a> {
     depth: usize,
     root: Option<&'static str>,
     top_keys: &'a mut Vec<(Vec<u8>, Option<&'static str>)>,
-    builder: Option<ValueBuilder>,
 }
 
-impl RecordSink<'_> {
+impl RecordTypes<'_> {
     fn value_type(&mut self, t: &'static str) {
         if self.depth == 0 {
             self.root = Some(t);
@@ -174,57 +167,36 @@ impl RecordSink<'_> {
     }
 }
 
-impl JsonSink for RecordSink<'_> {
+impl JsonSink for RecordTypes<'_> {
+    fn capture_strings(&self) -> bool {
+        false
+    }
     fn start_object(&mut self, _: usize, _: u64) -> ControlFlow<()> {
         self.value_type("object");
         self.depth += 1;
-        self.st.start(true);
-        if let Some(b) = self.builder.as_mut() {
-            b.start(true);
-        }
         ControlFlow::Continue(())
     }
     fn start_array(&mut self, _: usize, _: u64) -> ControlFlow<()> {
         self.value_type("array");
         self.depth += 1;
-        self.st.start(false);
-        if let Some(b) = self.builder.as_mut() {
-            b.start(false);
-        }
         ControlFlow::Continue(())
     }
-    fn key_bytes(&mut self, key: &[u8], truncated: bool) -> ControlFlow<()> {
+    fn key_bytes(&mut self, key: &[u8], _: bool) -> ControlFlow<()> {
         if self.depth == 1 {
             self.top_keys.push((key.to_vec(), None));
-        }
-        self.st.key(key);
-        if let Some(b) = self.builder.as_mut() {
-            b.key(&String::from_utf8_lossy(key), truncated);
         }
         ControlFlow::Continue(())
     }
     fn end_object(&mut self) -> ControlFlow<()> {
         self.depth -= 1;
-        self.st.end();
-        if let Some(b) = self.builder.as_mut() {
-            b.end();
-        }
         ControlFlow::Continue(())
     }
     fn end_array(&mut self) -> ControlFlow<()> {
         self.depth -= 1;
-        self.st.end();
-        if let Some(b) = self.builder.as_mut() {
-            b.end();
-        }
         ControlFlow::Continue(())
     }
     fn scalar(&mut self, s: &Scalar<'_>) -> ControlFlow<()> {
         self.value_type(type_name(s.kind));
-        self.st.scalar(s);
-        if let Some(b) = self.builder.as_mut() {
-            b.scalar(s);
-        }
         ControlFlow::Continue(())
     }
 }
@@ -264,14 +236,14 @@ impl InspectLines {
         let prec_before = self.st.precision().first.len();
         let prec_count = self.st.precision().count;
         self.top_keys.clear();
-        let mut sink = RecordSink {
-            st: &mut self.st,
+        let types = RecordTypes {
             depth: 0,
             root: None,
             top_keys: &mut self.top_keys,
-            builder: (self.sample.len() < self.sample_rows)
-                .then(|| ValueBuilder::new(SAMPLE_BUDGET_BYTES)),
         };
+        let builder =
+            (self.sample.len() < self.sample_rows).then(|| ValueBuilder::new(SAMPLE_BUDGET_BYTES));
+        let mut sink = Tee(types, Tee(&mut self.st, builder));
         let result = scan_text(
             &mut self.parser,
             line.text,
@@ -279,8 +251,8 @@ impl InspectLines {
             line.number,
             &mut sink,
         );
-        let root = sink.root;
-        let builder = sink.builder.take();
+        let Tee(types, Tee(_, builder)) = sink;
+        let root = types.root;
         match result {
             Err(e) => {
                 self.st.reset_path();
@@ -485,36 +457,6 @@ pub struct JsonlSelect {
     pub has_more: bool,
 }
 
-/// Builds a value from events, nothing else.
-struct BuildSink(ValueBuilder);
-
-impl JsonSink for BuildSink {
-    fn start_object(&mut self, _: usize, _: u64) -> ControlFlow<()> {
-        self.0.start(true);
-        ControlFlow::Continue(())
-    }
-    fn start_array(&mut self, _: usize, _: u64) -> ControlFlow<()> {
-        self.0.start(false);
-        ControlFlow::Continue(())
-    }
-    fn key(&mut self, key: &str, truncated: bool) -> ControlFlow<()> {
-        self.0.key(key, truncated);
-        ControlFlow::Continue(())
-    }
-    fn end_object(&mut self) -> ControlFlow<()> {
-        self.0.end();
-        ControlFlow::Continue(())
-    }
-    fn end_array(&mut self) -> ControlFlow<()> {
-        self.0.end();
-        ControlFlow::Continue(())
-    }
-    fn scalar(&mut self, s: &Scalar<'_>) -> ControlFlow<()> {
-        self.0.scalar(s);
-        ControlFlow::Continue(())
-    }
-}
-
 struct SelectLines {
     parser: JsonParser,
     offset: u64,
@@ -551,7 +493,7 @@ impl LineSink for SelectLines {
             Ok(false) => return ControlFlow::Continue(()),
             Ok(true) => {}
         }
-        let mut sink = BuildSink(ValueBuilder::new(SELECT_LINE_BUDGET_BYTES));
+        let mut sink = ValueBuilder::new(SELECT_LINE_BUDGET_BYTES);
         let record = match scan_text(
             &mut self.parser,
             line.text,
@@ -560,7 +502,7 @@ impl LineSink for SelectLines {
             &mut sink,
         ) {
             Ok(_) => {
-                let built = sink.0.finish();
+                let built = sink.finish();
                 self.cut |= built.cut;
                 SelectedRecord::Value {
                     line: line.number,
@@ -641,21 +583,6 @@ pub struct JsonlValidate {
     pub blank_lines: u64,
 }
 
-/// Parses, keeps nothing.
-struct Nothing;
-
-impl JsonSink for Nothing {
-    fn capture_strings(&self) -> bool {
-        false
-    }
-    fn key_bytes(&mut self, _: &[u8], _: bool) -> ControlFlow<()> {
-        ControlFlow::Continue(())
-    }
-    fn scalar(&mut self, _: &Scalar<'_>) -> ControlFlow<()> {
-        ControlFlow::Continue(())
-    }
-}
-
 struct ValidateLines {
     parser: JsonParser,
     rows: u64,
@@ -681,7 +608,7 @@ impl LineSink for ValidateLines {
             line.text,
             line.byte_offset,
             line.number,
-            &mut Nothing,
+            &mut Null,
         ) {
             self.first_invalid = Some(InvalidLine {
                 line: line.number,

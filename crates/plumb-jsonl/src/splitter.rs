@@ -14,6 +14,8 @@
 
 use std::ops::ControlFlow;
 
+use plumb_core::{PushMachine, Refusal};
+
 /// The longest line kept, in bytes. A longer line (often a whole JSON
 /// document saved under a `.jsonl` name) is skipped and reported.
 pub const JSONL_MAX_LINE_BYTES: usize = 1 << 20;
@@ -43,6 +45,48 @@ pub trait LineSink {
     /// A line longer than [`JSONL_MAX_LINE_BYTES`], dropped unread:
     /// its number, offset and full length in bytes.
     fn oversized(&mut self, number: u64, byte_offset: u64, len: u64) -> ControlFlow<()>;
+    /// The end: the input ended or the sink stopped the scan; a sink's
+    /// refusal comes out here (none of plumb's line sinks refuses).
+    ///
+    /// # Errors
+    /// The sink's refusal.
+    fn finish(&mut self) -> Result<(), Refusal> {
+        Ok(())
+    }
+}
+
+/// Forwards every event through a pointer type, so `&mut S` and
+/// `Box<S>` are line sinks wherever `S` is.
+macro_rules! forward_line_sink {
+    ($($ty:ty),*) => {$(
+        impl<S: LineSink + ?Sized> LineSink for $ty {
+            fn line(&mut self, line: &Line<'_>) -> ControlFlow<()> {
+                (**self).line(line)
+            }
+            fn oversized(&mut self, number: u64, byte_offset: u64, len: u64) -> ControlFlow<()> {
+                (**self).oversized(number, byte_offset, len)
+            }
+            fn finish(&mut self) -> Result<(), Refusal> {
+                (**self).finish()
+            }
+        }
+    )*};
+}
+
+forward_line_sink!(&mut S, Box<S>);
+
+/// The splitter in the one drive loop (`plumb_core::drive`).
+impl<S: LineSink + ?Sized> PushMachine<S> for LineSplitter {
+    #[inline]
+    fn push(&mut self, input: &[u8], sink: &mut S) -> Result<ControlFlow<()>, Refusal> {
+        Ok(LineSplitter::push(self, input, sink))
+    }
+    fn finish(&mut self, sink: &mut S) -> Result<ControlFlow<()>, Refusal> {
+        Ok(LineSplitter::finish(self, sink))
+    }
+    fn close(&mut self, sink: &mut S) -> Result<(), Refusal> {
+        sink.finish()
+    }
 }
 
 /// The sans-IO line splitter.
@@ -120,7 +164,11 @@ impl LineSplitter {
         self.buf.extend_from_slice(part);
     }
 
-    fn emit<S: LineSink>(&mut self, direct: Option<&[u8]>, sink: &mut S) -> ControlFlow<()> {
+    fn emit<S: LineSink + ?Sized>(
+        &mut self,
+        direct: Option<&[u8]>,
+        sink: &mut S,
+    ) -> ControlFlow<()> {
         let number = self.line;
         let at = self.line_offset;
         let flow = if self.oversized {
@@ -146,7 +194,7 @@ impl LineSplitter {
     /// # Termination
     /// Returns `Break` once the sink stopped the scan; later pushes do
     /// nothing. Call [`LineSplitter::finish`] at the end of input.
-    pub fn push<S: LineSink>(&mut self, input: &[u8], sink: &mut S) -> ControlFlow<()> {
+    pub fn push<S: LineSink + ?Sized>(&mut self, input: &[u8], sink: &mut S) -> ControlFlow<()> {
         if self.stopped {
             return ControlFlow::Break(());
         }
@@ -179,7 +227,7 @@ impl LineSplitter {
     }
 
     /// Ends the input: a last line without a terminator is handed out.
-    pub fn finish<S: LineSink>(&mut self, sink: &mut S) -> ControlFlow<()> {
+    pub fn finish<S: LineSink + ?Sized>(&mut self, sink: &mut S) -> ControlFlow<()> {
         if self.stopped {
             return ControlFlow::Break(());
         }

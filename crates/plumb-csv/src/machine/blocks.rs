@@ -28,7 +28,7 @@ impl CsvParser {
     /// or began in an earlier push). Anything else returns at the block's
     /// start and the byte machine, the reference, takes it; both leave
     /// the parser in the same state, so the paths may alternate anywhere.
-    pub(super) fn run_blocks<S: CsvSink>(
+    pub(super) fn run_blocks<S: CsvSink + ?Sized>(
         &mut self,
         input: &[u8],
         i: &mut usize,
@@ -68,7 +68,7 @@ impl CsvParser {
         ControlFlow::Continue(())
     }
 
-    pub(super) fn blocks<S: CsvSink>(
+    pub(super) fn blocks<S: CsvSink + ?Sized>(
         &mut self,
         input: &[u8],
         i: &mut usize,
@@ -218,7 +218,7 @@ impl CsvParser {
     /// `at`), or returns false when the sink now wants another mode than
     /// the block's, for the byte machine to take over there.
     #[inline]
-    pub(super) fn open_in_block<S: CsvSink>(
+    pub(super) fn open_in_block<S: CsvSink + ?Sized>(
         &mut self,
         sink: &S,
         cells: bool,
@@ -262,7 +262,7 @@ impl CsvParser {
     /// `content_end` when that is before the block's end (a line break).
     /// `quotes` is the block's opening quotes and all its quotes.
     #[inline]
-    pub(super) fn hand_out<S: CsvSink>(
+    pub(super) fn hand_out<S: CsvSink + ?Sized>(
         &mut self,
         input: &[u8],
         start: usize,

@@ -71,7 +71,7 @@ pub(super) fn unescape_into(out: &mut Vec<u8>, mut raw: &[u8]) {
 }
 
 impl CsvParser {
-    pub(super) fn run_bytes<S: CsvSink>(
+    pub(super) fn run_bytes<S: CsvSink + ?Sized>(
         &mut self,
         input: &[u8],
         i: &mut usize,

@@ -102,7 +102,7 @@ enum Mode {
 }
 
 impl Mode {
-    fn of<S: CsvSink>(sink: &S) -> Mode {
+    fn of<S: CsvSink + ?Sized>(sink: &S) -> Mode {
         if sink.keep_fields() {
             Mode::Keep
         } else if sink.wants_cells() {
@@ -275,7 +275,7 @@ impl CsvParser {
     /// Returns `Break` once a sink stopped the parse; the rest of the
     /// input and every later push are then ignored. Call
     /// [`CsvParser::finish`] at the end of input.
-    pub fn push<S: CsvSink>(&mut self, input: &[u8], sink: &mut S) -> ControlFlow<()> {
+    pub fn push<S: CsvSink + ?Sized>(&mut self, input: &[u8], sink: &mut S) -> ControlFlow<()> {
         if self.stopped || self.finished {
             return ControlFlow::Break(());
         }
@@ -295,7 +295,7 @@ impl CsvParser {
     /// sink keeps fields the block path never runs and the byte machine
     /// takes the whole input.
     #[inline]
-    fn run<S: CsvSink>(
+    fn run<S: CsvSink + ?Sized>(
         &mut self,
         input: &[u8],
         i: &mut usize,
@@ -324,7 +324,7 @@ impl CsvParser {
     ///
     /// # Termination
     /// Call once; later pushes and finishes do nothing.
-    pub fn finish<S: CsvSink>(&mut self, sink: &mut S) -> ControlFlow<()> {
+    pub fn finish<S: CsvSink + ?Sized>(&mut self, sink: &mut S) -> ControlFlow<()> {
         if self.stopped || self.finished {
             return ControlFlow::Break(());
         }
@@ -337,7 +337,7 @@ impl CsvParser {
         flow
     }
 
-    fn finish_record<S: CsvSink>(&mut self, sink: &mut S) -> ControlFlow<()> {
+    fn finish_record<S: CsvSink + ?Sized>(&mut self, sink: &mut S) -> ControlFlow<()> {
         if !self.in_record {
             return ControlFlow::Continue(());
         }
@@ -365,7 +365,7 @@ impl CsvParser {
     /// the sink would keep is announced to it first
     /// ([`CsvSink::record_begins`]), and its mode asked again after.
     #[inline]
-    fn begin_record<S: CsvSink>(&mut self, at: u64, sink: &mut S) -> ControlFlow<()> {
+    fn begin_record<S: CsvSink + ?Sized>(&mut self, at: u64, sink: &mut S) -> ControlFlow<()> {
         self.open_record(at, Mode::of(sink));
         if self.mode == Mode::Keep {
             return self.announce(sink);
@@ -375,7 +375,7 @@ impl CsvParser {
 
     /// Tells the sink a kept record began, and asks its mode again.
     #[inline(never)]
-    fn announce<S: CsvSink>(&mut self, sink: &mut S) -> ControlFlow<()> {
+    fn announce<S: CsvSink + ?Sized>(&mut self, sink: &mut S) -> ControlFlow<()> {
         let flow = sink.record_begins(self.record_no);
         self.mode = Mode::of(sink);
         flow
@@ -400,7 +400,12 @@ impl CsvParser {
     }
 
     #[inline]
-    fn append<S: CsvSink>(&mut self, bytes: &[u8], at: u64, sink: &mut S) -> ControlFlow<()> {
+    fn append<S: CsvSink + ?Sized>(
+        &mut self,
+        bytes: &[u8],
+        at: u64,
+        sink: &mut S,
+    ) -> ControlFlow<()> {
         if bytes.is_empty() || self.state == State::Overflow {
             return ControlFlow::Continue(());
         }
@@ -417,7 +422,12 @@ impl CsvParser {
     }
 
     #[cold]
-    fn overflow<S: CsvSink>(&mut self, kind: IssueKind, at: u64, sink: &mut S) -> ControlFlow<()> {
+    fn overflow<S: CsvSink + ?Sized>(
+        &mut self,
+        kind: IssueKind,
+        at: u64,
+        sink: &mut S,
+    ) -> ControlFlow<()> {
         self.state = State::Overflow;
         self.overflow = Some(kind);
         let issue = Issue {
@@ -431,7 +441,7 @@ impl CsvParser {
     }
 
     #[cold]
-    fn quoting_issue<S: CsvSink>(
+    fn quoting_issue<S: CsvSink + ?Sized>(
         &mut self,
         kind: IssueKind,
         at: u64,
@@ -449,7 +459,7 @@ impl CsvParser {
     }
 
     #[inline]
-    fn end_field<S: CsvSink>(&mut self, at: u64, sink: &mut S) -> ControlFlow<()> {
+    fn end_field<S: CsvSink + ?Sized>(&mut self, at: u64, sink: &mut S) -> ControlFlow<()> {
         if self.state == State::Overflow {
             return ControlFlow::Continue(());
         }
@@ -490,18 +500,18 @@ impl CsvParser {
         }
     }
 
-    fn end_record<S: CsvSink>(&mut self, class: u8, sink: &mut S) -> ControlFlow<()> {
+    fn end_record<S: CsvSink + ?Sized>(&mut self, class: u8, sink: &mut S) -> ControlFlow<()> {
         self.terminator(class);
         self.emit(sink)
     }
 
     /// Lets the sink take a kept record's buffers.
     #[inline(never)]
-    fn offer_buffers<S: CsvSink>(&mut self, sink: &mut S) {
+    fn offer_buffers<S: CsvSink + ?Sized>(&mut self, sink: &mut S) {
         sink.adopt(&mut self.data, &mut self.ends);
     }
 
-    fn emit<S: CsvSink>(&mut self, sink: &mut S) -> ControlFlow<()> {
+    fn emit<S: CsvSink + ?Sized>(&mut self, sink: &mut S) -> ControlFlow<()> {
         let record = Record {
             number: self.record_no,
             line: self.record_line,

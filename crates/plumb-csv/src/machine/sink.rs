@@ -3,7 +3,9 @@
 
 use std::ops::ControlFlow;
 
-use super::{Issue, IssueKind};
+use plumb_core::{PushMachine, Refusal};
+
+use super::{CsvParser, Issue, IssueKind};
 
 /// One parsed record, borrowed from the parser.
 #[derive(Clone, Copy, Debug)]
@@ -153,9 +155,31 @@ pub trait CsvSink {
         let _ = line;
         ControlFlow::Continue(())
     }
+
+    /// The input ended and the parser closed its last record (not called
+    /// when the sink stopped the parse first): a sink that held a record
+    /// back to decide about it decides now.
+    fn end_of_input(&mut self) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
+
+    /// The end, whether the input ended or the sink stopped the parse: a
+    /// sink that stopped because the answer cannot be given (a column
+    /// that is not in the header) says why here, and the drive loop
+    /// returns it.
+    ///
+    /// # Errors
+    /// The sink's refusal.
+    fn finish(&mut self) -> Result<(), Refusal> {
+        Ok(())
+    }
 }
 
-impl<S: CsvSink + ?Sized> CsvSink for &mut S {
+/// Forwards every event through a pointer type, so `&mut S` and
+/// `Box<S>` are sinks wherever `S` is.
+macro_rules! forward_csv_sink {
+    ($($ty:ty),*) => {$(
+impl<S: CsvSink + ?Sized> CsvSink for $ty {
     fn keep_fields(&self) -> bool {
         (**self).keep_fields()
     }
@@ -179,5 +203,34 @@ impl<S: CsvSink + ?Sized> CsvSink for &mut S {
     }
     fn blank_line(&mut self, line: u64) -> ControlFlow<()> {
         (**self).blank_line(line)
+    }
+    fn end_of_input(&mut self) -> ControlFlow<()> {
+        (**self).end_of_input()
+    }
+    fn finish(&mut self) -> Result<(), Refusal> {
+        (**self).finish()
+    }
+}
+    )*};
+}
+
+forward_csv_sink!(&mut S, Box<S>);
+
+/// The parser in the one drive loop (`plumb_core::drive`).
+impl<S: CsvSink + ?Sized> PushMachine<S> for CsvParser {
+    #[inline]
+    fn push(&mut self, input: &[u8], sink: &mut S) -> Result<ControlFlow<()>, Refusal> {
+        Ok(CsvParser::push(self, input, sink))
+    }
+    fn finish(&mut self, sink: &mut S) -> Result<ControlFlow<()>, Refusal> {
+        let flow = CsvParser::finish(self, sink);
+        Ok(if flow.is_break() {
+            flow
+        } else {
+            sink.end_of_input()
+        })
+    }
+    fn close(&mut self, sink: &mut S) -> Result<(), Refusal> {
+        sink.finish()
     }
 }

@@ -146,7 +146,7 @@ pub(crate) struct SelectSink {
     shortened: bool,
     cut: bool,
     issues: IssueList,
-    pub(crate) error: Option<Refusal>,
+    error: Option<Refusal>,
 }
 
 /// The names listed in an `unknown-column` refusal.
@@ -353,6 +353,12 @@ fn unknown_column(name: &str, header: &Record<'_>) -> Refusal {
 }
 
 impl RowSink for SelectSink {
+    /// A projection that cannot be resolved (a name not in the header, an
+    /// index past the last column) stopped the scan; this says why.
+    fn finish(&mut self) -> Result<(), Refusal> {
+        self.error.take().map_or(Ok(()), Err)
+    }
+
     fn keep_fields(&self) -> bool {
         // Rows before the window need no content; the first row may be
         // needed for the projection width, which `len` gives anyway.

@@ -11,7 +11,8 @@ use serde_json::value::RawValue;
 use plumb_core::{Refusal, ScanBounds, TextStream, ViewFlags, COLUMN_TRACK_CAP};
 
 use crate::builder::ValueBuilder;
-use crate::parser::{JsonSink, Scalar};
+use crate::parser::Scalar;
+use crate::sink::JsonSink;
 use crate::structure::{DuplicateReport, PrecisionReport, Structure};
 
 use super::{

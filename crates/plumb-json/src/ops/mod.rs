@@ -10,10 +10,12 @@ pub use select::{select, JsonSelect};
 pub use validate::{validate, JsonValidate, SyntaxError};
 
 use std::io::BufRead;
+use std::ops::ControlFlow;
 
 use plumb_core::{Refusal, TextStream, Window};
 
-use crate::parser::{JsonParser, JsonSink, ScalarKind, Status};
+use crate::parser::{JsonParser, ScalarKind};
+use crate::sink::JsonSink;
 
 /// Bytes of JSON text one inspect sample element may take; a larger
 /// element becomes a `$summary`. Enough to show a typical record whole.
@@ -52,19 +54,19 @@ pub fn type_name(kind: ScalarKind) -> &'static str {
     }
 }
 
-/// Pushes a whole stream through a parser.
+/// Pushes a whole stream through a parser into `sink` (the one drive
+/// loop, `plumb_core::drive`); returns whether the sink stopped the
+/// scan, and the BOM flag.
 pub(crate) fn drive<R: BufRead, S: JsonSink>(
     mut stream: TextStream<R>,
     sink: &mut S,
-) -> Result<(Status, bool), Refusal> {
-    let mut parser: Option<JsonParser> = None;
-    while let Some(chunk) = stream.next_chunk()? {
-        let p = parser.get_or_insert_with(|| JsonParser::new().with_base_offset(chunk.byte_offset));
-        if p.push(chunk.text.as_bytes(), sink)? == Status::Stopped {
-            return Ok((Status::Stopped, stream.stats().bom));
-        }
-    }
-    let mut p = parser.unwrap_or_else(|| JsonParser::new().with_base_offset(stream.position()));
-    let status = p.finish(sink)?;
-    Ok((status, stream.stats().bom))
+) -> Result<(ControlFlow<()>, bool), Refusal> {
+    let mut parser = None;
+    let flow = plumb_core::drive(
+        &mut stream,
+        &mut parser,
+        |at| JsonParser::new().with_base_offset(at),
+        sink,
+    )?;
+    Ok((flow, stream.stats().bom))
 }

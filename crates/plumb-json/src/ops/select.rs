@@ -10,8 +10,9 @@ use serde_json::value::RawValue;
 use plumb_core::{clamp_limit, Refusal, RefusalReason, TextStream, ViewFlags, Window};
 
 use crate::builder::ValueBuilder;
-use crate::parser::{JsonSink, Scalar};
+use crate::parser::Scalar;
 use crate::pointer::Pointer;
+use crate::sink::JsonSink;
 use crate::structure::Structure;
 
 use super::{drive, type_name, JsonSelectOptions, SELECT_BUDGET_BYTES};
@@ -201,12 +202,7 @@ impl SelectSink {
         }
         let mut finished = None;
         if let Some(b) = current.as_mut() {
-            match ev {
-                Ev::Start(o) => b.start(o),
-                Ev::Key(k, t) => b.key(k, t),
-                Ev::End => b.end(),
-                Ev::Scalar(s) => b.scalar(s),
-            }
+            ev.feed(b);
             if b.is_done() {
                 finished = current.take();
             }
@@ -224,12 +220,7 @@ impl SelectSink {
         let Mode::Capture(b) = &mut self.mode else {
             return ControlFlow::Continue(());
         };
-        match ev {
-            Ev::Start(o) => b.start(o),
-            Ev::Key(k, t) => b.key(k, t),
-            Ev::End => b.end(),
-            Ev::Scalar(s) => b.scalar(s),
-        }
+        ev.feed(b);
         if b.is_over() {
             return self.too_large();
         }
@@ -289,12 +280,26 @@ impl SelectSink {
     }
 }
 
+/// One parser event, held while the select decides where it goes (the
+/// target's builder, the current window element's, or nowhere): the
+/// window needs to know an event's kind to find element boundaries.
 #[derive(Clone, Copy)]
 enum Ev<'a, 'b> {
     Start(bool),
     Key(&'a str, bool),
     End,
     Scalar(&'a Scalar<'b>),
+}
+
+impl Ev<'_, '_> {
+    fn feed(self, b: &mut ValueBuilder) {
+        match self {
+            Ev::Start(o) => b.start(o),
+            Ev::Key(k, t) => b.key(k, t),
+            Ev::End => b.end(),
+            Ev::Scalar(s) => b.scalar(s),
+        }
+    }
 }
 
 impl JsonSink for SelectSink {
@@ -335,6 +340,19 @@ impl JsonSink for SelectSink {
         self.st.scalar(s);
         self.route(Ev::Scalar(s))
     }
+
+    /// The answer is known or cannot be given: a target never reached is
+    /// `pointer-not-found`, naming the deepest prefix that exists.
+    fn finish(&mut self) -> Result<(), Refusal> {
+        let found = match self.window {
+            None => self.value.is_some(),
+            Some(_) => !matches!(self.mode, Mode::Seeking),
+        };
+        if self.error.is_none() && !found {
+            let _ = self.not_found(0);
+        }
+        self.error.take().map_or(Ok(()), Err)
+    }
 }
 
 /// Selects the value at a JSON Pointer, or a window of the array there.
@@ -366,10 +384,9 @@ pub fn select<R: BufRead>(
         has_more: false,
         error: None,
     };
-    drive(stream, &mut sink)?;
-    if let Some(r) = sink.error.take() {
-        return Err(r);
-    }
+    // The sink's own refusal (the pointer leads nowhere, the selection
+    // is too large) comes out of the drive loop, from its `finish`.
+    let _ = drive(stream, &mut sink)?;
     let pointer = sel.pointer.clone();
     let view = ViewFlags::exact().with_cut(sink.cut);
     match window {
@@ -386,40 +403,22 @@ pub fn select<R: BufRead>(
                 returned: None,
                 has_more: None,
             }),
-            None => {
-                let mut s = sink;
-                let _ = s.not_found(0);
-                Err(s.error.take().unwrap_or_else(|| {
-                    Refusal::new(
-                        RefusalReason::PointerNotFound,
-                        "the pointer does not resolve",
-                    )
-                }))
-            }
+            None => Err(Refusal::new(
+                RefusalReason::PointerNotFound,
+                "the pointer does not resolve",
+            )),
         },
-        Some((offset, limit)) => {
-            if matches!(sink.mode, Mode::Seeking) {
-                let mut s = sink;
-                let _ = s.not_found(0);
-                return Err(s.error.take().unwrap_or_else(|| {
-                    Refusal::new(
-                        RefusalReason::PointerNotFound,
-                        "the pointer does not resolve",
-                    )
-                }));
-            }
-            Ok(JsonSelect {
-                ok: true,
-                format: "json",
-                view,
-                pointer,
-                value: None,
-                returned: Some(sink.items.len()),
-                items: Some(sink.items),
-                offset: Some(offset),
-                limit: Some(limit),
-                has_more: Some(sink.has_more),
-            })
-        }
+        Some((offset, limit)) => Ok(JsonSelect {
+            ok: true,
+            format: "json",
+            view,
+            pointer,
+            value: None,
+            returned: Some(sink.items.len()),
+            items: Some(sink.items),
+            offset: Some(offset),
+            limit: Some(limit),
+            has_more: Some(sink.has_more),
+        }),
     }
 }

@@ -8,7 +8,8 @@ use serde::Serialize;
 
 use plumb_core::{Refusal, RefusalReason, ScanBounds, TextStream, ViewFlags};
 
-use crate::parser::{JsonSink, Scalar};
+use crate::parser::Scalar;
+use crate::sink::JsonSink;
 use crate::structure::{DuplicateReport, Structure};
 
 use super::drive;

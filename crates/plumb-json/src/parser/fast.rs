@@ -18,7 +18,7 @@ impl JsonParser {
     /// The general machine then takes that one step; its results are the
     /// reference, and the tests demand both give the same events.
     #[inline(always)]
-    pub(super) fn fast<S: JsonSink>(
+    pub(super) fn fast<S: JsonSink + ?Sized>(
         &mut self,
         input: &[u8],
         i: &mut usize,
@@ -260,7 +260,7 @@ impl JsonParser {
     /// string costs no trip through the state dispatch; a key's closing
     /// quote takes a following `:` at once for the same reason.
     #[inline(always)]
-    pub(super) fn str_run<S: JsonSink>(
+    pub(super) fn str_run<S: JsonSink + ?Sized>(
         &mut self,
         input: &[u8],
         i: &mut usize,

@@ -14,7 +14,7 @@ use super::*;
 
 impl JsonParser {
     #[inline]
-    pub(super) fn run<S: JsonSink>(
+    pub(super) fn run<S: JsonSink + ?Sized>(
         &mut self,
         input: &[u8],
         i: &mut usize,

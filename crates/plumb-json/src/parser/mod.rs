@@ -41,6 +41,8 @@ use std::ops::ControlFlow;
 use plumb_core::{Refusal, RefusalReason, MAX_NUMBER_LITERAL_BYTES};
 
 pub(crate) use position::chars;
+
+use crate::sink::JsonSink;
 use position::{shown, shown_char};
 
 /// The deepest nesting accepted: deeper input is refused
@@ -95,83 +97,6 @@ impl<'a> Scalar<'a> {
         std::str::from_utf8(self.raw).unwrap_or_default()
     }
 }
-
-/// What the parser tells its consumer, modelled on ripgrep's `Sink`:
-/// every event may stop the parse by returning `Break`, after which the
-/// parser reads nothing further. Only `scalar` is required.
-pub trait JsonSink {
-    /// Whether to decode and keep string values (keys are always kept).
-    /// Validation needs none; skipping them is faster.
-    fn capture_strings(&self) -> bool {
-        true
-    }
-    /// An object opens. `depth` is its nesting level (the root is 0).
-    fn start_object(&mut self, depth: usize, byte_offset: u64) -> ControlFlow<()> {
-        let _ = (depth, byte_offset);
-        ControlFlow::Continue(())
-    }
-    /// A key inside the innermost object.
-    fn key(&mut self, key: &str, truncated: bool) -> ControlFlow<()> {
-        let _ = (key, truncated);
-        ControlFlow::Continue(())
-    }
-    /// A key as bytes: what the parser calls. The default checks UTF-8
-    /// and calls [`JsonSink::key`]; a sink that only hashes or counts
-    /// keys can take the bytes directly.
-    fn key_bytes(&mut self, key: &[u8], truncated: bool) -> ControlFlow<()> {
-        self.key(std::str::from_utf8(key).unwrap_or_default(), truncated)
-    }
-    /// The innermost object closes.
-    fn end_object(&mut self) -> ControlFlow<()> {
-        ControlFlow::Continue(())
-    }
-    /// An array opens. `depth` is its nesting level (the root is 0).
-    fn start_array(&mut self, depth: usize, byte_offset: u64) -> ControlFlow<()> {
-        let _ = (depth, byte_offset);
-        ControlFlow::Continue(())
-    }
-    /// The innermost array closes.
-    fn end_array(&mut self) -> ControlFlow<()> {
-        ControlFlow::Continue(())
-    }
-    /// A scalar value.
-    fn scalar(&mut self, scalar: &Scalar<'_>) -> ControlFlow<()>;
-}
-
-/// Forwards every event of a sink through a pointer type, so `&mut S`
-/// and `Box<S>` are sinks wherever `S` is.
-macro_rules! forward_sink {
-    ($($ty:ty),*) => {$(
-        impl<S: JsonSink + ?Sized> JsonSink for $ty {
-            fn capture_strings(&self) -> bool {
-                (**self).capture_strings()
-            }
-            fn start_object(&mut self, depth: usize, at: u64) -> ControlFlow<()> {
-                (**self).start_object(depth, at)
-            }
-            fn key(&mut self, key: &str, truncated: bool) -> ControlFlow<()> {
-                (**self).key(key, truncated)
-            }
-            fn key_bytes(&mut self, key: &[u8], truncated: bool) -> ControlFlow<()> {
-                (**self).key_bytes(key, truncated)
-            }
-            fn end_object(&mut self) -> ControlFlow<()> {
-                (**self).end_object()
-            }
-            fn start_array(&mut self, depth: usize, at: u64) -> ControlFlow<()> {
-                (**self).start_array(depth, at)
-            }
-            fn end_array(&mut self) -> ControlFlow<()> {
-                (**self).end_array()
-            }
-            fn scalar(&mut self, scalar: &Scalar<'_>) -> ControlFlow<()> {
-                (**self).scalar(scalar)
-            }
-        }
-    )*};
-}
-
-forward_sink!(&mut S, Box<S>);
 
 /// How a push or finish ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -404,7 +329,11 @@ impl JsonParser {
     /// `invalid-json` with line, column and byte offset at the first
     /// syntax fault; `nesting-too-deep` past [`JSON_MAX_DEPTH`]. After an
     /// error every call returns the same kind of refusal.
-    pub fn push<S: JsonSink>(&mut self, input: &[u8], sink: &mut S) -> Result<Status, Refusal> {
+    pub fn push<S: JsonSink + ?Sized>(
+        &mut self,
+        input: &[u8],
+        sink: &mut S,
+    ) -> Result<Status, Refusal> {
         if self.stopped {
             return Ok(Status::Stopped);
         }
@@ -514,7 +443,7 @@ impl JsonParser {
         }
     }
 
-    fn open<S: JsonSink>(
+    fn open<S: JsonSink + ?Sized>(
         &mut self,
         kind: u8,
         input: &[u8],
@@ -558,7 +487,11 @@ impl JsonParser {
         };
     }
 
-    fn emit_scalar<S: JsonSink>(&mut self, kind: ScalarKind, sink: &mut S) -> ControlFlow<()> {
+    fn emit_scalar<S: JsonSink + ?Sized>(
+        &mut self,
+        kind: ScalarKind,
+        sink: &mut S,
+    ) -> ControlFlow<()> {
         let raw: &[u8] = match kind {
             ScalarKind::True => b"true",
             ScalarKind::False => b"false",
@@ -584,7 +517,7 @@ impl JsonParser {
         flow
     }
 
-    fn finish_number<S: JsonSink>(&mut self, sink: &mut S) -> ControlFlow<()> {
+    fn finish_number<S: JsonSink + ?Sized>(&mut self, sink: &mut S) -> ControlFlow<()> {
         self.emit_scalar(ScalarKind::Number, sink)
     }
 
@@ -611,7 +544,7 @@ impl JsonParser {
     ///
     /// # Errors
     /// `invalid-json` when the text is empty or ends inside a value.
-    pub fn finish<S: JsonSink>(&mut self, sink: &mut S) -> Result<Status, Refusal> {
+    pub fn finish<S: JsonSink + ?Sized>(&mut self, sink: &mut S) -> Result<Status, Refusal> {
         if self.stopped {
             return Ok(Status::Stopped);
         }

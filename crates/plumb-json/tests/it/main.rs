@@ -4,4 +4,5 @@
 mod conformance;
 mod ops;
 mod parser;
+mod sinks;
 mod util;
