@@ -6,6 +6,7 @@
 //! - `memtest [--mb N]`: peak RSS of the release binary on adversarial inputs.
 //! - `conformance [--data DIR]`: every suite in ../shared/conformance.
 //! - `bench [--seconds N] [--table-only]`: the benches and one table.
+//! - `api [--bless]`: the public API of plumb-core and plumb against its snapshot.
 //! - `ci`: what `.ci/run` runs once its tools are installed.
 //!
 //! `cargo xtask help` and `cargo xtask <command> --help` say more.
@@ -15,6 +16,7 @@ use std::process::{Command, ExitCode};
 
 use clap::{Parser, Subcommand};
 
+mod api;
 mod bench;
 mod conformance;
 mod fuzz;
@@ -63,8 +65,16 @@ enum Cmd {
         #[arg(long)]
         table_only: bool,
     },
+    /// Compare the public API of plumb-core and plumb with the snapshots
+    /// in `api/` (`cargo public-api`, nightly).
+    Api {
+        /// Write the current API as the new snapshot.
+        #[arg(long)]
+        bless: bool,
+    },
     /// Run what CI runs, in its order: fmt, clippy, doc, the tests, the
-    /// benches' build, conformance, memtest and a fuzz smoke.
+    /// benches' build, cargo publish --dry-run, the public-API snapshots,
+    /// conformance, memtest and a fuzz smoke.
     Ci {
         /// memtest input size, in MiB.
         #[arg(long, default_value_t = 256)]
@@ -103,6 +113,7 @@ fn main() -> ExitCode {
                 false
             }
         },
+        Cmd::Api { bless } => api::run(&root, bless),
         Cmd::Ci {
             memtest_mb,
             fuzz_seconds,
@@ -252,6 +263,10 @@ fn ci(root: &Path, memtest_mb: u64, fuzz_seconds: u64) -> bool {
         if !cargo_step(root, title, args, env) {
             return false;
         }
+    }
+    println!("== public API snapshots (api/)");
+    if !api::run(root, false) {
+        return false;
     }
     println!("== conformance (../shared/conformance)");
     if !run_conformance(&root.join("../shared/conformance")) {
