@@ -58,7 +58,7 @@ pub use reader::{
 };
 pub use refusal::{Refusal, RefusalReason};
 pub use stream::{
-    judge_head, open_file, Chunk, StreamStats, TextStream, BINARY_SNIFF_BYTES,
-    BUFFERED_CHUNK_BYTES, CHUNK_BYTES, UTF8_BOM,
+    judge_head, Chunk, StreamStats, TextStream, BINARY_SNIFF_BYTES, BUFFERED_CHUNK_BYTES,
+    CHUNK_BYTES, UTF8_BOM,
 };
 pub use view::ViewFlags;

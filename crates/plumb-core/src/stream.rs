@@ -150,7 +150,7 @@ impl TextStream<BufReader<File>> {
 ///
 /// # Errors
 /// `not-found`, `not-a-file` or `read-error`.
-pub fn open_file(path: &Path) -> Result<File, Refusal> {
+pub(crate) fn open_file(path: &Path) -> Result<File, Refusal> {
     let opened = crate::file::OpenedFile::open(path)?;
     opened
         .file()

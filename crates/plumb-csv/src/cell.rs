@@ -74,13 +74,8 @@ impl CellClass {
 }
 
 /// Trims the spaces and tabs that classification ignores.
-pub fn trim_cell(text: &str) -> &str {
-    text.trim_matches([' ', '\t'])
-}
-
-/// [`trim_cell`] for bytes.
 #[inline]
-pub fn trim_bytes(mut b: &[u8]) -> &[u8] {
+pub(crate) fn trim_bytes(mut b: &[u8]) -> &[u8] {
     while let [b' ' | b'\t', rest @ ..] = b {
         b = rest;
     }
@@ -108,7 +103,7 @@ pub fn classify_cell(text: &str) -> CellClass {
 /// Classifies one cell given as bytes (the same rules as
 /// [`classify_cell`]; bytes that are not UTF-8 are `string`).
 #[inline]
-pub fn classify_bytes(cell: &[u8]) -> CellClass {
+pub(crate) fn classify_bytes(cell: &[u8]) -> CellClass {
     scan_cell(cell).class
 }
 
@@ -212,12 +207,6 @@ pub fn number_class(d: &DecimalScan) -> CellClass {
     } else {
         CellClass::Integer
     }
-}
-
-/// `Integer` or `Float` when the bytes are a decimal number literal
-/// (optional sign, digits, optional fraction, optional exponent).
-pub fn numeric_class(bytes: &[u8]) -> Option<CellClass> {
-    scan_decimal(bytes).map(|d| number_class(&d))
 }
 
 fn digits(bytes: &[u8], at: usize, n: usize) -> Option<u32> {

@@ -38,8 +38,8 @@ use std::path::Path;
 use plumb_core::{clamp_limit, Refusal, ScanBounds, TextStream, Window};
 
 pub use cell::{
-    classify_bytes, classify_cell, infer_column_type, number_class, numeric_class, scan_cell,
-    trim_bytes, trim_cell, CellClass, CellScan, ClassHistogram, InferredType, SENTINEL_TOKENS,
+    classify_cell, infer_column_type, number_class, scan_cell, CellClass, CellScan, ClassHistogram,
+    InferredType, SENTINEL_TOKENS,
 };
 pub use detect::{detect_delimiter, Detection, CSV_DELIMITER_CANDIDATES, DELIMITER_SAMPLE_BYTES};
 pub use machine::{
@@ -52,7 +52,7 @@ pub use report::{
     CSV_SELECT_BUDGET_BYTES, INSPECT_NARROW_TEXT_BYTES, INSPECT_SAMPLE_BUDGET_BYTES,
     INSPECT_WIDE_TEXT_COLUMNS,
 };
-pub use scan::{header_looks_like_names, parse_delimiter, HeaderMode};
+pub use scan::HeaderMode;
 
 /// The rows an inspect sample holds when none is asked for.
 pub const INSPECT_SAMPLE_ROWS_DEFAULT: usize = 5;

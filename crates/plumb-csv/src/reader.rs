@@ -5,9 +5,10 @@ use plumb_core::{
     SniffScore, Source, WindowCounts,
 };
 
+use crate::scan::parse_delimiter;
 use crate::{
-    inspect, parse_delimiter, select, validate, ColumnRef, CsvFormat, CsvInspect, CsvOptions,
-    CsvSelect, CsvValidate, HeaderMode, SelectOptions,
+    inspect, select, validate, ColumnRef, CsvFormat, CsvInspect, CsvOptions, CsvSelect,
+    CsvValidate, HeaderMode, SelectOptions,
 };
 
 impl_answer!(CsvInspect);

@@ -59,7 +59,7 @@ impl std::str::FromStr for HeaderMode {
 /// # Errors
 /// `invalid-argument` for anything that is not one ASCII character
 /// other than a quote, CR or LF.
-pub fn parse_delimiter(s: &str) -> Result<u8, Refusal> {
+pub(crate) fn parse_delimiter(s: &str) -> Result<u8, Refusal> {
     let d = match s {
         "\\t" | "tab" | "TAB" | "\t" => b'\t',
         _ if s.len() == 1 => s.as_bytes()[0],
@@ -75,7 +75,7 @@ pub fn parse_delimiter(s: &str) -> Result<u8, Refusal> {
 
 /// Whether a record reads as column names: every cell is non-empty text
 /// that is not a number, date, boolean or missing-value token.
-pub fn header_looks_like_names(record: &Record<'_>) -> bool {
+pub(crate) fn header_looks_like_names(record: &Record<'_>) -> bool {
     record.has_fields()
         && !record.is_empty()
         && record

@@ -20,7 +20,7 @@ use serde_json::value::RawValue;
 use crate::parser::{Scalar, ScalarKind};
 
 /// Writes `s` as a JSON string literal.
-pub fn write_json_string(out: &mut String, s: &str) {
+pub(crate) fn write_json_string(out: &mut String, s: &str) {
     out.push('"');
     let mut start = 0;
     for (i, b) in s.bytes().enumerate() {
@@ -45,7 +45,7 @@ pub fn write_json_string(out: &mut String, s: &str) {
 }
 
 /// Whether a number literal needs a `$literal` placeholder, and of which kind.
-pub fn literal_precision(s: &Scalar<'_>) -> Option<PrecisionKind> {
+pub(crate) fn literal_precision(s: &Scalar<'_>) -> Option<PrecisionKind> {
     if s.truncated {
         return Some(PrecisionKind::OversizedLiteral);
     }

@@ -41,7 +41,7 @@ use std::path::Path;
 
 use plumb_core::{Refusal, ScanBounds, TextStream};
 
-pub use builder::{literal_precision, write_json_string, Built, ValueBuilder, BUILD_DEPTH_CAP};
+pub use builder::{Built, ValueBuilder, BUILD_DEPTH_CAP};
 pub use ops::{
     inspect, select, type_name, validate, JsonInspect, JsonSelect, JsonSelectOptions, JsonValidate,
     SyntaxError, JSON_SAMPLE_ROWS_DEFAULT, JSON_SAMPLE_ROWS_MAX, KEY_LIST_CAP, SAMPLE_BUDGET_BYTES,
@@ -50,7 +50,7 @@ pub use ops::{
 pub use parser::{
     JsonParser, Scalar, ScalarKind, Status, JSON_MAX_DEPTH, KEY_CAPTURE_BYTES, STRING_CAPTURE_BYTES,
 };
-pub use pointer::{escape_token, index_matches, PathToken, PathTracker, Pointer};
+pub use pointer::{PathToken, PathTracker, Pointer};
 pub use reader::JsonReader;
 pub use sink::{JsonSink, Null, Tee};
 pub use structure::{

@@ -117,7 +117,7 @@ fn percent_decode(s: &str) -> Option<String> {
 }
 
 /// Escapes one reference token (`~` -> `~0`, `/` -> `~1`).
-pub fn escape_token(token: &str) -> String {
+pub(crate) fn escape_token(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 
@@ -131,7 +131,7 @@ fn render<'a>(tokens: impl Iterator<Item = &'a str>) -> String {
 }
 
 /// Whether an array index token (`0`, `12`, no leading zeros) names `index`.
-pub fn index_matches(token: &str, index: u64) -> bool {
+pub(crate) fn index_matches(token: &str, index: u64) -> bool {
     // RFC 6901 array-index: "0", or digits without a leading zero; no sign.
     if token.is_empty() || !token.bytes().all(|b| b.is_ascii_digit()) {
         return false;

@@ -17,7 +17,7 @@ use plumb_core::{Op, Refusal};
 /// and the options readers declare), judged against the declarations
 /// once the format is known.
 #[derive(Debug, Clone)]
-pub struct DataArgs {
+pub(crate) struct DataArgs {
     /// The op.
     pub op: Op,
     /// The file, relative to the workspace root, or a catalog name.
@@ -162,7 +162,7 @@ fn parse<T: for<'de> Deserialize<'de>>(v: Value, example: &str) -> Result<T, Ref
 /// # Errors
 /// `invalid-argument`, naming the valid ops for a bad `op`, or a value
 /// of the wrong type for a shared option.
-pub fn data_args(args: Value) -> Result<DataArgs, Refusal> {
+pub(crate) fn data_args(args: Value) -> Result<DataArgs, Refusal> {
     let Value::Object(mut m) = repair(args)? else {
         return Err(Refusal::invalid_argument("arguments must be a JSON object"));
     };
@@ -202,7 +202,7 @@ const EXAMPLE: &str = r#"{"op": "select", "path": "data.csv", "offset": 0, "limi
 ///
 /// # Errors
 /// `invalid-argument`: a missing path, a non-integer offset or limit.
-pub fn read_args(args: Value) -> Result<ReadArgs, Refusal> {
+pub(crate) fn read_args(args: Value) -> Result<ReadArgs, Refusal> {
     let fixed = repair(args)?;
     parse(fixed, r#"{"path": "notes.md", "offset": 0, "limit": 100}"#)
 }

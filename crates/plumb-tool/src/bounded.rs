@@ -23,8 +23,6 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{json, Map, Value};
 
-use plumb_core::Answer;
-
 use crate::envelope::{truncated, OBSERVATION_CAP_BYTES};
 
 /// The most items of one list a tool answer's tree holds. A list this
@@ -42,7 +40,7 @@ const NOTED_LISTS: usize = 16;
 
 /// A tool answer's tree and what was left out of it.
 #[derive(Debug)]
-pub struct BoundedJson {
+pub(crate) struct BoundedJson {
     /// The answer, lists and strings bounded.
     pub value: Value,
     /// `{"field", "kept", "total"}` for each list cut (as `fit` notes them).
@@ -58,22 +56,11 @@ struct Notes {
     cut: bool,
 }
 
-/// `answer` as a bounded tree (see the module docs).
-///
-/// # Errors
-/// A message when the answer cannot be written or read back (never for
-/// the engines' answers).
-pub fn bounded_json(answer: &dyn Answer) -> Result<BoundedJson, String> {
-    let mut text = Vec::new();
-    answer.write_json(&mut text).map_err(|e| e.to_string())?;
-    bounded_text(&text)
-}
-
 /// JSON text as a bounded tree (see the module docs).
 ///
 /// # Errors
 /// A message when the text is not JSON.
-pub fn bounded_text(text: &[u8]) -> Result<BoundedJson, String> {
+pub(crate) fn bounded_text(text: &[u8]) -> Result<BoundedJson, String> {
     let notes = RefCell::new(Notes::default());
     let mut de = serde_json::Deserializer::from_slice(text);
     let value = Seed {

@@ -265,7 +265,7 @@ pub fn fit(envelope: &mut Value, cap: usize) -> bool {
 /// each with its true total, which a further trim keeps. The notes go
 /// into the envelope even when nothing more is trimmed; returns whether
 /// anything was trimmed, here or before.
-pub fn fit_noted(envelope: &mut Value, cap: usize, trimmed: Vec<Value>) -> bool {
+pub(crate) fn fit_noted(envelope: &mut Value, cap: usize, trimmed: Vec<Value>) -> bool {
     let notes = serde_json::to_vec(&trimmed).map_or(usize::MAX, |b| b.len());
     if json_len(envelope) <= cap.saturating_sub(notes) {
         if trimmed.is_empty() {

@@ -50,7 +50,7 @@ pub struct LineGate {
 }
 
 /// A JSON-RPC error response.
-pub fn error_response(id: Value, code: i64, message: impl Into<String>) -> Value {
+pub(crate) fn error_response(id: Value, code: i64, message: impl Into<String>) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message.into()}})
 }
 
@@ -64,7 +64,7 @@ fn valid_id(id: &Value) -> bool {
 
 /// The `id` of a line cut at the size cap, if its kept prefix shows one
 /// as a top-level member (best effort: the line is not JSON as a whole).
-pub fn id_of_prefix(prefix: &[u8]) -> Value {
+pub(crate) fn id_of_prefix(prefix: &[u8]) -> Value {
     let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;

@@ -39,17 +39,12 @@ mod mcp;
 mod paths;
 mod surface;
 
-pub use args::{data_args, data_schema, read_args, repair, DataArgs, ReadArgs};
-pub use bounded::{
-    bounded_json, bounded_text, BoundedJson, OBSERVATION_LIST_ITEMS, OBSERVATION_STRING_BYTES,
-};
+pub use args::{data_schema, repair, ReadArgs};
+pub use bounded::{OBSERVATION_LIST_ITEMS, OBSERVATION_STRING_BYTES};
 pub use envelope::{
-    fit, fit_noted, json_len, Budget, Reservation, OBSERVATION_CAP_BYTES, OBSERVATION_MIN_BYTES,
+    fit, json_len, Budget, Reservation, OBSERVATION_CAP_BYTES, OBSERVATION_MIN_BYTES,
 };
-pub use gate::{
-    error_response, id_of_prefix, Gate, LineGate, INVALID_PARAMS, INVALID_REQUEST,
-    MCP_MAX_LINE_BYTES, PARSE_ERROR,
-};
+pub use gate::{Gate, LineGate, INVALID_PARAMS, INVALID_REQUEST, MCP_MAX_LINE_BYTES, PARSE_ERROR};
 pub use mcp::{McpServer, MAX_CONCURRENT_SCANS};
 pub use paths::{Workspace, DEFAULT_RESERVED, MISS_LISTING, MISS_NAME_BYTES};
 pub use plumb_core::{echo, echo_within, ECHO_MAX_BYTES};
