@@ -18,15 +18,18 @@ use crate::parser::{JsonParser, Scalar, Status};
 pub trait JsonSink {
     /// Whether to decode and keep string values (keys are always kept).
     /// Validation needs none; skipping them is faster.
+    #[inline]
     fn capture_strings(&self) -> bool {
         true
     }
     /// An object opens. `depth` is its nesting level (the root is 0).
+    #[inline]
     fn start_object(&mut self, depth: usize, byte_offset: u64) -> ControlFlow<()> {
         let _ = (depth, byte_offset);
         ControlFlow::Continue(())
     }
     /// A key inside the innermost object.
+    #[inline]
     fn key(&mut self, key: &str, truncated: bool) -> ControlFlow<()> {
         let _ = (key, truncated);
         ControlFlow::Continue(())
@@ -34,19 +37,23 @@ pub trait JsonSink {
     /// A key as bytes: what the parser calls. The default checks UTF-8
     /// and calls [`JsonSink::key`]; a sink that only hashes or counts
     /// keys can take the bytes directly.
+    #[inline]
     fn key_bytes(&mut self, key: &[u8], truncated: bool) -> ControlFlow<()> {
         self.key(std::str::from_utf8(key).unwrap_or_default(), truncated)
     }
     /// The innermost object closes.
+    #[inline]
     fn end_object(&mut self) -> ControlFlow<()> {
         ControlFlow::Continue(())
     }
     /// An array opens. `depth` is its nesting level (the root is 0).
+    #[inline]
     fn start_array(&mut self, depth: usize, byte_offset: u64) -> ControlFlow<()> {
         let _ = (depth, byte_offset);
         ControlFlow::Continue(())
     }
     /// The innermost array closes.
+    #[inline]
     fn end_array(&mut self) -> ControlFlow<()> {
         ControlFlow::Continue(())
     }
@@ -69,27 +76,35 @@ pub trait JsonSink {
 macro_rules! forward_sink {
     ($($ty:ty),*) => {$(
         impl<S: JsonSink + ?Sized> JsonSink for $ty {
+            #[inline]
             fn capture_strings(&self) -> bool {
                 (**self).capture_strings()
             }
+            #[inline]
             fn start_object(&mut self, depth: usize, at: u64) -> ControlFlow<()> {
                 (**self).start_object(depth, at)
             }
+            #[inline]
             fn key(&mut self, key: &str, truncated: bool) -> ControlFlow<()> {
                 (**self).key(key, truncated)
             }
+            #[inline]
             fn key_bytes(&mut self, key: &[u8], truncated: bool) -> ControlFlow<()> {
                 (**self).key_bytes(key, truncated)
             }
+            #[inline]
             fn end_object(&mut self) -> ControlFlow<()> {
                 (**self).end_object()
             }
+            #[inline]
             fn start_array(&mut self, depth: usize, at: u64) -> ControlFlow<()> {
                 (**self).start_array(depth, at)
             }
+            #[inline]
             fn end_array(&mut self) -> ControlFlow<()> {
                 (**self).end_array()
             }
+            #[inline]
             fn scalar(&mut self, scalar: &Scalar<'_>) -> ControlFlow<()> {
                 (**self).scalar(scalar)
             }
@@ -104,33 +119,41 @@ forward_sink!(&mut S, Box<S>);
 
 /// `None` hears nothing and never stops the parse; `Some(s)` is `s`.
 impl<S: JsonSink> JsonSink for Option<S> {
+    #[inline]
     fn capture_strings(&self) -> bool {
         self.as_ref().is_some_and(JsonSink::capture_strings)
     }
+    #[inline]
     fn start_object(&mut self, depth: usize, at: u64) -> ControlFlow<()> {
         self.as_mut()
             .map_or(ControlFlow::Continue(()), |s| s.start_object(depth, at))
     }
+    #[inline]
     fn key(&mut self, key: &str, truncated: bool) -> ControlFlow<()> {
         self.as_mut()
             .map_or(ControlFlow::Continue(()), |s| s.key(key, truncated))
     }
+    #[inline]
     fn key_bytes(&mut self, key: &[u8], truncated: bool) -> ControlFlow<()> {
         self.as_mut()
             .map_or(ControlFlow::Continue(()), |s| s.key_bytes(key, truncated))
     }
+    #[inline]
     fn end_object(&mut self) -> ControlFlow<()> {
         self.as_mut()
             .map_or(ControlFlow::Continue(()), JsonSink::end_object)
     }
+    #[inline]
     fn start_array(&mut self, depth: usize, at: u64) -> ControlFlow<()> {
         self.as_mut()
             .map_or(ControlFlow::Continue(()), |s| s.start_array(depth, at))
     }
+    #[inline]
     fn end_array(&mut self) -> ControlFlow<()> {
         self.as_mut()
             .map_or(ControlFlow::Continue(()), JsonSink::end_array)
     }
+    #[inline]
     fn scalar(&mut self, scalar: &Scalar<'_>) -> ControlFlow<()> {
         self.as_mut()
             .map_or(ControlFlow::Continue(()), |s| s.scalar(scalar))
@@ -146,12 +169,15 @@ impl<S: JsonSink> JsonSink for Option<S> {
 pub struct Null;
 
 impl JsonSink for Null {
+    #[inline]
     fn capture_strings(&self) -> bool {
         false
     }
+    #[inline]
     fn key_bytes(&mut self, _: &[u8], _: bool) -> ControlFlow<()> {
         ControlFlow::Continue(())
     }
+    #[inline]
     fn scalar(&mut self, _: &Scalar<'_>) -> ControlFlow<()> {
         ControlFlow::Continue(())
     }
@@ -177,33 +203,41 @@ impl JsonSink for Null {
 pub struct Tee<A, B>(pub A, pub B);
 
 impl<A: JsonSink, B: JsonSink> JsonSink for Tee<A, B> {
+    #[inline]
     fn capture_strings(&self) -> bool {
         self.0.capture_strings() || self.1.capture_strings()
     }
+    #[inline]
     fn start_object(&mut self, depth: usize, at: u64) -> ControlFlow<()> {
         both(
             self.0.start_object(depth, at),
             self.1.start_object(depth, at),
         )
     }
+    #[inline]
     fn key(&mut self, key: &str, truncated: bool) -> ControlFlow<()> {
         both(self.0.key(key, truncated), self.1.key(key, truncated))
     }
+    #[inline]
     fn key_bytes(&mut self, key: &[u8], truncated: bool) -> ControlFlow<()> {
         both(
             self.0.key_bytes(key, truncated),
             self.1.key_bytes(key, truncated),
         )
     }
+    #[inline]
     fn end_object(&mut self) -> ControlFlow<()> {
         both(self.0.end_object(), self.1.end_object())
     }
+    #[inline]
     fn start_array(&mut self, depth: usize, at: u64) -> ControlFlow<()> {
         both(self.0.start_array(depth, at), self.1.start_array(depth, at))
     }
+    #[inline]
     fn end_array(&mut self) -> ControlFlow<()> {
         both(self.0.end_array(), self.1.end_array())
     }
+    #[inline]
     fn scalar(&mut self, scalar: &Scalar<'_>) -> ControlFlow<()> {
         both(self.0.scalar(scalar), self.1.scalar(scalar))
     }
@@ -214,6 +248,7 @@ impl<A: JsonSink, B: JsonSink> JsonSink for Tee<A, B> {
     }
 }
 
+#[inline]
 fn both(a: ControlFlow<()>, b: ControlFlow<()>) -> ControlFlow<()> {
     if a.is_break() || b.is_break() {
         ControlFlow::Break(())

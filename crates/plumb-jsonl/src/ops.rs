@@ -243,7 +243,7 @@ impl InspectLines {
         };
         let builder =
             (self.sample.len() < self.sample_rows).then(|| ValueBuilder::new(SAMPLE_BUDGET_BYTES));
-        let mut sink = Tee(types, Tee(&mut self.st, builder));
+        let mut sink = Tee(&mut self.st, Tee(types, builder));
         let result = scan_text(
             &mut self.parser,
             line.text,
@@ -251,7 +251,7 @@ impl InspectLines {
             line.number,
             &mut sink,
         );
-        let Tee(types, Tee(_, builder)) = sink;
+        let Tee(_, Tee(types, builder)) = sink;
         let root = types.root;
         match result {
             Err(e) => {
