@@ -51,7 +51,9 @@ pub use number::{
     number_literal_precision, number_precision_of, scan_decimal, scan_plain_number, DecimalScan,
     NumericRange, PlainNumber, PrecisionKind, MAX_NUMBER_LITERAL_BYTES, MAX_SAFE_INTEGER,
 };
-pub use options::{OptionKind, OptionSpec, Options, Request, ScanBounds, Window, COMMON_OPTIONS};
+pub use options::{
+    OptionKind, OptionSpec, Options, Request, RowCap, ScanBounds, Window, COMMON_OPTIONS,
+};
 pub use reader::{
     text_stream, Answer, BytesSource, FileSource, FormatReader, Op, SniffScore, Source,
     WindowCounts,

@@ -232,6 +232,63 @@ pub struct ScanBounds {
     pub sample_rows: Option<usize>,
 }
 
+/// Rows counted against [`ScanBounds::max_rows`]: the one place the cap
+/// is applied, so every engine stops at the same row and says so the
+/// same way.
+///
+/// ```
+/// use std::ops::ControlFlow;
+/// use plumb_core::RowCap;
+/// let mut cap = RowCap::new(Some(2));
+/// assert!(cap.admit().is_continue() && cap.admit().is_continue());
+/// assert_eq!(cap.admit(), ControlFlow::Break(()));
+/// assert_eq!((cap.rows(), cap.capped()), (2, true));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RowCap {
+    max: Option<u64>,
+    rows: u64,
+    capped: bool,
+}
+
+impl RowCap {
+    /// A count from zero, capped at `max` rows when given.
+    pub const fn new(max: Option<u64>) -> RowCap {
+        RowCap {
+            max,
+            rows: 0,
+            capped: false,
+        }
+    }
+
+    /// A row arrives: counted, or, once `max` rows were, refused with
+    /// `Break` and the cap marked as hit (the answer is then sampled).
+    #[inline]
+    pub fn admit(&mut self) -> std::ops::ControlFlow<()> {
+        if self.max.is_some_and(|m| self.rows >= m) {
+            self.capped = true;
+            return std::ops::ControlFlow::Break(());
+        }
+        self.rows += 1;
+        std::ops::ControlFlow::Continue(())
+    }
+
+    /// Whether another row would still be admitted.
+    pub fn has_room(&self) -> bool {
+        self.max.is_none_or(|m| self.rows < m)
+    }
+
+    /// The rows admitted.
+    pub const fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Whether a row was refused at the cap.
+    pub const fn capped(&self) -> bool {
+        self.capped
+    }
+}
+
 /// A reader's own options as the caller gave them, by name.
 ///
 /// ```

@@ -16,7 +16,7 @@
 use std::io::BufRead;
 use std::ops::ControlFlow;
 
-use plumb_core::{Refusal, TextStream};
+use plumb_core::{Refusal, RowCap, TextStream};
 
 use crate::cell::{classify_bytes, CellClass};
 
@@ -153,10 +153,8 @@ pub(crate) struct Resolver<'s, S> {
     decided: bool,
     has_header: bool,
     width: Option<usize>,
-    rows: u64,
-    max_rows: Option<u64>,
+    cap: RowCap,
     pub(crate) ragged_rows: u64,
-    pub(crate) capped: bool,
     error: Option<Refusal>,
 }
 
@@ -170,10 +168,8 @@ impl<'s, S: RowSink> Resolver<'s, S> {
             decided: false,
             has_header: false,
             width: None,
-            rows: 0,
-            max_rows,
+            cap: RowCap::new(max_rows),
             ragged_rows: 0,
-            capped: false,
             error: None,
         }
     }
@@ -196,9 +192,8 @@ impl<'s, S: RowSink> Resolver<'s, S> {
     }
 
     fn feed(&mut self, row: &Record<'_>) -> ControlFlow<()> {
-        if self.max_rows.is_some_and(|m| self.rows >= m) {
-            self.capped = true;
-            return ControlFlow::Break(());
+        if !self.cap.has_room() {
+            return self.cap.admit();
         }
         match self.width {
             // A dropped record's field count is not the file's width.
@@ -217,8 +212,8 @@ impl<'s, S: RowSink> Resolver<'s, S> {
             }
             Some(_) => {}
         }
-        let index = self.rows;
-        self.rows += 1;
+        let index = self.cap.rows();
+        let _ = self.cap.admit();
         self.inner.row(index, row)
     }
 
@@ -234,7 +229,7 @@ impl<'s, S: RowSink> Resolver<'s, S> {
     }
 
     pub(crate) fn rows(&self) -> u64 {
-        self.rows
+        self.cap.rows()
     }
 
     /// A second record began: the held first one is the header.
@@ -263,7 +258,7 @@ impl<S: RowSink> CsvSink for Resolver<'_, S> {
 
     fn wants_cells(&self) -> bool {
         // A record past the row cap is not a row: its cells stay unseen.
-        self.decided && self.inner.wants_cells() && self.max_rows.is_none_or(|m| self.rows < m)
+        self.decided && self.inner.wants_cells() && self.cap.has_room()
     }
 
     #[inline]

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use plumb_core::{
-    clamp_limit, PrecisionKind, Refusal, ScanBounds, TextStream, ViewFlags, Window,
+    clamp_limit, PrecisionKind, Refusal, RowCap, ScanBounds, TextStream, ViewFlags, Window,
     FIRST_ISSUES_CAP,
 };
 use plumb_json::{
@@ -205,7 +205,7 @@ struct InspectLines {
     parser: JsonParser,
     st: Structure,
     lines: u64,
-    rows: u64,
+    cap: RowCap,
     blank: u64,
     invalid: Vec<InvalidLine>,
     invalid_count: u64,
@@ -216,8 +216,6 @@ struct InspectLines {
     top_keys: Vec<(Vec<u8>, Option<&'static str>)>,
     sample: Vec<Box<RawValue>>,
     sample_rows: usize,
-    max_rows: Option<u64>,
-    capped: bool,
     dups: LineDuplicates,
     precision: LinePrecisionReport,
 }
@@ -322,23 +320,15 @@ impl LineSink for InspectLines {
             self.blank += 1;
             return ControlFlow::Continue(());
         }
-        if self.max_rows.is_some_and(|m| self.rows >= m) {
-            self.capped = true;
-            return ControlFlow::Break(());
-        }
+        self.cap.admit()?;
         self.lines += 1;
-        self.rows += 1;
         self.record(line);
         ControlFlow::Continue(())
     }
 
     fn oversized(&mut self, number: u64, _at: u64, len: u64) -> ControlFlow<()> {
-        if self.max_rows.is_some_and(|m| self.rows >= m) {
-            self.capped = true;
-            return ControlFlow::Break(());
-        }
+        self.cap.admit()?;
         self.lines += 1;
-        self.rows += 1;
         self.invalid_line(number, oversized_message(len));
         ControlFlow::Continue(())
     }
@@ -357,7 +347,7 @@ pub fn inspect<R: BufRead>(
         parser: JsonParser::new(),
         st: Structure::default(),
         lines: 0,
-        rows: 0,
+        cap: RowCap::new(opts.max_rows),
         blank: 0,
         invalid: Vec::new(),
         invalid_count: 0,
@@ -371,8 +361,6 @@ pub fn inspect<R: BufRead>(
             .sample_rows
             .unwrap_or(JSONL_SAMPLE_ROWS_DEFAULT)
             .min(JSONL_SAMPLE_ROWS_MAX),
-        max_rows: opts.max_rows,
-        capped: false,
         dups: LineDuplicates::default(),
         precision: LinePrecisionReport::default(),
     };
@@ -395,9 +383,9 @@ pub fn inspect<R: BufRead>(
     Ok(JsonlInspect {
         ok: true,
         format: "jsonl",
-        view: ViewFlags::of_scan(sink.capped),
+        view: ViewFlags::of_scan(sink.cap.capped()),
         lines_scanned: sink.lines,
-        rows_scanned: sink.rows,
+        rows_scanned: sink.cap.rows(),
         blank_lines: sink.blank,
         invalid: sink.invalid,
         invalid_count: sink.invalid_count,
@@ -585,10 +573,8 @@ pub struct JsonlValidate {
 
 struct ValidateLines {
     parser: JsonParser,
-    rows: u64,
+    cap: RowCap,
     blank: u64,
-    max_rows: Option<u64>,
-    capped: bool,
     first_invalid: Option<InvalidLine>,
 }
 
@@ -598,11 +584,7 @@ impl LineSink for ValidateLines {
             self.blank += 1;
             return ControlFlow::Continue(());
         }
-        if self.max_rows.is_some_and(|m| self.rows >= m) {
-            self.capped = true;
-            return ControlFlow::Break(());
-        }
-        self.rows += 1;
+        self.cap.admit()?;
         if let Err(e) = scan_text(
             &mut self.parser,
             line.text,
@@ -620,7 +602,7 @@ impl LineSink for ValidateLines {
     }
 
     fn oversized(&mut self, number: u64, _at: u64, len: u64) -> ControlFlow<()> {
-        self.rows += 1;
+        self.cap.admit()?;
         self.first_invalid = Some(InvalidLine {
             line: number,
             message: oversized_message(len),
@@ -642,14 +624,12 @@ pub fn validate<R: BufRead>(
 ) -> Result<JsonlValidate, Refusal> {
     let mut sink = ValidateLines {
         parser: JsonParser::new(),
-        rows: 0,
+        cap: RowCap::new(opts.max_rows),
         blank: 0,
-        max_rows: opts.max_rows,
-        capped: false,
         first_invalid: None,
     };
     let (_, bom) = drive(stream, &mut sink)?;
-    let stopped = sink.capped || sink.first_invalid.is_some();
+    let stopped = sink.cap.capped() || sink.first_invalid.is_some();
     let first_invalid = if bom {
         Some(InvalidLine {
             line: 1,
@@ -660,7 +640,7 @@ pub fn validate<R: BufRead>(
     };
     let valid = if first_invalid.is_some() {
         Some(false)
-    } else if sink.capped {
+    } else if sink.cap.capped() {
         None
     } else {
         Some(true)
@@ -671,7 +651,7 @@ pub fn validate<R: BufRead>(
         view: ViewFlags::of_scan(stopped),
         valid,
         first_invalid,
-        rows_scanned: sink.rows,
+        rows_scanned: sink.cap.rows(),
         blank_lines: sink.blank,
     })
 }

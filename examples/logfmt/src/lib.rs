@@ -30,7 +30,7 @@ use serde_json::{Map, Value};
 
 use plumb_core::{
     clamp_limit, impl_answer, text_stream, Answer, FormatReader, Op, OptionKind, OptionSpec,
-    Refusal, Request, SniffScore, Source, ViewFlags, WindowCounts,
+    Refusal, Request, RowCap, SniffScore, Source, ViewFlags, WindowCounts,
 };
 
 /// The logfmt reader.
@@ -221,11 +221,11 @@ impl FormatReader for Logfmt {
             keys: BTreeMap::new(),
             invalid: 0,
         };
+        let mut cap = RowCap::new(req.scan.max_rows);
         let stopped = lines(source, |_, line| {
-            if req.scan.max_rows.is_some_and(|m| report.rows_scanned >= m) {
+            if cap.admit().is_break() {
                 return false;
             }
-            report.rows_scanned += 1;
             match parse_line(line) {
                 Ok(pairs) => {
                     for (k, _) in pairs {
@@ -236,6 +236,7 @@ impl FormatReader for Logfmt {
             }
             true
         })?;
+        report.rows_scanned = cap.rows();
         report.view = ViewFlags::of_scan(stopped);
         Ok(Box::new(report))
     }
@@ -287,14 +288,11 @@ impl FormatReader for Logfmt {
 
     fn validate(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
         let mut first_invalid = None;
-        let mut rows = 0u64;
-        let mut capped = false;
+        let mut cap = RowCap::new(req.scan.max_rows);
         lines(source, |number, line| {
-            if req.scan.max_rows.is_some_and(|m| rows >= m) {
-                capped = true;
+            if cap.admit().is_break() {
                 return false;
             }
-            rows += 1;
             match parse_line(line) {
                 Ok(_) => true,
                 Err(e) => {
@@ -303,6 +301,7 @@ impl FormatReader for Logfmt {
                 }
             }
         })?;
+        let capped = cap.capped();
         let valid = match (&first_invalid, capped) {
             (Some(_), _) => Some(false),
             (None, true) => None,

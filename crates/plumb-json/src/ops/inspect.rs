@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use plumb_core::{Refusal, ScanBounds, TextStream, ViewFlags, COLUMN_TRACK_CAP};
+use plumb_core::{Refusal, RowCap, ScanBounds, TextStream, ViewFlags, COLUMN_TRACK_CAP};
 
 use crate::builder::ValueBuilder;
 use crate::parser::Scalar;
@@ -57,15 +57,13 @@ struct InspectSink {
     st: Structure,
     depth: usize,
     root: Option<&'static str>,
-    count: u64,
+    cap: RowCap,
     keys: Vec<String>,
     key_seen: HashSet<String>,
     types: BTreeMap<&'static str, u64>,
     builder: Option<ValueBuilder>,
     samples: Vec<Box<RawValue>>,
     sample_rows: usize,
-    max_rows: Option<u64>,
-    capped: bool,
 }
 
 impl InspectSink {
@@ -81,11 +79,7 @@ impl InspectSink {
     /// A root element (or member value) starts: count it, maybe sample it.
     fn element(&mut self, type_name: &'static str) -> ControlFlow<()> {
         if self.root == Some("array") {
-            if self.max_rows.is_some_and(|m| self.count >= m) {
-                self.capped = true;
-                return ControlFlow::Break(());
-            }
-            self.count += 1;
+            self.cap.admit()?;
             if self.samples.len() < self.sample_rows {
                 self.builder = Some(ValueBuilder::new(SAMPLE_BUDGET_BYTES));
             }
@@ -140,11 +134,7 @@ impl JsonSink for InspectSink {
     fn key(&mut self, key: &str, truncated: bool) -> ControlFlow<()> {
         match (self.root, self.depth) {
             (Some("object"), 1) => {
-                if self.max_rows.is_some_and(|m| self.count >= m) {
-                    self.capped = true;
-                    return ControlFlow::Break(());
-                }
-                self.count += 1;
+                self.cap.admit()?;
                 self.note_key(key);
             }
             (Some("array"), 2) => self.note_key(key),
@@ -200,7 +190,7 @@ pub fn inspect<R: BufRead>(
         st: Structure::default(),
         depth: 0,
         root: None,
-        count: 0,
+        cap: RowCap::new(opts.max_rows),
         keys: Vec::new(),
         key_seen: HashSet::new(),
         types: BTreeMap::new(),
@@ -210,8 +200,6 @@ pub fn inspect<R: BufRead>(
             .sample_rows
             .unwrap_or(JSON_SAMPLE_ROWS_DEFAULT)
             .min(JSON_SAMPLE_ROWS_MAX),
-        max_rows: opts.max_rows,
-        capped: false,
     };
     let (_, bom) = drive(stream, &mut sink)?;
     let root_type = sink.root.unwrap_or("null");
@@ -226,9 +214,9 @@ pub fn inspect<R: BufRead>(
     Ok(JsonInspect {
         ok: true,
         format: "json",
-        view: ViewFlags::of_scan(sink.capped),
+        view: ViewFlags::of_scan(sink.cap.capped()),
         root_type,
-        count: sink.count,
+        count: sink.cap.rows(),
         keys: sink.keys,
         key_count: sink.key_seen.len() as u64,
         types: sink.types,

@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 
 use serde::Serialize;
 
-use plumb_core::{Refusal, RefusalReason, ScanBounds, TextStream, ViewFlags};
+use plumb_core::{Refusal, RefusalReason, RowCap, ScanBounds, TextStream, ViewFlags};
 
 use crate::parser::Scalar;
 use crate::sink::JsonSink;
@@ -64,19 +64,13 @@ impl SyntaxError {
 struct ValidateSink {
     st: Structure,
     depth: usize,
-    rows: u64,
-    max_rows: Option<u64>,
-    capped: bool,
+    cap: RowCap,
 }
 
 impl ValidateSink {
     fn element(&mut self) -> ControlFlow<()> {
         if self.depth == 1 {
-            if self.max_rows.is_some_and(|m| self.rows >= m) {
-                self.capped = true;
-                return ControlFlow::Break(());
-            }
-            self.rows += 1;
+            self.cap.admit()?;
         }
         ControlFlow::Continue(())
     }
@@ -132,13 +126,11 @@ pub fn validate<R: BufRead>(
     let mut sink = ValidateSink {
         st: Structure::default(),
         depth: 0,
-        rows: 0,
-        max_rows: opts.max_rows,
-        capped: false,
+        cap: RowCap::new(opts.max_rows),
     };
     let outcome = drive(stream, &mut sink);
     let (valid, syntax_error) = match outcome {
-        Ok(_) if sink.capped => (None, None),
+        Ok(_) if sink.cap.capped() => (None, None),
         Ok(_) => (Some(true), None),
         Err(r) => match SyntaxError::of(&r) {
             Some(e) => (Some(false), Some(e)),
@@ -150,10 +142,10 @@ pub fn validate<R: BufRead>(
     Ok(JsonValidate {
         ok: true,
         format: "json",
-        view: ViewFlags::of_scan(sink.capped),
+        view: ViewFlags::of_scan(sink.cap.capped()),
         valid,
         syntax_error,
-        rows_scanned: sink.rows,
+        rows_scanned: sink.cap.rows(),
         max_depth,
         duplicate_keys,
     })
