@@ -58,6 +58,30 @@ pub trait Source: Send + Sync + Debug {
         None
     }
 
+    /// `len` bytes at `offset` (fewer at the end), as [`Bytes`]: the
+    /// shape in which ranged reads (a tail, a footer, a remote object's
+    /// range) and chunks handed across threads travel, cheap to clone and
+    /// slice. `None` for a source without random access. The default
+    /// reads through [`Source::read_at`]; a source that already holds its
+    /// bytes hands out a slice of them, with no copy.
+    ///
+    /// # Errors
+    /// `read-error` when a read fails or the source ends before its length.
+    fn read_range(&self, offset: u64, len: usize) -> Option<Result<Bytes, Refusal>> {
+        let mut buf = vec![0u8; len];
+        let mut filled = 0;
+        while filled < len {
+            match self.read_at(offset + filled as u64, &mut buf[filled..])? {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Some(Err(Refusal::from_io(&e, Some(self.name())))),
+            }
+        }
+        buf.truncate(filled);
+        Some(Ok(Bytes::from(buf)))
+    }
+
     /// The token that cancels scans of this source, if the caller armed one.
     fn cancel_token(&self) -> Option<&CancelToken> {
         None
@@ -220,6 +244,14 @@ impl Source for BytesSource {
         let n = buf.len().min(self.bytes.len() - start);
         buf[..n].copy_from_slice(&self.bytes[start..start + n]);
         Some(Ok(n))
+    }
+
+    fn read_range(&self, offset: u64, len: usize) -> Option<Result<Bytes, Refusal>> {
+        let start = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(self.bytes.len());
+        let end = start.saturating_add(len).min(self.bytes.len());
+        Some(Ok(self.bytes.slice(start..end)))
     }
 
     fn cancel_token(&self) -> Option<&CancelToken> {

@@ -128,3 +128,31 @@ fn a_request_sets_shared_options_into_fields_and_keeps_the_rest() {
     assert_eq!(req.given_common(), ["offset", "sample_rows"]);
     assert!(req.set("max_rows", json!("x")).is_err());
 }
+
+#[test]
+fn read_range_hands_out_bytes_the_same_from_files_and_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.bin");
+    let data: Vec<u8> = (0..=255u8).cycle().take(100_000).collect();
+    std::fs::write(&path, &data).unwrap();
+    let file = FileSource::new(&path).unwrap();
+    let bytes = BytesSource::new("r.bin", data.clone());
+    for (offset, len) in [
+        (0u64, 10usize),
+        (99_990, 100),
+        (50_000, 65_536),
+        (200_000, 5),
+    ] {
+        let want = data
+            .get(offset as usize..)
+            .map_or(&[][..], |rest| &rest[..len.min(rest.len())]);
+        for source in [&file as &dyn Source, &bytes] {
+            let got = source.read_range(offset, len).unwrap().unwrap();
+            assert_eq!(&got[..], want, "{offset}+{len}");
+        }
+    }
+    // In memory, a range is a slice of the same buffer: no copy.
+    let whole = bytes.read_range(0, 100).unwrap().unwrap();
+    let part = bytes.read_range(10, 5).unwrap().unwrap();
+    assert_eq!(part.as_ptr(), whole[10..].as_ptr());
+}
