@@ -142,6 +142,21 @@ impl JsonParser {
                             "trailing commas are not allowed in JSON; remove the comma",
                         ))
                     }
+                    b'N' | b'I' => {
+                        // Python's json.dumps writes these for float nan
+                        // and inf; name the cause, not only the byte.
+                        let token = if b == b'N' { "NaN" } else { "Infinity" };
+                        return Err(self.fail_at(
+                            input,
+                            *i,
+                            base,
+                            &format!(
+                                "expected a value, found {} (`{token}` is not JSON)",
+                                shown(input, *i)
+                            ),
+                            "JSON has no NaN or Infinity (Python's json.dumps writes them for float nan and inf unless allow_nan=False); write null, or the number as a string",
+                        ));
+                    }
                     _ => {
                         return Err(self.fail_at(
                             input,
@@ -386,13 +401,21 @@ impl JsonParser {
                             (Num::E | Num::ESign | Num::Exp, b'0'..=b'9') => Num::Exp,
                             (s, _) if s.complete() => break true,
                             _ => {
+                                let infinity = if input[j] == b'I' {
+                                    " (`-Infinity` is not JSON)"
+                                } else {
+                                    ""
+                                };
                                 return Err(self.fail_at(
                                     input,
                                     j,
                                     base,
-                                    &format!("invalid number: unexpected {}", shown(input, j)),
-                                    "numbers are -?digits[.digits][e[+-]digits]; NaN and Infinity are not JSON",
-                                ))
+                                    &format!(
+                                        "invalid number: unexpected {}{infinity}",
+                                        shown(input, j)
+                                    ),
+                                    "numbers are -?digits[.digits][e[+-]digits]; JSON has no NaN or Infinity (Python's json.dumps writes them unless allow_nan=False): write null, or the number as a string",
+                                ));
                             }
                         };
                         j += 1;

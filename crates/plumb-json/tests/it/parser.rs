@@ -59,7 +59,21 @@ fn syntax_faults_each_with_message_and_offset() {
         ("[1.]", 3, "invalid number: unexpected `]`"),
         ("[-]", 2, "invalid number: unexpected `]`"),
         ("[1e]", 3, "invalid number: unexpected `]`"),
-        ("[NaN]", 1, "expected a value, found `N`"),
+        (
+            "[NaN]",
+            1,
+            "expected a value, found `N` (`NaN` is not JSON)",
+        ),
+        (
+            "{\"x\": Infinity}",
+            6,
+            "expected a value, found `I` (`Infinity` is not JSON)",
+        ),
+        (
+            "[1, -Infinity]",
+            5,
+            "invalid number: unexpected `I` (`-Infinity` is not JSON)",
+        ),
         ("[tru]", 1, "invalid literal: expected `true`"),
         ("[\"a\tb\"]", 3, "control character U+0009 inside a string"),
         ("[\"\\x\"]", 3, "invalid escape `\\x`"),
@@ -230,4 +244,23 @@ proptest! {
         let (a, b) = text.as_bytes().split_at(at);
         prop_assert_eq!(parse_pieces(&[a, b]), whole);
     }
+}
+
+#[test]
+fn nan_and_infinity_are_refused_naming_the_cause() {
+    // What Python's json.dumps writes for float('nan') and float('inf'):
+    // the refusal names the token and where it comes from, however the
+    // input was cut (check parses whole, split at every byte, byte by byte).
+    for doc in ["[NaN]", "{\"x\": Infinity}", "[1, -Infinity]", "NaN"] {
+        let (_, err) = check(doc.as_bytes());
+        let err = err.unwrap_or_else(|| panic!("{doc:?} must be refused"));
+        assert!(err.contains("is not JSON"), "{doc:?}: {err}");
+        assert!(
+            err.contains("json.dumps") && err.contains("write null"),
+            "{doc:?}: {err}"
+        );
+    }
+    // A literal that merely starts with the same letter is not blamed on NaN.
+    let (_, err) = check(b"[nul]");
+    assert!(!err.unwrap().contains("NaN"));
 }
