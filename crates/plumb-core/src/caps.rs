@@ -25,8 +25,27 @@ pub const SELECT_DEFAULT_LIMIT: usize = 50;
 /// at this cap (never refused), and the answer says there is more.
 pub const SELECT_MAX_LIMIT: usize = 1000;
 
+/// The one rule for a limit of zero, for `select` and `read` alike: it
+/// asks for nothing, so it is refused, with the range to pass instead
+/// (a limit above the cap is served at the cap, and the answer's `limit`
+/// says so).
+///
+/// ```
+/// let r = plumb_core::zero_limit(512);
+/// assert_eq!(r.reason(), plumb_core::RefusalReason::InvalidArgument);
+/// assert!(r.message().starts_with("`limit` is zero, which asks for nothing"));
+/// ```
+#[cold]
+pub fn zero_limit(max: u64) -> crate::Refusal {
+    crate::Refusal::invalid_argument(format!(
+        "`limit` is zero, which asks for nothing at all; pass a limit from 1 to {max}, or leave it out"
+    ))
+}
+
 /// Clamps a requested select limit to `1..=SELECT_MAX_LIMIT`, with
-/// [`SELECT_DEFAULT_LIMIT`] when none was given.
+/// [`SELECT_DEFAULT_LIMIT`] when none was given. (The entry points refuse
+/// a zero limit first, with [`zero_limit`]; the engines' own functions
+/// serve it as 1.)
 ///
 /// ```
 /// assert_eq!(plumb_core::clamp_limit(Some(5000)), 1000);

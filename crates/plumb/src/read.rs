@@ -129,11 +129,7 @@ pub fn read(path: &Path, req: &ReadRequest) -> Result<ReadAnswer, Refusal> {
 pub fn read_source(source: &dyn Source, req: &ReadRequest) -> Result<ReadAnswer, Refusal> {
     let name = source.name();
     let limit = match req.limit {
-        Some(0) => {
-            return Err(Refusal::invalid_argument(
-                "`limit` is zero, which asks for no lines at all; pass a limit from 1 to 512, or leave it out",
-            ))
-        }
+        Some(0) => return Err(plumb_core::zero_limit(req.max_lines.max(1))),
         Some(n) => n.min(req.max_lines.max(1)),
         None => req.max_lines.max(1),
     };

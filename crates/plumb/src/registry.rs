@@ -279,6 +279,9 @@ impl Registry {
                 takes()
             ))
         };
+        if op == Op::Select && req.window.limit == Some(0) {
+            return Err(plumb_core::zero_limit(plumb_core::SELECT_MAX_LIMIT as u64));
+        }
         for name in req.given_common() {
             let spec = COMMON_OPTIONS.iter().find(|s| s.name == name);
             if let Some(spec) = spec.filter(|s| !s.applies_to(op)) {

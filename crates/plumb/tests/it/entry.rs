@@ -188,3 +188,40 @@ fn an_op_a_reader_does_not_override_is_refused_for_it() {
         );
     }
 }
+
+#[test]
+fn a_zero_limit_is_refused_by_select_and_read_in_the_same_words() {
+    let plumb = Plumb::new();
+    let zero = Request {
+        window: Window {
+            offset: None,
+            limit: Some(0),
+        },
+        ..Request::default()
+    };
+    let read_refusal = plumb::read::read_source(
+        &plumb::BytesSource::new("a.txt", "a\n"),
+        &plumb::read::ReadRequest {
+            limit: Some(0),
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    for (name, text) in [("a.csv", "a\n1\n"), ("a.json", "[1]"), ("a.jsonl", "{}\n")] {
+        let e = plumb
+            .run_source(Op::Select, &plumb::BytesSource::new(name, text), None, &zero)
+            .unwrap_err();
+        assert_eq!(e.reason(), RefusalReason::InvalidArgument, "{name}");
+        assert!(
+            e.message().starts_with("`limit` is zero, which asks for nothing at all"),
+            "{name}: {}",
+            e.message()
+        );
+        // The same sentence, with each op's own range.
+        assert_eq!(
+            e.message().replace("1000", "N"),
+            read_refusal.message().replace("512", "N"),
+            "{name}"
+        );
+    }
+}
