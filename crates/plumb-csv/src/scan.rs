@@ -27,9 +27,10 @@ use crate::machine::{CsvParser, CsvSink, Issue, IssueKind, LineEndings, Record};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum HeaderMode {
-    /// Decide from the data: the first record is a header when a second
-    /// record exists and every cell of the first is non-empty text that
-    /// is not a number, date, boolean or missing-value token.
+    /// Decide from the data: the first record is a header when every
+    /// cell of it is non-empty text that is not a number, date, boolean or
+    /// missing-value token, whether or not a second record follows (a
+    /// file of that one record is a header and zero rows).
     #[default]
     Auto,
     /// The first record is the header.
@@ -217,11 +218,13 @@ impl<'s, S: RowSink> Resolver<'s, S> {
         self.inner.row(index, row)
     }
 
-    /// The input ended: a lone first record under `auto` is data.
+    /// The input ended. A first record still held under `auto` is one
+    /// whose cells all read as names (any other is data at once): a file
+    /// of that one record is a header and zero rows, as Python's csv
+    /// sniffer, pandas and DuckDB read `id,name,city\n`.
     fn input_ended(&mut self) -> ControlFlow<()> {
         if let Some(first) = self.pending.take() {
-            self.decide(None)?;
-            self.feed(&first.record())?;
+            self.decide(Some(&first.record()))?;
         } else if !self.decided {
             self.decide(None)?;
         }

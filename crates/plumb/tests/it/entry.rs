@@ -209,11 +209,17 @@ fn a_zero_limit_is_refused_by_select_and_read_in_the_same_words() {
     .unwrap_err();
     for (name, text) in [("a.csv", "a\n1\n"), ("a.json", "[1]"), ("a.jsonl", "{}\n")] {
         let e = plumb
-            .run_source(Op::Select, &plumb::BytesSource::new(name, text), None, &zero)
+            .run_source(
+                Op::Select,
+                &plumb::BytesSource::new(name, text),
+                None,
+                &zero,
+            )
             .unwrap_err();
         assert_eq!(e.reason(), RefusalReason::InvalidArgument, "{name}");
         assert!(
-            e.message().starts_with("`limit` is zero, which asks for nothing at all"),
+            e.message()
+                .starts_with("`limit` is zero, which asks for nothing at all"),
             "{name}: {}",
             e.message()
         );
