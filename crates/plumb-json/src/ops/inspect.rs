@@ -36,8 +36,14 @@ pub struct JsonInspect {
     /// Keys in first-seen order: of the root object, or of the objects
     /// in the root array (at most 200).
     pub keys: Vec<String>,
-    /// Distinct keys seen (counted up to 10,000).
+    /// Distinct keys seen, counted exactly up to 10,000
+    /// (`COLUMN_TRACK_CAP`); past that it is a lower bound, and
+    /// `key_count_is_lower_bound` and the view (cut) say so.
     pub key_count: u64,
+    /// Set when more distinct keys than `key_count` exist: the count hit
+    /// its cap.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub key_count_is_lower_bound: bool,
     /// Value types of the root's elements or members.
     pub types: BTreeMap<&'static str, u64>,
     /// A preview: the first elements (array root), the root object, or
@@ -60,6 +66,7 @@ struct InspectSink {
     cap: RowCap,
     keys: Vec<String>,
     key_seen: HashSet<String>,
+    keys_uncounted: bool,
     types: BTreeMap<&'static str, u64>,
     builder: Option<ValueBuilder>,
     samples: Vec<Box<RawValue>>,
@@ -68,11 +75,17 @@ struct InspectSink {
 
 impl InspectSink {
     fn note_key(&mut self, key: &str) {
-        if self.key_seen.len() < COLUMN_TRACK_CAP && !self.key_seen.contains(key) {
-            self.key_seen.insert(key.to_owned());
-            if self.keys.len() < KEY_LIST_CAP {
-                self.keys.push(key.to_owned());
-            }
+        if self.key_seen.contains(key) {
+            return;
+        }
+        if self.key_seen.len() >= COLUMN_TRACK_CAP {
+            // A key not among the counted ones: the count is a floor now.
+            self.keys_uncounted = true;
+            return;
+        }
+        self.key_seen.insert(key.to_owned());
+        if self.keys.len() < KEY_LIST_CAP {
+            self.keys.push(key.to_owned());
         }
     }
 
@@ -193,6 +206,7 @@ pub fn inspect<R: BufRead>(
         cap: RowCap::new(opts.max_rows),
         keys: Vec::new(),
         key_seen: HashSet::new(),
+        keys_uncounted: false,
         types: BTreeMap::new(),
         builder: None,
         samples: Vec::new(),
@@ -214,11 +228,12 @@ pub fn inspect<R: BufRead>(
     Ok(JsonInspect {
         ok: true,
         format: "json",
-        view: ViewFlags::of_scan(sink.cap.capped()),
+        view: ViewFlags::of_scan(sink.cap.capped()).with_cut(sink.keys_uncounted),
         root_type,
         count: sink.cap.rows(),
         keys: sink.keys,
         key_count: sink.key_seen.len() as u64,
+        key_count_is_lower_bound: sink.keys_uncounted,
         types: sink.types,
         sample,
         max_depth,
