@@ -99,6 +99,14 @@ pub struct IssueReport {
     pub line: u64,
     /// What went wrong and what to do about it.
     pub message: String,
+    /// How many times it happened in the record (five stray quotes in
+    /// one field are one issue of five occurrences); shown when above 1.
+    #[serde(skip_serializing_if = "is_one")]
+    pub occurrences: u64,
+}
+
+fn is_one(n: &u64) -> bool {
+    *n == 1
 }
 
 impl From<&Issue> for IssueReport {
@@ -108,6 +116,7 @@ impl From<&Issue> for IssueReport {
             record: issue.record,
             line: issue.line,
             message: issue.message(),
+            occurrences: 1,
         }
     }
 }

@@ -22,16 +22,41 @@ use plumb_core::{cap_text, FIRST_ISSUES_CAP};
 
 use crate::machine::{Issue, IssueReport};
 
-/// The first issues in full, and a count of all of them.
+/// The first issues in full, and a count of all of them: one issue per
+/// record and kind, however often it recurs in the record (the listed
+/// one counts its occurrences), so the first slots never fill with
+/// copies and the count is of problems, not of quote characters.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct IssueList {
     pub first: Vec<IssueReport>,
     pub total: u64,
     pub faults: u64,
+    /// The record of the last issue, and the kinds it has had (a bit per
+    /// kind): issues arrive in record order.
+    current: Option<(u64, u32)>,
 }
 
 impl IssueList {
     pub fn add(&mut self, issue: &Issue) {
+        let bit = 1u32 << (issue.kind as u32);
+        match &mut self.current {
+            Some((record, kinds)) if *record == issue.record => {
+                if *kinds & bit != 0 {
+                    let listed = self
+                        .first
+                        .iter_mut()
+                        .rev()
+                        .take_while(|e| e.record == issue.record)
+                        .find(|e| e.kind == issue.kind);
+                    if let Some(entry) = listed {
+                        entry.occurrences += 1;
+                    }
+                    return;
+                }
+                *kinds |= bit;
+            }
+            _ => self.current = Some((issue.record, bit)),
+        }
         self.total += 1;
         self.faults += 1;
         if self.first.len() < FIRST_ISSUES_CAP {

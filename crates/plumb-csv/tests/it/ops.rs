@@ -516,3 +516,37 @@ fn inspect_sample_stops_at_its_budget_and_says_so() {
     assert_eq!(r.row_count, Some(7));
     assert_eq!(r.columns[0].max_length, Some(3000));
 }
+
+#[test]
+fn one_issue_per_record_and_kind_with_its_occurrences() {
+    // Record 2 has five stray quotes and text after a closing quote;
+    // record 3 one stray quote; every way of cutting the input agrees.
+    let text = "id,note\n1,a\"b\"c\"d\"e\"f\n2,\"q\"x\n3,g\"h\n";
+    let mut seen = None;
+    for chunk in [usize::MAX, 1, 2, 3, 7] {
+        let s = TextStream::new(text.as_bytes()).with_chunk_size(chunk);
+        let v = validate(s, CsvFormat::Csv, &CsvOptions::default()).unwrap();
+        let issues: Vec<(String, u64, u64)> = v
+            .issues
+            .iter()
+            .map(|i| (i.kind.as_str().to_owned(), i.record, i.occurrences))
+            .collect();
+        assert_eq!(
+            issues,
+            [
+                ("bare-quote".to_owned(), 2, 5),
+                ("text-after-quote".to_owned(), 3, 1),
+                ("bare-quote".to_owned(), 4, 1),
+            ],
+            "chunk {chunk}"
+        );
+        assert_eq!(v.issue_count, 3, "problems, not quote characters");
+        let json = serde_json::to_value(&v.issues).unwrap();
+        assert_eq!(json[0]["occurrences"], 5);
+        assert!(json[1].get("occurrences").is_none(), "shown only above 1");
+        match &seen {
+            None => seen = Some(issues),
+            Some(first) => assert_eq!(first, &issues),
+        }
+    }
+}
