@@ -63,6 +63,14 @@ impl IssueList {
             self.first.push(IssueReport::from(issue));
         }
     }
+
+    /// Takes in the issues of another list (of later records).
+    pub fn absorb(&mut self, other: IssueList) {
+        self.total += other.total;
+        self.faults += other.faults;
+        let room = FIRST_ISSUES_CAP.saturating_sub(self.first.len());
+        self.first.extend(other.first.into_iter().take(room));
+    }
 }
 
 fn delimiter_name(d: u8) -> String {

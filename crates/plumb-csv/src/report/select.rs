@@ -130,7 +130,8 @@ pub struct CsvSelect {
     /// Whether [`CSV_SELECT_BUDGET_BYTES`] ended the window before the
     /// limit (continue from `offset + returned`).
     pub shortened: bool,
-    /// Issues found up to the end of the window.
+    /// The issues of the header and of the rows returned (one per record
+    /// and kind), not of the rows skipped before the window.
     pub issues: Vec<IssueReport>,
 }
 
@@ -146,6 +147,11 @@ pub(crate) struct SelectSink {
     shortened: bool,
     cut: bool,
     issues: IssueList,
+    /// The issues of the record being read, held until it is known
+    /// whether that record is the header or in the window (issues come
+    /// before their record).
+    pending: IssueList,
+    pending_record: Option<u64>,
     error: Option<Refusal>,
 }
 
@@ -166,6 +172,8 @@ impl SelectSink {
             shortened: false,
             cut: false,
             issues: IssueList::default(),
+            pending: IssueList::default(),
+            pending_record: None,
             error: None,
         }
     }
@@ -367,6 +375,7 @@ impl RowSink for SelectSink {
 
     fn header(&mut self, header: Option<&Record<'_>>) -> Result<(), Refusal> {
         if let Some(h) = header {
+            self.keep_issues_of(h.number);
             // The projected names when columns were asked for (set by
             // `resolve`), else the first names.
             self.resolve(h.len(), Some(h))?;
@@ -416,12 +425,28 @@ impl RowSink for SelectSink {
         }
         self.used += cost;
         self.rows.push(cells);
+        self.keep_issues_of(row.number);
         ControlFlow::Continue(())
     }
 
+    /// Held until its record is known to be the header or in the window.
     fn issue(&mut self, issue: &Issue) -> ControlFlow<()> {
-        self.issues.add(issue);
+        if self.pending_record != Some(issue.record) {
+            self.pending = IssueList::default();
+            self.pending_record = Some(issue.record);
+        }
+        self.pending.add(issue);
         ControlFlow::Continue(())
+    }
+}
+
+impl SelectSink {
+    /// The issues held for `record` belong to the answer.
+    fn keep_issues_of(&mut self, record: u64) {
+        if self.pending_record == Some(record) {
+            self.pending_record = None;
+            self.issues.absorb(std::mem::take(&mut self.pending));
+        }
     }
 }
 

@@ -550,3 +550,28 @@ fn one_issue_per_record_and_kind_with_its_occurrences() {
         }
     }
 }
+
+#[test]
+fn select_reports_the_issues_of_its_window() {
+    // Stray quotes in records 2 and 5 (a data row before the window and
+    // one inside it), a ragged row in 6 (inside), one in 8 (after).
+    let text = "a,b\n1,x\"y\n2,ok\n3,ok\n4,p\"q\n5,ok,extra\n6,ok\n7,ok,more\n";
+    let w = SelectOptions {
+        window: plumb_core::Window {
+            offset: Some(3),
+            limit: Some(3),
+        },
+        ..SelectOptions::default()
+    };
+    for chunk in [usize::MAX, 1, 5] {
+        let s = TextStream::new(text.as_bytes()).with_chunk_size(chunk);
+        let r = select(s, CsvFormat::Csv, &CsvOptions::default(), &w).unwrap();
+        assert_eq!(r.returned, 3);
+        let got: Vec<(u64, &str)> = r
+            .issues
+            .iter()
+            .map(|i| (i.record, i.kind.as_str()))
+            .collect();
+        assert_eq!(got, [(5, "bare-quote"), (6, "ragged-row")], "chunk {chunk}");
+    }
+}
