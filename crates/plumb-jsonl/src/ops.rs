@@ -142,6 +142,9 @@ pub struct JsonlInspect {
     pub precision: LinePrecisionReport,
     /// The first valid records, each within 8 KiB, else a `$summary`.
     pub sample: Vec<Box<RawValue>>,
+    /// Set when the sample holds a `$summary` or `$truncated` placeholder
+    /// (the facts beside it are still of every record).
+    pub sample_shortened: bool,
     /// Whether a UTF-8 BOM was stripped (JSON Lines forbids one).
     pub bom: bool,
 }
@@ -215,6 +218,7 @@ struct InspectLines {
     untracked: HashMap<Vec<u8>, ()>,
     top_keys: Vec<(Vec<u8>, Option<&'static str>)>,
     sample: Vec<Box<RawValue>>,
+    sample_shortened: bool,
     sample_rows: usize,
     dups: LineDuplicates,
     precision: LinePrecisionReport,
@@ -286,7 +290,9 @@ impl InspectLines {
                     }
                 }
                 if let Some(b) = builder.filter(ValueBuilder::is_done) {
-                    self.sample.push(b.finish().json);
+                    let built = b.finish();
+                    self.sample_shortened |= built.cut;
+                    self.sample.push(built.json);
                 }
             }
         }
@@ -357,6 +363,7 @@ pub fn inspect<R: BufRead>(
         untracked: HashMap::new(),
         top_keys: Vec::new(),
         sample: Vec::new(),
+        sample_shortened: false,
         sample_rows: opts
             .sample_rows
             .unwrap_or(JSONL_SAMPLE_ROWS_DEFAULT)
@@ -398,6 +405,7 @@ pub fn inspect<R: BufRead>(
         duplicate_keys: line_dups,
         precision: line_precision,
         sample: sink.sample,
+        sample_shortened: sink.sample_shortened,
         bom,
     })
 }

@@ -49,6 +49,9 @@ pub struct JsonInspect {
     /// A preview: the first elements (array root), the root object, or
     /// the scalar; each element within 8 KiB, else a `$summary`.
     pub sample: Box<RawValue>,
+    /// Set when the sample holds a `$summary` or `$truncated` placeholder
+    /// (the facts beside it are still of every value).
+    pub sample_shortened: bool,
     /// The deepest nesting (a scalar root is 0).
     pub max_depth: usize,
     /// Duplicate keys (legal JSON, reported).
@@ -69,6 +72,7 @@ struct InspectSink {
     keys_uncounted: bool,
     types: BTreeMap<&'static str, u64>,
     builder: Option<ValueBuilder>,
+    sample_shortened: bool,
     samples: Vec<Box<RawValue>>,
     sample_rows: usize,
 }
@@ -104,7 +108,9 @@ impl InspectSink {
     fn builder_done(&mut self) {
         if self.builder.as_ref().is_some_and(ValueBuilder::is_done) {
             if let Some(b) = self.builder.take() {
-                self.samples.push(b.finish().json);
+                let built = b.finish();
+                self.sample_shortened |= built.cut;
+                self.samples.push(built.json);
             }
         }
     }
@@ -209,6 +215,7 @@ pub fn inspect<R: BufRead>(
         keys_uncounted: false,
         types: BTreeMap::new(),
         builder: None,
+        sample_shortened: false,
         samples: Vec::new(),
         sample_rows: opts
             .sample_rows
@@ -236,6 +243,7 @@ pub fn inspect<R: BufRead>(
         key_count_is_lower_bound: sink.keys_uncounted,
         types: sink.types,
         sample,
+        sample_shortened: sink.sample_shortened,
         max_depth,
         duplicate_keys,
         precision,

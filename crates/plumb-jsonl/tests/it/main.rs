@@ -262,3 +262,18 @@ fn conformance_cases() {
     }
     assert_eq!(checked, 27);
 }
+
+#[test]
+fn a_placeholder_in_the_sample_is_noted_and_the_facts_stay_exact() {
+    let big: Vec<u32> = (0..5000).collect();
+    let text = format!("{}\n{{\"a\": 1}}\n", json!({"a": big}));
+    let v = every_way(&text, |s| inspect(s, &ScanBounds::default()).unwrap());
+    assert_eq!(v["sample"][0]["$summary"]["type"], "object", "{v}");
+    assert_eq!(v["sample_shortened"], true);
+    assert_eq!(v["view"]["exact"], true);
+    assert_eq!(v["rows_scanned"], 2);
+    let plain = every_way("{\"a\": 1}\n", |s| {
+        inspect(s, &ScanBounds::default()).unwrap()
+    });
+    assert_eq!(plain["sample_shortened"], false);
+}
