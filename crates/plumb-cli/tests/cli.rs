@@ -255,3 +255,26 @@ fn flags_come_from_the_declarations_and_opt_sets_any_option() {
         "{message}"
     );
 }
+
+#[test]
+fn a_column_whose_name_holds_a_comma_can_be_selected() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("places.csv");
+    std::fs::write(&path, "id,\"city, country\",pop\n1,\"Lyon, FR\",500\n").unwrap();
+    let out = plumb(&[
+        "select",
+        path.to_str().unwrap(),
+        "--json",
+        "--columns",
+        r#"["city, country", "id"]"#,
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let v = json_of(&out);
+    assert_eq!(v["header"], serde_json::json!(["city, country", "id"]));
+    assert_eq!(v["rows"], serde_json::json!([["Lyon, FR", "1"]]));
+}

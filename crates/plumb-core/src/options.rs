@@ -41,7 +41,10 @@ impl OptionKind {
             OptionKind::Text => "text".to_owned(),
             OptionKind::Count => "a whole number".to_owned(),
             OptionKind::Flag => "true or false".to_owned(),
-            OptionKind::List => "a list (a JSON array, or items separated by commas)".to_owned(),
+            OptionKind::List => {
+                "a list (a JSON array, also as text such as [\"a,b\", \"c\"], or items separated by commas)"
+                    .to_owned()
+            }
             OptionKind::Choice(words) => format!("one of {}", words.join(", ")),
         }
     }
@@ -142,6 +145,16 @@ impl OptionSpec {
                 _ => Err(wrong()),
             },
             OptionKind::List => match raw {
+                // A JSON array in text (`["a,b", "c"]`) keeps items whose
+                // names hold commas whole.
+                Value::String(s) if s.trim_start().starts_with('[') => {
+                    match serde_json::from_str::<Vec<String>>(s) {
+                        Ok(items) => Ok(Value::Array(
+                            items.iter().map(|i| Value::from(i.trim())).collect(),
+                        )),
+                        Err(_) => Err(wrong()),
+                    }
+                }
                 Value::String(s) => Ok(Value::Array(
                     s.split(',')
                         .map(str::trim)

@@ -85,6 +85,13 @@ fn declarations_normalize_what_callers_send() {
         ),
         (OptionKind::List, json!([" a", 2]), Some(json!(["a", "2"]))),
         (OptionKind::List, json!([{}]), None),
+        // Names that hold commas travel whole as a JSON array in text.
+        (
+            OptionKind::List,
+            json!(r#"["a,b", " c"]"#),
+            Some(json!(["a,b", "c"])),
+        ),
+        (OptionKind::List, json!("[not json"), None),
         (
             OptionKind::Choice(&["auto", "true"]),
             json!(true),
