@@ -253,11 +253,15 @@ fn csvlint(root: &Path) -> Row {
             .collect();
         let validated = plumb.run(Op::Validate, &path, Some("csv"), &Request::default());
         if let Some(offset) = case["first_invalid_utf8_byte_offset"].as_u64() {
-            // Not UTF-8 text: refused, invalid-utf8 at the offset, or binary
-            // where a NUL comes first (docs/refusals.md).
+            // Not UTF-8 text: refused, invalid-utf8 at the offset, binary
+            // where a NUL comes first, or named for what its first bytes say
+            // it is (a zip container, an xlsx workbook: docs/conformance.md).
             let ok = match &validated {
                 Err(e) if e.reason() == RefusalReason::InvalidUtf8 => {
                     e.byte_offset() == Some(offset)
+                }
+                Err(e) if e.reason() == RefusalReason::UnsupportedFormat => {
+                    e.extra("found").is_some()
                 }
                 Err(e) => e.reason() == RefusalReason::Binary,
                 Ok(_) => false,
@@ -631,5 +635,66 @@ pub fn run(root: &Path) -> Vec<Row> {
         rfc6901(root),
         jsonlines(root),
         read_suite(root),
+        binary_containers(root),
     ]
+}
+
+/// Parquet files (parquet-testing) and spreadsheets (calamine's tests):
+/// each is named for what its first bytes say it is, and none is read
+/// as a text format, whatever its name; a spreadsheet that is not one
+/// (calamine keeps a text file named `.xls`) is refused with a reason.
+fn binary_containers(root: &Path) -> Row {
+    let mut row = Row::new("binary containers");
+    let plumb = plumb::Plumb::new();
+    let mut files = Vec::new();
+    for dir in ["parquet-testing", "calamine-spreadsheets"] {
+        walk(&root.join(dir), &mut files);
+    }
+    files.sort();
+    for path in files {
+        let name = path.display().to_string();
+        let ext = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        let expected: &[&str] = match ext.as_str() {
+            "parquet" | "encrypted" if name.contains("parquet") => {
+                &["parquet", "parquet-encrypted"]
+            }
+            "xls" | "xlsx" | "xlsm" | "xlsb" | "ods" => &["ole2", "xlsx", "ods", "ooxml", "zip"],
+            _ => continue,
+        };
+        let Ok(source) = plumb::FileSource::new(&path) else {
+            continue;
+        };
+        let first = plumb::Source::head(&source, plumb::SNIFF_BYTES).unwrap_or_default();
+        match plumb.run_source(Op::Inspect, &source, None, &Request::default()) {
+            Ok(answer) => row.check(false, format!("{name}: read as {}", answer.format())),
+            Err(e) => {
+                let found = e.extra("found").and_then(|v| v.as_str()).unwrap_or("");
+                // A file whose bytes are not a container at all (a text
+                // file named .xls) need only be refused.
+                let container = plumb::identify(&first).is_some();
+                row.check(
+                    !container || expected.contains(&found),
+                    format!("{name}: named `{found}`, expected one of {expected:?}"),
+                );
+            }
+        }
+    }
+    row
+}
+
+fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            walk(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
 }

@@ -397,10 +397,18 @@ fn detect(path: &Path, format: Option<&str>, json: bool) -> ExitCode {
                 Err(code) => code,
             }
         }
-        Err(r) if r.reason() == plumb::RefusalReason::UnsupportedFormat && format.is_none() => {
-            // Unrecognised is an answer for detect: format null.
-            let v = json!({"ok": true, "path": path.display().to_string(), "format": null, "by": null,
+        Err(r)
+            if r.reason() == plumb::RefusalReason::UnsupportedFormat
+                && (format.is_none() || r.extra("found").is_some()) =>
+        {
+            // Unrecognised is an answer for detect: format null, and what
+            // the first bytes say the file is when they say (gzip, UTF-16).
+            let mut v = json!({"ok": true, "path": path.display().to_string(), "format": null, "by": null,
                            "supported": r.extra("supported").cloned().unwrap_or(Value::Null)});
+            if let Some(found) = r.extra("found") {
+                v["found"] = found.clone();
+                v["message"] = Value::from(r.message());
+            }
             match show(&v, json) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(code) => code,

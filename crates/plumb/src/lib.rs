@@ -25,10 +25,12 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod magic;
 mod ops;
 pub mod read;
 mod registry;
 
+pub use magic::{identify, Magic};
 pub use ops::Plumb;
 pub use plumb_core::{
     Answer, BytesSource, CancelToken, FileSource, FormatReader, Op, OptionKind, OptionSpec,

@@ -159,7 +159,9 @@ impl Registry {
         best.map(|(_, r)| r.clone())
     }
 
-    /// Decides the format of `source`: the explicit name first (an
+    /// Decides the format of `source`: what its first bytes say it is
+    /// when that is not text ([`crate::identify`]: compressed, archive,
+    /// binary, UTF-16/32; refused naming it), then the explicit name (an
     /// unknown one is refused naming it), then the extension, then a
     /// sniff of the first [`SNIFF_BYTES`].
     ///
@@ -167,6 +169,22 @@ impl Registry {
     /// `unsupported-format` listing every registered format; the
     /// source's own refusals when the sniff cannot read it.
     pub fn detect(&self, source: &dyn Source, explicit: Option<&str>) -> Result<Detected, Refusal> {
+        // The first bytes before the name: a compressed, binary or
+        // UTF-16 file is named for what it is, whatever it is called.
+        let head = source.head(SNIFF_BYTES)?;
+        if let Some(found) = crate::magic::identify(&head) {
+            return Err(Refusal::new(
+                RefusalReason::UnsupportedFormat,
+                format!(
+                    "`{}` is {}, not a format plumb reads as it is; {}",
+                    plumb_core::echo(source.name()),
+                    found.what,
+                    found.advice
+                ),
+            )
+            .with_extra("found", Value::from(found.name))
+            .with_extra("supported", Value::from(self.names())));
+        }
         if let Some(name) = explicit {
             return match self.by_name(name) {
                 Some(reader) => Ok(Detected {
@@ -187,7 +205,6 @@ impl Registry {
                 });
             }
         }
-        let head = source.head(SNIFF_BYTES)?;
         match self.by_sniff(&head) {
             Some(reader) => Ok(Detected {
                 reader,

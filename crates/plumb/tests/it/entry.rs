@@ -231,3 +231,70 @@ fn a_zero_limit_is_refused_by_select_and_read_in_the_same_words() {
         );
     }
 }
+
+#[test]
+fn compressed_binary_and_utf16_files_are_named_whatever_they_are_called() {
+    let plumb = Plumb::new();
+    let cases: [(&[u8], &str); 18] = [
+        (b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", "gzip"),
+        (b"\x28\xb5\x2f\xfd\x20\x05", "zstd"),
+        (b"\xfd7zXZ\x00\x00\x04", "xz"),
+        (b"BZh91AY&SY", "bzip2"),
+        (b"PK\x03\x04\x14\x00\x00\x00data.csv", "zip"),
+        (
+            b"PK\x03\x04\x14\x00[Content_Types].xml..xl/workbook.xml",
+            "xlsx",
+        ),
+        (
+            b"PK\x03\x04\x14\x00mimetypeapplication/vnd.oasis.opendocument.spreadsheet",
+            "ods",
+        ),
+        (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00\x00", "ole2"),
+        (b"PAR1\x15\x04\x15\x00\x00", "parquet"),
+        (b"ARROW1\x00\x00\xff\xff", "arrow"),
+        (b"SQLite format 3\x00\x10\x00", "sqlite"),
+        (b"%PDF-1.7\n%\xe2\xe3", "pdf"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00", "png"),
+        (b"\xff\xd8\xff\xe0\x00\x10JFIF", "jpeg"),
+        (b"\x7fELF\x02\x01\x01\x00", "elf"),
+        (b"\xff\xfei\x00d\x00,\x00n\x00\n\x00", "utf-16le"),
+        (b"\xfe\xff\x00i\x00d\x00\n", "utf-16be"),
+        (b"\xff\xfe\x00\x00i\x00\x00\x00", "utf-32le"),
+    ];
+    for (bytes, name) in cases {
+        for file in ["data.csv", "data.json", "data"] {
+            let source = plumb::BytesSource::new(file, bytes.to_vec());
+            // Named before any sniff, and refused by every op, even with
+            // the format given.
+            for format in [None, Some("csv")] {
+                let e = plumb
+                    .run_source(Op::Inspect, &source, format, &Request::default())
+                    .unwrap_err();
+                assert_eq!(
+                    e.reason(),
+                    RefusalReason::UnsupportedFormat,
+                    "{name} {file}"
+                );
+                assert_eq!(e.extra("found"), Some(&json!(name)), "{name} {file}");
+            }
+            let d = plumb.detect_source(&source, None).unwrap_err();
+            assert_eq!(d.extra("found"), Some(&json!(name)));
+        }
+    }
+    // UTF-16 is named as text in another encoding, not as NUL bytes.
+    let e = plumb
+        .run_source(
+            Op::Validate,
+            &plumb::BytesSource::new("u.tsv", b"\xff\xfea\x00\t\x00b\x00".to_vec()),
+            None,
+            &Request::default(),
+        )
+        .unwrap_err();
+    assert!(e.message().contains("UTF-16 text") && e.message().contains("UTF-8"));
+    // Text that merely starts like a signature is still text.
+    let text = plumb::BytesSource::new("t.csv", "PAR1,BZh\n1,2\n");
+    let a = plumb
+        .run_source(Op::Inspect, &text, None, &Request::default())
+        .unwrap();
+    assert_eq!(a.format(), "csv");
+}
