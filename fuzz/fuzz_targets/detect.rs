@@ -1,6 +1,7 @@
 //! Format detection: any name and any bytes give a registered format or
 //! an `unsupported-format` refusal naming the registered ones; the same
-//! input always gives the same answer.
+//! input always gives the same answer; bytes that `plumb::identify`
+//! names (gzip, xlsx, UTF-16...) are refused with that name.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -27,6 +28,18 @@ fuzz_target!(|input: &[u8]| {
             assert_eq!(a.message(), b.message());
         }
         _ => panic!("detection is not deterministic"),
+    }
+    // Bytes that name a container or another encoding are refused for it,
+    // whatever the file is called.
+    if let Some(found) = plumb::identify(&data[..data.len().min(plumb::SNIFF_BYTES)]) {
+        let refusal = first
+            .as_ref()
+            .err()
+            .expect("a container is never a text format");
+        assert_eq!(
+            refusal.extra("found"),
+            Some(&serde_json::Value::from(found.name))
+        );
     }
     let _ = registry.by_sniff(data);
 });
