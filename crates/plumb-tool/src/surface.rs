@@ -48,7 +48,11 @@ fn refusal_observation(tool: &str, op: &str, r: &Refusal) -> Value {
     };
     let mut refusal = serde_json::to_value(r).unwrap_or(Value::Null);
     bound_echoes(&mut refusal);
-    let message = refusal["message"].as_str().unwrap_or_default().to_owned();
+    let mut message = refusal["message"].as_str().unwrap_or_default().to_owned();
+    if r.reason() == RefusalReason::UnsupportedFormat {
+        // An agent has more tools than plumb: say so here, and only here.
+        message.push_str("; an agent may instead run_script with a library made for the format");
+    }
     json!({
         "ok": false,
         "tool": echo(tool),

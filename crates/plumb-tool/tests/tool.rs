@@ -157,6 +157,12 @@ fn each_refusal_names_the_op_and_the_reason() {
         let err = a["error"].as_str().unwrap();
         assert!(err.starts_with(prefix), "{args}: {err}");
         assert_eq!(a["refusal"]["ok"], false);
+        // Only the agent surface suggests tools plumb does not have.
+        assert_eq!(
+            err.contains("run_script"),
+            prefix.contains("unsupported-format"),
+            "{err}"
+        );
     }
 }
 

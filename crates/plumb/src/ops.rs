@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
-use plumb_core::{Answer, FileSource, Op, Refusal, Request, Source};
+use plumb_core::{Answer, FileSource, Op, Refusal, RefusalReason, Request, Source};
 
-use crate::registry::{Detected, Registry};
+use crate::registry::{Detected, DetectedBy, Registry};
 
 /// plumb: a registry of readers and the operations over them.
 ///
@@ -107,7 +107,26 @@ impl Plumb {
         format: Option<&str>,
         req: &Request,
     ) -> Result<Box<dyn Answer>, Refusal> {
-        let detected = self.registry.detect(source, format)?;
+        let detected = match self.registry.detect(source, format) {
+            // Nothing decided the format, but the options imply one: the
+            // first registered format that takes them all (a delimiter
+            // implies a delimited format).
+            Err(r)
+                if format.is_none()
+                    && r.reason() == RefusalReason::UnsupportedFormat
+                    && r.extra("found").is_none() =>
+            {
+                let given: Vec<&str> = req.options.names().collect();
+                match self.registry.by_options(&given) {
+                    Some(reader) => Detected {
+                        reader,
+                        by: DetectedBy::Options,
+                    },
+                    None => return Err(r),
+                }
+            }
+            other => other?,
+        };
         let reader = detected.reader.as_ref();
         let mut checked = req.clone();
         self.registry.check_options(reader, op, &mut checked)?;

@@ -23,6 +23,10 @@ pub enum DetectedBy {
     Extension,
     /// The first 4 KiB of content.
     Sniff,
+    /// Nothing else decided, and the caller gave options that only some
+    /// formats take (`--delimiter ;` on a file called `export`): the
+    /// first format registered that takes them all.
+    Options,
 }
 
 /// A detected format.
@@ -330,14 +334,31 @@ impl Registry {
         req.options.normalize(own)
     }
 
+    /// The first reader (in registration order) that declares every one
+    /// of `options`, when there is at least one: the format an option
+    /// implies when nothing else decided it.
+    pub fn by_options(&self, options: &[&str]) -> Option<Arc<dyn FormatReader>> {
+        if options.is_empty() {
+            return None;
+        }
+        self.readers
+            .iter()
+            .find(|r| {
+                options
+                    .iter()
+                    .all(|name| r.options().iter().any(|s| s.name == *name))
+            })
+            .cloned()
+    }
+
     /// The `unsupported-format` refusal, naming every registered format.
     pub fn unsupported(&self, what: &str) -> Refusal {
         let names = self.names();
         Refusal::new(
             RefusalReason::UnsupportedFormat,
             format!(
-                "{what}; the supported formats are {}. Pass --format with one of them if the file is one, \
-                 use `plumb read` for plain text, or run_script with a library made for a binary or scientific format",
+                "{what}; the supported formats are {}. Pass the format with one of them if the file is one \
+                 (or a delimiter if it is delimited text), or read it as plain text with `read`",
                 names.join(", ")
             ),
         )

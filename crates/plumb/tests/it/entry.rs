@@ -61,7 +61,12 @@ fn nul_missing_directory_prose_and_unknown_format() {
         e.extra("supported"),
         Some(&json!(["csv", "tsv", "json", "jsonl"]))
     );
-    assert!(e.message().contains("run_script"), "{}", e.message());
+    // The library and the CLI suggest only what plumb has.
+    assert!(
+        e.message().contains("plain text with `read`") && !e.message().contains("run_script"),
+        "{}",
+        e.message()
+    );
 
     let csv = dir.path().join("ok.csv");
     std::fs::write(&csv, "a\n1\n").unwrap();
@@ -297,4 +302,35 @@ fn compressed_binary_and_utf16_files_are_named_whatever_they_are_called() {
         .run_source(Op::Inspect, &text, None, &Request::default())
         .unwrap();
     assert_eq!(a.format(), "csv");
+}
+
+#[test]
+fn an_option_only_some_formats_take_implies_the_first_of_them() {
+    let plumb = Plumb::new();
+    let source = plumb::BytesSource::new("export", "a:b\n1:2\n");
+    // Nothing in the name or the first line says what this is.
+    let e = plumb
+        .run_source(Op::Inspect, &source, None, &Request::default())
+        .unwrap_err();
+    assert_eq!(e.reason(), RefusalReason::UnsupportedFormat);
+    // A delimiter does: the first registered format that takes one.
+    let req = Request {
+        options: Options::new().with("delimiter", ":"),
+        ..Request::default()
+    };
+    let a = plumb.run_source(Op::Inspect, &source, None, &req).unwrap();
+    assert_eq!(a.format(), "csv");
+    assert_eq!(a.to_json()["header"], json!(["a", "b"]));
+    assert_eq!(
+        plumb.registry().by_options(&["pointer"]).map(|r| r.name()),
+        Some("json")
+    );
+    assert!(plumb
+        .registry()
+        .by_options(&["pointer", "delimiter"])
+        .is_none());
+    // Named containers are never read as text, options or not.
+    let gz = plumb::BytesSource::new("export", b"\x1f\x8b\x08\x00".to_vec());
+    let e = plumb.run_source(Op::Inspect, &gz, None, &req).unwrap_err();
+    assert_eq!(e.extra("found"), Some(&json!("gzip")));
 }
