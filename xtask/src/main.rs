@@ -255,11 +255,25 @@ fn ci(root: &Path, memtest_mb: u64, fuzz_seconds: u64) -> bool {
         ),
         (
             "cargo publish --dry-run (every shipped crate packages and builds alone)",
-            &["publish", "--workspace", "--dry-run", "--allow-dirty"],
+            &[
+                "publish",
+                "--workspace",
+                "--dry-run",
+                "--allow-dirty",
+                "--target-dir",
+                "target/publish-check",
+            ],
             &[],
         ),
     ];
     for (title, args, env) in cargo_steps {
+        if args.first() == Some(&"publish") {
+            // Cargo takes registry crates as immutable: sources extracted
+            // and builds made by an earlier dry run of the same version
+            // would be verified instead of this tree's. Start clean.
+            clear_packaged_sources();
+            let _ = std::fs::remove_dir_all(root.join("target/publish-check"));
+        }
         if !cargo_step(root, title, args, env) {
             return false;
         }
@@ -278,6 +292,38 @@ fn ci(root: &Path, memtest_mb: u64, fuzz_seconds: u64) -> bool {
     }
     println!("== fuzz smoke: every target for {fuzz_seconds} seconds");
     run_fuzz(root, None, fuzz_seconds)
+}
+
+/// Removes plumb's crates as cargo extracted them from an earlier dry
+/// run's local registry. Cargo keys the extraction by the registry's
+/// path and the crate's name and version only, so a second dry run from
+/// the same checkout path would verify against the first run's sources
+/// (seen: a `plumb` that could not find a function its own `plumb-core`
+/// had gained). Local registries are the `registry/src` folders whose
+/// names start with `-`; crates.io's are left alone.
+fn clear_packaged_sources() {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    let Some(src) = home.map(|h| h.join("registry").join("src")) else {
+        return;
+    };
+    let Ok(registries) = std::fs::read_dir(&src) else {
+        return;
+    };
+    for registry in registries.flatten() {
+        if !registry.file_name().to_string_lossy().starts_with('-') {
+            continue;
+        }
+        let Ok(crates) = std::fs::read_dir(registry.path()) else {
+            continue;
+        };
+        for krate in crates.flatten() {
+            if krate.file_name().to_string_lossy().starts_with("plumb") {
+                let _ = std::fs::remove_dir_all(krate.path());
+            }
+        }
+    }
 }
 
 /// The workspace root: the parent of this crate's manifest directory.
