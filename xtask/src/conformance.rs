@@ -383,7 +383,12 @@ fn clevercsv(root: &Path) -> Row {
         let file = f["file"].as_str().unwrap_or_default();
         let bytes = std::fs::read(dir.join(file)).unwrap_or_default();
         let sample = &bytes[..bytes.len().min(plumb_csv::DELIMITER_SAMPLE_BYTES)];
-        let d = plumb_csv::detect_delimiter(sample, sample.len() == bytes.len());
+        let d = plumb_csv::detect_dialect(
+            sample,
+            sample.len() == bytes.len(),
+            None,
+            plumb_csv::QuoteMode::Auto,
+        );
         let want = f["delimiter"]
             .as_str()
             .unwrap_or(",")
@@ -395,9 +400,26 @@ fn clevercsv(root: &Path) -> Row {
             d.delimiter == want,
             format!("{file}: delimiter {:?}", char::from(d.delimiter)),
         );
-        if f["escapechar"].as_str().unwrap_or("").is_empty()
-            && f["quotechar"].as_str() == Some("\"")
-        {
+        let want_quote = f["quotechar"].as_str().unwrap_or("\"").bytes().next();
+        let escaped = !f["escapechar"].as_str().unwrap_or("").is_empty();
+        if escaped {
+            // No quote character occurs in the escape dialect's file, so
+            // every quote reads it alike; plumb states `"` (the CSV
+            // default), CleverCSV none.
+            row.documented(
+                !bytes.contains(&b'"'),
+                format!(
+                    "{file}: quote {:?} (no quote in the file)",
+                    d.quote.map(char::from)
+                ),
+            );
+        } else {
+            row.check(
+                d.quote == want_quote,
+                format!("{file}: quote {:?}", d.quote.map(char::from)),
+            );
+        }
+        if !escaped && want_quote == Some(b'"') {
             let got = csv_rows(&bytes, want, HeaderMode::Absent).map(|(_, rows, _)| {
                 (
                     rows.len() as u64,

@@ -1,7 +1,7 @@
 //! Structural bit masks of 64-byte blocks, for the parser's block path.
 //!
 //! A block is classified once: one `u64` per byte of interest (the
-//! delimiter, `"`, LF, CR), bit `k` set when byte `k` is that byte. On
+//! delimiter, the quote, LF, CR), bit `k` set when byte `k` is that byte. On
 //! x86-64 this is four 16-byte compares per mask through `safe_arch`
 //! (SSE2 is part of the x86-64 baseline, so no runtime check is needed);
 //! elsewhere a plain loop does the same and stays the reference.
@@ -20,7 +20,9 @@ pub(crate) const BLOCK: usize = 64;
 pub(crate) struct Masks {
     /// The delimiter.
     pub delimiter: u64,
-    /// `"`.
+    /// The quote (`"` unless the dialect says otherwise; no bits when
+    /// the dialect has no quote, which the parser marks by passing the
+    /// delimiter as the quote).
     pub quote: u64,
     /// `\n`.
     pub lf: u64,
@@ -31,14 +33,14 @@ pub(crate) struct Masks {
 impl Masks {
     /// Classifies one block.
     #[inline(always)]
-    pub(crate) fn of(block: &[u8; BLOCK], delimiter: u8) -> Masks {
+    pub(crate) fn of(block: &[u8; BLOCK], delimiter: u8, quote: u8) -> Masks {
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
         {
-            sse2(block, delimiter)
+            sse2(block, delimiter, quote)
         }
         #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
         {
-            portable(block, delimiter)
+            portable(block, delimiter, quote)
         }
     }
 }
@@ -48,7 +50,7 @@ impl Masks {
     all(target_arch = "x86_64", target_feature = "sse2", not(test)),
     allow(dead_code)
 )]
-pub(crate) fn portable(block: &[u8; BLOCK], delimiter: u8) -> Masks {
+pub(crate) fn portable(block: &[u8; BLOCK], delimiter: u8, quote: u8) -> Masks {
     let mut m = Masks {
         delimiter: 0,
         quote: 0,
@@ -61,7 +63,7 @@ pub(crate) fn portable(block: &[u8; BLOCK], delimiter: u8) -> Masks {
         // delimiter, as in the byte machine's class table.
         if b == delimiter {
             m.delimiter |= bit;
-        } else if b == b'"' {
+        } else if b == quote {
             m.quote |= bit;
         } else if b == b'\n' {
             m.lf |= bit;
@@ -74,12 +76,12 @@ pub(crate) fn portable(block: &[u8; BLOCK], delimiter: u8) -> Masks {
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
-fn sse2(block: &[u8; BLOCK], delimiter: u8) -> Masks {
+fn sse2(block: &[u8; BLOCK], delimiter: u8, quote: u8) -> Masks {
     use safe_arch::{cmp_eq_mask_i8_m128i, m128i, move_mask_i8_m128i, set_splat_i8_m128i};
 
     // Bytes reinterpreted as i8 for the splat: the compare is bitwise.
     let splat = |b: u8| set_splat_i8_m128i(i8::from_ne_bytes([b]));
-    let (d, q, lf, cr) = (splat(delimiter), splat(b'"'), splat(b'\n'), splat(b'\r'));
+    let (d, q, lf, cr) = (splat(delimiter), splat(quote), splat(b'\n'), splat(b'\r'));
     let mut m = Masks {
         delimiter: 0,
         quote: 0,
@@ -138,15 +140,18 @@ mod tests {
     fn classifier_agrees_with_the_reference() {
         // Every byte value at every lane position, for several delimiters.
         for delimiter in [b',', b'\t', b';', b'|', b'"', b'\n'] {
-            for value in 0..=255u8 {
-                for pos in [0, 1, 15, 16, 31, 47, 63] {
-                    let mut b = block_of(b"a,\"b\"\r\n;|\t");
-                    b[pos] = value;
-                    assert_eq!(
-                        Masks::of(&b, delimiter),
-                        portable(&b, delimiter),
-                        "delimiter {delimiter} value {value} at {pos}"
-                    );
+            // The quote: `"`, `'`, or none (passed as the delimiter).
+            for quote in [b'"', b'\'', delimiter] {
+                for value in 0..=255u8 {
+                    for pos in [0, 1, 15, 16, 31, 47, 63] {
+                        let mut b = block_of(b"a,\"b\"\r\n;|\t'");
+                        b[pos] = value;
+                        assert_eq!(
+                            Masks::of(&b, delimiter, quote),
+                            portable(&b, delimiter, quote),
+                            "delimiter {delimiter} quote {quote} value {value} at {pos}"
+                        );
+                    }
                 }
             }
         }
@@ -155,7 +160,7 @@ mod tests {
     #[test]
     fn reference_masks() {
         let b = block_of(b"a,\"b\"\r\n");
-        let m = portable(&b, b',');
+        let m = portable(&b, b',', b'"');
         assert_eq!(m.delimiter, 1 << 1);
         assert_eq!(m.quote, (1 << 2) | (1 << 4));
         assert_eq!(m.cr, 1 << 5);

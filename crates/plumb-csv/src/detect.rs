@@ -1,17 +1,20 @@
-//! Delimiter detection: which candidate splits the sample most
-//! consistently.
+//! Dialect detection: which delimiter and which quote split the sample
+//! most consistently.
 //!
 //! Each candidate parses the sample with the real parser (fields not
 //! kept). The modal field count is found, and the candidate scores the
-//! number of records that share it. A candidate whose records never have
+//! number of records that share it. A delimiter whose records never have
 //! two fields is out. The highest score wins; ties go to the earlier
 //! candidate (comma first). When no candidate splits anything, the file
-//! is one column, read with the comma, at confidence 0.
+//! is one column, read with the comma, at confidence 0. The quote is
+//! chosen after, by the share of records with the modal count (see
+//! [`detect_dialect`]).
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 
-use crate::machine::{CsvParser, CsvSink, Record};
+use crate::machine::{CsvParser, CsvSink, Issue, Record};
+use crate::scan::QuoteMode;
 
 /// The delimiters tried, in tie-break order.
 pub const CSV_DELIMITER_CANDIDATES: [u8; 4] = [b',', b'\t', b';', b'|'];
@@ -21,30 +24,62 @@ pub const CSV_DELIMITER_CANDIDATES: [u8; 4] = [b',', b'\t', b';', b'|'];
 /// millisecond, and then fed to the real parse (never parsed twice).
 pub const DELIMITER_SAMPLE_BYTES: usize = 64 * 1024;
 
-/// The outcome of delimiter detection.
+/// The outcome of dialect detection.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Detection {
     /// The chosen delimiter.
     pub delimiter: u8,
+    /// The chosen quote character, `None` for no quoting.
+    pub quote: Option<u8>,
     /// The share of sampled records that have the modal field count, 0
     /// when no candidate split the sample.
     pub confidence: f64,
 }
 
-struct Counts(Vec<usize>);
+/// The field count of each record, the issues the parser raised, and
+/// whether some record spans lines (its quotes hold a line break).
+struct Counts {
+    fields: Vec<usize>,
+    issues: usize,
+    /// The line the next record starts on if no record spans lines.
+    next_line: u64,
+    spanning: bool,
+}
+
+impl Default for Counts {
+    fn default() -> Counts {
+        Counts {
+            fields: Vec::new(),
+            issues: 0,
+            next_line: 1,
+            spanning: false,
+        }
+    }
+}
 
 impl CsvSink for Counts {
     fn keep_fields(&self) -> bool {
         false
     }
     fn record(&mut self, record: &Record<'_>) -> ControlFlow<()> {
-        self.0.push(record.len());
+        self.fields.push(record.len());
+        self.spanning |= record.line != self.next_line;
+        self.next_line = record.line + 1;
+        ControlFlow::Continue(())
+    }
+    fn issue(&mut self, _issue: &Issue) -> ControlFlow<()> {
+        self.issues += 1;
+        ControlFlow::Continue(())
+    }
+    fn blank_line(&mut self, line: u64) -> ControlFlow<()> {
+        self.next_line = line + 1;
         ControlFlow::Continue(())
     }
 }
 
-/// Detects the delimiter of `sample`. When `complete` is false the
-/// sample was cut from a longer file, so its last record is left out.
+/// Detects the delimiter of `sample`, quoting with `"`. When `complete`
+/// is false the sample was cut from a longer file, so its last record is
+/// left out.
 ///
 /// ```
 /// use plumb_csv::detect_delimiter;
@@ -55,43 +90,177 @@ impl CsvSink for Counts {
 /// assert_eq!((one.delimiter, one.confidence), (b',', 0.0));
 /// ```
 pub fn detect_delimiter(sample: &[u8], complete: bool) -> Detection {
-    let mut best: Option<(usize, usize, u8)> = None;
+    detect_dialect(sample, complete, None, QuoteMode::Char(b'"'))
+}
+
+/// The quotes tried under `quote auto` for a delimiter, in tie-break
+/// order. Tab-separated text does not quote (IANA
+/// text/tab-separated-values), so a stray `"` in it is text unless
+/// quoting makes the sample strictly more consistent; every other
+/// delimiter quotes with `"` (RFC 4180), or `'` when that alone splits
+/// the sample consistently. A CSV is never read without quotes unless
+/// asked: a quoting fault in it is the file's, and is reported.
+pub const fn quote_candidates(delimiter: u8) -> &'static [Option<u8>] {
+    if delimiter == b'\t' {
+        &[None, Some(b'"')]
+    } else {
+        &[Some(b'"'), Some(b'\'')]
+    }
+}
+
+/// Detects the dialect of `sample`: the delimiter (unless `delimiter`
+/// gives it) and the quote (unless `quote` gives it).
+///
+/// For each delimiter, the quote is the candidate of
+/// [`quote_candidates`] whose parse is most consistent (the largest
+/// share of records with the modal field count); among equally
+/// consistent ones a quote that opens fields in the sample and closes
+/// every one cleanly on its own line (no quoting issue, no quoted line
+/// break) beats no quote, and otherwise the
+/// earlier wins. A candidate after the first is tried only when it opens
+/// some field, since it otherwise parses as no quote. Then the
+/// delimiters are compared by the rule of
+/// [`detect_delimiter`]. A quote that was never meant as one (a stray
+/// `"` in a tab-separated export) merges lines into records of odd
+/// widths, so the parse without it is the more consistent; a file whose
+/// quoted fields hold delimiters or line breaks is consistent only with
+/// its quote.
+///
+/// ```
+/// use plumb_csv::{detect_dialect, QuoteMode};
+/// let tsv = b"id\tnote\n1\t\"quoted\n2\tplain\n3\tmore\"\n4\tend\n";
+/// let d = detect_dialect(tsv, true, None, QuoteMode::Auto);
+/// assert_eq!((d.delimiter, d.quote, d.confidence), (b'\t', None, 1.0));
+/// let csv = b"id,note\n1,\"a, b\"\n2,\"c, d\"\n";
+/// assert_eq!(detect_dialect(csv, true, None, QuoteMode::Auto).quote, Some(b'"'));
+/// ```
+pub fn detect_dialect(
+    sample: &[u8],
+    complete: bool,
+    delimiter: Option<u8>,
+    quote: QuoteMode,
+) -> Detection {
+    let one = |d: u8| -> (Profile, Detection) {
+        let given;
+        let quotes: &[Option<u8>] = match quote {
+            QuoteMode::Auto => quote_candidates(d),
+            QuoteMode::Char(q) => {
+                given = [Some(q)];
+                &given
+            }
+            QuoteMode::Off => &[None],
+        };
+        let mut best: Option<(Profile, Option<u8>)> = None;
+        for (k, &q) in quotes.iter().enumerate() {
+            // A quote the sample never opens a field with reads as no
+            // quote: it cannot be told apart, so only the first
+            // candidate is tried without that evidence.
+            if k > 0 && !q.is_some_and(|q| opens_a_field(sample, d, q)) {
+                continue;
+            }
+            let p = profile(sample, complete, d, q);
+            if best.as_ref().is_none_or(|(b, _)| p.beats(b)) {
+                best = Some((p, q));
+            }
+        }
+        let (p, q) = best.unwrap_or_else(|| (profile(sample, complete, d, None), None));
+        let detection = Detection {
+            delimiter: d,
+            quote: q,
+            confidence: p.share(),
+        };
+        (p, detection)
+    };
+    if let Some(d) = delimiter {
+        return one(d).1;
+    }
+    // The seed's rule: the delimiter whose modal count (two fields or
+    // more) the most records share; ties to the earlier candidate.
+    let mut best: Option<(usize, Detection)> = None;
     for &candidate in &CSV_DELIMITER_CANDIDATES {
-        let mut counts = Counts(Vec::new());
-        let mut parser = CsvParser::new(candidate);
-        let _ = parser.push(sample, &mut counts);
-        if complete {
-            let _ = parser.finish(&mut counts);
-        }
-        let records = counts.0;
-        if records.iter().all(|&n| n < 2) {
+        let (p, detection) = one(candidate);
+        if !p.splits || p.mode < 2 {
             continue;
         }
-        let mut freq: HashMap<usize, usize> = HashMap::new();
-        for &n in &records {
-            *freq.entry(n).or_default() += 1;
-        }
-        // The modal count; among equally frequent counts the larger one,
-        // so a header-plus-rows file is not judged by stray short lines.
-        let (mode, score) = freq
-            .into_iter()
-            .max_by_key(|&(count, times)| (times, count))
-            .unwrap_or((0, 0));
-        if mode < 2 {
-            continue;
-        }
-        if best.is_none_or(|(s, _, _)| score > s) {
-            best = Some((score, records.len(), candidate));
+        if best.as_ref().is_none_or(|(score, _)| p.score > *score) {
+            best = Some((p.score, detection));
         }
     }
     match best {
-        Some((score, total, delimiter)) => Detection {
-            delimiter,
-            confidence: score as f64 / total.max(1) as f64,
-        },
+        Some((_, detection)) => detection,
         None => Detection {
             delimiter: b',',
+            quote: one(b',').1.quote,
             confidence: 0.0,
         },
+    }
+}
+
+/// Whether `quote` stands at the start of some field of `sample`
+/// (after a delimiter or a line break, or first).
+fn opens_a_field(sample: &[u8], delimiter: u8, quote: u8) -> bool {
+    memchr::memchr_iter(quote, sample)
+        .any(|k| k == 0 || matches!(sample[k - 1], b'\n' | b'\r') || sample[k - 1] == delimiter)
+}
+
+/// How one dialect splits the sample.
+struct Profile {
+    /// The modal field count (the larger among equally frequent ones).
+    mode: usize,
+    /// Records with the modal count.
+    score: usize,
+    /// Records in all.
+    total: usize,
+    /// Whether some record has two fields or more.
+    splits: bool,
+    /// Whether the quote opens fields and every one closes cleanly on
+    /// the line it opened on: quoting the file was written with, as a
+    /// reader such as Python's csv or pandas would strip it. (A quoted
+    /// line break that costs no consistency is no evidence either way.)
+    clean_quotes: bool,
+}
+
+impl Profile {
+    fn share(&self) -> f64 {
+        self.score as f64 / self.total.max(1) as f64
+    }
+
+    /// Whether this parse is to be preferred to `other`: more consistent,
+    /// or as consistent and quoted cleanly where `other` is not.
+    fn beats(&self, other: &Profile) -> bool {
+        let (a, b) = (self.share(), other.share());
+        a > b || a == b && self.clean_quotes && !other.clean_quotes
+    }
+}
+
+fn profile(sample: &[u8], complete: bool, delimiter: u8, quote: Option<u8>) -> Profile {
+    let mut counts = Counts::default();
+    let mut parser = CsvParser::new(delimiter).with_quote(quote);
+    let _ = parser.push(sample, &mut counts);
+    if complete {
+        let _ = parser.finish(&mut counts);
+        // The last record spanned lines if more lines began after it
+        // than its own (and a final line break's).
+        counts.spanning |= parser.lines() > counts.next_line;
+    }
+    let records = counts.fields;
+    let mut freq: HashMap<usize, usize> = HashMap::new();
+    for &n in &records {
+        *freq.entry(n).or_default() += 1;
+    }
+    // The modal count; among equally frequent counts the larger one,
+    // so a header-plus-rows file is not judged by stray short lines.
+    let (mode, score) = freq
+        .into_iter()
+        .max_by_key(|&(count, times)| (times, count))
+        .unwrap_or((0, 0));
+    Profile {
+        mode,
+        score,
+        total: records.len(),
+        splits: records.iter().any(|&n| n >= 2),
+        clean_quotes: quote.is_some_and(|q| opens_a_field(sample, delimiter, q))
+            && counts.issues == 0
+            && !counts.spanning,
     }
 }

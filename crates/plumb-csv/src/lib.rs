@@ -41,10 +41,13 @@ pub use cell::{
     classify_cell, infer_column_type, number_class, scan_cell, CellClass, CellScan, ClassHistogram,
     InferredType, SENTINEL_TOKENS,
 };
-pub use detect::{detect_delimiter, Detection, CSV_DELIMITER_CANDIDATES, DELIMITER_SAMPLE_BYTES};
+pub use detect::{
+    detect_delimiter, detect_dialect, Detection, CSV_DELIMITER_CANDIDATES, DELIMITER_SAMPLE_BYTES,
+};
 pub use machine::{
-    CsvParser, CsvSink, Issue, IssueKind, IssueReport, LineEndings, Record, CSV_MAX_FIELD_BYTES,
-    CSV_MAX_RECORD_BYTES, FIELD_END_COST,
+    CsvParser, CsvSink, Issue, IssueKind, IssueReport, LineEndings, Record, CSV_LONG_FIELD_LINES,
+    CSV_LONG_RECORD_FACTOR, CSV_LONG_RECORD_MIN_BYTES, CSV_MAX_FIELD_BYTES, CSV_MAX_RECORD_BYTES,
+    FIELD_END_COST,
 };
 pub use reader::CsvReader;
 pub use report::{
@@ -52,7 +55,7 @@ pub use report::{
     CSV_SELECT_BUDGET_BYTES, INSPECT_NARROW_TEXT_BYTES, INSPECT_SAMPLE_BUDGET_BYTES,
     INSPECT_WIDE_TEXT_COLUMNS,
 };
-pub use scan::HeaderMode;
+pub use scan::{HeaderMode, QuoteMode};
 
 /// The rows an inspect sample holds when none is asked for.
 pub const INSPECT_SAMPLE_ROWS_DEFAULT: usize = 5;
@@ -78,11 +81,13 @@ impl CsvFormat {
         }
     }
 
-    fn delimiter(self, given: Option<u8>) -> Option<u8> {
-        match self {
-            CsvFormat::Csv => given,
-            CsvFormat::Tsv => Some(given.unwrap_or(b'\t')),
-        }
+    /// The delimiter given (TSV's tab when none is) and the quote.
+    fn dialect(self, opts: &CsvOptions) -> (Option<u8>, QuoteMode) {
+        let delimiter = match self {
+            CsvFormat::Csv => opts.delimiter,
+            CsvFormat::Tsv => Some(opts.delimiter.unwrap_or(b'\t')),
+        };
+        (delimiter, opts.quote)
     }
 }
 
@@ -92,6 +97,8 @@ impl CsvFormat {
 pub struct CsvOptions {
     /// The delimiter; detected from the first 64 KiB when `None` (CSV).
     pub delimiter: Option<u8>,
+    /// The quote; chosen on the first 64 KiB under auto.
+    pub quote: QuoteMode,
     /// Whether the first record is a header.
     pub header: HeaderMode,
     /// How far inspect and validate scan (`max_rows` counts data rows)
@@ -127,7 +134,7 @@ pub fn inspect<R: BufRead>(
     let mut sink = report::InspectSink::new(rows);
     let summary = scan::scan(
         stream,
-        format.delimiter(opts.delimiter),
+        format.dialect(opts),
         opts.header,
         opts.scan.max_rows,
         &mut sink,
@@ -154,13 +161,7 @@ pub fn select<R: BufRead>(
         limit,
         window.columns.clone(),
     );
-    let summary = scan::scan(
-        stream,
-        format.delimiter(opts.delimiter),
-        opts.header,
-        None,
-        &mut sink,
-    )?;
+    let summary = scan::scan(stream, format.dialect(opts), opts.header, None, &mut sink)?;
     Ok(sink.finish(format.name(), &summary))
 }
 
@@ -178,7 +179,7 @@ pub fn validate<R: BufRead>(
     let mut sink = report::ValidateSink::default();
     let summary = scan::scan(
         stream,
-        format.delimiter(opts.delimiter),
+        format.dialect(opts),
         opts.header,
         opts.scan.max_rows,
         &mut sink,

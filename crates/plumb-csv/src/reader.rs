@@ -8,7 +8,7 @@ use plumb_core::{
 use crate::scan::parse_delimiter;
 use crate::{
     inspect, select, validate, ColumnRef, CsvFormat, CsvInspect, CsvOptions, CsvSelect,
-    CsvValidate, HeaderMode, SelectOptions,
+    CsvValidate, HeaderMode, QuoteMode, SelectOptions,
 };
 
 impl_answer!(CsvInspect);
@@ -49,6 +49,10 @@ impl CsvReader {
                 .text("delimiter")
                 .map(parse_delimiter)
                 .transpose()?,
+            quote: match req.options.text("quote") {
+                Some(q) => q.parse()?,
+                None => QuoteMode::default(),
+            },
             header: match req.options.text("header") {
                 Some(h) => h.parse()?,
                 None => HeaderMode::default(),
@@ -60,13 +64,20 @@ impl CsvReader {
 
 /// The options CSV and TSV declare: the dialect for every op, the
 /// projection for select.
-pub const CSV_OPTIONS: [OptionSpec; 3] = [
+pub const CSV_OPTIONS: [OptionSpec; 4] = [
     OptionSpec {
         name: "delimiter",
         kind: OptionKind::Text,
         default: None,
         ops: &Op::ALL,
         doc: "the delimiter: one character, or `tab` (detected for csv, a tab for tsv)",
+    },
+    OptionSpec {
+        name: "quote",
+        kind: OptionKind::Choice(&["auto", "\"", "'", "none"]),
+        default: Some("auto"),
+        ops: &Op::ALL,
+        doc: "the quote character, or none; auto chooses on the first 64 KiB (\" unless tab-separated, then none)",
     },
     OptionSpec {
         name: "header",

@@ -20,7 +20,7 @@ use plumb_core::{Refusal, RowCap, TextStream};
 
 use crate::cell::{classify_bytes, CellClass};
 
-use crate::detect::{detect_delimiter, DELIMITER_SAMPLE_BYTES};
+use crate::detect::{detect_dialect, DELIMITER_SAMPLE_BYTES};
 use crate::machine::{CsvParser, CsvSink, Issue, IssueKind, LineEndings, Record};
 
 /// Whether the first record is a header.
@@ -55,6 +55,40 @@ impl std::str::FromStr for HeaderMode {
     }
 }
 
+/// The quote character of a dialect.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum QuoteMode {
+    /// Chosen on the sample among the delimiter's candidates (see
+    /// [`quote_candidates`](crate::quote_candidates)).
+    #[default]
+    Auto,
+    /// This character quotes fields (`"` or `'`).
+    Char(u8),
+    /// No quoting: every byte but the delimiter and line breaks is
+    /// content.
+    Off,
+}
+
+impl std::str::FromStr for QuoteMode {
+    type Err = Refusal;
+    fn from_str(s: &str) -> Result<QuoteMode, Refusal> {
+        match s.trim() {
+            "auto" => Ok(QuoteMode::Auto),
+            "\"" | "double" => Ok(QuoteMode::Char(b'"')),
+            "'" | "single" => Ok(QuoteMode::Char(b'\'')),
+            "none" | "off" | "" => Ok(QuoteMode::Off),
+            other => Err(Refusal::invalid_argument(format!(
+                "quote `{other}` is not one of auto, \", ', none; pass one of those"
+            ))),
+        }
+    }
+}
+
+/// How a quote is named in answers: the character, or `none`.
+pub(crate) fn quote_name(quote: Option<u8>) -> String {
+    quote.map_or_else(|| "none".to_owned(), |q| char::from(q).to_string())
+}
+
 /// Parses a delimiter argument: one ASCII character, or `tab`/`\t`.
 ///
 /// # Errors
@@ -66,7 +100,7 @@ pub(crate) fn parse_delimiter(s: &str) -> Result<u8, Refusal> {
         _ if s.len() == 1 => s.as_bytes()[0],
         _ => 0,
     };
-    if d == 0 || !d.is_ascii() || matches!(d, b'"' | b'\r' | b'\n') {
+    if d == 0 || !d.is_ascii() || matches!(d, b'"' | b'\'' | b'\r' | b'\n') {
         return Err(Refusal::invalid_argument(format!(
             "delimiter `{s}` is not usable; pass one ASCII character such as , ; | or tab"
         )));
@@ -208,6 +242,7 @@ impl<'s, S: RowSink> Resolver<'s, S> {
                     line: row.line,
                     byte_offset: row.byte_offset,
                     fields: Some((row.len() as u64, w as u64)),
+                    extent: None,
                 };
                 self.inner.issue(&issue)?;
             }
@@ -343,6 +378,7 @@ impl<S: RowSink> CsvSink for Resolver<'_, S> {
 #[derive(Clone, Debug)]
 pub(crate) struct ScanSummary {
     pub delimiter: u8,
+    pub quote: Option<u8>,
     pub confidence: Option<f64>,
     pub endings: LineEndings,
     pub blank_lines: u64,
@@ -353,10 +389,11 @@ pub(crate) struct ScanSummary {
     pub bom: bool,
 }
 
-/// Runs a whole scan.
+/// Runs a whole scan. The delimiter is detected when not given, and the
+/// quote chosen when `quotes` offers more than one.
 pub(crate) fn scan<R: BufRead, S: RowSink>(
     mut stream: TextStream<R>,
-    delimiter: Option<u8>,
+    (delimiter, quote): (Option<u8>, QuoteMode),
     mode: HeaderMode,
     max_rows: Option<u64>,
     sink: &mut S,
@@ -365,9 +402,10 @@ pub(crate) fn scan<R: BufRead, S: RowSink>(
     let mut base = None;
     let mut eof = false;
     let mut confidence = None;
-    let delimiter = match delimiter {
-        Some(d) => d,
-        None => {
+    let (delimiter, quote) = match (delimiter, quote) {
+        (Some(d), QuoteMode::Char(q)) => (d, Some(q)),
+        (Some(d), QuoteMode::Off) => (d, None),
+        _ => {
             while sample.len() < DELIMITER_SAMPLE_BYTES {
                 match stream.next_chunk()? {
                     Some(chunk) => {
@@ -380,10 +418,17 @@ pub(crate) fn scan<R: BufRead, S: RowSink>(
                     }
                 }
             }
-            let detection = detect_delimiter(&sample, eof);
-            confidence = Some(detection.confidence);
-            detection.delimiter
+            let detection = detect_dialect(&sample, eof, delimiter, quote);
+            if delimiter.is_none() {
+                confidence = Some(detection.confidence);
+            }
+            (detection.delimiter, detection.quote)
         }
+    };
+    let new_parser = |at: u64| {
+        CsvParser::new(delimiter)
+            .with_quote(quote)
+            .with_base_offset(at)
     };
     let mut resolver = Resolver::new(mode, max_rows, sink);
     // The sample was read to detect the delimiter: it is pushed first,
@@ -393,24 +438,20 @@ pub(crate) fn scan<R: BufRead, S: RowSink>(
     let mut parser = None;
     let mut stopped = false;
     if let Some(at) = base {
-        let p = parser.insert(CsvParser::new(delimiter).with_base_offset(at));
+        let p = parser.insert(new_parser(at));
         stopped = p.push(&sample, &mut resolver).is_break();
     }
     drop(sample);
     if stopped {
         resolver.finish()?;
     } else {
-        stopped = plumb_core::drive(
-            &mut stream,
-            &mut parser,
-            |at| CsvParser::new(delimiter).with_base_offset(at),
-            &mut resolver,
-        )?
-        .is_break();
+        stopped =
+            plumb_core::drive(&mut stream, &mut parser, new_parser, &mut resolver)?.is_break();
     }
-    let parser = parser.unwrap_or_else(|| CsvParser::new(delimiter));
+    let parser = parser.unwrap_or_else(|| new_parser(0));
     Ok(ScanSummary {
         delimiter,
+        quote,
         confidence,
         endings: parser.line_endings(),
         blank_lines: parser.blank_lines(),

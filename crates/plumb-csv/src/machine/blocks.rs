@@ -60,7 +60,7 @@ impl CsvParser {
             let from = self.cell_from + usize::from(self.cell_opening);
             let raw = input.get(from..end).unwrap_or_default();
             if self.cell_quoted {
-                unescape_into(&mut self.data, raw);
+                unescape_into(&mut self.data, raw, self.quote);
             } else {
                 self.data.extend_from_slice(raw);
             }
@@ -89,7 +89,7 @@ impl CsvParser {
             }
             let mut block = [0u8; BLOCK];
             block.copy_from_slice(&input[*i..*i + BLOCK]);
-            let m = Masks::of(&block, self.delimiter);
+            let m = Masks::of(&block, self.delimiter, self.quote);
             let at = base + *i as u64;
 
             let inside = prefix_xor(m.quote) ^ if state == State::Quoted { !0 } else { 0 };
@@ -165,7 +165,7 @@ impl CsvParser {
                 self.count_ending(crlf);
                 pos = p + 1;
                 *i = start + pos as usize;
-                self.emit(sink)?;
+                self.emit(at + u64::from(content_end), true, sink)?;
                 self.cell_from = *i;
             }
             if pos < BLOCK as u32 {
@@ -303,7 +303,7 @@ impl CsvParser {
                 if plain {
                     self.data.extend_from_slice(raw);
                 } else {
-                    unescape_into(&mut self.data, raw);
+                    unescape_into(&mut self.data, raw, self.quote);
                 }
                 let flow = sink.cell(self.record_no, self.fields - 1, &self.data);
                 self.data.clear();

@@ -25,12 +25,17 @@ pub(super) const CR: u8 = 4;
 /// `trailing_zeros` finds the first special byte). The class table
 /// finishes the last few bytes and stays the reference.
 #[inline(always)]
-pub(super) fn plain_run_end(input: &[u8], mut j: usize, delimiter: u8, class: &[u8; 256]) -> usize {
+pub(super) fn plain_run_end(
+    input: &[u8],
+    mut j: usize,
+    (delimiter, quote): (u8, u8),
+    class: &[u8; 256],
+) -> usize {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     let zero = |v: u64| v.wrapping_sub(LO) & !v & HI;
     let d = LO * u64::from(delimiter);
-    let q = LO * u64::from(b'"');
+    let q = LO * u64::from(quote);
     let lf = LO * u64::from(b'\n');
     let cr = LO * u64::from(b'\r');
     let n = input.len();
@@ -50,9 +55,11 @@ pub(super) fn plain_run_end(input: &[u8], mut j: usize, delimiter: u8, class: &[
     j
 }
 
-pub(super) fn class_table(delimiter: u8) -> [u8; 256] {
+/// The byte classes of a dialect. A dialect without a quote passes the
+/// delimiter as its quote, which the delimiter's entry then overwrites.
+pub(super) fn class_table(delimiter: u8, quote: u8) -> [u8; 256] {
     let mut t = [PLAIN; 256];
-    t[usize::from(b'"')] = QUOTE;
+    t[usize::from(quote)] = QUOTE;
     t[usize::from(b'\n')] = LF;
     t[usize::from(b'\r')] = CR;
     // Set last: a delimiter that is also special (never sensible) acts
@@ -62,8 +69,8 @@ pub(super) fn class_table(delimiter: u8) -> [u8; 256] {
 }
 
 /// Appends quoted content with each doubled quote made one.
-pub(super) fn unescape_into(out: &mut Vec<u8>, mut raw: &[u8]) {
-    while let Some(k) = memchr::memchr(b'"', raw) {
+pub(super) fn unescape_into(out: &mut Vec<u8>, mut raw: &[u8], quote: u8) {
+    while let Some(k) = memchr::memchr(quote, raw) {
         out.extend_from_slice(&raw[..=k]);
         raw = raw.get(k + 2..).unwrap_or_default();
     }
@@ -119,7 +126,7 @@ impl CsvParser {
                         LF | CR => {
                             *i += 1;
                             self.end_field(base + *i as u64, sink)?;
-                            self.end_record(class, sink)?;
+                            self.end_record(class, base + *i as u64, sink)?;
                         }
                         _ => self.state = State::Unquoted,
                     }
@@ -131,7 +138,7 @@ impl CsvParser {
                     // field (or record) in this same loop. Anything else
                     // (a quote, a CR, a blank line, a cap) goes back to it.
                     let start = *i;
-                    let j = plain_run_end(input, start, self.delimiter, &self.class);
+                    let j = plain_run_end(input, start, (self.delimiter, self.quote), &self.class);
                     *i = j;
                     self.append(&input[start..j], base + j as u64, sink)?;
                     if j == n || self.state == State::Overflow {
@@ -159,14 +166,14 @@ impl CsvParser {
                         }
                         QUOTE => {
                             self.quoting_issue(IssueKind::BareQuote, base + j as u64, sink)?;
-                            self.append(b"\"", base + *i as u64, sink)?;
+                            self.append(&[self.quote], base + *i as u64, sink)?;
                             if self.state == State::Overflow {
                                 break;
                             }
                         }
                         LF => {
                             self.end_field(base + *i as u64, sink)?;
-                            self.end_record(c, sink)?;
+                            self.end_record(c, base + *i as u64, sink)?;
                             if next_plain {
                                 self.begin_record(base + *i as u64, sink)?;
                                 self.state = State::Unquoted;
@@ -176,12 +183,12 @@ impl CsvParser {
                         }
                         _ => {
                             self.end_field(base + *i as u64, sink)?;
-                            self.end_record(c, sink)?;
+                            self.end_record(c, base + *i as u64, sink)?;
                             break;
                         }
                     }
                 },
-                State::Quoted => match memchr2(b'"', b'\n', &input[*i..]) {
+                State::Quoted => match memchr2(self.quote, b'\n', &input[*i..]) {
                     None => {
                         let start = *i;
                         *i = n;
@@ -195,7 +202,7 @@ impl CsvParser {
                             *i -= 1;
                             continue;
                         }
-                        if input[start + k] == b'"' {
+                        if input[start + k] == self.quote {
                             self.state = State::QuoteInQuoted;
                         } else {
                             self.line += 1;
@@ -209,7 +216,7 @@ impl CsvParser {
                         QUOTE => {
                             *i += 1;
                             self.state = State::Quoted;
-                            self.append(b"\"", base + *i as u64, sink)?;
+                            self.append(&[self.quote], base + *i as u64, sink)?;
                         }
                         DELIM => {
                             *i += 1;
@@ -219,7 +226,7 @@ impl CsvParser {
                         LF | CR => {
                             *i += 1;
                             self.end_field(base + *i as u64, sink)?;
-                            self.end_record(c, sink)?;
+                            self.end_record(c, base + *i as u64, sink)?;
                         }
                         _ => {
                             self.quoting_issue(IssueKind::TextAfterQuote, base + *i as u64, sink)?;
@@ -233,7 +240,7 @@ impl CsvParser {
                         *i += k;
                         let c = self.class[usize::from(input[*i])];
                         *i += 1;
-                        self.end_record(c, sink)?;
+                        self.end_record(c, base + *i as u64, sink)?;
                     }
                 },
             }

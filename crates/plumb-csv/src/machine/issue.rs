@@ -21,6 +21,12 @@ pub enum IssueKind {
     RecordTooLarge,
     /// A record whose field count differs from the header's (or the first record's).
     RaggedRow,
+    /// A record whose quoted fields span more than
+    /// [`CSV_LONG_FIELD_LINES`](super::CSV_LONG_FIELD_LINES) line breaks,
+    /// or that spans lines and is far longer than the records before it:
+    /// often a quote the file never meant as one. A notice, not a fault:
+    /// the record is read as the dialect says and validity is unchanged.
+    LongQuotedField,
 }
 
 impl IssueKind {
@@ -33,7 +39,14 @@ impl IssueKind {
             IssueKind::FieldTooLarge => "field-too-large",
             IssueKind::RecordTooLarge => "record-too-large",
             IssueKind::RaggedRow => "ragged-row",
+            IssueKind::LongQuotedField => "long-quoted-field",
         }
+    }
+
+    /// Whether the issue makes a file invalid (every kind but the
+    /// `long-quoted-field` notice).
+    pub const fn is_fault(self) -> bool {
+        !matches!(self, IssueKind::LongQuotedField)
     }
 }
 
@@ -51,6 +64,9 @@ pub struct Issue {
     pub byte_offset: u64,
     /// For `ragged-row`: the fields found and the fields expected.
     pub fields: Option<(u64, u64)>,
+    /// For `long-quoted-field`: the record's last line and its length in
+    /// bytes (its terminator excluded).
+    pub extent: Option<(u64, u64)>,
 }
 
 impl Issue {
@@ -77,6 +93,13 @@ impl Issue {
                 "record {} is over {} bytes; it was skipped to its next line break",
                 self.record, CSV_MAX_RECORD_BYTES
             ),
+            IssueKind::LongQuotedField => {
+                let (last, len) = self.extent.unwrap_or((self.line, 0));
+                format!(
+                    "record {} runs from line {} to line {} ({len} bytes) inside quotes; if the file does not quote fields, pass quote none (or the right quote character)",
+                    self.record, self.line, last
+                )
+            }
             IssueKind::RaggedRow => {
                 let (found, expected) = self.fields.unwrap_or((0, 0));
                 format!(

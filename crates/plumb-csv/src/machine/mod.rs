@@ -75,6 +75,22 @@ pub const CSV_MAX_RECORD_BYTES: usize = 16 << 20;
 /// of content, at a push edge, or for a whole block at once.
 pub const FIELD_END_COST: usize = 4;
 
+/// A record whose quoted fields hold more line breaks than this is
+/// reported `long-quoted-field`: real multi-line fields (addresses, short
+/// notes) rarely run longer, and a quote that was never meant as one (a
+/// stray `"` in a tab-separated file read with quoting) swallows lines
+/// until the next stray quote.
+pub const CSV_LONG_FIELD_LINES: u64 = 8;
+
+/// A record spanning lines and longer than this many times the running
+/// mean of the records before it (and than [`CSV_LONG_RECORD_MIN_BYTES`])
+/// is reported `long-quoted-field` too, however few lines it spans.
+pub const CSV_LONG_RECORD_FACTOR: u64 = 16;
+
+/// The least length, in bytes, of a record reported for being much
+/// longer than its neighbours: short records vary too much to judge.
+pub const CSV_LONG_RECORD_MIN_BYTES: u64 = 4096;
+
 /// The parser's states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -148,6 +164,10 @@ impl Mode {
 /// ```
 pub struct CsvParser {
     delimiter: u8,
+    /// The quote byte; the delimiter itself when the dialect has no
+    /// quote, so that no byte is ever classed as a quote (the delimiter's
+    /// class wins in the table and the masks) and no path needs a branch.
+    quote: u8,
     class: [u8; 256],
     state: State,
     mode: Mode,
@@ -179,6 +199,9 @@ pub struct CsvParser {
     after_cr: bool,
     endings: LineEndings,
     blank_lines: u64,
+    /// The running mean length of the records so far (a 1/8 moving
+    /// average), against which a long record is judged.
+    mean_len: u64,
     stopped: bool,
     finished: bool,
 }
@@ -200,7 +223,8 @@ impl CsvParser {
     pub fn new(delimiter: u8) -> CsvParser {
         CsvParser {
             delimiter,
-            class: class_table(delimiter),
+            quote: b'"',
+            class: class_table(delimiter, b'"'),
             state: State::FieldStart,
             mode: Mode::Keep,
             cell_from: 0,
@@ -224,9 +248,53 @@ impl CsvParser {
             after_cr: false,
             endings: LineEndings::default(),
             blank_lines: 0,
+            mean_len: 0,
             stopped: false,
             finished: false,
         }
+    }
+
+    /// Sets the quote character: `Some(b'"')` (the default, RFC 4180),
+    /// another byte such as `Some(b'\'')`, or `None` for a dialect with
+    /// no quoting, where every byte but the delimiter and line breaks is
+    /// field content (IANA's text/tab-separated-values). A quote equal to
+    /// the delimiter, CR or LF is taken as no quote.
+    ///
+    /// ```
+    /// use std::ops::ControlFlow;
+    /// use plumb_csv::{CsvParser, CsvSink, Record};
+    ///
+    /// struct Widths(Vec<usize>);
+    /// impl CsvSink for Widths {
+    ///     fn record(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+    ///         self.0.push(r.len());
+    ///         ControlFlow::Continue(())
+    ///     }
+    /// }
+    /// let text = b"a\t\"b\n1\t2\n";
+    /// let mut quoted = Widths(Vec::new());
+    /// let mut p = CsvParser::new(b'\t');
+    /// let _ = p.push(text, &mut quoted);
+    /// p.finish(&mut quoted);
+    /// assert_eq!(quoted.0, vec![2]); // the quote swallowed the second line
+    /// let mut plain = Widths(Vec::new());
+    /// let mut p = CsvParser::new(b'\t').with_quote(None);
+    /// let _ = p.push(text, &mut plain);
+    /// p.finish(&mut plain);
+    /// assert_eq!(plain.0, vec![2, 2]);
+    /// ```
+    pub fn with_quote(mut self, quote: Option<u8>) -> CsvParser {
+        self.quote = match quote {
+            Some(q) if !matches!(q, b'\r' | b'\n') && q != self.delimiter => q,
+            _ => self.delimiter,
+        };
+        self.class = class_table(self.delimiter, self.quote);
+        self
+    }
+
+    /// The quote character, `None` when the dialect has none.
+    pub fn quote(&self) -> Option<u8> {
+        (self.quote != self.delimiter).then_some(self.quote)
     }
 
     /// Sets the absolute offset of the first byte to be pushed (3 after
@@ -350,6 +418,7 @@ impl CsvParser {
                     line: self.quote_line,
                     byte_offset: self.quote_offset,
                     fields: None,
+                    extent: None,
                 };
                 self.quoting_issues += 1;
                 sink.issue(&issue)?;
@@ -358,7 +427,7 @@ impl CsvParser {
             State::Overflow => {}
             _ => self.end_field(at, sink)?,
         }
-        self.emit(sink)
+        self.emit(at, false, sink)
     }
 
     /// Opens a record at file offset `at` in the byte machine: a record
@@ -436,6 +505,7 @@ impl CsvParser {
             line: self.record_line,
             byte_offset: at,
             fields: None,
+            extent: None,
         };
         sink.issue(&issue)
     }
@@ -454,6 +524,7 @@ impl CsvParser {
             line: self.line,
             byte_offset: at,
             fields: None,
+            extent: None,
         };
         sink.issue(&issue)
     }
@@ -500,9 +571,61 @@ impl CsvParser {
         }
     }
 
-    fn end_record<S: CsvSink + ?Sized>(&mut self, class: u8, sink: &mut S) -> ControlFlow<()> {
+    /// Ends the record at a one-byte terminator of class `class` that
+    /// ends at file offset `after`.
+    fn end_record<S: CsvSink + ?Sized>(
+        &mut self,
+        class: u8,
+        after: u64,
+        sink: &mut S,
+    ) -> ControlFlow<()> {
         self.terminator(class);
-        self.emit(sink)
+        self.emit(after - 1, true, sink)
+    }
+
+    /// Judges the record ending at `end` (its terminator excluded) for
+    /// length, and folds its length into the running mean. A record's
+    /// line breaks all sit inside quoted fields, so the lines it spans
+    /// beyond its first are the breaks its quotes hold.
+    #[inline]
+    fn judge_length<S: CsvSink + ?Sized>(
+        &mut self,
+        end: u64,
+        terminated: bool,
+        sink: &mut S,
+    ) -> ControlFlow<()> {
+        let len = end.saturating_sub(self.record_offset);
+        let last_line = self.line - u64::from(terminated);
+        if last_line > self.record_line && self.overflow.is_none() {
+            self.long_record(last_line, len, sink)?;
+        }
+        self.mean_len = self.mean_len - self.mean_len / 8 + len / 8;
+        ControlFlow::Continue(())
+    }
+
+    #[cold]
+    fn long_record<S: CsvSink + ?Sized>(
+        &mut self,
+        last_line: u64,
+        len: u64,
+        sink: &mut S,
+    ) -> ControlFlow<()> {
+        let breaks = last_line - self.record_line;
+        let much_longer = self.record_no > 8
+            && len >= CSV_LONG_RECORD_MIN_BYTES
+            && len > self.mean_len.saturating_mul(CSV_LONG_RECORD_FACTOR);
+        if breaks <= CSV_LONG_FIELD_LINES && !much_longer {
+            return ControlFlow::Continue(());
+        }
+        let issue = Issue {
+            kind: IssueKind::LongQuotedField,
+            record: self.record_no,
+            line: self.record_line,
+            byte_offset: self.record_offset,
+            fields: None,
+            extent: Some((last_line, len)),
+        };
+        sink.issue(&issue)
     }
 
     /// Lets the sink take a kept record's buffers.
@@ -511,7 +634,15 @@ impl CsvParser {
         sink.adopt(&mut self.data, &mut self.ends);
     }
 
-    fn emit<S: CsvSink + ?Sized>(&mut self, sink: &mut S) -> ControlFlow<()> {
+    /// Hands the record ending at file offset `end` (its terminator
+    /// excluded; `terminated` says one was seen) to the sink.
+    fn emit<S: CsvSink + ?Sized>(
+        &mut self,
+        end: u64,
+        terminated: bool,
+        sink: &mut S,
+    ) -> ControlFlow<()> {
+        let judged = self.judge_length(end, terminated, sink);
         let record = Record {
             number: self.record_no,
             line: self.record_line,
@@ -526,7 +657,11 @@ impl CsvParser {
                 self.fields
             },
         };
-        let flow = sink.record(&record);
+        let flow = if judged.is_break() {
+            judged
+        } else {
+            sink.record(&record)
+        };
         if self.mode == Mode::Keep {
             self.offer_buffers(sink);
         }

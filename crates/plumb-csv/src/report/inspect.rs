@@ -394,6 +394,8 @@ pub struct CsvInspect {
     pub view: ViewFlags,
     /// The delimiter used.
     pub delimiter: String,
+    /// The quote character used, or `none`.
+    pub quote: String,
     /// How consistently the detected delimiter split the sample (null when given).
     pub delimiter_confidence: Option<f64>,
     /// The header names, or null when the first record is data: the
@@ -475,6 +477,7 @@ impl InspectSink {
             format,
             view: ViewFlags::of_scan(s.stopped),
             delimiter: delimiter_name(s.delimiter),
+            quote: crate::scan::quote_name(s.quote),
             delimiter_confidence: s.confidence,
             header,
             row_count: (!s.stopped).then_some(s.rows),

@@ -58,7 +58,7 @@ impl IssueList {
             _ => self.current = Some((issue.record, bit)),
         }
         self.total += 1;
-        self.faults += 1;
+        self.faults += u64::from(issue.kind.is_fault());
         if self.first.len() < FIRST_ISSUES_CAP {
             self.first.push(IssueReport::from(issue));
         }

@@ -109,6 +109,8 @@ pub struct CsvSelect {
     pub view: ViewFlags,
     /// The delimiter used.
     pub delimiter: String,
+    /// The quote character used, or `none`.
+    pub quote: String,
     /// The header (projected when columns were given; otherwise its first
     /// 10,000 names), or null. Names are cut like cells when together
     /// they pass [`CSV_SELECT_BUDGET_BYTES`] (a budget of their own).
@@ -184,6 +186,7 @@ impl SelectSink {
             format,
             view: ViewFlags::exact().with_cut(self.cut),
             delimiter: delimiter_name(s.delimiter),
+            quote: crate::scan::quote_name(s.quote),
             header: self.header,
             columns: self.projection,
             returned: self.rows.len(),

@@ -26,6 +26,8 @@ pub struct CsvValidate {
     pub valid: Option<bool>,
     /// The delimiter used.
     pub delimiter: String,
+    /// The quote character used, or `none`.
+    pub quote: String,
     /// Data rows read.
     pub rows_scanned: u64,
     /// The first issues, in order.
@@ -58,6 +60,7 @@ impl ValidateSink {
             view: ViewFlags::of_scan(s.stopped),
             valid,
             delimiter: delimiter_name(s.delimiter),
+            quote: crate::scan::quote_name(s.quote),
             rows_scanned: s.rows,
             issues: self.issues.first,
             issue_count: self.issues.total,

@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 use plumb_csv::{CsvParser, CsvSink, Issue, Record};
 use proptest::prelude::*;
 
-use crate::util::{cut, issue_event, parse_pieces, record_event, record_fields};
+use crate::util::{cut, issue_event, parse_pieces_quoted, record_event, record_fields};
 
 /// Keeps fields for the first `keep_first` records only, as the header
 /// resolver does, and logs every event.
@@ -96,7 +96,7 @@ fn switching_with(
     keep_first: usize,
     cells: bool,
 ) -> ((Vec<String>, String), Vec<Vec<String>>) {
-    switching_on(pieces, keep_first, cells, false)
+    switching_on(pieces, keep_first, cells, false, Some(b'"'))
 }
 
 fn switching_on(
@@ -104,6 +104,7 @@ fn switching_on(
     keep_first: usize,
     cells: bool,
     on_begin: bool,
+    quote: Option<u8>,
 ) -> ((Vec<String>, String), Vec<Vec<String>>) {
     let mut sink = Switching {
         on_begin,
@@ -115,7 +116,7 @@ fn switching_on(
         current: Vec::new(),
         begun: 0,
     };
-    let mut p = CsvParser::new(b',');
+    let mut p = CsvParser::new(b',').with_quote(quote);
     for piece in pieces {
         let _ = p.push(piece, &mut sink);
     }
@@ -133,33 +134,70 @@ fn switching_on(
 /// Runs `input` through the byte machine (fields kept) and the block
 /// path (whole, cut, and after a few kept records) and demands one answer.
 fn same_every_way(input: &[u8], cuts: Vec<usize>, keep_first: usize) -> Result<(), TestCaseError> {
-    let (kept, kept_endings) = parse_pieces(&[input], b',', true);
-    let (reference, reference_counts) = switching(&[input], usize::MAX);
+    same_every_way_quoted(input, cuts, keep_first, Some(b'"')).map(drop)
+}
+
+/// [`same_every_way`] with another quote (or none); the events and the
+/// kept records come back for the caller's own oracle.
+fn same_every_way_quoted(
+    input: &[u8],
+    cuts: Vec<usize>,
+    keep_first: usize,
+    quote: Option<u8>,
+) -> Result<(Vec<String>, Vec<Vec<String>>), TestCaseError> {
+    let run = |pieces: &[&[u8]], keep_first, cells, on_begin| {
+        switching_on(pieces, keep_first, cells, on_begin, quote)
+    };
+    let (kept, kept_endings) = parse_pieces_quoted(&[input], (b',', quote), true);
+    let ((reference, reference_counts), _) = run(&[input], usize::MAX, false, false);
     prop_assert_eq!(&reference, &kept.events);
     prop_assert!(reference_counts.starts_with(&kept_endings));
-    let (lean, lean_counts) = switching(&[input], 0);
+    let ((lean, lean_counts), _) = run(&[input], 0, false, false);
     prop_assert_eq!(&lean, &reference);
     prop_assert_eq!(&lean_counts, &reference_counts);
     let pieces = cut(input, cuts);
-    let (lean_cut, lean_cut_counts) = switching(&pieces, 0);
+    let ((lean_cut, lean_cut_counts), _) = run(&pieces, 0, false, false);
     prop_assert_eq!(&lean_cut, &reference);
     prop_assert_eq!(&lean_cut_counts, &reference_counts);
-    let (mixed, mixed_counts) = switching(&pieces, keep_first);
+    let ((mixed, mixed_counts), _) = run(&pieces, keep_first, false, false);
     prop_assert_eq!(&mixed, &reference);
     prop_assert_eq!(&mixed_counts, &reference_counts);
     // Cell by cell: the same events and the same fields as kept records.
     for (pieces, keep_first) in [(vec![input], 0), (pieces.clone(), keep_first)] {
-        let ((events, counts), rows) = switching_with(&pieces, keep_first, true);
+        let ((events, counts), rows) = run(&pieces, keep_first, true, false);
         prop_assert_eq!(&events, &reference);
         prop_assert_eq!(&counts, &reference_counts);
         prop_assert_eq!(&rows, &kept.records);
     }
     // A sink that stops keeping fields as a record begins.
-    let ((events, counts), rows) = switching_on(&pieces, keep_first, true, true);
+    let ((events, counts), rows) = run(&pieces, keep_first, true, true);
     prop_assert_eq!(&events, &reference);
     prop_assert_eq!(&counts, &reference_counts);
     prop_assert_eq!(&rows, &kept.records);
-    Ok(())
+    Ok((reference, kept.records))
+}
+
+/// Records as a dialect without quotes must read them: lines (ended by
+/// LF, CRLF or a lone CR; blank ones skipped) split at every comma.
+fn unquoted_oracle(input: &[u8]) -> Vec<Vec<String>> {
+    let text = String::from_utf8(input.to_vec()).expect("utf8");
+    text.replace("\r\n", "\n")
+        .split(['\n', '\r'])
+        .filter(|line| !line.is_empty())
+        .map(|line| line.split(',').map(str::to_owned).collect())
+        .collect()
+}
+
+/// Swaps `"` and `'`.
+fn swap_quotes(input: &[u8]) -> Vec<u8> {
+    input
+        .iter()
+        .map(|&b| match b {
+            b'"' => b'\'',
+            b'\'' => b'"',
+            b => b,
+        })
+        .collect()
 }
 
 /// Mostly well-formed text (so whole blocks are taken) with the faults
@@ -222,6 +260,44 @@ proptest! {
         keep_first in 0usize..6,
     ) {
         same_every_way(&input, cuts, keep_first)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// With `'` as the quote, a file reads as the same file with the two
+    /// quote characters swapped reads with `"`, every way.
+    #[test]
+    fn single_quote_reads_as_double_quote_swapped(
+        input in long_csvish(),
+        cuts in prop::collection::vec(0usize..4000, 0..8),
+        keep_first in 0usize..6,
+    ) {
+        let (events, records) =
+            same_every_way_quoted(&input, cuts.clone(), keep_first, Some(b'"'))?;
+        let swapped = swap_quotes(&input);
+        let (s_events, s_records) =
+            same_every_way_quoted(&swapped, cuts, keep_first, Some(b'\''))?;
+        prop_assert_eq!(s_events, events);
+        let unswapped: Vec<Vec<String>> = s_records
+            .iter()
+            .map(|r| r.iter().map(|f| String::from_utf8(swap_quotes(f.as_bytes())).unwrap()).collect())
+            .collect();
+        prop_assert_eq!(unswapped, records);
+    }
+
+    /// Without a quote, every quote character is text: records are the
+    /// lines, fields the comma-separated pieces, and nothing is an issue.
+    #[test]
+    fn no_quote_reads_lines_split_at_delimiters(
+        input in long_csvish(),
+        cuts in prop::collection::vec(0usize..4000, 0..8),
+        keep_first in 0usize..6,
+    ) {
+        let (events, records) = same_every_way_quoted(&input, cuts, keep_first, None)?;
+        prop_assert!(events.iter().all(|e| e.starts_with("record") || e.starts_with("blank")), "{:?}", events);
+        prop_assert_eq!(records, unquoted_oracle(&input));
     }
 }
 

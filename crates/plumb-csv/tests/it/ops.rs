@@ -575,3 +575,123 @@ fn select_reports_the_issues_of_its_window() {
         assert_eq!(got, [(5, "bare-quote"), (6, "ragged-row")], "chunk {chunk}");
     }
 }
+
+/// A tab-separated export whose text column holds unbalanced double
+/// quotes: `lines` lines of exactly three tab fields.
+fn tsv_with_stray_quotes(lines: usize) -> String {
+    let mut text = String::from("id\tsummary\tscore\n");
+    for k in 1..lines {
+        let summary = match k % 97 {
+            5 => "\"Quoted\" title, then more".to_owned(),
+            11 => "\"starts with a quote and never closes".to_owned(),
+            40 => "ends with one\"".to_owned(),
+            _ => format!("plain text {k}"),
+        };
+        text.push_str(&format!("{k}\t{summary}\t{}\n", k % 7));
+    }
+    text
+}
+
+#[test]
+fn tsv_reads_stray_quotes_as_text_under_auto() {
+    let text = tsv_with_stray_quotes(2000);
+    let lines = text.lines().count() as u64;
+    let v = validate(stream(&text), CsvFormat::Tsv, &CsvOptions::default()).unwrap();
+    assert_eq!(v.quote, "none");
+    assert_eq!(v.valid, Some(true));
+    assert_eq!(v.rows_scanned, lines - 1);
+    assert_eq!(v.issue_count, 0);
+    let r = inspect(stream(&text), CsvFormat::Tsv, &CsvOptions::default()).unwrap();
+    assert_eq!(r.row_count, Some(lines - 1));
+    assert_eq!(r.ragged_rows, 0);
+    let w = SelectOptions {
+        window: plumb_core::Window {
+            offset: Some(10),
+            limit: Some(1),
+        },
+        columns: None,
+    };
+    let s = select(stream(&text), CsvFormat::Tsv, &CsvOptions::default(), &w).unwrap();
+    assert_eq!(
+        serde_json::to_value(&s.rows[0]).unwrap(),
+        json!(["11", "\"starts with a quote and never closes", "4"])
+    );
+}
+
+#[test]
+fn a_forced_quote_on_stray_quotes_is_said_not_silent() {
+    let text = tsv_with_stray_quotes(2000);
+    let opts = CsvOptions {
+        quote: "\"".parse().unwrap(),
+        ..CsvOptions::default()
+    };
+    let v = validate(stream(&text), CsvFormat::Tsv, &opts).unwrap();
+    assert_eq!(v.quote, "\"");
+    // The quote opened on line 12 closes on line 41: one record of 30
+    // lines, reported where it starts.
+    let long = v
+        .issues
+        .iter()
+        .find(|i| i.kind.as_str() == "long-quoted-field")
+        .expect("the merged record is reported");
+    assert_eq!((long.record, long.line), (12, 12));
+    assert!(long.message.contains("line 41"), "{}", long.message);
+    assert!(v.rows_scanned < text.lines().count() as u64 - 1);
+}
+
+#[test]
+fn quoted_tsv_and_csv_keep_their_quotes_under_auto() {
+    // Fields holding tabs and line breaks: consistent only when quoted.
+    let mut tsv = String::from("id\tnote\n");
+    let mut csv = String::from("id,note\n");
+    for k in 0..50 {
+        tsv.push_str(&format!("{k}\t\"a\tb {k}\"\n"));
+        csv.push_str(&format!("{k},\"a, b\nc {k}\"\n"));
+    }
+    let t = validate(stream(&tsv), CsvFormat::Tsv, &CsvOptions::default()).unwrap();
+    assert_eq!(
+        (t.quote.as_str(), t.rows_scanned, t.valid),
+        ("\"", 50, Some(true))
+    );
+    let c = inspect(stream(&csv), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!((c.quote.as_str(), c.row_count), ("\"", Some(50)));
+    // A file that never quotes keeps its format's default.
+    let plain = "a\tb\n1\t2\n";
+    let p = validate(stream(plain), CsvFormat::Tsv, &CsvOptions::default()).unwrap();
+    assert_eq!(p.quote, "none");
+    // A TSV whose quotes all open and close cleanly (a doubled quote
+    // inside) is read with them, as Python's csv and pandas read it.
+    let clean = "id\tnote\n1\t\"say \"\"hi\"\"\"\n2\tplain\n";
+    let c = select(
+        stream(clean),
+        CsvFormat::Tsv,
+        &CsvOptions::default(),
+        &SelectOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(c.quote, "\"");
+    assert_eq!(
+        serde_json::to_value(&c.rows[0]).unwrap(),
+        json!(["1", "say \"hi\""])
+    );
+    let plain = "a,b\n1,2\n";
+    let p = validate(stream(plain), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!(p.quote, "\"");
+    // Single quotes, when they make the only consistent parse.
+    let single = "id,note\n1,'x, y'\n2,'z, w'\n3,'v, u'\n";
+    let s = validate(stream(single), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!(
+        (s.quote.as_str(), s.rows_scanned, s.valid),
+        ("'", 3, Some(true))
+    );
+}
+
+#[test]
+fn quote_option_words_and_refusal() {
+    use plumb_csv::QuoteMode;
+    assert_eq!("none".parse::<QuoteMode>().unwrap(), QuoteMode::Off);
+    assert_eq!("'".parse::<QuoteMode>().unwrap(), QuoteMode::Char(b'\''));
+    assert_eq!("auto".parse::<QuoteMode>().unwrap(), QuoteMode::Auto);
+    let err = "`".parse::<QuoteMode>().unwrap_err();
+    assert_eq!(err.reason(), RefusalReason::InvalidArgument);
+}

@@ -1,9 +1,10 @@
 //! The push parser: the seed's cases, caps, and proptests.
 
+use plumb_csv::CsvParser;
 use plumb_csv::{CSV_MAX_FIELD_BYTES, CSV_MAX_RECORD_BYTES};
 use proptest::prelude::*;
 
-use crate::util::{check, cut, parse_pieces};
+use crate::util::{check, cut, parse_pieces, parse_pieces_quoted};
 
 #[test]
 fn quoted_crlf_example_gives_three_records_at_every_split() {
@@ -158,6 +159,107 @@ fn a_sink_can_stop_the_parse() {
     assert_eq!(sink.1, 2);
 }
 
+#[test]
+fn a_quoted_field_over_many_lines_is_a_long_quoted_field_notice() {
+    // A tab-separated export with a stray `"` opening one text field and
+    // another closing one twelve lines later: read with quoting, the
+    // lines between become one record, and that is said.
+    let mut text = String::from("id\tnote\n");
+    for k in 1..=20 {
+        let note = match k {
+            3 => "\"starts a quote".to_owned(),
+            15 => "ends it\"".to_owned(),
+            _ => format!("note {k}"),
+        };
+        text.push_str(&format!("{k}\t{note}\n"));
+    }
+    let log = check(text.as_bytes(), b'\t');
+    let long: Vec<&String> = log
+        .events
+        .iter()
+        .filter(|e| e.starts_with("long-quoted-field"))
+        .collect();
+    // Record 4 (file line 4) runs to line 16: twelve breaks inside quotes.
+    let bytes = text
+        .lines()
+        .skip(3)
+        .take(13)
+        .map(|l| l.len() + 1)
+        .sum::<usize>()
+        - 1;
+    assert_eq!(long, vec![&format!("long-quoted-field@4:4-16 len={bytes}")]);
+    // Without quoting the same text is twenty-one records of two fields
+    // and no issue at all.
+    let (plain, _) = parse_pieces_quoted(&[text.as_bytes()], (b'\t', None), true);
+    assert_eq!(plain.records.len(), 21);
+    assert!(plain.records.iter().all(|r| r.len() == 2));
+    assert!(plain.events.iter().all(|e| e.starts_with("record")));
+}
+
+#[test]
+fn short_multiline_fields_are_not_long() {
+    // Addresses of three lines: real multi-line fields, no notice.
+    let mut text = String::from("name,address\n");
+    for k in 0..30 {
+        text.push_str(&format!("n{k},\"{k} Main St\nSpringfield\nUSA\"\n"));
+    }
+    let log = check(text.as_bytes(), b',');
+    assert_eq!(log.records.len(), 31);
+    assert!(
+        log.events.iter().all(|e| e.starts_with("record")),
+        "{:?}",
+        log.events
+    );
+}
+
+#[test]
+fn a_record_far_longer_than_its_neighbours_is_a_long_quoted_field() {
+    // Two lines only, but 600 times the length of the records before it.
+    let mut text = String::new();
+    for k in 0..20 {
+        text.push_str(&format!("{k},short\n"));
+    }
+    text.push_str(&format!(
+        "20,\"{}\n{}\"\n21,short\n",
+        "x".repeat(2500),
+        "y".repeat(2500)
+    ));
+    let log = check(text.as_bytes(), b',');
+    let long: Vec<&String> = log
+        .events
+        .iter()
+        .filter(|e| e.starts_with("long-quoted-field"))
+        .collect();
+    assert_eq!(
+        long,
+        vec![&"long-quoted-field@21:21-22 len=5006".to_owned()]
+    );
+}
+
+#[test]
+fn single_quote_and_no_quote_dialects() {
+    let text = b"a,'b,c',\"d\n'e\nf',g,h\n";
+    let (single, _) = parse_pieces_quoted(&[text], (b',', Some(b'\'')), true);
+    assert_eq!(
+        single.records,
+        vec![vec!["a", "b,c", "\"d"], vec!["e\nf", "g", "h"]]
+    );
+    let (none, _) = parse_pieces_quoted(&[text], (b',', None), true);
+    assert_eq!(
+        none.records,
+        vec![
+            vec!["a", "'b", "c'", "\"d"],
+            vec!["'e"],
+            vec!["f'", "g", "h"]
+        ]
+    );
+    // A quote equal to the delimiter or a line break is no quote.
+    for odd in [b',', b'\n', b'\r'] {
+        assert_eq!(CsvParser::new(b',').with_quote(Some(odd)).quote(), None);
+    }
+    assert_eq!(CsvParser::new(b',').quote(), Some(b'"'));
+}
+
 fn csvish() -> impl Strategy<Value = Vec<u8>> {
     let piece = prop_oneof![
         6 => "[a-z0-9 ]{1,3}".prop_map(String::into_bytes),
@@ -203,7 +305,45 @@ proptest! {
             .map(|r| r.unwrap().iter().map(str::to_owned).collect())
             .collect();
         let (log, _) = parse_pieces(&[&bytes], b',', true);
-        prop_assert!(log.events.iter().all(|e| e.starts_with("record")), "{:?}", log.events);
+        // Well-formed: no fault; fields of many line breaks are noticed.
+        prop_assert!(
+            log.events.iter().all(|e| e.starts_with("record") || e.starts_with("long-quoted-field")),
+            "{:?}",
+            log.events
+        );
+        prop_assert_eq!(log.records, oracle);
+    }
+
+    /// With `'` as the quote, the same agreement with the `csv` crate
+    /// writing and reading with `'`.
+    #[test]
+    fn agrees_with_the_csv_crate_on_single_quotes(
+        rows in prop::collection::vec(
+            prop::collection::vec("[a-z0-9 ,'\"\n]{0,6}", 3..=3),
+            1..12,
+        ),
+    ) {
+        let mut w = csv::WriterBuilder::new().quote(b'\'').from_writer(Vec::new());
+        for r in &rows {
+            w.write_record(r).unwrap();
+        }
+        let bytes = w.into_inner().unwrap();
+        let mut reader = csv::ReaderBuilder::new()
+            .quote(b'\'')
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(bytes.as_slice());
+        let oracle: Vec<Vec<String>> = reader
+            .records()
+            .map(|r| r.unwrap().iter().map(str::to_owned).collect())
+            .collect();
+        let (log, _) = parse_pieces_quoted(&[&bytes], (b',', Some(b'\'')), true);
+        // Well-formed: no fault; fields of many line breaks are noticed.
+        prop_assert!(
+            log.events.iter().all(|e| e.starts_with("record") || e.starts_with("long-quoted-field")),
+            "{:?}",
+            log.events
+        );
         prop_assert_eq!(log.records, oracle);
     }
 }

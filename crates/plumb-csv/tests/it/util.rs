@@ -79,7 +79,16 @@ pub fn record_event(r: &Record<'_>) -> String {
 
 /// An issue event as a golden string.
 pub fn issue_event(i: &Issue) -> String {
-    format!("{}@{}:{}", i.kind.as_str(), i.record, i.line)
+    match i.extent {
+        Some((last, len)) => format!(
+            "{}@{}:{}-{} len={len}",
+            i.kind.as_str(),
+            i.record,
+            i.line,
+            last
+        ),
+        None => format!("{}@{}:{}", i.kind.as_str(), i.record, i.line),
+    }
 }
 
 /// `input` cut at the given points (clamped and sorted).
@@ -97,11 +106,20 @@ pub fn cut(input: &[u8], cuts: Vec<usize>) -> Vec<&[u8]> {
 }
 
 pub fn parse_pieces(pieces: &[&[u8]], delimiter: u8, keep: bool) -> (Log, String) {
+    parse_pieces_quoted(pieces, (delimiter, Some(b'"')), keep)
+}
+
+/// [`parse_pieces`] in a dialect with another quote (or none).
+pub fn parse_pieces_quoted(
+    pieces: &[&[u8]],
+    (delimiter, quote): (u8, Option<u8>),
+    keep: bool,
+) -> (Log, String) {
     let mut log = Log {
         keep,
         ..Log::default()
     };
-    let mut p = CsvParser::new(delimiter);
+    let mut p = CsvParser::new(delimiter).with_quote(quote);
     for piece in pieces {
         let _ = p.push(piece, &mut log);
     }
