@@ -203,6 +203,83 @@ fn opens_a_field(sample: &[u8], delimiter: u8, quote: u8) -> bool {
         .any(|k| k == 0 || matches!(sample[k - 1], b'\n' | b'\r') || sample[k - 1] == delimiter)
 }
 
+/// The most lines a detected preamble may hold: a title, a few banner
+/// or note lines, a count line. Longer runs of odd lines are data's.
+pub const CSV_PREAMBLE_MAX_LINES: u64 = 32;
+
+/// The line and field count of each record.
+#[derive(Default)]
+struct Shapes(Vec<(u64, usize, bool)>);
+
+impl CsvSink for Shapes {
+    fn record(&mut self, record: &Record<'_>) -> ControlFlow<()> {
+        let names = crate::scan::header_looks_like_names(record);
+        self.0.push((record.line, record.len(), names));
+        ControlFlow::Continue(())
+    }
+}
+
+/// How many lines of metadata open `sample` (0 when none): the first
+/// records whose field count is below the sample's modal count, when
+/// the records after them mostly have it. A title, `***` banners or a
+/// count line above a table are such lines; a header one field short of
+/// the rows (R's `write.table` leaves the row-name column unnamed) is
+/// not, when its cells read as names and the table has three columns or
+/// more. At most [`CSV_PREAMBLE_MAX_LINES`].
+///
+/// ```
+/// use plumb_csv::detect_preamble;
+/// let text = b"Quarterly export\n*** do not edit ***\nrows: 3\nid,name,city\n1,a,x\n2,b,y\n3,c,z\n";
+/// assert_eq!(detect_preamble(text, true, b',', Some(b'"'), None), 3);
+/// assert_eq!(detect_preamble(b"id,name\n1,a\n2,b\n", true, b',', Some(b'"'), None), 0);
+/// ```
+pub fn detect_preamble(
+    sample: &[u8],
+    complete: bool,
+    delimiter: u8,
+    quote: Option<u8>,
+    comment: Option<u8>,
+) -> u64 {
+    let mut shapes = Shapes::default();
+    let mut parser = CsvParser::new(delimiter)
+        .with_quote(quote)
+        .with_comment(comment);
+    let _ = parser.push(sample, &mut shapes);
+    if complete {
+        let _ = parser.finish(&mut shapes);
+    }
+    let records = shapes.0;
+    let mut freq: HashMap<usize, usize> = HashMap::new();
+    for &(_, n, _) in &records {
+        *freq.entry(n).or_default() += 1;
+    }
+    let Some((mode, _)) = freq
+        .into_iter()
+        .max_by_key(|&(count, times)| (times, count))
+    else {
+        return 0;
+    };
+    let Some(k) = records.iter().position(|&(_, n, _)| n == mode) else {
+        return 0;
+    };
+    if mode < 2 || k == 0 || records[..k].iter().any(|&(_, n, _)| n >= mode) {
+        return 0;
+    }
+    let (line, _, _) = records[k];
+    let (_, first_count, first_names) = records[0];
+    let row_names_header = k == 1 && mode >= 3 && first_count == mode - 1 && first_names;
+    let rest = &records[k..];
+    let regular = rest.iter().filter(|&&(_, n, _)| n == mode).count();
+    if line - 1 > CSV_PREAMBLE_MAX_LINES
+        || row_names_header
+        || rest.len() < 2
+        || regular * 5 < rest.len() * 4
+    {
+        return 0;
+    }
+    line - 1
+}
+
 /// How one dialect splits the sample.
 struct Profile {
     /// The modal field count (the larger among equally frequent ones).

@@ -42,7 +42,8 @@ pub use cell::{
     InferredType, SENTINEL_TOKENS,
 };
 pub use detect::{
-    detect_delimiter, detect_dialect, Detection, CSV_DELIMITER_CANDIDATES, DELIMITER_SAMPLE_BYTES,
+    detect_delimiter, detect_dialect, detect_preamble, quote_candidates, Detection,
+    CSV_DELIMITER_CANDIDATES, CSV_PREAMBLE_MAX_LINES, DELIMITER_SAMPLE_BYTES,
 };
 pub use machine::{
     CsvParser, CsvSink, Issue, IssueKind, IssueReport, LineEndings, Record, CSV_LONG_FIELD_LINES,
@@ -81,13 +82,18 @@ impl CsvFormat {
         }
     }
 
-    /// The delimiter given (TSV's tab when none is) and the quote.
-    fn dialect(self, opts: &CsvOptions) -> (Option<u8>, QuoteMode) {
-        let delimiter = match self {
-            CsvFormat::Csv => opts.delimiter,
-            CsvFormat::Tsv => Some(opts.delimiter.unwrap_or(b'\t')),
-        };
-        (delimiter, opts.quote)
+    /// The dialect as asked: the delimiter given (TSV's tab when none
+    /// is), the quote, the comment byte and the lines to skip.
+    fn dialect(self, opts: &CsvOptions) -> scan::Asked {
+        scan::Asked {
+            delimiter: match self {
+                CsvFormat::Csv => opts.delimiter,
+                CsvFormat::Tsv => Some(opts.delimiter.unwrap_or(b'\t')),
+            },
+            quote: opts.quote,
+            comment: opts.comment,
+            skip_lines: opts.skip_lines,
+        }
     }
 }
 
@@ -99,6 +105,12 @@ pub struct CsvOptions {
     pub delimiter: Option<u8>,
     /// The quote; chosen on the first 64 KiB under auto.
     pub quote: QuoteMode,
+    /// Lines that start with this byte (where a record would start) are
+    /// comments, skipped and counted.
+    pub comment: Option<u8>,
+    /// Lines to skip before the table; a preamble is detected on the
+    /// first 64 KiB when `None` (see [`detect_preamble`]).
+    pub skip_lines: Option<u64>,
     /// Whether the first record is a header.
     pub header: HeaderMode,
     /// How far inspect and validate scan (`max_rows` counts data rows)

@@ -5,7 +5,7 @@ use plumb_core::{
     SniffScore, Source, WindowCounts,
 };
 
-use crate::scan::parse_delimiter;
+use crate::scan::{parse_comment, parse_delimiter};
 use crate::{
     inspect, select, validate, ColumnRef, CsvFormat, CsvInspect, CsvOptions, CsvSelect,
     CsvValidate, HeaderMode, QuoteMode, SelectOptions,
@@ -49,6 +49,8 @@ impl CsvReader {
                 .text("delimiter")
                 .map(parse_delimiter)
                 .transpose()?,
+            comment: req.options.text("comment").map(parse_comment).transpose()?,
+            skip_lines: req.options.count("skip_lines"),
             quote: match req.options.text("quote") {
                 Some(q) => q.parse()?,
                 None => QuoteMode::default(),
@@ -64,7 +66,7 @@ impl CsvReader {
 
 /// The options CSV and TSV declare: the dialect for every op, the
 /// projection for select.
-pub const CSV_OPTIONS: [OptionSpec; 4] = [
+pub const CSV_OPTIONS: [OptionSpec; 6] = [
     OptionSpec {
         name: "delimiter",
         kind: OptionKind::Text,
@@ -78,6 +80,20 @@ pub const CSV_OPTIONS: [OptionSpec; 4] = [
         default: Some("auto"),
         ops: &Op::ALL,
         doc: "the quote character, or none; auto chooses on the first 64 KiB (\" unless tab-separated, then none)",
+    },
+    OptionSpec {
+        name: "skip_lines",
+        kind: OptionKind::Count,
+        default: None,
+        ops: &Op::ALL,
+        doc: "lines to skip before the table (a title, banners); a preamble is detected when not given, 0 turns that off",
+    },
+    OptionSpec {
+        name: "comment",
+        kind: OptionKind::Text,
+        default: None,
+        ops: &Op::ALL,
+        doc: "lines starting with this character are comments, skipped and counted (for example #)",
     },
     OptionSpec {
         name: "header",

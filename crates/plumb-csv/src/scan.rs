@@ -20,7 +20,7 @@ use plumb_core::{Refusal, RowCap, TextStream};
 
 use crate::cell::{classify_bytes, CellClass};
 
-use crate::detect::{detect_dialect, DELIMITER_SAMPLE_BYTES};
+use crate::detect::{detect_dialect, detect_preamble, DELIMITER_SAMPLE_BYTES};
 use crate::machine::{CsvParser, CsvSink, Issue, IssueKind, LineEndings, Record};
 
 /// Whether the first record is a header.
@@ -106,6 +106,20 @@ pub(crate) fn parse_delimiter(s: &str) -> Result<u8, Refusal> {
         )));
     }
     Ok(d)
+}
+
+/// Parses a comment argument: one ASCII character that is not a quote,
+/// a line break or whitespace.
+///
+/// # Errors
+/// `invalid-argument` for anything else.
+pub(crate) fn parse_comment(s: &str) -> Result<u8, Refusal> {
+    match s.as_bytes() {
+        [c] if c.is_ascii_graphic() && !matches!(c, b'"' | b'\'') => Ok(*c),
+        _ => Err(Refusal::invalid_argument(format!(
+            "comment `{s}` is not usable; pass one visible ASCII character such as # or %"
+        ))),
+    }
 }
 
 /// Whether a record reads as column names: every cell is non-empty text
@@ -379,6 +393,12 @@ impl<S: RowSink> CsvSink for Resolver<'_, S> {
 pub(crate) struct ScanSummary {
     pub delimiter: u8,
     pub quote: Option<u8>,
+    /// Lines skipped before the table (asked, or a detected preamble).
+    pub skipped_lines: u64,
+    /// Comment lines skipped.
+    pub comment_lines: u64,
+    /// The first lines of a detected preamble, cut.
+    pub preamble: Vec<String>,
     pub confidence: Option<f64>,
     pub endings: LineEndings,
     pub blank_lines: u64,
@@ -389,11 +409,45 @@ pub(crate) struct ScanSummary {
     pub bom: bool,
 }
 
-/// Runs a whole scan. The delimiter is detected when not given, and the
-/// quote chosen when `quotes` offers more than one.
+/// The dialect as the caller asked for it; what is not given is found
+/// on the sample.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Asked {
+    pub delimiter: Option<u8>,
+    pub quote: QuoteMode,
+    pub comment: Option<u8>,
+    pub skip_lines: Option<u64>,
+}
+
+/// The most preamble lines an answer quotes, and the bytes of each.
+pub(crate) const PREAMBLE_SHOWN_LINES: usize = 10;
+pub(crate) const PREAMBLE_LINE_BYTES: usize = 256;
+
+/// The first `lines` lines of `sample`, as answers quote a preamble.
+fn preamble_text(sample: &[u8], lines: u64) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = sample;
+    for _ in 0..lines.min(PREAMBLE_SHOWN_LINES as u64) {
+        let end = memchr::memchr2(b'\n', b'\r', rest).unwrap_or(rest.len());
+        out.push(crate::report::lossy_prefix(
+            &rest[..end],
+            PREAMBLE_LINE_BYTES,
+        ));
+        let mut next = (end + 1).min(rest.len());
+        if rest.get(end) == Some(&b'\r') && rest.get(end + 1) == Some(&b'\n') {
+            next += 1;
+        }
+        rest = &rest[next..];
+    }
+    out
+}
+
+/// Runs a whole scan. What the caller did not give of the dialect (the
+/// delimiter, the quote, the lines to skip) is found on the first
+/// [`DELIMITER_SAMPLE_BYTES`] of text.
 pub(crate) fn scan<R: BufRead, S: RowSink>(
     mut stream: TextStream<R>,
-    (delimiter, quote): (Option<u8>, QuoteMode),
+    asked: Asked,
     mode: HeaderMode,
     max_rows: Option<u64>,
     sink: &mut S,
@@ -402,10 +456,11 @@ pub(crate) fn scan<R: BufRead, S: RowSink>(
     let mut base = None;
     let mut eof = false;
     let mut confidence = None;
-    let (delimiter, quote) = match (delimiter, quote) {
-        (Some(d), QuoteMode::Char(q)) => (d, Some(q)),
-        (Some(d), QuoteMode::Off) => (d, None),
-        _ => {
+    let mut preamble = Vec::new();
+    let (delimiter, quote, skip_lines) = match (asked.delimiter, asked.quote, asked.skip_lines) {
+        (Some(d), QuoteMode::Char(q), Some(skip)) => (d, Some(q), skip),
+        (Some(d), QuoteMode::Off, Some(skip)) => (d, None, skip),
+        (delimiter, quote, skip) => {
             while sample.len() < DELIMITER_SAMPLE_BYTES {
                 match stream.next_chunk()? {
                     Some(chunk) => {
@@ -422,12 +477,25 @@ pub(crate) fn scan<R: BufRead, S: RowSink>(
             if delimiter.is_none() {
                 confidence = Some(detection.confidence);
             }
-            (detection.delimiter, detection.quote)
+            let skip = skip.unwrap_or_else(|| {
+                let lines = detect_preamble(
+                    &sample,
+                    eof,
+                    detection.delimiter,
+                    detection.quote,
+                    asked.comment,
+                );
+                preamble = preamble_text(&sample, lines);
+                lines
+            });
+            (detection.delimiter, detection.quote, skip)
         }
     };
     let new_parser = |at: u64| {
         CsvParser::new(delimiter)
             .with_quote(quote)
+            .with_comment(asked.comment)
+            .with_skip_lines(skip_lines)
             .with_base_offset(at)
     };
     let mut resolver = Resolver::new(mode, max_rows, sink);
@@ -455,6 +523,9 @@ pub(crate) fn scan<R: BufRead, S: RowSink>(
         confidence,
         endings: parser.line_endings(),
         blank_lines: parser.blank_lines(),
+        skipped_lines: parser.skipped_lines(),
+        comment_lines: parser.comment_lines(),
+        preamble,
         rows: resolver.rows(),
         ragged_rows: resolver.ragged_rows,
         stopped,

@@ -78,6 +78,7 @@ impl CsvParser {
         while input.len() - *i >= BLOCK {
             let state = self.state;
             let blockable = !self.after_cr
+                && self.line > self.skip_lines
                 && matches!(state, State::FieldStart | State::Unquoted | State::Quoted)
                 && if self.in_record {
                     self.mode != Mode::Keep
@@ -107,6 +108,15 @@ impl CsvParser {
             let lone_cr = crs & !(lfs >> 1);
             if bad_open | bad_close | lone_cr != 0 {
                 return ControlFlow::Continue(());
+            }
+            if let Some(c) = self.comment {
+                // A line that opens with the comment byte is the byte
+                // machine's to skip.
+                let line_starts =
+                    (lfs << 1) | u64::from(state == State::FieldStart && !self.in_record);
+                if line_starts & byte_mask(&block, c) != 0 {
+                    return ControlFlow::Continue(());
+                }
             }
             if self.in_record {
                 let end = at + BLOCK as u64;
@@ -317,4 +327,17 @@ impl CsvParser {
             self.start_cell(start, next, opens);
         }
     }
+}
+
+/// Where `byte` sits in the block (no bits without a search when it is
+/// absent, the common case).
+fn byte_mask(block: &[u8; BLOCK], byte: u8) -> u64 {
+    if memchr::memchr(byte, block).is_none() {
+        return 0;
+    }
+    block
+        .iter()
+        .enumerate()
+        .filter(|&(_, &b)| b == byte)
+        .fold(0, |m, (k, _)| m | 1 << k)
 }

@@ -103,11 +103,21 @@ impl CsvParser {
                     let b = input[*i];
                     let class = self.class[usize::from(b)];
                     if !self.in_record {
+                        if self.line <= self.skip_lines {
+                            self.skipped_lines += 1;
+                            self.state = State::SkipLine;
+                            continue;
+                        }
                         if class == LF || class == CR {
                             self.blank_lines += 1;
                             self.terminator(class);
                             *i += 1;
                             sink.blank_line(self.line - 1)?;
+                            continue;
+                        }
+                        if Some(b) == self.comment {
+                            self.comment_lines += 1;
+                            self.state = State::SkipLine;
                             continue;
                         }
                         self.begin_record(base + *i as u64, sink)?;
@@ -149,6 +159,8 @@ impl CsvParser {
                     let next_plain = input
                         .get(*i)
                         .is_some_and(|&b| self.class[usize::from(b)] == PLAIN);
+                    // A plain byte that opens a line may open a comment.
+                    let next_plain_line = next_plain && input.get(*i).copied() != self.comment;
                     match c {
                         DELIM => {
                             self.end_field(base + *i as u64, sink)?;
@@ -174,7 +186,7 @@ impl CsvParser {
                         LF => {
                             self.end_field(base + *i as u64, sink)?;
                             self.end_record(c, base + *i as u64, sink)?;
-                            if next_plain {
+                            if next_plain_line {
                                 self.begin_record(base + *i as u64, sink)?;
                                 self.state = State::Unquoted;
                                 continue;
@@ -234,6 +246,16 @@ impl CsvParser {
                         }
                     }
                 }
+                State::SkipLine => match memchr2(b'\n', b'\r', &input[*i..]) {
+                    None => *i = n,
+                    Some(k) => {
+                        *i += k;
+                        let c = self.class[usize::from(input[*i])];
+                        *i += 1;
+                        self.terminator(c);
+                        self.state = State::FieldStart;
+                    }
+                },
                 State::Overflow => match memchr2(b'\n', b'\r', &input[*i..]) {
                     None => *i = n,
                     Some(k) => {

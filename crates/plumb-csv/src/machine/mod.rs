@@ -83,7 +83,7 @@ pub const FIELD_END_COST: usize = 4;
 pub const CSV_LONG_FIELD_LINES: u64 = 8;
 
 /// A record spanning lines and longer than this many times the running
-/// mean of the records before it (and than [`CSV_LONG_RECORD_MIN_BYTES`])
+/// mean length of the records before it (and than [`CSV_LONG_RECORD_MIN_BYTES`])
 /// is reported `long-quoted-field` too, however few lines it spans.
 pub const CSV_LONG_RECORD_FACTOR: u64 = 16;
 
@@ -104,6 +104,9 @@ enum State {
     QuoteInQuoted,
     /// A cap was hit; input is dropped up to the next line break.
     Overflow,
+    /// A line that is not data (one of the first lines to skip, or a
+    /// comment line) is dropped up to its line break.
+    SkipLine,
 }
 
 /// What the parser does with the fields of the open record.
@@ -199,9 +202,17 @@ pub struct CsvParser {
     after_cr: bool,
     endings: LineEndings,
     blank_lines: u64,
-    /// The running mean length of the records so far (a 1/8 moving
-    /// average), against which a long record is judged.
-    mean_len: u64,
+    /// Lines 1..=skip_lines are skipped unparsed.
+    skip_lines: u64,
+    /// A line starting with this byte (outside any record) is skipped.
+    comment: Option<u8>,
+    skipped_lines: u64,
+    comment_lines: u64,
+    /// The offset of the first byte pushed: the records before the open
+    /// one span `record_offset - origin` bytes, whose mean a long record
+    /// is judged against (blank lines count in, which only lowers the bar
+    /// slightly), with no bookkeeping per record.
+    origin: u64,
     stopped: bool,
     finished: bool,
 }
@@ -248,7 +259,11 @@ impl CsvParser {
             after_cr: false,
             endings: LineEndings::default(),
             blank_lines: 0,
-            mean_len: 0,
+            skip_lines: 0,
+            comment: None,
+            skipped_lines: 0,
+            comment_lines: 0,
+            origin: 0,
             stopped: false,
             finished: false,
         }
@@ -292,6 +307,51 @@ impl CsvParser {
         self
     }
 
+    /// Skips the first `lines` physical lines unparsed (a preamble: a
+    /// title, banners, a count line). A quote in them opens nothing.
+    pub fn with_skip_lines(mut self, lines: u64) -> CsvParser {
+        self.skip_lines = lines;
+        self
+    }
+
+    /// Skips every line that starts with `comment` where a record would
+    /// start (not inside a quoted field, nor after a delimiter). A
+    /// comment equal to the delimiter, the quote, CR or LF is taken as
+    /// none.
+    ///
+    /// ```
+    /// use std::ops::ControlFlow;
+    /// use plumb_csv::{CsvParser, CsvSink, Record};
+    ///
+    /// struct Count(usize);
+    /// impl CsvSink for Count {
+    ///     fn record(&mut self, _: &Record<'_>) -> ControlFlow<()> {
+    ///         self.0 += 1;
+    ///         ControlFlow::Continue(())
+    ///     }
+    /// }
+    /// let mut n = Count(0);
+    /// let mut p = CsvParser::new(b',').with_skip_lines(2).with_comment(Some(b'#'));
+    /// let _ = p.push(b"Report\n\"unbalanced\na,b\n# note\n1,#2\n", &mut n);
+    /// p.finish(&mut n);
+    /// assert_eq!((n.0, p.skipped_lines(), p.comment_lines()), (2, 2, 1));
+    /// ```
+    pub fn with_comment(mut self, comment: Option<u8>) -> CsvParser {
+        self.comment = comment
+            .filter(|&c| !matches!(c, b'\r' | b'\n') && c != self.delimiter && c != self.quote);
+        self
+    }
+
+    /// Lines skipped as asked by [`CsvParser::with_skip_lines`] so far.
+    pub fn skipped_lines(&self) -> u64 {
+        self.skipped_lines
+    }
+
+    /// Comment lines skipped so far.
+    pub fn comment_lines(&self) -> u64 {
+        self.comment_lines
+    }
+
     /// The quote character, `None` when the dialect has none.
     pub fn quote(&self) -> Option<u8> {
         (self.quote != self.delimiter).then_some(self.quote)
@@ -301,6 +361,7 @@ impl CsvParser {
     /// a BOM), so every reported offset is a file offset.
     pub fn with_base_offset(mut self, offset: u64) -> CsvParser {
         self.offset = offset;
+        self.origin = offset;
         self
     }
 
@@ -424,7 +485,7 @@ impl CsvParser {
                 sink.issue(&issue)?;
                 self.end_field(at, sink)?;
             }
-            State::Overflow => {}
+            State::Overflow | State::SkipLine => {}
             _ => self.end_field(at, sink)?,
         }
         self.emit(at, false, sink)
@@ -583,37 +644,25 @@ impl CsvParser {
         self.emit(after - 1, true, sink)
     }
 
-    /// Judges the record ending at `end` (its terminator excluded) for
-    /// length, and folds its length into the running mean. A record's
-    /// line breaks all sit inside quoted fields, so the lines it spans
-    /// beyond its first are the breaks its quotes hold.
-    #[inline]
-    fn judge_length<S: CsvSink + ?Sized>(
-        &mut self,
-        end: u64,
-        terminated: bool,
-        sink: &mut S,
-    ) -> ControlFlow<()> {
-        let len = end.saturating_sub(self.record_offset);
-        let last_line = self.line - u64::from(terminated);
-        if last_line > self.record_line && self.overflow.is_none() {
-            self.long_record(last_line, len, sink)?;
-        }
-        self.mean_len = self.mean_len - self.mean_len / 8 + len / 8;
-        ControlFlow::Continue(())
-    }
-
+    /// Judges a record that spans lines, ending at `end` (its terminator
+    /// excluded) on `last_line`. A record's line breaks all sit inside
+    /// quoted fields, so the lines it spans beyond its first are the
+    /// breaks its quotes hold.
     #[cold]
+    #[inline(never)]
     fn long_record<S: CsvSink + ?Sized>(
         &mut self,
         last_line: u64,
-        len: u64,
+        end: u64,
         sink: &mut S,
     ) -> ControlFlow<()> {
+        let len = end.saturating_sub(self.record_offset);
         let breaks = last_line - self.record_line;
-        let much_longer = self.record_no > 8
+        let before = self.record_no.saturating_sub(1);
+        let mean = self.record_offset.saturating_sub(self.origin) / before.max(1);
+        let much_longer = before >= 8
             && len >= CSV_LONG_RECORD_MIN_BYTES
-            && len > self.mean_len.saturating_mul(CSV_LONG_RECORD_FACTOR);
+            && len > mean.saturating_mul(CSV_LONG_RECORD_FACTOR);
         if breaks <= CSV_LONG_FIELD_LINES && !much_longer {
             return ControlFlow::Continue(());
         }
@@ -636,13 +685,19 @@ impl CsvParser {
 
     /// Hands the record ending at file offset `end` (its terminator
     /// excluded; `terminated` says one was seen) to the sink.
+    #[inline]
     fn emit<S: CsvSink + ?Sized>(
         &mut self,
         end: u64,
         terminated: bool,
         sink: &mut S,
     ) -> ControlFlow<()> {
-        let judged = self.judge_length(end, terminated, sink);
+        let last_line = self.line - u64::from(terminated);
+        let judged = if last_line > self.record_line && self.overflow.is_none() {
+            self.long_record(last_line, end, sink)
+        } else {
+            ControlFlow::Continue(())
+        };
         let record = Record {
             number: self.record_no,
             line: self.record_line,

@@ -396,6 +396,14 @@ pub struct CsvInspect {
     pub delimiter: String,
     /// The quote character used, or `none`.
     pub quote: String,
+    /// Lines skipped before the table: asked with `skip_lines`, or a
+    /// detected preamble.
+    pub skipped_lines: u64,
+    /// Comment lines skipped (with `comment`).
+    pub comment_lines: u64,
+    /// The first lines of a detected preamble (at most 10, each cut to
+    /// 256 bytes); empty when none was detected or `skip_lines` was given.
+    pub preamble: Vec<String>,
     /// How consistently the detected delimiter split the sample (null when given).
     pub delimiter_confidence: Option<f64>,
     /// The header names, or null when the first record is data: the
@@ -478,6 +486,9 @@ impl InspectSink {
             view: ViewFlags::of_scan(s.stopped),
             delimiter: delimiter_name(s.delimiter),
             quote: crate::scan::quote_name(s.quote),
+            skipped_lines: s.skipped_lines,
+            comment_lines: s.comment_lines,
+            preamble: s.preamble.clone(),
             delimiter_confidence: s.confidence,
             header,
             row_count: (!s.stopped).then_some(s.rows),

@@ -89,7 +89,7 @@ fn lossy_len(bytes: &[u8]) -> usize {
 /// The first whole characters of the lossy text of `bytes`, at most
 /// `cap` bytes of them: cut while copying, so a long cell is never
 /// copied whole only to be cut.
-fn lossy_prefix(bytes: &[u8], cap: usize) -> String {
+pub(crate) fn lossy_prefix(bytes: &[u8], cap: usize) -> String {
     let mut out = String::with_capacity(cap.min(bytes.len()));
     for chunk in bytes.utf8_chunks() {
         let replacement = if chunk.invalid().is_empty() {

@@ -111,6 +111,11 @@ pub struct CsvSelect {
     pub delimiter: String,
     /// The quote character used, or `none`.
     pub quote: String,
+    /// Lines skipped before the table: asked with `skip_lines`, or a
+    /// detected preamble.
+    pub skipped_lines: u64,
+    /// Comment lines skipped (with `comment`).
+    pub comment_lines: u64,
     /// The header (projected when columns were given; otherwise its first
     /// 10,000 names), or null. Names are cut like cells when together
     /// they pass [`CSV_SELECT_BUDGET_BYTES`] (a budget of their own).
@@ -187,6 +192,8 @@ impl SelectSink {
             view: ViewFlags::exact().with_cut(self.cut),
             delimiter: delimiter_name(s.delimiter),
             quote: crate::scan::quote_name(s.quote),
+            skipped_lines: s.skipped_lines,
+            comment_lines: s.comment_lines,
             header: self.header,
             columns: self.projection,
             returned: self.rows.len(),

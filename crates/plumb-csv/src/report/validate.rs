@@ -28,6 +28,11 @@ pub struct CsvValidate {
     pub delimiter: String,
     /// The quote character used, or `none`.
     pub quote: String,
+    /// Lines skipped before the table: asked with `skip_lines`, or a
+    /// detected preamble.
+    pub skipped_lines: u64,
+    /// Comment lines skipped (with `comment`).
+    pub comment_lines: u64,
     /// Data rows read.
     pub rows_scanned: u64,
     /// The first issues, in order.
@@ -61,6 +66,8 @@ impl ValidateSink {
             valid,
             delimiter: delimiter_name(s.delimiter),
             quote: crate::scan::quote_name(s.quote),
+            skipped_lines: s.skipped_lines,
+            comment_lines: s.comment_lines,
             rows_scanned: s.rows,
             issues: self.issues.first,
             issue_count: self.issues.total,

@@ -695,3 +695,92 @@ fn quote_option_words_and_refusal() {
     let err = "`".parse::<QuoteMode>().unwrap_err();
     assert_eq!(err.reason(), RefusalReason::InvalidArgument);
 }
+
+const BANNERED: &str = "Sales export \"Q1\nGenerated 2024-01-15 by the ledger\n*** 3 rows ***\nid,name,total\n1,ann,10\n2,bob,20\n3,cy,30\n";
+
+#[test]
+fn a_preamble_is_detected_skipped_and_reported() {
+    let r = inspect(stream(BANNERED), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!(r.skipped_lines, 3);
+    assert_eq!(
+        r.preamble,
+        vec![
+            "Sales export \"Q1",
+            "Generated 2024-01-15 by the ledger",
+            "*** 3 rows ***"
+        ]
+    );
+    assert_eq!(
+        r.header.as_deref(),
+        Some(&["id".to_owned(), "name".to_owned(), "total".to_owned()][..])
+    );
+    assert_eq!((r.row_count, r.ragged_rows, r.issue_count), (Some(3), 0, 0));
+    assert_eq!(r.columns[2].inferred_type, InferredType::Integer);
+    let v = validate(stream(BANNERED), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!(
+        (v.valid, v.skipped_lines, v.rows_scanned),
+        (Some(true), 3, 3)
+    );
+    // skip_lines 0 turns detection off: the banners are read as data.
+    let off = CsvOptions {
+        skip_lines: Some(0),
+        ..CsvOptions::default()
+    };
+    let v = validate(stream(BANNERED), CsvFormat::Csv, &off).unwrap();
+    assert_eq!(v.skipped_lines, 0);
+    assert_eq!(v.valid, Some(false));
+    // An explicit count skips exactly that many lines, and issues keep
+    // file line numbers.
+    let two = CsvOptions {
+        skip_lines: Some(2),
+        ..CsvOptions::default()
+    };
+    let text = format!("{BANNERED}4,dee\n");
+    let v = validate(stream(&text), CsvFormat::Csv, &two).unwrap();
+    assert_eq!(v.skipped_lines, 2);
+    let ragged: Vec<(u64, u64)> = v
+        .issues
+        .iter()
+        .filter(|i| i.kind.as_str() == "ragged-row")
+        .map(|i| (i.record, i.line))
+        .collect();
+    // Line 3 (`*** 3 rows ***`) is now the header: every row is ragged
+    // against its one field, the last on file line 8.
+    assert_eq!(ragged.last(), Some(&(6, 8)));
+}
+
+#[test]
+fn plain_tables_have_no_preamble() {
+    for text in [PEOPLE, "a,b\n1,2\n", "x\n1\n2\n", "id,name\n"] {
+        let r = inspect(stream(text), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+        assert_eq!((r.skipped_lines, r.preamble.len()), (0, 0), "{text}");
+    }
+    // A header one field short of its rows (R's row names) is a header.
+    let r_style = "\"a\",\"b\"\n\"1\",3,4\n\"2\",5,6\n\"3\",7,8\n";
+    let r = inspect(stream(r_style), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!(r.skipped_lines, 0);
+}
+
+#[test]
+fn comment_lines_are_skipped_and_counted() {
+    let text = "# exported by tool\nid,v\n1,a\n# a note between rows\n2,#not a comment\n";
+    let opts = CsvOptions {
+        comment: Some(b'#'),
+        ..CsvOptions::default()
+    };
+    let r = inspect(stream(text), CsvFormat::Csv, &opts).unwrap();
+    assert_eq!((r.comment_lines, r.row_count), (2, Some(2)));
+    assert_eq!(r.sample[1], vec!["2", "#not a comment"]);
+    let s = select(
+        stream(text),
+        CsvFormat::Csv,
+        &opts,
+        &SelectOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(s.comment_lines, 2);
+    assert_eq!(s.returned, 2);
+    // Without the option the comment lines are data (and ragged).
+    let v = validate(stream(text), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!(v.comment_lines, 0);
+}

@@ -31,7 +31,10 @@ fn quoted_crlf_example_gives_three_records_at_every_split() {
             "record 3@4 fields=3 offset=47",
         ]
     );
-    assert_eq!(parse_pieces(&[input], b',', true).1, "crlf blank=0");
+    assert_eq!(
+        parse_pieces(&[input], b',', true).1,
+        "crlf blank=0 skipped=0 comments=0"
+    );
 }
 
 #[test]
@@ -78,11 +81,20 @@ fn blank_lines_and_line_endings() {
     assert!(log.events.contains(&"blank@4".to_owned()));
     assert_eq!(
         parse_pieces(&[b"a,b\n\n1,2\r\n\r\n3,4\r5,6"], b',', true).1,
-        "mixed blank=2"
+        "mixed blank=2 skipped=0 comments=0"
     );
-    assert_eq!(parse_pieces(&[b"a\rb\r"], b',', true).1, "cr blank=0");
-    assert_eq!(parse_pieces(&[b"a,b"], b',', true).1, "none blank=0");
-    assert_eq!(parse_pieces(&[b"a\nb\n"], b',', true).1, "lf blank=0");
+    assert_eq!(
+        parse_pieces(&[b"a\rb\r"], b',', true).1,
+        "cr blank=0 skipped=0 comments=0"
+    );
+    assert_eq!(
+        parse_pieces(&[b"a,b"], b',', true).1,
+        "none blank=0 skipped=0 comments=0"
+    );
+    assert_eq!(
+        parse_pieces(&[b"a\nb\n"], b',', true).1,
+        "lf blank=0 skipped=0 comments=0"
+    );
 }
 
 #[test]

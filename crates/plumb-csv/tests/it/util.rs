@@ -109,22 +109,64 @@ pub fn parse_pieces(pieces: &[&[u8]], delimiter: u8, keep: bool) -> (Log, String
     parse_pieces_quoted(pieces, (delimiter, Some(b'"')), keep)
 }
 
+/// A comma-separated dialect's other settings.
+#[derive(Clone, Copy, Debug)]
+pub struct Dialect {
+    pub quote: Option<u8>,
+    pub comment: Option<u8>,
+    pub skip: u64,
+}
+
+impl Dialect {
+    pub fn quoted(quote: Option<u8>) -> Dialect {
+        Dialect {
+            quote,
+            comment: None,
+            skip: 0,
+        }
+    }
+
+    pub fn parser(self, delimiter: u8) -> CsvParser {
+        CsvParser::new(delimiter)
+            .with_quote(self.quote)
+            .with_comment(self.comment)
+            .with_skip_lines(self.skip)
+    }
+}
+
 /// [`parse_pieces`] in a dialect with another quote (or none).
 pub fn parse_pieces_quoted(
     pieces: &[&[u8]],
     (delimiter, quote): (u8, Option<u8>),
     keep: bool,
 ) -> (Log, String) {
+    parse_pieces_in(pieces, delimiter, Dialect::quoted(quote), keep)
+}
+
+/// [`parse_pieces`] in any dialect; the counts string also gives the
+/// lines skipped and the comment lines.
+pub fn parse_pieces_in(
+    pieces: &[&[u8]],
+    delimiter: u8,
+    dialect: Dialect,
+    keep: bool,
+) -> (Log, String) {
     let mut log = Log {
         keep,
         ..Log::default()
     };
-    let mut p = CsvParser::new(delimiter).with_quote(quote);
+    let mut p = dialect.parser(delimiter);
     for piece in pieces {
         let _ = p.push(piece, &mut log);
     }
     let _ = p.finish(&mut log);
-    let endings = format!("{} blank={}", p.line_endings().label(), p.blank_lines());
+    let endings = format!(
+        "{} blank={} skipped={} comments={}",
+        p.line_endings().label(),
+        p.blank_lines(),
+        p.skipped_lines(),
+        p.comment_lines()
+    );
     (log, endings)
 }
 
