@@ -440,6 +440,77 @@ fn clevercsv(root: &Path) -> Row {
     row
 }
 
+/// Delimited tables a Debian system ships, written by others to formats
+/// their manuals define: `/etc/passwd` and `/etc/group` (passwd(5),
+/// group(5): `:` between 7 and 4 fields), and tzdata's `.tab` files
+/// (tab-separated, no quoting, `#` lines are comments, the last `#` line
+/// of the opening block names the columns in `iso3166.tab` and
+/// `zone1970.tab`). Each is read with every dialect setting on auto; the
+/// expected rows are counted from the file independently (lines that do
+/// not start with `#`). A file the machine lacks is left out, not counted.
+fn system_tables() -> Row {
+    let mut row = Row::new("system tables (dialects)");
+    for (path, fields) in [("/etc/passwd", 7u64), ("/etc/group", 4)] {
+        let Ok(bytes) = std::fs::read(path) else {
+            continue;
+        };
+        let opts = CsvOptions::default();
+        let got = plumb_csv::validate(TextStream::new(bytes.as_slice()), CsvFormat::Csv, &opts);
+        let lines = bytes
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .count() as u64;
+        row.check(
+            got.as_ref().is_ok_and(|v| {
+                v.delimiter == ":" && v.valid == Some(true) && v.rows_scanned == lines
+            }),
+            format!("{path}: `:` between {fields} fields on every line"),
+        );
+        let first = plumb_csv::inspect(TextStream::new(bytes.as_slice()), CsvFormat::Csv, &opts);
+        row.check(
+            first.is_ok_and(|r| r.columns.len() as u64 == fields),
+            format!("{path}: {fields} columns"),
+        );
+    }
+    for (name, header) in [
+        ("iso3166.tab", Some("#code")),
+        ("zone1970.tab", Some("#codes")),
+        ("zone.tab", None),
+    ] {
+        let path = format!("/usr/share/zoneinfo/{name}");
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let data = text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+            .count() as u64;
+        let got = plumb_csv::inspect(
+            TextStream::new(bytes.as_slice()),
+            CsvFormat::Tsv,
+            &CsvOptions::default(),
+        );
+        row.check(
+            got.as_ref().is_ok_and(|r| {
+                let first = r
+                    .header
+                    .as_ref()
+                    .and_then(|h| h.first())
+                    .map(String::as_str);
+                let rows =
+                    r.row_count.unwrap_or(0) + u64::from(header.is_none() && r.header.is_some());
+                r.quote == "none"
+                    && r.comment.as_deref() == Some("#")
+                    && rows == data
+                    && (header.is_none() || first == header)
+            }),
+            format!("{path}: tab, no quote, `#` comments, {data} data lines"),
+        );
+    }
+    row
+}
+
 /// The fatal decoder alone: no binary sniff (the vectors hold NUL, which
 /// is well-formed UTF-8), no BOM handling.
 fn stream_offset(bytes: &[u8]) -> Option<u64> {
@@ -653,6 +724,7 @@ pub fn run(root: &Path) -> Vec<Row> {
         csvlint(root),
         w3c(root),
         clevercsv(root),
+        system_tables(),
         utf8(root),
         rfc6901(root),
         jsonlines(root),

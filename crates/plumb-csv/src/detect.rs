@@ -16,8 +16,23 @@ use std::ops::ControlFlow;
 use crate::machine::{CsvParser, CsvSink, Issue, Record};
 use crate::scan::QuoteMode;
 
-/// The delimiters tried, in tie-break order.
+/// The delimiters tried first, in tie-break order (the seed's rule).
 pub const CSV_DELIMITER_CANDIDATES: [u8; 4] = [b',', b'\t', b';', b'|'];
+
+/// The delimiters tried after [`CSV_DELIMITER_CANDIDATES`], in
+/// tie-break order, each with whether a run of it counts as one: `:`
+/// (`/etc/passwd`, key lists), one space, and runs of spaces (exports
+/// aligned in columns). One of them is chosen only when it splits the
+/// sample strictly more consistently than the first four, and with at
+/// least [`CSV_EXTENDED_MIN_CONFIDENCE`]: prose splits at spaces too.
+pub const CSV_EXTENDED_CANDIDATES: [(u8, bool); 3] = [(b':', false), (b' ', false), (b' ', true)];
+
+/// The least confidence at which an extended candidate is chosen.
+pub const CSV_EXTENDED_MIN_CONFIDENCE: f64 = 0.9;
+
+/// Below this confidence a detected delimiter is stated as uncertain,
+/// with a hint to pass the delimiter.
+pub const CSV_LOW_CONFIDENCE: f64 = 0.9;
 
 /// How much text is held back to detect the delimiter: a few hundred
 /// records of a typical file, parsed four times in well under a
@@ -29,6 +44,8 @@ pub const DELIMITER_SAMPLE_BYTES: usize = 64 * 1024;
 pub struct Detection {
     /// The chosen delimiter.
     pub delimiter: u8,
+    /// Whether a run of delimiters counts as one (runs of spaces).
+    pub runs: bool,
     /// The chosen quote character, `None` for no quoting.
     pub quote: Option<u8>,
     /// The share of sampled records that have the modal field count, 0
@@ -109,7 +126,8 @@ pub const fn quote_candidates(delimiter: u8) -> &'static [Option<u8>] {
 }
 
 /// Detects the dialect of `sample`: the delimiter (unless `delimiter`
-/// gives it) and the quote (unless `quote` gives it).
+/// gives it, with whether its runs count as one) and the quote (unless
+/// `quote` gives it).
 ///
 /// For each delimiter, the quote is the candidate of
 /// [`quote_candidates`] whose parse is most consistent (the largest
@@ -120,7 +138,8 @@ pub const fn quote_candidates(delimiter: u8) -> &'static [Option<u8>] {
 /// earlier wins. A candidate after the first is tried only when it opens
 /// some field, since it otherwise parses as no quote. Then the
 /// delimiters are compared by the rule of
-/// [`detect_delimiter`]. A quote that was never meant as one (a stray
+/// [`detect_delimiter`], and the extended candidates after them
+/// ([`CSV_EXTENDED_CANDIDATES`]). A quote that was never meant as one (a stray
 /// `"` in a tab-separated export) merges lines into records of odd
 /// widths, so the parse without it is the more consistent; a file whose
 /// quoted fields hold delimiters or line breaks is consistent only with
@@ -131,16 +150,19 @@ pub const fn quote_candidates(delimiter: u8) -> &'static [Option<u8>] {
 /// let tsv = b"id\tnote\n1\t\"quoted\n2\tplain\n3\tmore\"\n4\tend\n";
 /// let d = detect_dialect(tsv, true, None, QuoteMode::Auto);
 /// assert_eq!((d.delimiter, d.quote, d.confidence), (b'\t', None, 1.0));
+/// let aligned = b"id   name    score\n1    ann     10\n22   bob     7\n";
+/// let d = detect_dialect(aligned, true, None, QuoteMode::Auto);
+/// assert_eq!((d.delimiter, d.runs), (b' ', true));
 /// let csv = b"id,note\n1,\"a, b\"\n2,\"c, d\"\n";
 /// assert_eq!(detect_dialect(csv, true, None, QuoteMode::Auto).quote, Some(b'"'));
 /// ```
 pub fn detect_dialect(
     sample: &[u8],
     complete: bool,
-    delimiter: Option<u8>,
+    delimiter: Option<(u8, bool)>,
     quote: QuoteMode,
 ) -> Detection {
-    let one = |d: u8| -> (Profile, Detection) {
+    let one = |(d, runs): (u8, bool)| -> (Profile, Detection) {
         let given;
         let quotes: &[Option<u8>] = match quote {
             QuoteMode::Auto => quote_candidates(d),
@@ -158,14 +180,15 @@ pub fn detect_dialect(
             if k > 0 && !q.is_some_and(|q| opens_a_field(sample, d, q)) {
                 continue;
             }
-            let p = profile(sample, complete, d, q);
+            let p = profile(sample, complete, (d, runs), q);
             if best.as_ref().is_none_or(|(b, _)| p.beats(b)) {
                 best = Some((p, q));
             }
         }
-        let (p, q) = best.unwrap_or_else(|| (profile(sample, complete, d, None), None));
+        let (p, q) = best.unwrap_or_else(|| (profile(sample, complete, (d, runs), None), None));
         let detection = Detection {
             delimiter: d,
+            runs,
             quote: q,
             confidence: p.share(),
         };
@@ -176,21 +199,33 @@ pub fn detect_dialect(
     }
     // The seed's rule: the delimiter whose modal count (two fields or
     // more) the most records share; ties to the earlier candidate.
-    let mut best: Option<(usize, Detection)> = None;
-    for &candidate in &CSV_DELIMITER_CANDIDATES {
-        let (p, detection) = one(candidate);
-        if !p.splits || p.mode < 2 {
-            continue;
+    let best_of = |candidates: &mut dyn Iterator<Item = (u8, bool)>| {
+        let mut best: Option<(usize, Detection)> = None;
+        for candidate in candidates {
+            let (p, detection) = one(candidate);
+            if !p.splits || p.mode < 2 {
+                continue;
+            }
+            if best.as_ref().is_none_or(|(score, _)| p.score > *score) {
+                best = Some((p.score, detection));
+            }
         }
-        if best.as_ref().is_none_or(|(score, _)| p.score > *score) {
-            best = Some((p.score, detection));
-        }
-    }
-    match best {
+        best
+    };
+    let standard = best_of(&mut CSV_DELIMITER_CANDIDATES.iter().map(|&d| (d, false)));
+    let extended = best_of(&mut CSV_EXTENDED_CANDIDATES.iter().copied())
+        .filter(|(_, e)| e.confidence >= CSV_EXTENDED_MIN_CONFIDENCE);
+    let chosen = match (standard, extended) {
+        (Some(s), Some(e)) if e.0 > s.0 && e.1.confidence > s.1.confidence => Some(e),
+        (None, e) => e,
+        (s, _) => s,
+    };
+    match chosen {
         Some((_, detection)) => detection,
         None => Detection {
             delimiter: b',',
-            quote: one(b',').1.quote,
+            runs: false,
+            quote: one((b',', false)).1.quote,
             confidence: 0.0,
         },
     }
@@ -207,42 +242,90 @@ fn opens_a_field(sample: &[u8], delimiter: u8, quote: u8) -> bool {
 /// or note lines, a count line. Longer runs of odd lines are data's.
 pub const CSV_PREAMBLE_MAX_LINES: u64 = 32;
 
-/// The line and field count of each record.
+/// What preamble detection needs of one record.
+struct Shape {
+    line: u64,
+    fields: usize,
+    /// Its cells read as column names.
+    names: bool,
+    /// It opens with `#`, the common mark of a comment line.
+    hash: bool,
+    /// It opens with `#` and a name right after (`#code`), as a
+    /// commented header does and a prose note (`# text`) does not.
+    hash_name: bool,
+}
+
 #[derive(Default)]
-struct Shapes(Vec<(u64, usize, bool)>);
+struct Shapes(Vec<Shape>);
 
 impl CsvSink for Shapes {
     fn record(&mut self, record: &Record<'_>) -> ControlFlow<()> {
-        let names = crate::scan::header_looks_like_names(record);
-        self.0.push((record.line, record.len(), names));
+        self.0.push(Shape {
+            line: record.line,
+            fields: record.len(),
+            names: crate::scan::header_looks_like_names(record),
+            hash: record
+                .iter()
+                .next()
+                .is_some_and(|f| f.first() == Some(&b'#')),
+            hash_name: record.iter().next().is_some_and(|f| {
+                f.first() == Some(&b'#') && f.get(1).is_some_and(|b| b.is_ascii_alphanumeric())
+            }),
+        });
         ControlFlow::Continue(())
     }
 }
 
+/// A detected preamble.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Preamble {
+    /// The lines to skip (0 when none).
+    pub lines: u64,
+    /// Every one of them opens with `#`: the file marks comments so,
+    /// and later `#` lines are comments too.
+    pub marked: bool,
+    /// The `#` line just after them reads as the table's header: it is
+    /// the header, not a comment.
+    pub commented_header: bool,
+}
+
 /// How many lines of metadata open `sample` (0 when none): the first
 /// records whose field count is below the sample's modal count, when
-/// the records after them mostly have it. A title, `***` banners or a
-/// count line above a table are such lines; a header one field short of
+/// the records after them mostly have it, or that open with `#` (comment
+/// lines, whatever they hold; a `#` line of names just above the table,
+/// at least as wide as it, is its commented header and is kept). A
+/// title, `***` banners, a count line or a block of `#` notes above a
+/// table are such lines; a header one field short of
 /// the rows (R's `write.table` leaves the row-name column unnamed) is
 /// not, when its cells read as names and the table has three columns or
-/// more. At most [`CSV_PREAMBLE_MAX_LINES`].
+/// more. At most [`CSV_PREAMBLE_MAX_LINES`], unless every line is a `#`
+/// line (then as many as the sample holds).
 ///
 /// ```
-/// use plumb_csv::detect_preamble;
+/// use plumb_csv::{detect_delimiter, detect_preamble};
 /// let text = b"Quarterly export\n*** do not edit ***\nrows: 3\nid,name,city\n1,a,x\n2,b,y\n3,c,z\n";
-/// assert_eq!(detect_preamble(text, true, b',', Some(b'"'), None), 3);
-/// assert_eq!(detect_preamble(b"id,name\n1,a\n2,b\n", true, b',', Some(b'"'), None), 0);
+/// let comma = detect_delimiter(text, true);
+/// assert_eq!(detect_preamble(text, true, &comma, None).lines, 3);
+/// assert_eq!(detect_preamble(b"id,name\n1,a\n2,b\n", true, &comma, None).lines, 0);
+/// let noted = b"# exported 2024-01-15\n# by the ledger, v2\nid,name\n1,a\n2,b\n";
+/// let p = detect_preamble(noted, true, &comma, None);
+/// assert_eq!((p.lines, p.marked), (2, true));
 /// ```
 pub fn detect_preamble(
     sample: &[u8],
     complete: bool,
-    delimiter: u8,
-    quote: Option<u8>,
+    dialect: &Detection,
     comment: Option<u8>,
-) -> u64 {
+) -> Preamble {
+    let none = Preamble {
+        lines: 0,
+        marked: false,
+        commented_header: false,
+    };
     let mut shapes = Shapes::default();
-    let mut parser = CsvParser::new(delimiter)
-        .with_quote(quote)
+    let mut parser = CsvParser::new(dialect.delimiter)
+        .with_quote(dialect.quote)
+        .with_delimiter_runs(dialect.runs)
         .with_comment(comment);
     let _ = parser.push(sample, &mut shapes);
     if complete {
@@ -250,34 +333,58 @@ pub fn detect_preamble(
     }
     let records = shapes.0;
     let mut freq: HashMap<usize, usize> = HashMap::new();
-    for &(_, n, _) in &records {
-        *freq.entry(n).or_default() += 1;
+    for r in records.iter().filter(|r| !r.hash) {
+        *freq.entry(r.fields).or_default() += 1;
     }
     let Some((mode, _)) = freq
         .into_iter()
         .max_by_key(|&(count, times)| (times, count))
     else {
-        return 0;
+        return none;
     };
-    let Some(k) = records.iter().position(|&(_, n, _)| n == mode) else {
-        return 0;
-    };
-    if mode < 2 || k == 0 || records[..k].iter().any(|&(_, n, _)| n >= mode) {
-        return 0;
+    // A block of `#` lines is a preamble by its mark alone, however the
+    // table under it varies; the last one, if it reads as names at least
+    // as many as the table's modal width and its first name touches the
+    // `#` (`#code`, not `# a note`), is the table's commented header and
+    // is kept.
+    let marked = records.iter().take_while(|r| r.hash).count();
+    if marked > 0 && marked < records.len() {
+        let above = &records[marked - 1];
+        let header = above.hash_name && above.names && above.fields >= mode;
+        let k = marked - usize::from(header);
+        if k == 0 {
+            return none;
+        }
+        return Preamble {
+            lines: records[k].line - 1,
+            marked: true,
+            commented_header: header,
+        };
     }
-    let (line, _, _) = records[k];
-    let (_, first_count, first_names) = records[0];
-    let row_names_header = k == 1 && mode >= 3 && first_count == mode - 1 && first_names;
+    // Otherwise short lines above a table that mostly keeps its width.
+    let Some(k) = records.iter().position(|r| r.fields == mode) else {
+        return none;
+    };
+    if mode < 2 || k == 0 || records[..k].iter().any(|r| r.fields >= mode) {
+        return none;
+    }
+    let line = records[k].line;
+    let first = &records[0];
+    let row_names_header = k == 1 && mode >= 3 && first.fields == mode - 1 && first.names;
     let rest = &records[k..];
-    let regular = rest.iter().filter(|&&(_, n, _)| n == mode).count();
+    let regular = rest.iter().filter(|r| r.fields == mode).count();
     if line - 1 > CSV_PREAMBLE_MAX_LINES
         || row_names_header
         || rest.len() < 2
         || regular * 5 < rest.len() * 4
     {
-        return 0;
+        return none;
     }
-    line - 1
+    Preamble {
+        lines: line - 1,
+        marked: false,
+        commented_header: false,
+    }
 }
 
 /// How one dialect splits the sample.
@@ -310,9 +417,16 @@ impl Profile {
     }
 }
 
-fn profile(sample: &[u8], complete: bool, delimiter: u8, quote: Option<u8>) -> Profile {
+fn profile(
+    sample: &[u8],
+    complete: bool,
+    (delimiter, runs): (u8, bool),
+    quote: Option<u8>,
+) -> Profile {
     let mut counts = Counts::default();
-    let mut parser = CsvParser::new(delimiter).with_quote(quote);
+    let mut parser = CsvParser::new(delimiter)
+        .with_quote(quote)
+        .with_delimiter_runs(runs);
     let _ = parser.push(sample, &mut counts);
     if complete {
         let _ = parser.finish(&mut counts);

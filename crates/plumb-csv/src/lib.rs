@@ -42,8 +42,9 @@ pub use cell::{
     InferredType, SENTINEL_TOKENS,
 };
 pub use detect::{
-    detect_delimiter, detect_dialect, detect_preamble, quote_candidates, Detection,
-    CSV_DELIMITER_CANDIDATES, CSV_PREAMBLE_MAX_LINES, DELIMITER_SAMPLE_BYTES,
+    detect_delimiter, detect_dialect, detect_preamble, quote_candidates, Detection, Preamble,
+    CSV_DELIMITER_CANDIDATES, CSV_EXTENDED_CANDIDATES, CSV_EXTENDED_MIN_CONFIDENCE,
+    CSV_LOW_CONFIDENCE, CSV_PREAMBLE_MAX_LINES, DELIMITER_SAMPLE_BYTES,
 };
 pub use machine::{
     CsvParser, CsvSink, Issue, IssueKind, IssueReport, LineEndings, Record, CSV_LONG_FIELD_LINES,
@@ -89,7 +90,8 @@ impl CsvFormat {
             delimiter: match self {
                 CsvFormat::Csv => opts.delimiter,
                 CsvFormat::Tsv => Some(opts.delimiter.unwrap_or(b'\t')),
-            },
+            }
+            .map(|d| (d, opts.delimiter_runs)),
             quote: opts.quote,
             comment: opts.comment,
             skip_lines: opts.skip_lines,
@@ -103,6 +105,9 @@ impl CsvFormat {
 pub struct CsvOptions {
     /// The delimiter; detected from the first 64 KiB when `None` (CSV).
     pub delimiter: Option<u8>,
+    /// With a given delimiter: whether a run of it counts as one, and
+    /// delimiters that open or close a line are ignored (`spaces`).
+    pub delimiter_runs: bool,
     /// The quote; chosen on the first 64 KiB under auto.
     pub quote: QuoteMode,
     /// Lines that start with this byte (where a record would start) are

@@ -43,12 +43,14 @@ impl CsvReader {
     };
 
     fn options(&self, req: &Request) -> Result<CsvOptions, Refusal> {
+        let delimiter = req
+            .options
+            .text("delimiter")
+            .map(parse_delimiter)
+            .transpose()?;
         Ok(CsvOptions {
-            delimiter: req
-                .options
-                .text("delimiter")
-                .map(parse_delimiter)
-                .transpose()?,
+            delimiter: delimiter.map(|(d, _)| d),
+            delimiter_runs: delimiter.is_some_and(|(_, runs)| runs),
             comment: req.options.text("comment").map(parse_comment).transpose()?,
             skip_lines: req.options.count("skip_lines"),
             quote: match req.options.text("quote") {
@@ -72,7 +74,7 @@ pub const CSV_OPTIONS: [OptionSpec; 6] = [
         kind: OptionKind::Text,
         default: None,
         ops: &Op::ALL,
-        doc: "the delimiter: one character, or `tab` (detected for csv, a tab for tsv)",
+        doc: "the delimiter: one character, or tab, space, or spaces (a run of spaces as one); detected for csv, a tab for tsv",
     },
     OptionSpec {
         name: "quote",

@@ -89,23 +89,52 @@ pub(crate) fn quote_name(quote: Option<u8>) -> String {
     quote.map_or_else(|| "none".to_owned(), |q| char::from(q).to_string())
 }
 
-/// Parses a delimiter argument: one ASCII character, or `tab`/`\t`.
+/// Parses a delimiter argument: one ASCII character, `tab`/`\t`,
+/// `space`, or `spaces` (a run of spaces as one delimiter); the second
+/// value says whether runs count as one.
 ///
 /// # Errors
 /// `invalid-argument` for anything that is not one ASCII character
 /// other than a quote, CR or LF.
-pub(crate) fn parse_delimiter(s: &str) -> Result<u8, Refusal> {
+pub(crate) fn parse_delimiter(s: &str) -> Result<(u8, bool), Refusal> {
     let d = match s {
         "\\t" | "tab" | "TAB" | "\t" => b'\t',
+        "space" => b' ',
+        "spaces" => return Ok((b' ', true)),
         _ if s.len() == 1 => s.as_bytes()[0],
         _ => 0,
     };
     if d == 0 || !d.is_ascii() || matches!(d, b'"' | b'\'' | b'\r' | b'\n') {
         return Err(Refusal::invalid_argument(format!(
-            "delimiter `{s}` is not usable; pass one ASCII character such as , ; | or tab"
+            "delimiter `{s}` is not usable; pass one ASCII character such as , ; | : or tab, space, or spaces (runs of spaces)"
         )));
     }
-    Ok(d)
+    Ok((d, false))
+}
+
+/// How a delimiter is named in answers (and may be passed back).
+pub(crate) fn delimiter_name(d: u8, runs: bool) -> String {
+    match (d, runs) {
+        (b' ', true) => "spaces".to_owned(),
+        _ => char::from(d).to_string(),
+    }
+}
+
+/// What an answer says of a detected delimiter whose confidence is low,
+/// or `None` when it is high or the delimiter was given.
+pub(crate) fn confidence_note(confidence: Option<f64>, delimiter: &str) -> Option<String> {
+    let c = confidence?;
+    if c >= crate::detect::CSV_LOW_CONFIDENCE {
+        return None;
+    }
+    Some(if c == 0.0 {
+        "no candidate delimiter split the sample into columns, so it was read as one column; if the file has columns, pass the delimiter option".to_owned()
+    } else {
+        format!(
+            "the delimiter `{delimiter}` was chosen with low confidence: {:.0}% of the sampled records share one field count; if the columns look wrong, pass the delimiter option",
+            c * 100.0
+        )
+    })
 }
 
 /// Parses a comment argument: one ASCII character that is not a quote,
@@ -392,9 +421,14 @@ impl<S: RowSink> CsvSink for Resolver<'_, S> {
 #[derive(Clone, Debug)]
 pub(crate) struct ScanSummary {
     pub delimiter: u8,
+    /// Whether a run of delimiters counted as one.
+    pub runs: bool,
     pub quote: Option<u8>,
     /// Lines skipped before the table (asked, or a detected preamble).
     pub skipped_lines: u64,
+    /// The comment character in effect (given, or `#` after a `#`
+    /// preamble).
+    pub comment: Option<u8>,
     /// Comment lines skipped.
     pub comment_lines: u64,
     /// The first lines of a detected preamble, cut.
@@ -413,7 +447,7 @@ pub(crate) struct ScanSummary {
 /// on the sample.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Asked {
-    pub delimiter: Option<u8>,
+    pub delimiter: Option<(u8, bool)>,
     pub quote: QuoteMode,
     pub comment: Option<u8>,
     pub skip_lines: Option<u64>,
@@ -457,44 +491,51 @@ pub(crate) fn scan<R: BufRead, S: RowSink>(
     let mut eof = false;
     let mut confidence = None;
     let mut preamble = Vec::new();
-    let (delimiter, quote, skip_lines) = match (asked.delimiter, asked.quote, asked.skip_lines) {
-        (Some(d), QuoteMode::Char(q), Some(skip)) => (d, Some(q), skip),
-        (Some(d), QuoteMode::Off, Some(skip)) => (d, None, skip),
-        (delimiter, quote, skip) => {
-            while sample.len() < DELIMITER_SAMPLE_BYTES {
-                match stream.next_chunk()? {
-                    Some(chunk) => {
-                        base.get_or_insert(chunk.byte_offset);
-                        sample.extend_from_slice(chunk.text.as_bytes());
-                    }
-                    None => {
-                        eof = true;
-                        break;
+    let mut comment = asked.comment;
+    let mut comments_after = 0;
+    let ((delimiter, runs), quote, skip_lines) =
+        match (asked.delimiter, asked.quote, asked.skip_lines) {
+            (Some(d), QuoteMode::Char(q), Some(skip)) => (d, Some(q), skip),
+            (Some(d), QuoteMode::Off, Some(skip)) => (d, None, skip),
+            (delimiter, quote, skip) => {
+                while sample.len() < DELIMITER_SAMPLE_BYTES {
+                    match stream.next_chunk()? {
+                        Some(chunk) => {
+                            base.get_or_insert(chunk.byte_offset);
+                            sample.extend_from_slice(chunk.text.as_bytes());
+                        }
+                        None => {
+                            eof = true;
+                            break;
+                        }
                     }
                 }
+                let detection = detect_dialect(&sample, eof, delimiter, quote);
+                if delimiter.is_none() {
+                    confidence = Some(detection.confidence);
+                }
+                let skip = skip.unwrap_or_else(|| {
+                    let found = detect_preamble(&sample, eof, &detection, asked.comment);
+                    preamble = preamble_text(&sample, found.lines);
+                    // A file that opens with `#` notes marks comments so
+                    // (its commented header, if any, excepted).
+                    if found.marked && comment.is_none() {
+                        comment = Some(b'#');
+                        if found.commented_header {
+                            comments_after = found.lines + 1;
+                        }
+                    }
+                    found.lines
+                });
+                ((detection.delimiter, detection.runs), detection.quote, skip)
             }
-            let detection = detect_dialect(&sample, eof, delimiter, quote);
-            if delimiter.is_none() {
-                confidence = Some(detection.confidence);
-            }
-            let skip = skip.unwrap_or_else(|| {
-                let lines = detect_preamble(
-                    &sample,
-                    eof,
-                    detection.delimiter,
-                    detection.quote,
-                    asked.comment,
-                );
-                preamble = preamble_text(&sample, lines);
-                lines
-            });
-            (detection.delimiter, detection.quote, skip)
-        }
-    };
+        };
     let new_parser = |at: u64| {
         CsvParser::new(delimiter)
             .with_quote(quote)
-            .with_comment(asked.comment)
+            .with_delimiter_runs(runs)
+            .with_comment(comment)
+            .with_comments_after(comments_after)
             .with_skip_lines(skip_lines)
             .with_base_offset(at)
     };
@@ -519,11 +560,13 @@ pub(crate) fn scan<R: BufRead, S: RowSink>(
     let parser = parser.unwrap_or_else(|| new_parser(0));
     Ok(ScanSummary {
         delimiter,
+        runs,
         quote,
         confidence,
         endings: parser.line_endings(),
         blank_lines: parser.blank_lines(),
         skipped_lines: parser.skipped_lines(),
+        comment,
         comment_lines: parser.comment_lines(),
         preamble,
         rows: resolver.rows(),

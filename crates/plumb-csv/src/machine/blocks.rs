@@ -78,6 +78,7 @@ impl CsvParser {
         while input.len() - *i >= BLOCK {
             let state = self.state;
             let blockable = !self.after_cr
+                && !self.runs
                 && self.line > self.skip_lines
                 && matches!(state, State::FieldStart | State::Unquoted | State::Quoted)
                 && if self.in_record {

@@ -108,6 +108,11 @@ impl CsvParser {
                             self.state = State::SkipLine;
                             continue;
                         }
+                        if class == DELIM && self.runs {
+                            // Delimiters that open a line are alignment.
+                            *i += 1;
+                            continue;
+                        }
                         if class == LF || class == CR {
                             self.blank_lines += 1;
                             self.terminator(class);
@@ -115,7 +120,7 @@ impl CsvParser {
                             sink.blank_line(self.line - 1)?;
                             continue;
                         }
-                        if Some(b) == self.comment {
+                        if Some(b) == self.comment && self.line > self.comments_after {
                             self.comment_lines += 1;
                             self.state = State::SkipLine;
                             continue;
@@ -129,13 +134,19 @@ impl CsvParser {
                             self.quote_offset = base + *i as u64;
                             *i += 1;
                         }
+                        // In a record, this state follows a delimiter: under
+                        // runs another one continues the run, and a line
+                        // break ends the record with no empty last field.
+                        DELIM if self.runs => *i += 1,
                         DELIM => {
                             *i += 1;
                             self.end_field(base + *i as u64, sink)?;
                         }
                         LF | CR => {
                             *i += 1;
-                            self.end_field(base + *i as u64, sink)?;
+                            if !self.runs {
+                                self.end_field(base + *i as u64, sink)?;
+                            }
                             self.end_record(class, base + *i as u64, sink)?;
                         }
                         _ => self.state = State::Unquoted,

@@ -202,10 +202,15 @@ pub struct CsvParser {
     after_cr: bool,
     endings: LineEndings,
     blank_lines: u64,
+    /// Whether a run of delimiters is one, and delimiters that open or
+    /// close a line are not field ends (columns aligned with spaces).
+    runs: bool,
     /// Lines 1..=skip_lines are skipped unparsed.
     skip_lines: u64,
     /// A line starting with this byte (outside any record) is skipped.
     comment: Option<u8>,
+    /// Lines up to this one are never comments.
+    comments_after: u64,
     skipped_lines: u64,
     comment_lines: u64,
     /// The offset of the first byte pushed: the records before the open
@@ -259,8 +264,10 @@ impl CsvParser {
             after_cr: false,
             endings: LineEndings::default(),
             blank_lines: 0,
+            runs: false,
             skip_lines: 0,
             comment: None,
+            comments_after: 0,
             skipped_lines: 0,
             comment_lines: 0,
             origin: 0,
@@ -307,6 +314,34 @@ impl CsvParser {
         self
     }
 
+    /// Reads a run of delimiters as one, and ignores delimiters that open
+    /// or close a line: text aligned in columns with spaces, read with
+    /// the delimiter `b' '`, gives one field per column (as `awk` splits
+    /// it). Empty fields cannot occur; a quoted field may still hold
+    /// spaces.
+    ///
+    /// ```
+    /// use std::ops::ControlFlow;
+    /// use plumb_csv::{CsvParser, CsvSink, Record};
+    ///
+    /// struct Widths(Vec<usize>);
+    /// impl CsvSink for Widths {
+    ///     fn record(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+    ///         self.0.push(r.len());
+    ///         ControlFlow::Continue(())
+    ///     }
+    /// }
+    /// let mut w = Widths(Vec::new());
+    /// let mut p = CsvParser::new(b' ').with_delimiter_runs(true);
+    /// let _ = p.push(b"id   name     score\n  1  \"ann b\"  10  \n", &mut w);
+    /// p.finish(&mut w);
+    /// assert_eq!(w.0, vec![3, 3]);
+    /// ```
+    pub fn with_delimiter_runs(mut self, runs: bool) -> CsvParser {
+        self.runs = runs;
+        self
+    }
+
     /// Skips the first `lines` physical lines unparsed (a preamble: a
     /// title, banners, a count line). A quote in them opens nothing.
     pub fn with_skip_lines(mut self, lines: u64) -> CsvParser {
@@ -339,6 +374,13 @@ impl CsvParser {
     pub fn with_comment(mut self, comment: Option<u8>) -> CsvParser {
         self.comment = comment
             .filter(|&c| !matches!(c, b'\r' | b'\n') && c != self.delimiter && c != self.quote);
+        self
+    }
+
+    /// Takes no line up to `line` for a comment: a header marked like
+    /// the comments above it (`#code\tname`) is read as a record.
+    pub fn with_comments_after(mut self, line: u64) -> CsvParser {
+        self.comments_after = line;
         self
     }
 
@@ -486,6 +528,8 @@ impl CsvParser {
                 self.end_field(at, sink)?;
             }
             State::Overflow | State::SkipLine => {}
+            // Trailing delimiters under runs end no field.
+            State::FieldStart if self.runs => {}
             _ => self.end_field(at, sink)?,
         }
         self.emit(at, false, sink)

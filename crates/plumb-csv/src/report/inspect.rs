@@ -29,7 +29,7 @@ use crate::cell::{
 use crate::machine::{Issue, IssueReport, Record};
 use crate::scan::{RowSink, ScanSummary};
 
-use super::{delimiter_name, lossy_prefix, IssueList};
+use super::{lossy_prefix, IssueList};
 
 /// A fact about the number literals of a column that a double would misstate.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -392,14 +392,21 @@ pub struct CsvInspect {
     pub format: &'static str,
     /// Exact when the whole file was read; sampled when a row cap stopped it.
     pub view: ViewFlags,
-    /// The delimiter used.
+    /// The delimiter used (`spaces` for runs of spaces).
     pub delimiter: String,
+    /// Said when the delimiter was detected with low confidence (below
+    /// [`CSV_LOW_CONFIDENCE`](crate::CSV_LOW_CONFIDENCE)), with a hint to
+    /// pass it; null otherwise.
+    pub delimiter_note: Option<String>,
     /// The quote character used, or `none`.
     pub quote: String,
     /// Lines skipped before the table: asked with `skip_lines`, or a
     /// detected preamble.
     pub skipped_lines: u64,
-    /// Comment lines skipped (with `comment`).
+    /// The comment character in effect: given, or `#` when the file
+    /// opens with `#` lines; null when none.
+    pub comment: Option<String>,
+    /// Comment lines skipped after the table began.
     pub comment_lines: u64,
     /// The first lines of a detected preamble (at most 10, each cut to
     /// 256 bytes); empty when none was detected or `skip_lines` was given.
@@ -484,9 +491,14 @@ impl InspectSink {
             ok: true,
             format,
             view: ViewFlags::of_scan(s.stopped),
-            delimiter: delimiter_name(s.delimiter),
+            delimiter: crate::scan::delimiter_name(s.delimiter, s.runs),
+            delimiter_note: crate::scan::confidence_note(
+                s.confidence,
+                &crate::scan::delimiter_name(s.delimiter, s.runs),
+            ),
             quote: crate::scan::quote_name(s.quote),
             skipped_lines: s.skipped_lines,
+            comment: s.comment.map(|c| char::from(c).to_string()),
             comment_lines: s.comment_lines,
             preamble: s.preamble.clone(),
             delimiter_confidence: s.confidence,

@@ -73,10 +73,6 @@ impl IssueList {
     }
 }
 
-fn delimiter_name(d: u8) -> String {
-    char::from(d).to_string()
-}
-
 /// The text of a cell as [`String::from_utf8_lossy`] would give it,
 /// without making it: its length in bytes.
 fn lossy_len(bytes: &[u8]) -> usize {

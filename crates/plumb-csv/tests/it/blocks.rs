@@ -350,10 +350,10 @@ proptest! {
         keep_first in 0usize..6,
         skip in 0u64..6,
     ) {
-        let quoted = Dialect { quote: Some(b'"'), comment: Some(b'#'), skip };
+        let quoted = Dialect { quote: Some(b'"'), comment: Some(b'#'), skip, runs: false };
         same_every_way_in(&input, cuts.clone(), keep_first, quoted)?;
         // Without quotes, the oracle is plain line handling.
-        let plain = Dialect { quote: None, comment: Some(b'#'), skip };
+        let plain = Dialect { quote: None, comment: Some(b'#'), skip, runs: false };
         let (_, records) = same_every_way_in(&input, cuts, keep_first, plain)?;
         prop_assert_eq!(records, uncommented_oracle(&input, skip as usize));
     }

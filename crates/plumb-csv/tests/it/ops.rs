@@ -780,7 +780,121 @@ fn comment_lines_are_skipped_and_counted() {
     .unwrap();
     assert_eq!(s.comment_lines, 2);
     assert_eq!(s.returned, 2);
-    // Without the option the comment lines are data (and ragged).
+    // Without the option, a file that opens with `#` lines marks its
+    // comments so: the first is a preamble line, later ones comments.
     let v = validate(stream(text), CsvFormat::Csv, &CsvOptions::default()).unwrap();
-    assert_eq!(v.comment_lines, 0);
+    assert_eq!(
+        (
+            v.skipped_lines,
+            v.comment.as_deref(),
+            v.comment_lines,
+            v.rows_scanned
+        ),
+        (1, Some("#"), 1, 2)
+    );
+    // One that does not is read as it is: a `#` line later is data.
+    let later = "id,v\n1,a\n# a note\n2,b\n";
+    let v = validate(stream(later), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!((v.comment, v.comment_lines, v.rows_scanned), (None, 0, 3));
+}
+
+#[test]
+fn a_commented_header_under_notes_is_the_header() {
+    let text = "# the zone table\n# columns below\n#code\tcoordinates\tTZ\nAD\t+4230+00131\tEurope/Andorra\nAE\t+2518+05518\tAsia/Dubai\n# a trailing note\n";
+    let r = inspect(stream(text), CsvFormat::Tsv, &CsvOptions::default()).unwrap();
+    assert_eq!(r.skipped_lines, 2);
+    assert_eq!(
+        r.header.as_deref(),
+        Some(
+            &[
+                "#code".to_owned(),
+                "coordinates".to_owned(),
+                "TZ".to_owned()
+            ][..]
+        )
+    );
+    assert_eq!((r.row_count, r.comment_lines), (Some(2), 1));
+}
+
+#[test]
+fn colon_space_and_aligned_files_are_detected() {
+    // A passwd-like file: colons, with commas and spaces inside fields.
+    let passwd = "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon,,,:/usr/sbin:/usr/sbin/nologin\nann:x:1000:1000:Ann Lee,,,:/home/ann:/bin/zsh\nbin:x:2:2:bin:/bin:/usr/sbin/nologin\n";
+    let r = inspect(stream(passwd), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!((r.delimiter.as_str(), r.columns.len()), (":", 7));
+    assert_eq!(r.delimiter_note, None);
+    // One space between the fields of every row.
+    let spaced = "id name score\n1 ann 10\n2 bob 7\n3 cy 12\n";
+    let r = inspect(stream(spaced), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!((r.delimiter.as_str(), r.row_count), (" ", Some(3)));
+    assert_eq!(r.columns[2].inferred_type, InferredType::Integer);
+    // Columns aligned with runs of spaces.
+    let aligned =
+        "id    name      score\n1     ann       10\n22    bob       7\n333   cy        12\n";
+    let r = inspect(stream(aligned), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!(
+        (r.delimiter.as_str(), r.row_count, r.ragged_rows),
+        ("spaces", Some(3), 0)
+    );
+    assert_eq!(r.columns[2].inferred_type, InferredType::Integer);
+    assert_eq!(r.columns[1].samples, vec!["ann", "bob", "cy"]);
+    // Given back by name: a cell of two words splits in two, and that
+    // row is reported ragged rather than silently shifted.
+    let opts = CsvOptions {
+        delimiter: Some(b' '),
+        delimiter_runs: true,
+        ..CsvOptions::default()
+    };
+    let two_words = aligned.replace("bob   ", "bob lee");
+    let v = validate(stream(&two_words), CsvFormat::Csv, &opts).unwrap();
+    assert_eq!((v.delimiter.as_str(), v.delimiter_note), ("spaces", None));
+    assert_eq!((v.ragged_rows, v.valid), (1, Some(false)));
+}
+
+#[test]
+fn the_first_four_candidates_keep_the_seed_rule() {
+    // Commas split every row consistently; spaces inside the text do
+    // not make it space-delimited, even where they are as consistent.
+    let text = "name,city\nann lee,new york\nbob ray,los angeles\n";
+    let r = inspect(stream(text), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!(r.delimiter, ",");
+    // Prose lines split at spaces inconsistently: one column.
+    let prose = "This is a sentence.\nAnother, longer sentence here.\nShort one\n";
+    let r = inspect(stream(prose), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!(r.delimiter_confidence, Some(0.0));
+    assert!(
+        r.delimiter_note
+            .as_deref()
+            .is_some_and(|n| n.contains("one column")),
+        "{:?}",
+        r.delimiter_note
+    );
+}
+
+#[test]
+fn low_confidence_is_said_with_a_hint() {
+    // Half the rows have a stray extra semicolon: the delimiter is still
+    // `;`, but the sample does not agree with itself.
+    let mut text = String::from("a;b;c\n");
+    for k in 0..20 {
+        if k % 2 == 0 {
+            text.push_str(&format!("{k};x;y\n"));
+        } else {
+            text.push_str(&format!("{k};x;y;z\n"));
+        }
+    }
+    let v = validate(stream(&text), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!(v.delimiter, ";");
+    let note = v.delimiter_note.expect("a note");
+    assert!(
+        note.contains("low confidence") && note.contains("delimiter option"),
+        "{note}"
+    );
+    // A given delimiter is never second-guessed.
+    let given = CsvOptions {
+        delimiter: Some(b';'),
+        ..CsvOptions::default()
+    };
+    let v = validate(stream(&text), CsvFormat::Csv, &given).unwrap();
+    assert_eq!(v.delimiter_note, None);
 }

@@ -4,7 +4,7 @@ use plumb_csv::CsvParser;
 use plumb_csv::{CSV_MAX_FIELD_BYTES, CSV_MAX_RECORD_BYTES};
 use proptest::prelude::*;
 
-use crate::util::{check, cut, parse_pieces, parse_pieces_quoted};
+use crate::util::{check, cut, parse_pieces, parse_pieces_in, parse_pieces_quoted, Dialect};
 
 #[test]
 fn quoted_crlf_example_gives_three_records_at_every_split() {
@@ -272,6 +272,18 @@ fn single_quote_and_no_quote_dialects() {
     assert_eq!(CsvParser::new(b',').quote(), Some(b'"'));
 }
 
+/// Text aligned in columns: words, runs of spaces, line breaks.
+fn aligned() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        6 => "[a-z0-9]{1,6}".prop_map(String::into_bytes),
+        5 => " {1,5}".prop_map(String::into_bytes),
+        2 => Just(b"\n".to_vec()),
+        1 => Just(b"\r\n".to_vec()),
+        1 => Just(b" \"a b\" ".to_vec()),
+    ];
+    prop::collection::vec(piece, 0..60).prop_map(|v| v.concat())
+}
+
 fn csvish() -> impl Strategy<Value = Vec<u8>> {
     let piece = prop_oneof![
         6 => "[a-z0-9 ]{1,3}".prop_map(String::into_bytes),
@@ -287,6 +299,28 @@ fn csvish() -> impl Strategy<Value = Vec<u8>> {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// Runs of spaces: the fields are the words of each non-blank line
+    /// (a quoted `"a b"` is one), under any chunking and whether fields
+    /// are kept or not.
+    #[test]
+    fn space_runs_split_like_awk(input in aligned(), cuts in prop::collection::vec(0usize..64, 0..6)) {
+        let dialect = Dialect { runs: true, ..Dialect::quoted(Some(b'"')) };
+        let whole = parse_pieces_in(&[&input], b' ', dialect, true);
+        prop_assert_eq!(&parse_pieces_in(&cut(&input, cuts), b' ', dialect, true), &whole);
+        let bytes: Vec<&[u8]> = input.chunks(1).collect();
+        prop_assert_eq!(&parse_pieces_in(&bytes, b' ', dialect, true), &whole);
+        let (lean, _) = parse_pieces_in(&[&input], b' ', dialect, false);
+        prop_assert_eq!(&lean.events, &whole.0.events);
+        let text = String::from_utf8(input.clone()).unwrap().replace("\"a b\"", "\u{1}");
+        let oracle: Vec<Vec<String>> = text
+            .replace("\r\n", "\n")
+            .split('\n')
+            .map(|line| line.split(' ').filter(|w| !w.is_empty()).map(|w| w.replace('\u{1}', "a b")).collect::<Vec<_>>())
+            .filter(|words| !words.is_empty())
+            .collect();
+        prop_assert_eq!(&whole.0.records, &oracle);
+    }
 
     /// Any chunking of any input gives identical records and issues.
     #[test]

@@ -115,6 +115,7 @@ pub struct Dialect {
     pub quote: Option<u8>,
     pub comment: Option<u8>,
     pub skip: u64,
+    pub runs: bool,
 }
 
 impl Dialect {
@@ -123,6 +124,7 @@ impl Dialect {
             quote,
             comment: None,
             skip: 0,
+            runs: false,
         }
     }
 
@@ -131,6 +133,7 @@ impl Dialect {
             .with_quote(self.quote)
             .with_comment(self.comment)
             .with_skip_lines(self.skip)
+            .with_delimiter_runs(self.runs)
     }
 }
 
