@@ -13,8 +13,13 @@
 //! | `integer` | an optional `+`/`-`, then ASCII digits only |
 //! | `float` | an optional sign, digits with one `.` and/or an exponent (`1.5`, `.5`, `5.`, `1e9`, `-2.5E-3`) |
 //! | `boolean` | `true` or `false`, in any letter case |
-//! | `date` | an ISO 8601 calendar date `YYYY-MM-DD` (month 01-12, day 01-31), optionally followed by `T` or a space and a time `HH:MM[:SS[.fff]]` with an optional `Z` or `±HH[:MM]` offset |
+//! | `date` | a calendar date: `YYYY-MM-DD`, `YYYY/MM/DD` or `YYYY.MM.DD` (month 01-12, day 01-31), or day and month before a four-digit year, `D/M/YYYY` to `DD/MM/YYYY` with `/`, `.` or `-` (day-first when the first part is over 12, month-first when the second is, ambiguous when both could be a month: see [`DateOrder`]) |
+//! | `timestamp` | any of those dates followed by `T` or a space and a time `HH:MM[:SS[.fff]]` with an optional `Z` or `±HH[:MM]` offset |
 //! | `string` | anything else |
+//!
+//! Column facts refine a few cells where the column says more than the
+//! cell: see the inspect report (decimal commas, short codes that match
+//! a sentinel, exponent-shaped codes).
 
 use plumb_core::{scan_decimal, DecimalScan};
 use serde::Serialize;
@@ -37,21 +42,24 @@ pub enum CellClass {
     Float,
     /// `true` or `false`, any letter case.
     Boolean,
-    /// An ISO 8601 date or date-time.
+    /// A calendar date.
     Date,
+    /// A calendar date with a time of day.
+    Timestamp,
     /// Any other text.
     String,
 }
 
 impl CellClass {
     /// Every class, in histogram order.
-    pub const ALL: [CellClass; 7] = [
+    pub const ALL: [CellClass; 8] = [
         CellClass::Empty,
         CellClass::Sentinel,
         CellClass::Integer,
         CellClass::Float,
         CellClass::Boolean,
         CellClass::Date,
+        CellClass::Timestamp,
         CellClass::String,
     ];
 
@@ -64,6 +72,7 @@ impl CellClass {
             CellClass::Float => "float",
             CellClass::Boolean => "boolean",
             CellClass::Date => "date",
+            CellClass::Timestamp => "timestamp",
             CellClass::String => "string",
         }
     }
@@ -118,6 +127,31 @@ pub struct CellScan<'a> {
     pub number: Option<DecimalScan>,
     /// For `sentinel`: the index of the token in [`SENTINEL_TOKENS`].
     pub sentinel: Option<usize>,
+    /// For `date` and `timestamp`: how the date part is written.
+    pub date: Option<DateForm>,
+}
+
+/// The order a date writes its parts in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DateOrder {
+    /// Year, month, day (`2024-01-15`, `2024/01/15`).
+    Ymd,
+    /// Day first: the first part is over 12 (`15/01/2024`).
+    Dmy,
+    /// Month first: the second part is over 12 (`01/15/2024`).
+    Mdy,
+    /// Day and month both 12 or less (`03/04/2024`): either order reads.
+    Ambiguous,
+}
+
+/// How one date is written: its order and the separator of its parts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DateForm {
+    /// The order of day, month and year.
+    pub order: DateOrder,
+    /// `-`, `/` or `.`.
+    pub separator: u8,
 }
 
 /// Classifies one cell, trimming it and reading a number only once
@@ -139,6 +173,7 @@ pub fn scan_cell(cell: &[u8]) -> CellScan<'_> {
         trimmed: t,
         number: None,
         sentinel: None,
+        date: None,
     };
     let Some(&first) = t.first() else {
         scan.class = CellClass::Empty;
@@ -148,19 +183,23 @@ pub fn scan_cell(cell: &[u8]) -> CellScan<'_> {
     // are classified after one or two cheap checks.
     match first {
         b'0'..=b'9' | b'+' | b'-' | b'.' => {
-            // A date is tried first when its fifth byte is a '-', which
-            // saves reading its year as a number; a number with a '-'
-            // there (`123e-45678`) is not a date and is read below.
-            if t.len() >= 10 && t[4] == b'-' && is_date(t) {
-                scan.class = CellClass::Date;
+            // A date is tried first when a separator sits where a date
+            // has one, which saves reading its year as a number; a
+            // number with a `-` or `.` there (`123e-45678`, `1.25`) is
+            // not a date and is read below.
+            if let Some((form, time)) = date_shaped(t).then(|| parse_date(t)).flatten() {
+                scan.class = if time {
+                    CellClass::Timestamp
+                } else {
+                    CellClass::Date
+                };
+                scan.date = Some(form);
             } else if let Some(d) = scan_decimal(t) {
                 scan.class = number_class(&d);
                 scan.number = Some(d);
             } else if t == b"-" {
                 scan.class = CellClass::Sentinel;
                 scan.sentinel = sentinel_index(t);
-            } else if is_date(t) {
-                scan.class = CellClass::Date;
             }
         }
         b'N' | b'n' if t.len() <= SENTINEL_MAX_BYTES => {
@@ -221,24 +260,72 @@ fn digits(bytes: &[u8], at: usize, n: usize) -> Option<u32> {
     Some(v)
 }
 
-fn is_date(b: &[u8]) -> bool {
-    let (Some(_), Some(month), Some(day)) = (digits(b, 0, 4), digits(b, 5, 2), digits(b, 8, 2))
-    else {
-        return false;
+/// Whether a date separator sits where a date has one: after a
+/// four-digit year, or after a one- or two-digit day or month.
+#[inline]
+fn date_shaped(t: &[u8]) -> bool {
+    let sep = |k: usize| matches!(t.get(k), Some(b'-' | b'/' | b'.'));
+    t.len() >= 8 && (sep(4) || sep(1) || sep(2))
+}
+
+/// Reads a date, and whether a time follows it.
+fn parse_date(b: &[u8]) -> Option<(DateForm, bool)> {
+    let (form, rest) = if matches!(b.get(4), Some(b'-' | b'/' | b'.')) {
+        let sep = b[4];
+        let (_, month, day) = (digits(b, 0, 4)?, digits(b, 5, 2)?, digits(b, 8, 2)?);
+        if b.get(7) != Some(&sep) || !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+            return None;
+        }
+        let form = DateForm {
+            order: DateOrder::Ymd,
+            separator: sep,
+        };
+        (form, &b[10..])
+    } else {
+        // One or two digits, a separator, one or two digits, the same
+        // separator, four digits.
+        let first_len = if b.get(1).is_some_and(u8::is_ascii_digit) {
+            2
+        } else {
+            1
+        };
+        let a = digits(b, 0, first_len)?;
+        let sep = *b.get(first_len)?;
+        if !matches!(sep, b'-' | b'/' | b'.') {
+            return None;
+        }
+        let at = first_len + 1;
+        let second_len = if b.get(at + 1).is_some_and(u8::is_ascii_digit) {
+            2
+        } else {
+            1
+        };
+        let c = digits(b, at, second_len)?;
+        let at = at + second_len;
+        if b.get(at) != Some(&sep) {
+            return None;
+        }
+        digits(b, at + 1, 4)?;
+        if b.get(at + 5).is_some_and(u8::is_ascii_digit) {
+            return None;
+        }
+        let order = match (a, c) {
+            (1..=12, 1..=12) => DateOrder::Ambiguous,
+            (13..=31, 1..=12) => DateOrder::Dmy,
+            (1..=12, 13..=31) => DateOrder::Mdy,
+            _ => return None,
+        };
+        let form = DateForm {
+            order,
+            separator: sep,
+        };
+        (form, &b[at + 5..])
     };
-    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
-        return false;
+    match rest {
+        [] => Some((form, false)),
+        [b'T' | b' ', time @ ..] if is_time(time) => Some((form, true)),
+        _ => None,
     }
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return false;
-    }
-    if b.len() == 10 {
-        return true;
-    }
-    if !matches!(b.get(10), Some(b'T' | b' ')) {
-        return false;
-    }
-    is_time(&b[11..])
 }
 
 fn is_time(b: &[u8]) -> bool {
@@ -287,7 +374,7 @@ fn is_time(b: &[u8]) -> bool {
 /// A count of cells per class.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ClassHistogram {
-    counts: [u64; 7],
+    counts: [u64; 8],
 }
 
 impl ClassHistogram {
@@ -295,6 +382,14 @@ impl ClassHistogram {
     #[inline]
     pub fn add(&mut self, class: CellClass) {
         self.counts[class.index()] += 1;
+    }
+
+    /// Moves `n` cells counted as `from` to `to` (a column fact that
+    /// corrects a cell's own reading).
+    pub(crate) fn shift(&mut self, from: CellClass, to: CellClass, n: u64) {
+        let n = n.min(self.counts[from.index()]);
+        self.counts[from.index()] -= n;
+        self.counts[to.index()] += n;
     }
 
     /// How many cells of `class` were counted.
@@ -331,6 +426,9 @@ pub enum InferredType {
     Boolean,
     /// Every valued cell is a date.
     Date,
+    /// Every valued cell is a timestamp, or a date or timestamp with at
+    /// least one timestamp.
+    Timestamp,
     /// Every valued cell is other text.
     String,
     /// The valued cells disagree.
@@ -340,8 +438,8 @@ pub enum InferredType {
 /// The type a histogram of cell classes supports.
 ///
 /// Only typed cells vote: empties and sentinels are missing values.
-/// Integers and floats together make `float`; any other mixture is
-/// `mixed`; no votes at all is `empty`.
+/// Integers and floats together make `float`, dates and timestamps
+/// `timestamp`; any other mixture is `mixed`; no votes at all is `empty`.
 ///
 /// ```
 /// use plumb_csv::{infer_column_type, CellClass, ClassHistogram, InferredType};
@@ -360,6 +458,7 @@ pub fn infer_column_type(h: &ClassHistogram) -> InferredType {
         (CellClass::Float, InferredType::Float),
         (CellClass::Boolean, InferredType::Boolean),
         (CellClass::Date, InferredType::Date),
+        (CellClass::Timestamp, InferredType::Timestamp),
         (CellClass::String, InferredType::String),
     ];
     let voters: Vec<InferredType> = kinds
@@ -371,6 +470,7 @@ pub fn infer_column_type(h: &ClassHistogram) -> InferredType {
         [] => InferredType::Empty,
         [one] => *one,
         [InferredType::Integer, InferredType::Float] => InferredType::Float,
+        [InferredType::Date, InferredType::Timestamp] => InferredType::Timestamp,
         _ => InferredType::Mixed,
     }
 }

@@ -39,7 +39,7 @@ use plumb_core::{clamp_limit, Refusal, ScanBounds, TextStream, Window};
 
 pub use cell::{
     classify_cell, infer_column_type, number_class, scan_cell, CellClass, CellScan, ClassHistogram,
-    InferredType, SENTINEL_TOKENS,
+    DateForm, DateOrder, InferredType, SENTINEL_TOKENS,
 };
 pub use detect::{
     detect_delimiter, detect_dialect, detect_preamble, quote_candidates, Detection, Preamble,

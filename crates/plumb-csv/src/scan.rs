@@ -163,6 +163,10 @@ pub(crate) fn header_looks_like_names(record: &Record<'_>) -> bool {
 
 /// What a report consumes: the header once, then data rows.
 pub(crate) trait RowSink {
+    /// The delimiter the scan reads with, told before any row.
+    fn dialect(&mut self, delimiter: u8) {
+        let _ = delimiter;
+    }
     fn keep_fields(&self) -> bool {
         true
     }
@@ -539,6 +543,7 @@ pub(crate) fn scan<R: BufRead, S: RowSink>(
             .with_skip_lines(skip_lines)
             .with_base_offset(at)
     };
+    sink.dialect(delimiter);
     let mut resolver = Resolver::new(mode, max_rows, sink);
     // The sample was read to detect the delimiter: it is pushed first,
     // into a parser started at its offset, and the one drive loop takes

@@ -17,14 +17,14 @@ use serde::Serialize;
 use serde_json::Value;
 
 use plumb_core::{
-    cap_text, float_value_and_precision, number_precision_of, scan_plain_number, DecimalScan,
-    NumericRange, PrecisionKind, Refusal, ViewFlags, COLUMN_TRACK_CAP, MAX_SAFE_INTEGER,
-    SAMPLE_TEXT_BYTES, SAMPLE_VALUES_CAP,
+    cap_text, float_value_and_precision, number_precision_of, scan_decimal, scan_plain_number,
+    DecimalScan, NumericRange, PrecisionKind, Refusal, ViewFlags, COLUMN_TRACK_CAP,
+    MAX_SAFE_INTEGER, SAMPLE_TEXT_BYTES, SAMPLE_VALUES_CAP,
 };
 
 use crate::cell::{
-    infer_column_type, number_class, scan_cell, CellClass, ClassHistogram, InferredType,
-    SENTINEL_TOKENS,
+    infer_column_type, number_class, scan_cell, CellClass, ClassHistogram, DateForm, DateOrder,
+    InferredType, SENTINEL_TOKENS,
 };
 use crate::machine::{Issue, IssueReport, Record};
 use crate::scan::{RowSink, ScanSummary};
@@ -72,6 +72,14 @@ pub struct ColumnReport {
     pub max: Value,
     /// Number literals a double would misstate, by kind.
     pub precision: Vec<PrecisionFact>,
+    /// How the column writes dates: `YYYY-MM-DD`, `DD/MM/YYYY`,
+    /// `MM/DD/YYYY` (with the separator seen most), `ambiguous: DD/MM/YYYY
+    /// or MM/DD/YYYY` when no day is over 12, or `mixed: ...` when its
+    /// cells disagree; null without dates.
+    pub date_format: Option<String>,
+    /// `,` when numbers in the column use a decimal comma (`3,25`, read
+    /// in a file not delimited by commas); null otherwise.
+    pub decimal_separator: Option<&'static str>,
 }
 
 /// The columns whose kept text (sample values, precision examples, the
@@ -118,13 +126,68 @@ struct ColumnAcc {
     looks: u32,
     /// The most bytes kept of one text (see [`text_cap`]).
     text_cap: usize,
+    /// Whether `3,25` may be a number (the delimiter is not a comma).
+    decimal_comma: bool,
+    /// String cells that are two or three capital letters (`US`, `DEU`).
+    codes: u64,
+    /// What few columns need (dates, decimal commas, code-shaped
+    /// floats), boxed on first need so that ten thousand columns of
+    /// text stay small.
+    rare: Option<Box<Rare>>,
+}
+
+/// A column's rarer facts.
+#[derive(Clone, Debug, Default)]
+struct Rare {
+    /// Numbers written with a decimal comma.
+    comma_decimals: u64,
+    /// Date cells by form (see [`date_slot`]).
+    dates: [u64; DATE_SLOTS],
+    /// Float cells shaped like codes (`0E8`: digits, `E`, digits), kept
+    /// out of the range until the column says whether they are numbers.
+    code_floats: u64,
+    /// The least and greatest of them, with their literals.
+    code_float_ends: Option<(CodeFloat, CodeFloat)>,
+}
+
+/// A code-shaped float's value and literal.
+type CodeFloat = (f64, Vec<u8>);
+
+/// Date forms: four orders by three separators.
+const DATE_SLOTS: usize = 12;
+const DATE_ORDERS: [DateOrder; 4] = [
+    DateOrder::Ymd,
+    DateOrder::Dmy,
+    DateOrder::Mdy,
+    DateOrder::Ambiguous,
+];
+const DATE_SEPARATORS: [u8; 3] = [b'-', b'/', b'.'];
+
+/// The counter of a date form.
+#[inline]
+fn date_slot(form: DateForm) -> usize {
+    let order = match form.order {
+        DateOrder::Ymd => 0,
+        DateOrder::Dmy => 1,
+        DateOrder::Mdy => 2,
+        DateOrder::Ambiguous => 3,
+    };
+    let sep = match form.separator {
+        b'/' => 1,
+        b'.' => 2,
+        _ => 0,
+    };
+    order * DATE_SEPARATORS.len() + sep
 }
 
 impl ColumnAcc {
     /// The accumulator of column `index`.
-    fn new(index: usize) -> ColumnAcc {
+    fn new(index: usize, decimal_comma: bool) -> ColumnAcc {
         let text_cap = text_cap(index);
         ColumnAcc {
+            decimal_comma,
+            codes: 0,
+            rare: None,
             classes: ClassHistogram::default(),
             sentinels: [0; SENTINEL_TOKENS.len()],
             samples: Vec::new(),
@@ -139,10 +202,47 @@ impl ColumnAcc {
 }
 
 /// Grows `columns` to `n` accumulators, each made for its index.
-fn track_columns(columns: &mut Vec<ColumnAcc>, n: usize) {
+fn track_columns(columns: &mut Vec<ColumnAcc>, n: usize, decimal_comma: bool) {
     while columns.len() < n {
-        columns.push(ColumnAcc::new(columns.len()));
+        columns.push(ColumnAcc::new(columns.len(), decimal_comma));
     }
+}
+
+/// A number written with a decimal comma (`3,25`, `-0,5`): the same
+/// text with a point, when it is one.
+fn comma_decimal(t: &[u8]) -> Option<Vec<u8>> {
+    let digits = t
+        .strip_prefix(b"-")
+        .or_else(|| t.strip_prefix(b"+"))
+        .unwrap_or(t);
+    let comma = memchr::memchr(b',', digits)?;
+    let (int, frac) = (&digits[..comma], &digits[comma + 1..]);
+    let all_digits = |p: &[u8]| !p.is_empty() && p.iter().all(u8::is_ascii_digit);
+    (all_digits(int) && all_digits(frac)).then(|| {
+        let mut v = t.to_vec();
+        let at = t.len() - digits.len() + comma;
+        v[at] = b'.';
+        v
+    })
+}
+
+/// Whether a float literal is shaped like a code: digits, `E` or `e`,
+/// digits (`0E8`, `12e3`), with no sign or point.
+fn code_shaped_float(t: &[u8]) -> bool {
+    match t.iter().position(|&b| b == b'e' || b == b'E') {
+        Some(k) => {
+            k > 0
+                && k + 1 < t.len()
+                && t[..k].iter().all(u8::is_ascii_digit)
+                && t[k + 1..].iter().all(u8::is_ascii_digit)
+        }
+        None => false,
+    }
+}
+
+/// Two or three capital letters: a country, currency or language code.
+fn code_shaped(t: &[u8]) -> bool {
+    (2..=3).contains(&t.len()) && t.iter().all(u8::is_ascii_uppercase)
 }
 
 /// How many cells a column compares to its samples at most.
@@ -250,7 +350,19 @@ impl ColumnAcc {
     }
 
     fn add(&mut self, cell: &[u8], record: u64) {
-        let scan = scan_cell(cell);
+        let mut scan = scan_cell(cell);
+        let comma;
+        if scan.class == CellClass::String && self.decimal_comma {
+            if let Some(pointed) = comma_decimal(scan.trimmed) {
+                comma = pointed;
+                if let Some(d) = scan_decimal(&comma) {
+                    scan.class = CellClass::Float;
+                    scan.number = Some(d);
+                    scan.trimmed = &comma;
+                    self.rare().comma_decimals += 1;
+                }
+            }
+        }
         let class = scan.class;
         // Every class but `string` is ASCII: one byte, one character.
         let len = if class == CellClass::String {
@@ -266,32 +378,137 @@ impl ColumnAcc {
                     self.sentinels[i] += 1;
                 }
             }
-            CellClass::Integer | CellClass::Float => {
-                // `scan_cell` reads the number of every number cell.
-                if let Some(number) = scan.number {
-                    if let Some(v) = number.small_integer() {
-                        self.range.add_i64(v);
-                    } else if let Some((m, d)) = number.short_decimal() {
-                        if m == 0 && number.is_negative() {
-                            // `-0.0` keeps its sign as a double.
-                            self.range.add_float(-0.0);
-                        } else {
-                            self.range.add_short_decimal(m, d);
+            CellClass::Float if code_shaped_float(scan.trimmed) => {
+                let rare = self.rare();
+                rare.code_floats += 1;
+                let v = scan
+                    .number
+                    .and_then(|n| n.exponent_f64())
+                    .unwrap_or(f64::NAN);
+                let literal = scan.trimmed.to_vec();
+                match &mut rare.code_float_ends {
+                    None => rare.code_float_ends = Some(((v, literal.clone()), (v, literal))),
+                    Some((lo, hi)) => {
+                        if v < lo.0 {
+                            *lo = (v, literal);
+                        } else if v > hi.0 {
+                            *hi = (v, literal);
                         }
-                    } else if let Some(v) = number.exponent_f64() {
-                        // A short literal with an exponent near its digits.
-                        self.range.add_float(v);
-                    } else {
-                        // Long literals and far exponents: the general
-                        // path, with the precision check (short ones never
-                        // misstate).
-                        self.add_long_number(number, scan.trimmed, record);
                     }
                 }
             }
+            CellClass::Integer | CellClass::Float => {
+                // `scan_cell` reads the number of every number cell.
+                if let Some(number) = scan.number {
+                    self.add_number(number, scan.trimmed, record);
+                }
+            }
+            CellClass::Date | CellClass::Timestamp => {
+                if let Some(form) = scan.date {
+                    self.rare().dates[date_slot(form)] += 1;
+                }
+            }
+            CellClass::String if code_shaped(scan.trimmed) => self.codes += 1,
             _ => {}
         }
         self.offer_sample(cell);
+    }
+
+    /// The rare facts, made on first need.
+    #[inline]
+    fn rare(&mut self) -> &mut Rare {
+        self.rare.get_or_insert_with(Box::default)
+    }
+
+    /// Folds a number into the range, exactly.
+    fn add_number(&mut self, number: DecimalScan, trimmed: &[u8], record: u64) {
+        if let Some(v) = number.small_integer() {
+            self.range.add_i64(v);
+        } else if let Some((m, d)) = number.short_decimal() {
+            if m == 0 && number.is_negative() {
+                // `-0.0` keeps its sign as a double.
+                self.range.add_float(-0.0);
+            } else {
+                self.range.add_short_decimal(m, d);
+            }
+        } else if let Some(v) = number.exponent_f64() {
+            // A short literal with an exponent near its digits.
+            self.range.add_float(v);
+        } else {
+            // Long literals and far exponents: the general path, with the
+            // precision check (short ones never misstate).
+            self.add_long_number(number, trimmed, record);
+        }
+    }
+
+    /// What the whole column says of cells a cell alone cannot judge:
+    /// a missing-value token shaped like the column's codes (`NA`,
+    /// Namibia, among `US`, `DE`) is a value, and code-shaped floats
+    /// (`0E8`) among integers or text are codes, not numbers.
+    fn settle(&mut self) {
+        let strings = self.classes.get(CellClass::String);
+        if self.codes >= 3 && self.codes * 10 >= strings * 9 {
+            for (i, token) in SENTINEL_TOKENS.iter().enumerate() {
+                let n = self.sentinels[i];
+                if n > 0 && code_shaped(token.as_bytes()) {
+                    self.sentinels[i] = 0;
+                    self.classes
+                        .shift(CellClass::Sentinel, CellClass::String, n);
+                }
+            }
+        }
+        let Some(rare) = self.rare.as_mut() else {
+            return;
+        };
+        let code_floats = rare.code_floats;
+        if code_floats == 0 {
+            return;
+        }
+        let ends = rare.code_float_ends.take();
+        let other_floats = self.classes.get(CellClass::Float) - code_floats;
+        let beside = self.classes.get(CellClass::Integer) + self.classes.get(CellClass::String);
+        if other_floats == 0 && beside > 0 {
+            self.classes
+                .shift(CellClass::Float, CellClass::String, code_floats);
+        } else if let Some((lo, hi)) = ends {
+            for literal in [lo.1, hi.1] {
+                if let Some(number) = scan_decimal(&literal) {
+                    self.add_number(number, &literal, 0);
+                }
+            }
+        }
+    }
+
+    /// The date format the column's date cells share, in words.
+    fn date_format(&self) -> Option<String> {
+        let mut orders = [0u64; DATE_ORDERS.len()];
+        let mut seps = [0u64; DATE_SEPARATORS.len()];
+        for (slot, &n) in self.rare.as_ref()?.dates.iter().enumerate() {
+            orders[slot / DATE_SEPARATORS.len()] += n;
+            seps[slot % DATE_SEPARATORS.len()] += n;
+        }
+        let (sep_at, &most) = seps.iter().enumerate().max_by_key(|&(_, n)| *n)?;
+        if most == 0 {
+            return None;
+        }
+        let sep = char::from(DATE_SEPARATORS[sep_at]);
+        let has = |o: DateOrder| orders[DATE_ORDERS.iter().position(|&x| x == o).unwrap_or(0)] > 0;
+        let dmy = format!("DD{sep}MM{sep}YYYY");
+        let mdy = format!("MM{sep}DD{sep}YYYY");
+        Some(
+            match (
+                has(DateOrder::Ymd),
+                has(DateOrder::Dmy),
+                has(DateOrder::Mdy),
+            ) {
+                (true, false, false) if !has(DateOrder::Ambiguous) => format!("YYYY{sep}MM{sep}DD"),
+                (true, _, _) => "mixed: year-first and day or month first".to_owned(),
+                (false, true, true) => format!("mixed: {dmy} and {mdy}"),
+                (false, true, false) => dmy,
+                (false, false, true) => mdy,
+                (false, false, false) => format!("ambiguous: {dmy} or {mdy}"),
+            },
+        )
     }
 
     #[inline(never)]
@@ -349,7 +566,14 @@ impl ColumnAcc {
             });
     }
 
-    fn report(self, index: usize, name: Option<String>) -> ColumnReport {
+    fn report(mut self, index: usize, name: Option<String>) -> ColumnReport {
+        self.settle();
+        let date_format = self.date_format();
+        let decimal_separator = self
+            .rare
+            .as_ref()
+            .is_some_and(|r| r.comma_decimals > 0)
+            .then_some(",");
         let empty = self.classes.get(CellClass::Empty);
         let (min, max) = self.range.bounds();
         ColumnReport {
@@ -370,6 +594,8 @@ impl ColumnAcc {
             min,
             max,
             precision: self.precision.into_values().collect(),
+            date_format,
+            decimal_separator,
         }
     }
 }
@@ -457,11 +683,14 @@ pub(crate) struct InspectSink {
     /// Bytes of cell text in `sample`.
     sample_bytes: usize,
     sample_shortened: bool,
+    /// Whether `3,25` may be a number: the delimiter is not a comma.
+    decimal_comma: bool,
 }
 
 impl InspectSink {
     pub fn new(sample_rows: usize) -> InspectSink {
         InspectSink {
+            decimal_comma: false,
             header: None,
             columns: Vec::new(),
             widest: 0,
@@ -478,7 +707,7 @@ impl InspectSink {
         let width = self.widest.max(header.as_ref().map_or(0, Vec::len));
         let tracked = width.min(COLUMN_TRACK_CAP);
         let mut accs = self.columns;
-        track_columns(&mut accs, tracked);
+        track_columns(&mut accs, tracked, self.decimal_comma);
         let columns = accs
             .into_iter()
             .enumerate()
@@ -520,6 +749,10 @@ impl InspectSink {
 }
 
 impl RowSink for InspectSink {
+    fn dialect(&mut self, delimiter: u8) {
+        self.decimal_comma = delimiter != b',';
+    }
+
     fn keep_fields(&self) -> bool {
         // The sample needs whole rows; every later row comes cell by cell.
         self.sample.len() < self.sample_rows
@@ -534,7 +767,7 @@ impl RowSink for InspectSink {
         if let Some(acc) = self.columns.get_mut(index) {
             acc.add_plain(content, record);
         } else if index < COLUMN_TRACK_CAP {
-            track_columns(&mut self.columns, index + 1);
+            track_columns(&mut self.columns, index + 1, self.decimal_comma);
             self.columns[index].add(content, record);
         }
     }
@@ -553,7 +786,7 @@ impl RowSink for InspectSink {
         }
         let tracked = n.min(COLUMN_TRACK_CAP);
         if self.columns.len() < tracked {
-            track_columns(&mut self.columns, tracked);
+            track_columns(&mut self.columns, tracked, self.decimal_comma);
         }
         for (acc, cell) in self.columns.iter_mut().zip(row.iter()) {
             acc.add(cell, row.number);

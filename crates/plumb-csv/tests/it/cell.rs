@@ -42,10 +42,27 @@ fn classification_table() {
         ("True", Boolean),
         ("yes", String),
         ("2024-02-29", Date),
-        ("2024-02-29T13:45", Date),
-        ("2024-02-29 13:45:07", Date),
-        ("2024-02-29T13:45:07.123Z", Date),
-        ("2024-02-29T13:45:07+02:00", Date),
+        ("2024-02-29T13:45", Timestamp),
+        ("2024-02-29 13:45:07", Timestamp),
+        ("2024-02-29T13:45:07.123Z", Timestamp),
+        ("2024-02-29T13:45:07+02:00", Timestamp),
+        ("2024-01-15T10:00:00Z", Timestamp),
+        ("2010/01/01 00:00:00", Timestamp),
+        ("2010/01/01", Date),
+        ("2010.01.31", Date),
+        ("2010/01-01", String),
+        ("15/01/2024", Date),
+        ("01/15/2024", Date),
+        ("1/2/2024", Date),
+        ("31.12.1999", Date),
+        ("12-31-2024 23:59", Timestamp),
+        ("13/13/2024", String),
+        ("32/01/2024", String),
+        ("1/2/24", String),
+        ("1/2/20245", String),
+        ("1.25", Float),
+        ("1.234567", Float),
+        ("12345678.9", Float),
         ("2024-13-01", String),
         ("2024-00-10", String),
         ("2024-01-32", String),
@@ -58,6 +75,22 @@ fn classification_table() {
     for (text, class) in table {
         assert_eq!(classify_cell(text), *class, "{text:?}");
     }
+}
+
+#[test]
+fn date_orders_are_read_from_the_parts() {
+    use plumb_csv::{scan_cell, DateOrder};
+    let order = |t: &str| {
+        scan_cell(t.as_bytes())
+            .date
+            .map(|d| (d.order, char::from(d.separator)))
+    };
+    assert_eq!(order("2024-01-15"), Some((DateOrder::Ymd, '-')));
+    assert_eq!(order("2024/01/15 08:00"), Some((DateOrder::Ymd, '/')));
+    assert_eq!(order("15/01/2024"), Some((DateOrder::Dmy, '/')));
+    assert_eq!(order("01/15/2024"), Some((DateOrder::Mdy, '/')));
+    assert_eq!(order("03.04.2024"), Some((DateOrder::Ambiguous, '.')));
+    assert_eq!(order("42"), None);
 }
 
 fn hist(classes: &[CellClass]) -> ClassHistogram {

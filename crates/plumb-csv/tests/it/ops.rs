@@ -898,3 +898,102 @@ fn low_confidence_is_said_with_a_hint() {
     let v = validate(stream(&text), CsvFormat::Csv, &given).unwrap();
     assert_eq!(v.delimiter_note, None);
 }
+
+fn column_of(text: &str, index: usize) -> plumb_csv::ColumnReport {
+    let r = inspect(stream(text), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    r.columns[index].clone()
+}
+
+#[test]
+fn timestamps_and_date_forms_are_named() {
+    let c = column_of("t\n2024-01-15T10:00:00Z\n2024-01-16T11:30:00Z\n", 0);
+    assert_eq!(c.inferred_type, InferredType::Timestamp);
+    assert_eq!(c.date_format.as_deref(), Some("YYYY-MM-DD"));
+    let c = column_of("t\n2010/01/01 00:00:00\n2010/01/02 06:00:00\n", 0);
+    assert_eq!(c.inferred_type, InferredType::Timestamp);
+    assert_eq!(c.date_format.as_deref(), Some("YYYY/MM/DD"));
+    // Dates and timestamps in one column: timestamps.
+    let c = column_of("t\n2024-01-15\n2024-01-16 10:00\n", 0);
+    assert_eq!(c.inferred_type, InferredType::Timestamp);
+    let c = column_of("d\n2024/03/01\n2024/12/31\n", 0);
+    assert_eq!(
+        (c.inferred_type, c.date_format.as_deref()),
+        (InferredType::Date, Some("YYYY/MM/DD"))
+    );
+    // Day first: a day over 12 says so; month first likewise.
+    let c = column_of("d\n03/04/2024\n25/12/2024\n", 0);
+    assert_eq!(
+        (c.inferred_type, c.date_format.as_deref()),
+        (InferredType::Date, Some("DD/MM/YYYY"))
+    );
+    let c = column_of("d\n03/04/2024\n12/25/2024\n", 0);
+    assert_eq!(c.date_format.as_deref(), Some("MM/DD/YYYY"));
+    // No day over 12: stated as ambiguous, not guessed.
+    let c = column_of("d\n03.04.2024\n01.02.2024\n", 0);
+    assert_eq!(
+        c.date_format.as_deref(),
+        Some("ambiguous: DD.MM.YYYY or MM.DD.YYYY")
+    );
+    let c = column_of("d\n25/12/2024\n12/25/2024\n", 0);
+    assert_eq!(
+        c.date_format.as_deref(),
+        Some("mixed: DD/MM/YYYY and MM/DD/YYYY")
+    );
+    assert_eq!(column_of("n\n1\n2\n", 0).date_format, None);
+}
+
+#[test]
+fn a_decimal_comma_in_a_semicolon_file_is_a_number() {
+    let text = "id;price\n1;3,25\n2;-0,5\n3;12\n";
+    let c = column_of(text, 1);
+    assert_eq!(c.inferred_type, InferredType::Float);
+    assert_eq!(c.decimal_separator, Some(","));
+    assert_eq!((c.min.clone(), c.max.clone()), (json!(-0.5), json!(12.0)));
+    // In a comma-delimited file `3,25` cannot be a cell at all, and a
+    // quoted `"3,25"` stays text: a comma there is no decimal mark.
+    let c = column_of("id,price\n1,\"3,25\"\n2,\"4,5\"\n", 1);
+    assert_eq!(
+        (c.inferred_type, c.decimal_separator),
+        (InferredType::String, None)
+    );
+}
+
+#[test]
+fn a_code_column_keeps_na_as_namibia() {
+    let text = "country\nUS\nNA\nDE\nFR\nNA\nJP\n";
+    let c = column_of(text, 0);
+    assert_eq!(c.inferred_type, InferredType::String);
+    assert!(c.sentinels.is_empty(), "{:?}", c.sentinels);
+    assert_eq!(c.classes.get(plumb_csv::CellClass::String), 6);
+    // Among values that are not codes, NA is still a missing value.
+    let c = column_of("city\nParis\nNA\nRome\nOslo\n", 0);
+    assert_eq!(c.sentinels.get("NA"), Some(&1));
+    let c = column_of("t\n21.5\nNA\n19\n", 0);
+    assert_eq!(
+        (c.inferred_type, c.sentinels.get("NA")),
+        (InferredType::Float, Some(&1))
+    );
+}
+
+#[test]
+fn an_exponent_shaped_code_does_not_make_a_column_numeric() {
+    let c = column_of("code\n0E8\n123\n456\n0E1\n", 0);
+    assert_ne!(c.inferred_type, InferredType::Float);
+    assert_eq!(c.classes.get(plumb_csv::CellClass::Float), 0);
+    assert_eq!((c.min.clone(), c.max.clone()), (json!(123), json!(456)));
+    let c = column_of("code\n0E8\nA12\nB7\n", 0);
+    assert_eq!(c.inferred_type, InferredType::String);
+    // Where every number is written so, they are numbers.
+    let c = column_of("n\n1e3\n2E5\n", 0);
+    assert_eq!(c.inferred_type, InferredType::Float);
+    assert_eq!(
+        (c.min.clone(), c.max.clone()),
+        (json!(1000.0), json!(200000.0))
+    );
+    // Beside other floats, one is a number too.
+    let c = column_of("n\n1.5\n2E5\n", 0);
+    assert_eq!(
+        (c.inferred_type, c.max.clone()),
+        (InferredType::Float, json!(200000.0))
+    );
+}
