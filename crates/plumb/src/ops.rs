@@ -131,6 +131,7 @@ impl Plumb {
         let mut checked = req.clone();
         self.registry.check_options(reader, op, &mut checked)?;
         op.run(reader, source, &checked).map_err(|r| {
+            let r = locate_invalid_utf8(source, r);
             if r.path().is_none() {
                 r.with_path(source.name())
             } else {
@@ -190,4 +191,61 @@ impl Plumb {
     ) -> Result<Box<dyn Answer>, Refusal> {
         self.run_source(Op::Inspect, source, format, req)
     }
+}
+
+/// Adds the line and column to an `invalid-utf8` refusal that has only a
+/// byte offset, by reading the source again up to it (the stream that
+/// refused had already read that far, so this costs no more than the
+/// operation did, and only on the way out). A source without random
+/// access keeps the offset alone.
+pub(crate) fn locate_invalid_utf8(source: &dyn Source, refusal: Refusal) -> Refusal {
+    if refusal.reason() != RefusalReason::InvalidUtf8 || refusal.line().is_some() {
+        return refusal;
+    }
+    let Some(at) = refusal.byte_offset() else {
+        return refusal;
+    };
+    match text_position(source, at) {
+        Some((line, column)) => {
+            let message = format!(
+                "the bytes at offset {at} (line {line}, column {column}) are not well-formed UTF-8; \
+                 convert the file to UTF-8 (for example with iconv) and try again"
+            );
+            refusal
+                .with_line(line)
+                .with_column(column)
+                .with_message(message)
+        }
+        None => refusal,
+    }
+}
+
+/// The 1-based line and column (in characters, a BOM not counted) of
+/// byte `at`, when every byte before it can be read again.
+pub(crate) fn text_position(source: &dyn Source, at: u64) -> Option<(u64, u64)> {
+    const CHUNK: usize = 64 * 1024;
+    let mut buf = vec![0u8; CHUNK];
+    let (mut line, mut column) = (1u64, 1u64);
+    let mut pos = 0u64;
+    while pos < at {
+        let want = CHUNK.min(usize::try_from(at - pos).unwrap_or(CHUNK));
+        let n = match source.read_at(pos, &mut buf[..want])? {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => n,
+        };
+        let mut bytes = &buf[..n];
+        if pos == 0 {
+            bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        }
+        let chars = |b: &[u8]| b.iter().filter(|&&c| c & 0xC0 != 0x80).count() as u64;
+        match memchr::memrchr(b'\n', bytes) {
+            Some(last) => {
+                line += memchr::memchr_iter(b'\n', bytes).count() as u64;
+                column = 1 + chars(&bytes[last + 1..]);
+            }
+            None => column += chars(bytes),
+        }
+        pos += n as u64;
+    }
+    Some((line, column))
 }

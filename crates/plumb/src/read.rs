@@ -153,6 +153,7 @@ pub fn read_source(source: &dyn Source, req: &ReadRequest) -> Result<ReadAnswer,
         )
     };
     answer.map_err(|r| {
+        let r = crate::ops::locate_invalid_utf8(source, r);
         if r.path().is_none() {
             r.with_path(name)
         } else {

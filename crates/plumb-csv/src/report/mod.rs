@@ -4,14 +4,15 @@
 //! (a verdict and the issues). What they share lives here: the issue
 //! list and lossy text cut while it is copied.
 
+mod column;
 mod inspect;
 mod select;
 mod validate;
 
+pub use column::{ColumnReport, PrecisionFact};
 pub(crate) use inspect::InspectSink;
 pub use inspect::{
-    ColumnReport, CsvInspect, PrecisionFact, INSPECT_NARROW_TEXT_BYTES,
-    INSPECT_SAMPLE_BUDGET_BYTES, INSPECT_WIDE_TEXT_COLUMNS,
+    CsvInspect, INSPECT_NARROW_TEXT_BYTES, INSPECT_SAMPLE_BUDGET_BYTES, INSPECT_WIDE_TEXT_COLUMNS,
 };
 pub(crate) use select::SelectSink;
 pub use select::{ColumnRef, CsvSelect, SelectCell, CSV_SELECT_BUDGET_BYTES};

@@ -30,6 +30,46 @@ fn a_latin1_byte_is_invalid_utf8_at_its_offset_for_every_op() {
 }
 
 #[test]
+fn invalid_utf8_names_its_line_and_column_for_every_op_and_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("latin1.csv");
+    // Six good lines (one with a two-byte character, which counts as one
+    // column), then `caf\xe9` on line 7: the bad byte is column 4 there.
+    let mut bytes = b"\xEF\xBB\xBFid,name\n".to_vec();
+    for k in 1..=5 {
+        bytes.extend_from_slice(format!("{k},R\u{e9}my\n").as_bytes());
+    }
+    let offset = bytes.len() as u64 + 3;
+    bytes.extend_from_slice(b"caf\xe9,x\n");
+    std::fs::write(&p, &bytes).unwrap();
+    let plumb = Plumb::new();
+    for op in Op::ALL {
+        let e = plumb.run(op, &p, None, &Request::default()).unwrap_err();
+        assert_eq!(e.reason(), RefusalReason::InvalidUtf8, "{op:?}");
+        assert_eq!(
+            (e.byte_offset(), e.line(), e.column()),
+            (Some(offset), Some(7), Some(4)),
+            "{op:?}"
+        );
+        assert!(e.message().contains("line 7, column 4"), "{}", e.message());
+        let v = serde_json::to_value(&e).unwrap();
+        assert_eq!(
+            (v["line"].clone(), v["column"].clone()),
+            (json!(7), json!(4))
+        );
+    }
+    let read = plumb::read::ReadRequest {
+        limit: Some(100),
+        ..plumb::read::ReadRequest::default()
+    };
+    let e = plumb::read::read(&p, &read).unwrap_err();
+    assert_eq!(
+        (e.reason(), e.line(), e.column()),
+        (RefusalReason::InvalidUtf8, Some(7), Some(4))
+    );
+}
+
+#[test]
 fn nul_missing_directory_prose_and_unknown_format() {
     let dir = tempfile::tempdir().unwrap();
     let plumb = Plumb::new();

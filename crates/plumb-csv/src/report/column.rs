@@ -1,0 +1,594 @@
+//! One column's accumulator for CSV inspect: class counts, sentinels,
+//! samples, lengths, the exact numeric range and precision facts, and
+//! the column facts that correct a single cell's reading (decimal
+//! commas, code-shaped sentinels and floats, date forms).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use plumb_core::{
+    cap_text, float_value_and_precision, number_precision_of, scan_decimal, scan_plain_number,
+    DecimalScan, NumericRange, PrecisionKind, MAX_SAFE_INTEGER, SAMPLE_TEXT_BYTES,
+    SAMPLE_VALUES_CAP,
+};
+
+use crate::cell::{
+    infer_column_type, number_class, scan_cell, CellClass, ClassHistogram, DateForm, DateOrder,
+    InferredType, SENTINEL_TOKENS,
+};
+
+use super::inspect::{INSPECT_NARROW_TEXT_BYTES, INSPECT_WIDE_TEXT_COLUMNS};
+use super::lossy_prefix;
+
+/// A fact about the number literals of a column that a double would misstate.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PrecisionFact {
+    /// How a double would misstate the literal.
+    pub kind: PrecisionKind,
+    /// How many cells of the column have this kind.
+    pub count: u64,
+    /// The first such literal, verbatim.
+    pub example: String,
+    /// The record of that first literal.
+    pub record: u64,
+}
+
+/// What inspect reports about one column.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ColumnReport {
+    /// The 0-based column index.
+    pub index: usize,
+    /// The header name, when there is a header.
+    pub name: Option<String>,
+    /// The type the valued cells support.
+    pub inferred_type: InferredType,
+    /// Cells that are empty (or only spaces and tabs).
+    pub empty: u64,
+    /// Missing-value tokens by token (`{"NA": 1}`); counted, never converted.
+    pub sentinels: BTreeMap<String, u64>,
+    /// Cells by class.
+    pub classes: ClassHistogram,
+    /// Up to five distinct non-empty values, verbatim, each cut to the
+    /// column's text cap (512 bytes in the first 500 columns, 32 after).
+    pub samples: Vec<String>,
+    /// The fewest characters in a cell.
+    pub min_length: Option<u64>,
+    /// The most characters in a cell.
+    pub max_length: Option<u64>,
+    /// The smallest number (exact for integers of any length), or null.
+    pub min: Value,
+    /// The largest number (exact for integers of any length), or null.
+    pub max: Value,
+    /// Number literals a double would misstate, by kind.
+    pub precision: Vec<PrecisionFact>,
+    /// How the column writes dates: `YYYY-MM-DD`, `DD/MM/YYYY`,
+    /// `MM/DD/YYYY` (with the separator seen most), `ambiguous: DD/MM/YYYY
+    /// or MM/DD/YYYY` when no day is over 12, or `mixed: ...` when its
+    /// cells disagree; null without dates.
+    pub date_format: Option<String>,
+    /// `,` when numbers in the column use a decimal comma (`3,25`, read
+    /// in a file not delimited by commas); null otherwise.
+    pub decimal_separator: Option<&'static str>,
+}
+
+/// The most bytes inspect keeps of one text of column `index`.
+pub(super) fn text_cap(index: usize) -> usize {
+    if index < INSPECT_WIDE_TEXT_COLUMNS {
+        SAMPLE_TEXT_BYTES
+    } else {
+        INSPECT_NARROW_TEXT_BYTES
+    }
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct ColumnAcc {
+    classes: ClassHistogram,
+    /// Sentinel cells by index in [`SENTINEL_TOKENS`].
+    sentinels: [u64; SENTINEL_TOKENS.len()],
+    samples: Vec<String>,
+    /// `u64::MAX` and 0 until a cell is seen.
+    min_len: u64,
+    max_len: u64,
+    range: NumericRange,
+    precision: BTreeMap<PrecisionKind, PrecisionFact>,
+    /// Cells looked at for new sample values. A column with fewer than
+    /// five distinct values stops looking after [`SAMPLE_LOOKS`] cells
+    /// instead of comparing every cell to its samples forever; a column
+    /// with all its samples stops at once.
+    looks: u32,
+    /// The most bytes kept of one text (see [`text_cap`]).
+    text_cap: usize,
+    /// Whether `3,25` may be a number (the delimiter is not a comma).
+    decimal_comma: bool,
+    /// String cells that are two or three capital letters (`US`, `DEU`).
+    codes: u64,
+    /// What few columns need (dates, decimal commas, code-shaped
+    /// floats), boxed on first need so that ten thousand columns of
+    /// text stay small.
+    rare: Option<Box<Rare>>,
+}
+
+/// A column's rarer facts.
+#[derive(Clone, Debug, Default)]
+struct Rare {
+    /// Numbers written with a decimal comma.
+    comma_decimals: u64,
+    /// Date cells by form (see [`date_slot`]).
+    dates: [u64; DATE_SLOTS],
+    /// Float cells shaped like codes (`0E8`: digits, `E`, digits), kept
+    /// out of the range until the column says whether they are numbers.
+    code_floats: u64,
+    /// The least and greatest of them, with their literals.
+    code_float_ends: Option<(CodeFloat, CodeFloat)>,
+}
+
+/// A code-shaped float's value and literal.
+type CodeFloat = (f64, Vec<u8>);
+
+/// Date forms: four orders by three separators.
+const DATE_SLOTS: usize = 12;
+const DATE_ORDERS: [DateOrder; 4] = [
+    DateOrder::Ymd,
+    DateOrder::Dmy,
+    DateOrder::Mdy,
+    DateOrder::Ambiguous,
+];
+const DATE_SEPARATORS: [u8; 3] = [b'-', b'/', b'.'];
+
+/// The counter of a date form.
+#[inline]
+fn date_slot(form: DateForm) -> usize {
+    let order = match form.order {
+        DateOrder::Ymd => 0,
+        DateOrder::Dmy => 1,
+        DateOrder::Mdy => 2,
+        DateOrder::Ambiguous => 3,
+    };
+    let sep = match form.separator {
+        b'/' => 1,
+        b'.' => 2,
+        _ => 0,
+    };
+    order * DATE_SEPARATORS.len() + sep
+}
+
+impl ColumnAcc {
+    /// The accumulator of column `index`.
+    fn new(index: usize, decimal_comma: bool) -> ColumnAcc {
+        let text_cap = text_cap(index);
+        ColumnAcc {
+            decimal_comma,
+            codes: 0,
+            rare: None,
+            classes: ClassHistogram::default(),
+            sentinels: [0; SENTINEL_TOKENS.len()],
+            samples: Vec::new(),
+            min_len: u64::MAX,
+            max_len: 0,
+            range: NumericRange::with_literal_cap(text_cap),
+            precision: BTreeMap::new(),
+            looks: 0,
+            text_cap,
+        }
+    }
+}
+
+/// Grows `columns` to `n` accumulators, each made for its index.
+pub(super) fn track_columns(columns: &mut Vec<ColumnAcc>, n: usize, decimal_comma: bool) {
+    while columns.len() < n {
+        columns.push(ColumnAcc::new(columns.len(), decimal_comma));
+    }
+}
+
+/// A number written with a decimal comma (`3,25`, `-0,5`): the same
+/// text with a point, when it is one.
+fn comma_decimal(t: &[u8]) -> Option<Vec<u8>> {
+    let digits = t
+        .strip_prefix(b"-")
+        .or_else(|| t.strip_prefix(b"+"))
+        .unwrap_or(t);
+    let comma = memchr::memchr(b',', digits)?;
+    let (int, frac) = (&digits[..comma], &digits[comma + 1..]);
+    let all_digits = |p: &[u8]| !p.is_empty() && p.iter().all(u8::is_ascii_digit);
+    (all_digits(int) && all_digits(frac)).then(|| {
+        let mut v = t.to_vec();
+        let at = t.len() - digits.len() + comma;
+        v[at] = b'.';
+        v
+    })
+}
+
+/// Whether a float literal is shaped like a code: digits, `E` or `e`,
+/// digits (`0E8`, `12e3`), with no sign or point.
+fn code_shaped_float(t: &[u8]) -> bool {
+    match t.iter().position(|&b| b == b'e' || b == b'E') {
+        Some(k) => {
+            k > 0
+                && k + 1 < t.len()
+                && t[..k].iter().all(u8::is_ascii_digit)
+                && t[k + 1..].iter().all(u8::is_ascii_digit)
+        }
+        None => false,
+    }
+}
+
+/// Two or three capital letters: a country, currency or language code.
+fn code_shaped(t: &[u8]) -> bool {
+    (2..=3).contains(&t.len()) && t.iter().all(u8::is_ascii_uppercase)
+}
+
+/// How many cells a column compares to its samples at most.
+const SAMPLE_LOOKS: u32 = 4096;
+
+/// Characters in UTF-8 text: bytes that are not continuation bytes
+/// (`10xxxxxx`), counted eight at a time.
+fn char_count(b: &[u8]) -> u64 {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = b.chunks_exact(8);
+    let mut continuation = 0u64;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        // Top bit set and the next bit clear, in every byte at once.
+        continuation += u64::from((w & !(w << 1) & HIGH).count_ones());
+    }
+    let tail = chunks.remainder();
+    continuation += tail.iter().filter(|&&c| c & 0xC0 == 0x80).count() as u64;
+    b.len() as u64 - continuation
+}
+
+impl ColumnAcc {
+    /// Counts a cell of `class`, `len` characters long.
+    #[inline(always)]
+    fn tally(&mut self, class: CellClass, len: u64) {
+        self.classes.add(class);
+        self.min_len = self.min_len.min(len);
+        self.max_len = self.max_len.max(len);
+    }
+
+    /// Offers a cell as a sample while the column still looks for them.
+    #[inline(always)]
+    fn offer_sample(&mut self, cell: &[u8]) {
+        if self.looks < SAMPLE_LOOKS {
+            self.add_sample(cell);
+        }
+    }
+
+    /// [`ColumnAcc::add`] with the commonest cells folded inline: a
+    /// plain number (no sign, no padding, no exponent, at most one
+    /// point); up to fifteen digits here, sixteen to nineteen in
+    /// out-of-line steps. It keeps few values live, so the cell loop
+    /// stays in registers; anything else takes the full path. Both paths
+    /// give the same column (a proptest holds them together).
+    #[inline(always)]
+    pub(super) fn add_plain(&mut self, cell: &[u8], record: u64) {
+        let Some(number) = scan_plain_number(cell) else {
+            return self.add(cell, record);
+        };
+        let frac_digits = match number.frac_digits {
+            Some(f) if number.digits > 15 => {
+                // A long fraction, as shortest float formatting writes
+                // them: judged without reading the text again.
+                let scan = DecimalScan::plain_fraction(number.mantissa, number.digits, f);
+                return self.add_long_plain(scan, cell, record);
+            }
+            None if number.digits > 15 => {
+                return self.add_long_integer(number.mantissa, cell, record)
+            }
+            f => f,
+        };
+        let len = cell.len() as u64;
+        // At most fifteen digits: below 10^15, so the cast is exact.
+        let value = number.mantissa as i64;
+        match frac_digits {
+            None => {
+                self.tally(CellClass::Integer, len);
+                self.range.add_i64(value);
+            }
+            Some(f) => {
+                self.tally(CellClass::Float, len);
+                self.range.add_short_decimal(value, f);
+            }
+        }
+        self.offer_sample(cell);
+    }
+
+    /// [`ColumnAcc::add_plain`] for an integer of sixteen to nineteen
+    /// digits (ids, hashes, nanosecond times): exact as an `i64` when it
+    /// fits, flagged when a double cannot hold it.
+    #[inline(never)]
+    fn add_long_integer(&mut self, value: u64, cell: &[u8], record: u64) {
+        self.tally(CellClass::Integer, cell.len() as u64);
+        match i64::try_from(value) {
+            Ok(v) => self.range.add_i64(v),
+            Err(_) => self
+                .range
+                .add_integer(std::str::from_utf8(cell).unwrap_or_default()),
+        }
+        if value > MAX_SAFE_INTEGER {
+            self.note_precision(PrecisionKind::UnsafeInteger, cell, record);
+        }
+        self.offer_sample(cell);
+    }
+
+    /// [`ColumnAcc::add_plain`] for a fraction of sixteen to nineteen
+    /// digits.
+    #[inline(never)]
+    fn add_long_plain(&mut self, scan: DecimalScan, cell: &[u8], record: u64) {
+        self.tally(CellClass::Float, cell.len() as u64);
+        self.add_long_number(scan, cell, record);
+        self.offer_sample(cell);
+    }
+
+    pub(super) fn add(&mut self, cell: &[u8], record: u64) {
+        let mut scan = scan_cell(cell);
+        let comma;
+        if scan.class == CellClass::String && self.decimal_comma {
+            if let Some(pointed) = comma_decimal(scan.trimmed) {
+                comma = pointed;
+                if let Some(d) = scan_decimal(&comma) {
+                    scan.class = CellClass::Float;
+                    scan.number = Some(d);
+                    scan.trimmed = &comma;
+                    self.rare().comma_decimals += 1;
+                }
+            }
+        }
+        let class = scan.class;
+        // Every class but `string` is ASCII: one byte, one character.
+        let len = if class == CellClass::String {
+            char_count(cell)
+        } else {
+            cell.len() as u64
+        };
+        self.tally(class, len);
+        match class {
+            CellClass::Empty => return,
+            CellClass::Sentinel => {
+                if let Some(i) = scan.sentinel {
+                    self.sentinels[i] += 1;
+                }
+            }
+            CellClass::Float if code_shaped_float(scan.trimmed) => {
+                let rare = self.rare();
+                rare.code_floats += 1;
+                let v = scan
+                    .number
+                    .and_then(|n| n.exponent_f64())
+                    .unwrap_or(f64::NAN);
+                let literal = scan.trimmed.to_vec();
+                match &mut rare.code_float_ends {
+                    None => rare.code_float_ends = Some(((v, literal.clone()), (v, literal))),
+                    Some((lo, hi)) => {
+                        if v < lo.0 {
+                            *lo = (v, literal);
+                        } else if v > hi.0 {
+                            *hi = (v, literal);
+                        }
+                    }
+                }
+            }
+            CellClass::Integer | CellClass::Float => {
+                // `scan_cell` reads the number of every number cell.
+                if let Some(number) = scan.number {
+                    self.add_number(number, scan.trimmed, record);
+                }
+            }
+            CellClass::Date | CellClass::Timestamp => {
+                if let Some(form) = scan.date {
+                    self.rare().dates[date_slot(form)] += 1;
+                }
+            }
+            CellClass::String if code_shaped(scan.trimmed) => self.codes += 1,
+            _ => {}
+        }
+        self.offer_sample(cell);
+    }
+
+    /// The rare facts, made on first need.
+    #[inline]
+    fn rare(&mut self) -> &mut Rare {
+        self.rare.get_or_insert_with(Box::default)
+    }
+
+    /// Folds a number into the range, exactly.
+    fn add_number(&mut self, number: DecimalScan, trimmed: &[u8], record: u64) {
+        if let Some(v) = number.small_integer() {
+            self.range.add_i64(v);
+        } else if let Some((m, d)) = number.short_decimal() {
+            if m == 0 && number.is_negative() {
+                // `-0.0` keeps its sign as a double.
+                self.range.add_float(-0.0);
+            } else {
+                self.range.add_short_decimal(m, d);
+            }
+        } else if let Some(v) = number.exponent_f64() {
+            // A short literal with an exponent near its digits.
+            self.range.add_float(v);
+        } else {
+            // Long literals and far exponents: the general path, with the
+            // precision check (short ones never misstate).
+            self.add_long_number(number, trimmed, record);
+        }
+    }
+
+    /// What the whole column says of cells a cell alone cannot judge:
+    /// a missing-value token shaped like the column's codes (`NA`,
+    /// Namibia, among `US`, `DE`) is a value, and code-shaped floats
+    /// (`0E8`) among integers or text are codes, not numbers.
+    fn settle(&mut self) {
+        let strings = self.classes.get(CellClass::String);
+        if self.codes >= 3 && self.codes * 10 >= strings * 9 {
+            for (i, token) in SENTINEL_TOKENS.iter().enumerate() {
+                let n = self.sentinels[i];
+                if n > 0 && code_shaped(token.as_bytes()) {
+                    self.sentinels[i] = 0;
+                    self.classes
+                        .shift(CellClass::Sentinel, CellClass::String, n);
+                }
+            }
+        }
+        let Some(rare) = self.rare.as_mut() else {
+            return;
+        };
+        let code_floats = rare.code_floats;
+        if code_floats == 0 {
+            return;
+        }
+        let ends = rare.code_float_ends.take();
+        let other_floats = self.classes.get(CellClass::Float) - code_floats;
+        let beside = self.classes.get(CellClass::Integer) + self.classes.get(CellClass::String);
+        if other_floats == 0 && beside > 0 {
+            self.classes
+                .shift(CellClass::Float, CellClass::String, code_floats);
+        } else if let Some((lo, hi)) = ends {
+            for literal in [lo.1, hi.1] {
+                if let Some(number) = scan_decimal(&literal) {
+                    self.add_number(number, &literal, 0);
+                }
+            }
+        }
+    }
+
+    /// The date format the column's date cells share, in words.
+    fn date_format(&self) -> Option<String> {
+        let mut orders = [0u64; DATE_ORDERS.len()];
+        let mut seps = [0u64; DATE_SEPARATORS.len()];
+        for (slot, &n) in self.rare.as_ref()?.dates.iter().enumerate() {
+            orders[slot / DATE_SEPARATORS.len()] += n;
+            seps[slot % DATE_SEPARATORS.len()] += n;
+        }
+        let (sep_at, &most) = seps.iter().enumerate().max_by_key(|&(_, n)| *n)?;
+        if most == 0 {
+            return None;
+        }
+        let sep = char::from(DATE_SEPARATORS[sep_at]);
+        let has = |o: DateOrder| orders[DATE_ORDERS.iter().position(|&x| x == o).unwrap_or(0)] > 0;
+        let dmy = format!("DD{sep}MM{sep}YYYY");
+        let mdy = format!("MM{sep}DD{sep}YYYY");
+        Some(
+            match (
+                has(DateOrder::Ymd),
+                has(DateOrder::Dmy),
+                has(DateOrder::Mdy),
+            ) {
+                (true, false, false) if !has(DateOrder::Ambiguous) => format!("YYYY{sep}MM{sep}DD"),
+                (true, _, _) => "mixed: year-first and day or month first".to_owned(),
+                (false, true, true) => format!("mixed: {dmy} and {mdy}"),
+                (false, true, false) => dmy,
+                (false, false, true) => mdy,
+                (false, false, false) => format!("ambiguous: {dmy} or {mdy}"),
+            },
+        )
+    }
+
+    #[inline(never)]
+    fn add_sample(&mut self, cell: &[u8]) {
+        self.looks += 1;
+        let lossy;
+        let kept = match std::str::from_utf8(cell) {
+            Ok(text) => cap_text(text, self.text_cap).0,
+            Err(_) => {
+                lossy = lossy_prefix(cell, self.text_cap);
+                lossy.as_str()
+            }
+        };
+        if !self.samples.iter().any(|s| s == kept) {
+            self.samples.push(kept.to_owned());
+            if self.samples.len() == SAMPLE_VALUES_CAP {
+                self.looks = SAMPLE_LOOKS;
+            }
+        }
+    }
+
+    #[inline(never)]
+    fn add_long_number(&mut self, number: DecimalScan, digits: &[u8], record: u64) {
+        let kind = match number_class(&number) {
+            CellClass::Float => {
+                let (parsed, kind) = float_value_and_precision(digits, &number);
+                if let Some(v) = parsed {
+                    self.range.add_float(v);
+                }
+                kind
+            }
+            _ => {
+                // A number literal is ASCII, so this never falls back.
+                let text = std::str::from_utf8(digits).unwrap_or_default();
+                self.range.add_integer(text);
+                number_precision_of(text, None)
+            }
+        };
+        if let Some(kind) = kind {
+            self.note_precision(kind, digits, record);
+        }
+    }
+
+    /// Counts a literal a double would misstate; the first one of each
+    /// kind is kept as the example.
+    fn note_precision(&mut self, kind: PrecisionKind, literal: &[u8], record: u64) {
+        self.precision
+            .entry(kind)
+            .and_modify(|f| f.count += 1)
+            .or_insert_with(|| PrecisionFact {
+                kind,
+                count: 1,
+                example: lossy_prefix(literal, self.text_cap),
+                record,
+            });
+    }
+
+    pub(super) fn report(mut self, index: usize, name: Option<String>) -> ColumnReport {
+        self.settle();
+        let date_format = self.date_format();
+        let decimal_separator = self
+            .rare
+            .as_ref()
+            .is_some_and(|r| r.comma_decimals > 0)
+            .then_some(",");
+        let empty = self.classes.get(CellClass::Empty);
+        let (min, max) = self.range.bounds();
+        ColumnReport {
+            index,
+            name,
+            inferred_type: infer_column_type(&self.classes),
+            empty,
+            sentinels: SENTINEL_TOKENS
+                .iter()
+                .zip(self.sentinels)
+                .filter(|&(_, n)| n > 0)
+                .map(|(token, n)| ((*token).to_owned(), n))
+                .collect(),
+            classes: self.classes,
+            samples: self.samples,
+            min_length: (self.min_len != u64::MAX).then_some(self.min_len),
+            max_length: (self.min_len != u64::MAX).then_some(self.max_len),
+            min,
+            max,
+            precision: self.precision.into_values().collect(),
+            date_format,
+            decimal_separator,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::char_count;
+
+    proptest::proptest! {
+        /// Counted eight bytes at a time, as `chars()` counts valid text
+        /// and as a byte-at-a-time count does any bytes.
+        #[test]
+        fn char_count_matches_chars_and_the_byte_count(
+            text in "\\PC{0,40}",
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..40),
+        ) {
+            proptest::prop_assert_eq!(char_count(text.as_bytes()), text.chars().count() as u64);
+            let naive = bytes.iter().filter(|&&c| c & 0xC0 != 0x80).count() as u64;
+            proptest::prop_assert_eq!(char_count(&bytes), naive);
+        }
+    }
+}
