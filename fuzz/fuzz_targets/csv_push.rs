@@ -2,6 +2,8 @@
 //! 1-byte pieces gives the same records and issues as the whole; the
 //! block path (fields counted, or handed out cell by cell) gives the
 //! same events, counts and fields as the byte machine (fields kept).
+//! A second control byte picks the dialect: the quote (`"`, `'`, none),
+//! a `#` comment, lines to skip, and runs of spaces as the delimiter.
 #![no_main]
 
 use std::ops::ControlFlow;
@@ -67,22 +69,37 @@ impl CsvSink for Log {
     }
 }
 
-fn run(pieces: &[&[u8]], delimiter: u8, mode: Mode) -> (Vec<String>, Vec<Vec<String>>, String) {
+#[derive(Clone, Copy)]
+struct Dialect {
+    delimiter: u8,
+    quote: Option<u8>,
+    comment: Option<u8>,
+    skip: u64,
+    runs: bool,
+}
+
+fn run(pieces: &[&[u8]], d: Dialect, mode: Mode) -> (Vec<String>, Vec<Vec<String>>, String) {
     let mut log = Log {
         mode,
         events: Vec::new(),
         rows: Vec::new(),
         current: Vec::new(),
     };
-    let mut p = CsvParser::new(delimiter);
+    let mut p = CsvParser::new(d.delimiter)
+        .with_quote(d.quote)
+        .with_comment(d.comment)
+        .with_skip_lines(d.skip)
+        .with_delimiter_runs(d.runs);
     for piece in pieces {
         let _ = p.push(piece, &mut log);
     }
     let _ = p.finish(&mut log);
     let counts = format!(
-        "{} blank={} records={} lines={}",
+        "{} blank={} skipped={} comments={} records={} lines={}",
         p.line_endings().label(),
         p.blank_lines(),
+        p.skipped_lines(),
+        p.comment_lines(),
         p.records(),
         p.lines()
     );
@@ -90,10 +107,23 @@ fn run(pieces: &[&[u8]], delimiter: u8, mode: Mode) -> (Vec<String>, Vec<Vec<Str
 }
 
 fuzz_target!(|input: &[u8]| {
-    let Some((&ctl, data)) = input.split_first() else {
+    let [ctl, dialect, data @ ..] = input else {
         return;
     };
-    let delimiter = [b',', b'\t', b';', b'|'][usize::from(ctl & 3)];
+    let (ctl, dialect) = (*ctl, *dialect);
+    let runs = dialect & 0x20 != 0;
+    let delimiter = if runs {
+        b' '
+    } else {
+        [b',', b'\t', b';', b'|'][usize::from(ctl & 3)]
+    };
+    let delimiter = Dialect {
+        delimiter,
+        quote: [Some(b'"'), Some(b'\''), None, Some(b'"')][usize::from(dialect & 3)],
+        comment: (dialect & 4 != 0).then_some(b'#'),
+        skip: u64::from((dialect >> 3) & 3),
+        runs,
+    };
     let whole = run(&[data], delimiter, Mode::Keep);
     let at = usize::from(ctl >> 2).min(data.len());
     let (a, b) = data.split_at(at);

@@ -130,8 +130,12 @@ pub struct JsonlInspect {
     pub keys: BTreeMap<String, u64>,
     /// Top-level keys in first-seen order (first 500).
     pub key_order: Vec<String>,
-    /// Distinct top-level keys past the 500 tracked.
+    /// Distinct top-level keys past the 500 tracked (counted up to
+    /// 10,000; see `untracked_keys_is_lower_bound`).
     pub untracked_keys: u64,
+    /// Whether `untracked_keys` stopped at its 10,000 cap and is a lower
+    /// bound (the view is then cut).
+    pub untracked_keys_is_lower_bound: bool,
     /// Value types per top-level key.
     pub key_types: BTreeMap<String, BTreeMap<&'static str, u64>>,
     /// The deepest nesting of any record.
@@ -216,6 +220,8 @@ struct InspectLines {
     keys: HashMap<Vec<u8>, usize>,
     key_stats: Vec<(String, u64, BTreeMap<&'static str, u64>)>,
     untracked: HashMap<Vec<u8>, ()>,
+    /// A distinct untracked key went uncounted: the count is a lower bound.
+    untracked_dropped: bool,
     top_keys: Vec<(Vec<u8>, Option<&'static str>)>,
     sample: Vec<Box<RawValue>>,
     sample_shortened: bool,
@@ -277,6 +283,8 @@ impl InspectLines {
                         None => {
                             if self.untracked.len() < plumb_core::COLUMN_TRACK_CAP {
                                 self.untracked.insert(key, ());
+                            } else if !self.untracked.contains_key(&key) {
+                                self.untracked_dropped = true;
                             }
                             None
                         }
@@ -361,6 +369,7 @@ pub fn inspect<R: BufRead>(
         keys: HashMap::new(),
         key_stats: Vec::new(),
         untracked: HashMap::new(),
+        untracked_dropped: false,
         top_keys: Vec::new(),
         sample: Vec::new(),
         sample_shortened: false,
@@ -387,10 +396,14 @@ pub fn inspect<R: BufRead>(
         keys.insert(k.clone(), n);
         key_types.insert(k, types);
     }
+    let untracked_capped = sink.untracked_dropped;
     Ok(JsonlInspect {
         ok: true,
         format: "jsonl",
-        view: ViewFlags::of_scan(sink.cap.capped()),
+        // Counts that stopped at a cap are lower bounds: the untracked
+        // keys, or the duplicate keys once the tracker filled.
+        view: ViewFlags::of_scan(sink.cap.capped())
+            .with_cut(untracked_capped || !line_dups.checked_fully),
         lines_scanned: sink.lines,
         rows_scanned: sink.cap.rows(),
         blank_lines: sink.blank,
@@ -400,6 +413,7 @@ pub fn inspect<R: BufRead>(
         keys,
         key_order,
         untracked_keys: sink.untracked.len() as u64,
+        untracked_keys_is_lower_bound: untracked_capped,
         key_types,
         max_depth,
         duplicate_keys: line_dups,

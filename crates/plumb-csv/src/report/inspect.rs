@@ -160,7 +160,9 @@ impl InspectSink {
         CsvInspect {
             ok: true,
             format,
-            view: ViewFlags::of_scan(s.stopped),
+            // Columns past the tracked ones are counted, not described:
+            // the answer is not the whole file's.
+            view: ViewFlags::of_scan(s.stopped).with_cut(width > COLUMN_TRACK_CAP),
             delimiter: crate::scan::delimiter_name(s.delimiter, s.runs),
             delimiter_note: crate::scan::confidence_note(
                 s.confidence,

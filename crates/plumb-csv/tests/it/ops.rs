@@ -997,3 +997,21 @@ fn an_exponent_shaped_code_does_not_make_a_column_numeric() {
         (InferredType::Float, json!(200000.0))
     );
 }
+
+#[test]
+fn columns_past_the_tracked_ones_cut_the_view() {
+    let cap = plumb_core::COLUMN_TRACK_CAP;
+    let row = |n: usize| {
+        (0..n)
+            .map(|i| format!("c{i}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let text = format!("{}\n{}\n", row(cap + 1), row(cap + 1));
+    let r = inspect(stream(&text), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!((r.columns.len(), r.untracked_columns), (cap, 1));
+    assert_eq!(r.view.label(), "cut");
+    let text = format!("{}\n{}\n", row(cap), row(cap));
+    let r = inspect(stream(&text), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!((r.untracked_columns, r.view.label()), (0, "exact"));
+}

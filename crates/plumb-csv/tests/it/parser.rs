@@ -284,6 +284,83 @@ fn aligned() -> impl Strategy<Value = Vec<u8>> {
     prop::collection::vec(piece, 0..60).prop_map(|v| v.concat())
 }
 
+#[test]
+fn every_dialect_setting_gives_one_answer_at_every_split() {
+    let text: &[u8] = b"Title line \"quoted\nskip me too\n# note\nid  name  'a b'\r\n1  \"x y\"  'it''s'\n\n# another\n2  z  w  \n3 'q\nr' s";
+    let dialects = [
+        (
+            b' ',
+            Dialect {
+                quote: Some(b'\''),
+                comment: Some(b'#'),
+                skip: 2,
+                runs: true,
+            },
+        ),
+        (
+            b' ',
+            Dialect {
+                quote: None,
+                comment: Some(b'#'),
+                skip: 1,
+                runs: true,
+            },
+        ),
+        (
+            b' ',
+            Dialect {
+                quote: Some(b'"'),
+                comment: None,
+                skip: 0,
+                runs: false,
+            },
+        ),
+        (
+            b',',
+            Dialect {
+                quote: None,
+                comment: Some(b'#'),
+                skip: 3,
+                runs: false,
+            },
+        ),
+    ];
+    for (delimiter, dialect) in dialects {
+        let whole = parse_pieces_in(&[text], delimiter, dialect, true);
+        for at in 0..=text.len() {
+            let (a, b) = text.split_at(at);
+            assert_eq!(
+                parse_pieces_in(&[a, b], delimiter, dialect, true),
+                whole,
+                "{dialect:?} split at {at}"
+            );
+        }
+        let bytes: Vec<&[u8]> = text.chunks(1).collect();
+        assert_eq!(
+            parse_pieces_in(&bytes, delimiter, dialect, true),
+            whole,
+            "{dialect:?}"
+        );
+        let (lean, counts) = parse_pieces_in(&[text], delimiter, dialect, false);
+        assert_eq!(
+            (lean.events, counts),
+            (whole.0.events.clone(), whole.1.clone())
+        );
+    }
+    // The first dialect's records, as a person reads them.
+    let (log, counts) = parse_pieces_in(&[text], b' ', dialects[0].1, true);
+    assert_eq!(
+        log.records,
+        vec![
+            vec!["id", "name", "a b"],
+            vec!["1", "\"x", "y\"", "it's"],
+            vec!["2", "z", "w"],
+            vec!["3", "q\nr", "s"],
+        ]
+    );
+    assert!(counts.contains("skipped=2 comments=2"), "{counts}");
+}
+
 fn csvish() -> impl Strategy<Value = Vec<u8>> {
     let piece = prop_oneof![
         6 => "[a-z0-9 ]{1,3}".prop_map(String::into_bytes),

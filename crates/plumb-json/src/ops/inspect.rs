@@ -235,7 +235,10 @@ pub fn inspect<R: BufRead>(
     Ok(JsonInspect {
         ok: true,
         format: "json",
-        view: ViewFlags::of_scan(sink.cap.capped()).with_cut(sink.keys_uncounted),
+        // A count that stopped at a cap is a lower bound: the key count,
+        // or the duplicate keys once the tracker filled.
+        view: ViewFlags::of_scan(sink.cap.capped())
+            .with_cut(sink.keys_uncounted || !duplicate_keys.checked_fully),
         root_type,
         count: sink.cap.rows(),
         keys: sink.keys,

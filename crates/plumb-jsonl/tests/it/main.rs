@@ -277,3 +277,22 @@ fn a_placeholder_in_the_sample_is_noted_and_the_facts_stay_exact() {
     });
     assert_eq!(plain["sample_shortened"], false);
 }
+
+#[test]
+fn untracked_keys_past_their_cap_are_a_lower_bound() {
+    // One new key per record: 500 tracked, then 10,000 counted, then the
+    // count stops and says so.
+    let records = |n: usize| -> String { (0..n).map(|i| format!("{{\"k{i}\":{i}}}\n")).collect() };
+    let tracked = plumb_jsonl::KEY_HISTOGRAM_CAP;
+    let cap = plumb_core::COLUMN_TRACK_CAP;
+    let r = inspect(stream(&records(tracked + cap + 50)), &ScanBounds::default()).unwrap();
+    assert_eq!(r.keys.len(), tracked);
+    assert_eq!(r.untracked_keys, cap as u64);
+    assert!(r.untracked_keys_is_lower_bound);
+    assert_eq!(r.view.label(), "cut");
+    // At the cap exactly: exact.
+    let r = inspect(stream(&records(tracked + cap)), &ScanBounds::default()).unwrap();
+    assert_eq!(r.untracked_keys, cap as u64);
+    assert!(!r.untracked_keys_is_lower_bound);
+    assert_eq!(r.view.label(), "exact");
+}
