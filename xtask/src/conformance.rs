@@ -462,7 +462,7 @@ fn system_tables() -> Row {
             .count() as u64;
         row.check(
             got.as_ref().is_ok_and(|v| {
-                v.delimiter == ":" && v.valid == Some(true) && v.rows_scanned == lines
+                v.dialect.delimiter == ":" && v.valid == Some(true) && v.rows_scanned == lines
             }),
             format!("{path}: `:` between {fields} fields on every line"),
         );
@@ -500,8 +500,8 @@ fn system_tables() -> Row {
                     .map(String::as_str);
                 let rows =
                     r.row_count.unwrap_or(0) + u64::from(header.is_none() && r.header.is_some());
-                r.quote == "none"
-                    && r.comment.as_deref() == Some("#")
+                r.dialect.quote == "none"
+                    && r.dialect.comment.as_deref() == Some("#")
                     && rows == data
                     && (header.is_none() || first == header)
             }),

@@ -53,8 +53,8 @@ pub use machine::{
 };
 pub use reader::CsvReader;
 pub use report::{
-    ColumnRef, ColumnReport, CsvInspect, CsvSelect, CsvValidate, PrecisionFact, SelectCell,
-    CSV_SELECT_BUDGET_BYTES, INSPECT_NARROW_TEXT_BYTES, INSPECT_SAMPLE_BUDGET_BYTES,
+    ColumnRef, ColumnReport, CsvInspect, CsvSelect, CsvValidate, DialectReport, PrecisionFact,
+    SelectCell, CSV_SELECT_BUDGET_BYTES, INSPECT_NARROW_TEXT_BYTES, INSPECT_SAMPLE_BUDGET_BYTES,
     INSPECT_WIDE_TEXT_COLUMNS,
 };
 pub use scan::{HeaderMode, QuoteMode};

@@ -22,7 +22,7 @@ use crate::machine::{Issue, IssueReport, Record};
 use crate::scan::{RowSink, ScanSummary};
 
 use super::column::{text_cap, track_columns, ColumnAcc, ColumnReport};
-use super::{lossy_prefix, IssueList};
+use super::{lossy_prefix, DialectReport, IssueList};
 
 /// The columns whose kept text (sample values, precision examples, the
 /// header name, sample cells, long range ends) may each run to
@@ -59,22 +59,10 @@ pub struct CsvInspect {
     pub format: &'static str,
     /// Exact when the whole file was read; sampled when a row cap stopped it.
     pub view: ViewFlags,
-    /// The delimiter used (`spaces` for runs of spaces).
-    pub delimiter: String,
-    /// Said when the delimiter was detected with low confidence (below
-    /// [`CSV_LOW_CONFIDENCE`](crate::CSV_LOW_CONFIDENCE)), with a hint to
-    /// pass it; null otherwise.
-    pub delimiter_note: Option<String>,
-    /// The quote character used, or `none`.
-    pub quote: String,
-    /// Lines skipped before the table: asked with `skip_lines`, or a
-    /// detected preamble.
-    pub skipped_lines: u64,
-    /// The comment character in effect: given, or `#` when the file
-    /// opens with `#` lines; null when none.
-    pub comment: Option<String>,
-    /// Comment lines skipped after the table began.
-    pub comment_lines: u64,
+    /// The dialect read with (flattened: `delimiter`, `delimiter_note`,
+    /// `quote`, `skipped_lines`, `comment`, `comment_lines`).
+    #[serde(flatten)]
+    pub dialect: DialectReport,
     /// The first lines of a detected preamble (at most 10, each cut to
     /// 256 bytes); empty when none was detected or `skip_lines` was given.
     pub preamble: Vec<String>,
@@ -163,15 +151,7 @@ impl InspectSink {
             // Columns past the tracked ones are counted, not described:
             // the answer is not the whole file's.
             view: ViewFlags::of_scan(s.stopped).with_cut(width > COLUMN_TRACK_CAP),
-            delimiter: crate::scan::delimiter_name(s.delimiter, s.runs),
-            delimiter_note: crate::scan::confidence_note(
-                s.confidence,
-                &crate::scan::delimiter_name(s.delimiter, s.runs),
-            ),
-            quote: crate::scan::quote_name(s.quote),
-            skipped_lines: s.skipped_lines,
-            comment: s.comment.map(|c| char::from(c).to_string()),
-            comment_lines: s.comment_lines,
+            dialect: s.dialect_report(),
             preamble: s.preamble.clone(),
             delimiter_confidence: s.confidence,
             header,

@@ -19,9 +19,48 @@ pub use select::{ColumnRef, CsvSelect, SelectCell, CSV_SELECT_BUDGET_BYTES};
 pub use validate::CsvValidate;
 pub(crate) use validate::ValidateSink;
 
+use serde::Serialize;
+
 use plumb_core::{cap_text, FIRST_ISSUES_CAP};
 
 use crate::machine::{Issue, IssueReport};
+
+/// The dialect an answer was read with, as every CSV/TSV answer states
+/// it (flattened into the answer).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DialectReport {
+    /// The delimiter used (`spaces` for runs of spaces).
+    pub delimiter: String,
+    /// Said when the delimiter was detected with low confidence (below
+    /// [`CSV_LOW_CONFIDENCE`](crate::CSV_LOW_CONFIDENCE)), with a hint to
+    /// pass it; null otherwise.
+    pub delimiter_note: Option<String>,
+    /// The quote character used, or `none`.
+    pub quote: String,
+    /// Lines skipped before the table: asked with `skip_lines`, or a
+    /// detected preamble.
+    pub skipped_lines: u64,
+    /// The comment character in effect: given, or `#` when the file
+    /// opens with `#` lines; null when none.
+    pub comment: Option<String>,
+    /// Comment lines skipped after the table began.
+    pub comment_lines: u64,
+}
+
+impl crate::scan::ScanSummary {
+    /// The dialect as answers state it.
+    pub(crate) fn dialect_report(&self) -> DialectReport {
+        let delimiter = crate::scan::delimiter_name(self.delimiter, self.runs);
+        DialectReport {
+            delimiter_note: crate::scan::confidence_note(self.confidence, &delimiter),
+            delimiter,
+            quote: crate::scan::quote_name(self.quote),
+            skipped_lines: self.skipped_lines,
+            comment: self.comment.map(|c| char::from(c).to_string()),
+            comment_lines: self.comment_lines,
+        }
+    }
+}
 
 /// The first issues in full, and a count of all of them: one issue per
 /// record and kind, however often it recurs in the record (the listed

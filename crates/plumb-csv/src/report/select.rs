@@ -11,7 +11,7 @@ use plumb_core::{echo, Refusal, RefusalReason, ViewFlags, COLUMN_TRACK_CAP};
 use crate::machine::{Issue, IssueReport, Record};
 use crate::scan::{RowSink, ScanSummary};
 
-use super::{lossy_len, lossy_prefix, IssueList};
+use super::{lossy_len, lossy_prefix, DialectReport, IssueList};
 
 /// A column asked for in a select: by header name or by 0-based index.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -107,22 +107,10 @@ pub struct CsvSelect {
     /// Exact: the rows are verbatim and whole; cut when a row hit a cap
     /// or a cell was cut to the select budget.
     pub view: ViewFlags,
-    /// The delimiter used (`spaces` for runs of spaces).
-    pub delimiter: String,
-    /// Said when the delimiter was detected with low confidence (below
-    /// [`CSV_LOW_CONFIDENCE`](crate::CSV_LOW_CONFIDENCE)), with a hint to
-    /// pass it; null otherwise.
-    pub delimiter_note: Option<String>,
-    /// The quote character used, or `none`.
-    pub quote: String,
-    /// Lines skipped before the table: asked with `skip_lines`, or a
-    /// detected preamble.
-    pub skipped_lines: u64,
-    /// The comment character in effect: given, or `#` when the file
-    /// opens with `#` lines; null when none.
-    pub comment: Option<String>,
-    /// Comment lines skipped after the table began.
-    pub comment_lines: u64,
+    /// The dialect read with (flattened: `delimiter`, `delimiter_note`,
+    /// `quote`, `skipped_lines`, `comment`, `comment_lines`).
+    #[serde(flatten)]
+    pub dialect: DialectReport,
     /// The header (projected when columns were given; otherwise its first
     /// 10,000 names), or null. Names are cut like cells when together
     /// they pass [`CSV_SELECT_BUDGET_BYTES`] (a budget of their own).
@@ -197,15 +185,7 @@ impl SelectSink {
             ok: true,
             format,
             view: ViewFlags::exact().with_cut(self.cut),
-            delimiter: crate::scan::delimiter_name(s.delimiter, s.runs),
-            delimiter_note: crate::scan::confidence_note(
-                s.confidence,
-                &crate::scan::delimiter_name(s.delimiter, s.runs),
-            ),
-            quote: crate::scan::quote_name(s.quote),
-            skipped_lines: s.skipped_lines,
-            comment: s.comment.map(|c| char::from(c).to_string()),
-            comment_lines: s.comment_lines,
+            dialect: s.dialect_report(),
             header: self.header,
             columns: self.projection,
             returned: self.rows.len(),

@@ -9,7 +9,7 @@ use plumb_core::ViewFlags;
 use crate::machine::{Issue, IssueReport, Record};
 use crate::scan::{RowSink, ScanSummary};
 
-use super::IssueList;
+use super::{DialectReport, IssueList};
 
 /// The answer of CSV validate.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -24,22 +24,10 @@ pub struct CsvValidate {
     /// rows or quoting or size issues. Null: stopped at the row cap with
     /// no fault found.
     pub valid: Option<bool>,
-    /// The delimiter used (`spaces` for runs of spaces).
-    pub delimiter: String,
-    /// Said when the delimiter was detected with low confidence (below
-    /// [`CSV_LOW_CONFIDENCE`](crate::CSV_LOW_CONFIDENCE)), with a hint to
-    /// pass it; null otherwise.
-    pub delimiter_note: Option<String>,
-    /// The quote character used, or `none`.
-    pub quote: String,
-    /// Lines skipped before the table: asked with `skip_lines`, or a
-    /// detected preamble.
-    pub skipped_lines: u64,
-    /// The comment character in effect: given, or `#` when the file
-    /// opens with `#` lines; null when none.
-    pub comment: Option<String>,
-    /// Comment lines skipped after the table began.
-    pub comment_lines: u64,
+    /// The dialect read with (flattened: `delimiter`, `delimiter_note`,
+    /// `quote`, `skipped_lines`, `comment`, `comment_lines`).
+    #[serde(flatten)]
+    pub dialect: DialectReport,
     /// Data rows read.
     pub rows_scanned: u64,
     /// The first issues, in order.
@@ -71,15 +59,7 @@ impl ValidateSink {
             format,
             view: ViewFlags::of_scan(s.stopped),
             valid,
-            delimiter: crate::scan::delimiter_name(s.delimiter, s.runs),
-            delimiter_note: crate::scan::confidence_note(
-                s.confidence,
-                &crate::scan::delimiter_name(s.delimiter, s.runs),
-            ),
-            quote: crate::scan::quote_name(s.quote),
-            skipped_lines: s.skipped_lines,
-            comment: s.comment.map(|c| char::from(c).to_string()),
-            comment_lines: s.comment_lines,
+            dialect: s.dialect_report(),
             rows_scanned: s.rows,
             issues: self.issues.first,
             issue_count: self.issues.total,

@@ -17,7 +17,7 @@ const PEOPLE: &str = "id,name,temperature\n1,ann,21.5\n2,bob,NA\n3,cy,19\n4,dee,
 fn sentinels_are_counted_and_never_converted() {
     let r = inspect(stream(PEOPLE), CsvFormat::Csv, &CsvOptions::default()).unwrap();
     assert_eq!(r.format, "csv");
-    assert_eq!(r.delimiter, ",");
+    assert_eq!(r.dialect.delimiter, ",");
     assert_eq!(r.row_count, Some(4));
     assert_eq!(r.view.label(), "exact");
     let t = &r.columns[2];
@@ -207,9 +207,12 @@ fn delimiter_detection_picks_semicolon_tab_and_one_column() {
     assert_eq!(one.delimiter, b',');
     assert_eq!(one.confidence, 0.0);
     let r = inspect(stream("a;b\n1;2\n"), CsvFormat::Csv, &CsvOptions::default()).unwrap();
-    assert_eq!(r.delimiter, ";");
+    assert_eq!(r.dialect.delimiter, ";");
     let r = inspect(stream("a,b\n1,2\n"), CsvFormat::Tsv, &CsvOptions::default()).unwrap();
-    assert_eq!(r.delimiter, "\t", "TSV means tab unless told otherwise");
+    assert_eq!(
+        r.dialect.delimiter, "\t",
+        "TSV means tab unless told otherwise"
+    );
     assert_eq!(r.format, "tsv");
 }
 
@@ -597,7 +600,7 @@ fn tsv_reads_stray_quotes_as_text_under_auto() {
     let text = tsv_with_stray_quotes(2000);
     let lines = text.lines().count() as u64;
     let v = validate(stream(&text), CsvFormat::Tsv, &CsvOptions::default()).unwrap();
-    assert_eq!(v.quote, "none");
+    assert_eq!(v.dialect.quote, "none");
     assert_eq!(v.valid, Some(true));
     assert_eq!(v.rows_scanned, lines - 1);
     assert_eq!(v.issue_count, 0);
@@ -626,7 +629,7 @@ fn a_forced_quote_on_stray_quotes_is_said_not_silent() {
         ..CsvOptions::default()
     };
     let v = validate(stream(&text), CsvFormat::Tsv, &opts).unwrap();
-    assert_eq!(v.quote, "\"");
+    assert_eq!(v.dialect.quote, "\"");
     // The quote opened on line 12 closes on line 41: one record of 30
     // lines, reported where it starts.
     let long = v
@@ -650,15 +653,15 @@ fn quoted_tsv_and_csv_keep_their_quotes_under_auto() {
     }
     let t = validate(stream(&tsv), CsvFormat::Tsv, &CsvOptions::default()).unwrap();
     assert_eq!(
-        (t.quote.as_str(), t.rows_scanned, t.valid),
+        (t.dialect.quote.as_str(), t.rows_scanned, t.valid),
         ("\"", 50, Some(true))
     );
     let c = inspect(stream(&csv), CsvFormat::Csv, &CsvOptions::default()).unwrap();
-    assert_eq!((c.quote.as_str(), c.row_count), ("\"", Some(50)));
+    assert_eq!((c.dialect.quote.as_str(), c.row_count), ("\"", Some(50)));
     // A file that never quotes keeps its format's default.
     let plain = "a\tb\n1\t2\n";
     let p = validate(stream(plain), CsvFormat::Tsv, &CsvOptions::default()).unwrap();
-    assert_eq!(p.quote, "none");
+    assert_eq!(p.dialect.quote, "none");
     // A TSV whose quotes all open and close cleanly (a doubled quote
     // inside) is read with them, as Python's csv and pandas read it.
     let clean = "id\tnote\n1\t\"say \"\"hi\"\"\"\n2\tplain\n";
@@ -669,19 +672,19 @@ fn quoted_tsv_and_csv_keep_their_quotes_under_auto() {
         &SelectOptions::default(),
     )
     .unwrap();
-    assert_eq!(c.quote, "\"");
+    assert_eq!(c.dialect.quote, "\"");
     assert_eq!(
         serde_json::to_value(&c.rows[0]).unwrap(),
         json!(["1", "say \"hi\""])
     );
     let plain = "a,b\n1,2\n";
     let p = validate(stream(plain), CsvFormat::Csv, &CsvOptions::default()).unwrap();
-    assert_eq!(p.quote, "\"");
+    assert_eq!(p.dialect.quote, "\"");
     // Single quotes, when they make the only consistent parse.
     let single = "id,note\n1,'x, y'\n2,'z, w'\n3,'v, u'\n";
     let s = validate(stream(single), CsvFormat::Csv, &CsvOptions::default()).unwrap();
     assert_eq!(
-        (s.quote.as_str(), s.rows_scanned, s.valid),
+        (s.dialect.quote.as_str(), s.rows_scanned, s.valid),
         ("'", 3, Some(true))
     );
 }
@@ -701,7 +704,7 @@ const BANNERED: &str = "Sales export \"Q1\nGenerated 2024-01-15 by the ledger\n*
 #[test]
 fn a_preamble_is_detected_skipped_and_reported() {
     let r = inspect(stream(BANNERED), CsvFormat::Csv, &CsvOptions::default()).unwrap();
-    assert_eq!(r.skipped_lines, 3);
+    assert_eq!(r.dialect.skipped_lines, 3);
     assert_eq!(
         r.preamble,
         vec![
@@ -718,7 +721,7 @@ fn a_preamble_is_detected_skipped_and_reported() {
     assert_eq!(r.columns[2].inferred_type, InferredType::Integer);
     let v = validate(stream(BANNERED), CsvFormat::Csv, &CsvOptions::default()).unwrap();
     assert_eq!(
-        (v.valid, v.skipped_lines, v.rows_scanned),
+        (v.valid, v.dialect.skipped_lines, v.rows_scanned),
         (Some(true), 3, 3)
     );
     // skip_lines 0 turns detection off: the banners are read as data.
@@ -727,7 +730,7 @@ fn a_preamble_is_detected_skipped_and_reported() {
         ..CsvOptions::default()
     };
     let v = validate(stream(BANNERED), CsvFormat::Csv, &off).unwrap();
-    assert_eq!(v.skipped_lines, 0);
+    assert_eq!(v.dialect.skipped_lines, 0);
     assert_eq!(v.valid, Some(false));
     // An explicit count skips exactly that many lines, and issues keep
     // file line numbers.
@@ -737,7 +740,7 @@ fn a_preamble_is_detected_skipped_and_reported() {
     };
     let text = format!("{BANNERED}4,dee\n");
     let v = validate(stream(&text), CsvFormat::Csv, &two).unwrap();
-    assert_eq!(v.skipped_lines, 2);
+    assert_eq!(v.dialect.skipped_lines, 2);
     let ragged: Vec<(u64, u64)> = v
         .issues
         .iter()
@@ -753,12 +756,16 @@ fn a_preamble_is_detected_skipped_and_reported() {
 fn plain_tables_have_no_preamble() {
     for text in [PEOPLE, "a,b\n1,2\n", "x\n1\n2\n", "id,name\n"] {
         let r = inspect(stream(text), CsvFormat::Csv, &CsvOptions::default()).unwrap();
-        assert_eq!((r.skipped_lines, r.preamble.len()), (0, 0), "{text}");
+        assert_eq!(
+            (r.dialect.skipped_lines, r.preamble.len()),
+            (0, 0),
+            "{text}"
+        );
     }
     // A header one field short of its rows (R's row names) is a header.
     let r_style = "\"a\",\"b\"\n\"1\",3,4\n\"2\",5,6\n\"3\",7,8\n";
     let r = inspect(stream(r_style), CsvFormat::Csv, &CsvOptions::default()).unwrap();
-    assert_eq!(r.skipped_lines, 0);
+    assert_eq!(r.dialect.skipped_lines, 0);
 }
 
 #[test]
@@ -769,7 +776,7 @@ fn comment_lines_are_skipped_and_counted() {
         ..CsvOptions::default()
     };
     let r = inspect(stream(text), CsvFormat::Csv, &opts).unwrap();
-    assert_eq!((r.comment_lines, r.row_count), (2, Some(2)));
+    assert_eq!((r.dialect.comment_lines, r.row_count), (2, Some(2)));
     assert_eq!(r.sample[1], vec!["2", "#not a comment"]);
     let s = select(
         stream(text),
@@ -778,16 +785,16 @@ fn comment_lines_are_skipped_and_counted() {
         &SelectOptions::default(),
     )
     .unwrap();
-    assert_eq!(s.comment_lines, 2);
+    assert_eq!(s.dialect.comment_lines, 2);
     assert_eq!(s.returned, 2);
     // Without the option, a file that opens with `#` lines marks its
     // comments so: the first is a preamble line, later ones comments.
     let v = validate(stream(text), CsvFormat::Csv, &CsvOptions::default()).unwrap();
     assert_eq!(
         (
-            v.skipped_lines,
-            v.comment.as_deref(),
-            v.comment_lines,
+            v.dialect.skipped_lines,
+            v.dialect.comment.as_deref(),
+            v.dialect.comment_lines,
             v.rows_scanned
         ),
         (1, Some("#"), 1, 2)
@@ -795,14 +802,17 @@ fn comment_lines_are_skipped_and_counted() {
     // One that does not is read as it is: a `#` line later is data.
     let later = "id,v\n1,a\n# a note\n2,b\n";
     let v = validate(stream(later), CsvFormat::Csv, &CsvOptions::default()).unwrap();
-    assert_eq!((v.comment, v.comment_lines, v.rows_scanned), (None, 0, 3));
+    assert_eq!(
+        (v.dialect.comment, v.dialect.comment_lines, v.rows_scanned),
+        (None, 0, 3)
+    );
 }
 
 #[test]
 fn a_commented_header_under_notes_is_the_header() {
     let text = "# the zone table\n# columns below\n#code\tcoordinates\tTZ\nAD\t+4230+00131\tEurope/Andorra\nAE\t+2518+05518\tAsia/Dubai\n# a trailing note\n";
     let r = inspect(stream(text), CsvFormat::Tsv, &CsvOptions::default()).unwrap();
-    assert_eq!(r.skipped_lines, 2);
+    assert_eq!(r.dialect.skipped_lines, 2);
     assert_eq!(
         r.header.as_deref(),
         Some(
@@ -813,7 +823,7 @@ fn a_commented_header_under_notes_is_the_header() {
             ][..]
         )
     );
-    assert_eq!((r.row_count, r.comment_lines), (Some(2), 1));
+    assert_eq!((r.row_count, r.dialect.comment_lines), (Some(2), 1));
 }
 
 #[test]
@@ -821,19 +831,19 @@ fn colon_space_and_aligned_files_are_detected() {
     // A passwd-like file: colons, with commas and spaces inside fields.
     let passwd = "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon,,,:/usr/sbin:/usr/sbin/nologin\nann:x:1000:1000:Ann Lee,,,:/home/ann:/bin/zsh\nbin:x:2:2:bin:/bin:/usr/sbin/nologin\n";
     let r = inspect(stream(passwd), CsvFormat::Csv, &CsvOptions::default()).unwrap();
-    assert_eq!((r.delimiter.as_str(), r.columns.len()), (":", 7));
-    assert_eq!(r.delimiter_note, None);
+    assert_eq!((r.dialect.delimiter.as_str(), r.columns.len()), (":", 7));
+    assert_eq!(r.dialect.delimiter_note, None);
     // One space between the fields of every row.
     let spaced = "id name score\n1 ann 10\n2 bob 7\n3 cy 12\n";
     let r = inspect(stream(spaced), CsvFormat::Csv, &CsvOptions::default()).unwrap();
-    assert_eq!((r.delimiter.as_str(), r.row_count), (" ", Some(3)));
+    assert_eq!((r.dialect.delimiter.as_str(), r.row_count), (" ", Some(3)));
     assert_eq!(r.columns[2].inferred_type, InferredType::Integer);
     // Columns aligned with runs of spaces.
     let aligned =
         "id    name      score\n1     ann       10\n22    bob       7\n333   cy        12\n";
     let r = inspect(stream(aligned), CsvFormat::Csv, &CsvOptions::default()).unwrap();
     assert_eq!(
-        (r.delimiter.as_str(), r.row_count, r.ragged_rows),
+        (r.dialect.delimiter.as_str(), r.row_count, r.ragged_rows),
         ("spaces", Some(3), 0)
     );
     assert_eq!(r.columns[2].inferred_type, InferredType::Integer);
@@ -847,7 +857,10 @@ fn colon_space_and_aligned_files_are_detected() {
     };
     let two_words = aligned.replace("bob   ", "bob lee");
     let v = validate(stream(&two_words), CsvFormat::Csv, &opts).unwrap();
-    assert_eq!((v.delimiter.as_str(), v.delimiter_note), ("spaces", None));
+    assert_eq!(
+        (v.dialect.delimiter.as_str(), v.dialect.delimiter_note),
+        ("spaces", None)
+    );
     assert_eq!((v.ragged_rows, v.valid), (1, Some(false)));
 }
 
@@ -857,17 +870,18 @@ fn the_first_four_candidates_keep_the_seed_rule() {
     // not make it space-delimited, even where they are as consistent.
     let text = "name,city\nann lee,new york\nbob ray,los angeles\n";
     let r = inspect(stream(text), CsvFormat::Csv, &CsvOptions::default()).unwrap();
-    assert_eq!(r.delimiter, ",");
+    assert_eq!(r.dialect.delimiter, ",");
     // Prose lines split at spaces inconsistently: one column.
     let prose = "This is a sentence.\nAnother, longer sentence here.\nShort one\n";
     let r = inspect(stream(prose), CsvFormat::Csv, &CsvOptions::default()).unwrap();
     assert_eq!(r.delimiter_confidence, Some(0.0));
     assert!(
-        r.delimiter_note
+        r.dialect
+            .delimiter_note
             .as_deref()
             .is_some_and(|n| n.contains("one column")),
         "{:?}",
-        r.delimiter_note
+        r.dialect.delimiter_note
     );
 }
 
@@ -884,8 +898,8 @@ fn low_confidence_is_said_with_a_hint() {
         }
     }
     let v = validate(stream(&text), CsvFormat::Csv, &CsvOptions::default()).unwrap();
-    assert_eq!(v.delimiter, ";");
-    let note = v.delimiter_note.expect("a note");
+    assert_eq!(v.dialect.delimiter, ";");
+    let note = v.dialect.delimiter_note.expect("a note");
     assert!(
         note.contains("low confidence") && note.contains("delimiter option"),
         "{note}"
@@ -896,7 +910,7 @@ fn low_confidence_is_said_with_a_hint() {
         ..CsvOptions::default()
     };
     let v = validate(stream(&text), CsvFormat::Csv, &given).unwrap();
-    assert_eq!(v.delimiter_note, None);
+    assert_eq!(v.dialect.delimiter_note, None);
 }
 
 fn column_of(text: &str, index: usize) -> plumb_csv::ColumnReport {
