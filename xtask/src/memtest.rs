@@ -228,6 +228,41 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
         cli("read", &p, &["--offset", "-1"]),
     ];
     out.push(("giant text line (read)", p, ops));
+    out.extend(bombs(dir)?);
+    Ok(out)
+}
+
+/// Decompression bombs, 1 GiB whatever `--memtest-mb` says: a single
+/// line of `0` bytes in gzip (a field that passes every cap, a line
+/// `read` must cut), and rows of `0,0` in zstd; each compresses to a
+/// few megabytes or less and must be answered within the same limit.
+fn bombs(dir: &Path) -> std::io::Result<Vec<Case>> {
+    const BOMB: u64 = 1 << 30;
+    let ops = |p: &Path| -> Vec<Vec<String>> {
+        vec![
+            cli("inspect", p, &[]),
+            cli("validate", p, &[]),
+            cli("read", p, &["--offset", "-2"]),
+        ]
+    };
+    let block = vec![b'0'; 1 << 20];
+    let p = dir.join("bomb_zeros.csv.gz");
+    let file = std::io::BufWriter::new(std::fs::File::create(&p)?);
+    let mut gz = flate2::write::GzEncoder::new(file, flate2::Compression::default());
+    for _ in 0..BOMB / block.len() as u64 {
+        gz.write_all(&block)?;
+    }
+    gz.finish()?.flush()?;
+    let mut out = vec![("1 GiB line of 0 in gzip (bomb)", p.clone(), ops(&p))];
+    let rows = b"0,0\n".repeat(1 << 18);
+    let p = dir.join("bomb_rows.csv.zst");
+    let file = std::io::BufWriter::new(std::fs::File::create(&p)?);
+    let mut zs = zstd::stream::Encoder::new(file, 3)?;
+    for _ in 0..BOMB / rows.len() as u64 {
+        zs.write_all(&rows)?;
+    }
+    zs.finish()?.flush()?;
+    out.push(("1 GiB of 0,0 rows in zstd (bomb)", p.clone(), ops(&p)));
     Ok(out)
 }
 

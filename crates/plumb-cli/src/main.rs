@@ -391,7 +391,10 @@ fn detect(path: &Path, format: Option<&str>, json: bool) -> ExitCode {
     let plumb = Plumb::new();
     match plumb.detect(path, format) {
         Ok(d) => {
-            let v = json!({"ok": true, "path": path.display().to_string(), "format": d.reader.name(), "by": d.by});
+            let mut v = json!({"ok": true, "path": path.display().to_string(), "format": d.reader.name(), "by": d.by});
+            if let Some(container) = d.container {
+                v["container"] = Value::from(container);
+            }
             match show(&v, json) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(code) => code,

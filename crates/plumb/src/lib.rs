@@ -25,11 +25,15 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(feature = "compression")]
+mod container;
 mod magic;
 mod ops;
 pub mod read;
 mod registry;
 
+#[cfg(feature = "compression")]
+pub use container::{Contained, Container, Decompressed, XZ_MEMORY_LIMIT, ZSTD_WINDOW_LOG_MAX};
 pub use magic::{identify, Magic};
 pub use ops::Plumb;
 pub use plumb_core::{

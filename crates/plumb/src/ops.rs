@@ -62,7 +62,7 @@ impl Plumb {
     /// `not-found`, `not-a-file`, `unsupported-format`, and read refusals.
     pub fn detect(&self, path: &Path, format: Option<&str>) -> Result<Detected, Refusal> {
         let source = FileSource::new(path)?;
-        self.registry.detect(&source, format)
+        self.detect_source(&source, format)
     }
 
     /// Decides the format of any byte source.
@@ -74,6 +74,16 @@ impl Plumb {
         source: &dyn Source,
         format: Option<&str>,
     ) -> Result<Detected, Refusal> {
+        #[cfg(feature = "compression")]
+        if let Some(container) = container_of(source) {
+            let decoded = crate::container::Decompressed::new(source, container);
+            let mut detected = self
+                .registry
+                .detect(&decoded, format)
+                .map_err(|r| r.with_extra("container", container.name().into()))?;
+            detected.container = Some(container.name());
+            return Ok(detected);
+        }
         self.registry.detect(source, format)
     }
 
@@ -107,6 +117,25 @@ impl Plumb {
         format: Option<&str>,
         req: &Request,
     ) -> Result<Box<dyn Answer>, Refusal> {
+        #[cfg(feature = "compression")]
+        if let Some(container) = container_of(source) {
+            let decoded = crate::container::Decompressed::new(source, container);
+            return match self.run_plain(op, &decoded, format, req) {
+                Ok(inner) => Ok(Box::new(crate::container::Contained::new(inner, container))),
+                Err(r) => Err(r.with_extra("container", container.name().into())),
+            };
+        }
+        self.run_plain(op, source, format, req)
+    }
+
+    /// [`Plumb::run_source`] on a source read as it is.
+    fn run_plain(
+        &self,
+        op: Op,
+        source: &dyn Source,
+        format: Option<&str>,
+        req: &Request,
+    ) -> Result<Box<dyn Answer>, Refusal> {
         let detected = match self.registry.detect(source, format) {
             // Nothing decided the format, but the options imply one: the
             // first registered format that takes them all (a delimiter
@@ -121,6 +150,7 @@ impl Plumb {
                     Some(reader) => Detected {
                         reader,
                         by: DetectedBy::Options,
+                        container: None,
                     },
                     None => return Err(r),
                 }
@@ -248,4 +278,13 @@ pub(crate) fn text_position(source: &dyn Source, at: u64) -> Option<(u64, u64)> 
         pos += n as u64;
     }
     Some((line, column))
+}
+
+/// The compression the first bytes of `source` announce, if plumb
+/// decodes it (a source that cannot be read is left to the operation to
+/// refuse).
+#[cfg(feature = "compression")]
+fn container_of(source: &dyn Source) -> Option<crate::container::Container> {
+    let head = source.head(8).ok()?;
+    crate::container::Container::of(&head)
 }

@@ -85,6 +85,10 @@ pub struct ReadAnswer {
     /// Tail reads: the byte offset where `text` starts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub byte_offset: Option<u64>,
+    /// The compression the file was read through (`gzip`): lines count
+    /// the decompressed text, and a tail read streamed to the end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub container: Option<&'static str>,
 }
 
 /// Reads a line interval of a file.
@@ -127,6 +131,63 @@ pub fn read(path: &Path, req: &ReadRequest) -> Result<ReadAnswer, Refusal> {
 /// `invalid-argument` for a negative offset on a source without random
 /// access.
 pub fn read_source(source: &dyn Source, req: &ReadRequest) -> Result<ReadAnswer, Refusal> {
+    #[cfg(feature = "compression")]
+    if let Some(container) = source
+        .head(8)
+        .ok()
+        .and_then(|head| crate::container::Container::of(&head))
+    {
+        let decoded = crate::container::Decompressed::new(source, container);
+        let mut answer = read_decoded(&decoded, req)
+            .map_err(|r| r.with_extra("container", container.name().into()))?;
+        answer.container = Some(container.name());
+        return Ok(answer);
+    }
+    read_plain(source, req)
+}
+
+/// A read of a compressed file. Forward reads stream as on a plain file;
+/// a tail read has no backward seek to use, so it streams the whole text
+/// once to count its lines and once more to the last ones (twice the
+/// decompression, no more memory than a forward read).
+#[cfg(feature = "compression")]
+fn read_decoded(
+    source: &crate::container::Decompressed<'_>,
+    req: &ReadRequest,
+) -> Result<ReadAnswer, Refusal> {
+    if req.offset >= 0 {
+        return read_plain(source, req);
+    }
+    let limit = match req.limit {
+        Some(0) => return Err(plumb_core::zero_limit(req.max_lines.max(1))),
+        Some(n) => n.min(req.max_lines.max(1)),
+        None => req.max_lines.max(1),
+    };
+    let want = req.offset.unsigned_abs().min(limit);
+    let counted = read_plain(
+        source,
+        &ReadRequest {
+            offset: 0,
+            limit: Some(1),
+            ..req.clone()
+        },
+    )?;
+    // A complete answer of one line means the text has at most one.
+    let total = counted.total_lines.unwrap_or(1);
+    let mut answer = read_plain(
+        source,
+        &ReadRequest {
+            offset: total.saturating_sub(want) as i64,
+            limit: Some(want),
+            ..req.clone()
+        },
+    )?;
+    answer.from_end = Some(want.min(total));
+    Ok(answer)
+}
+
+/// [`read_source`] on a source read as it is.
+fn read_plain(source: &dyn Source, req: &ReadRequest) -> Result<ReadAnswer, Refusal> {
     let name = source.name();
     let limit = match req.limit {
         Some(0) => return Err(plumb_core::zero_limit(req.max_lines.max(1))),
@@ -321,6 +382,7 @@ fn forward<R: BufRead>(
         line_truncated: truncated,
         from_end: None,
         byte_offset: None,
+        container: None,
     })
 }
 
@@ -520,5 +582,6 @@ fn tail(
         line_truncated: truncated,
         from_end: Some(returned.min(wanted)),
         byte_offset: Some(start),
+        container: None,
     })
 }

@@ -36,6 +36,8 @@ pub struct Detected {
     pub reader: Arc<dyn FormatReader>,
     /// How it was decided.
     pub by: DetectedBy,
+    /// The compression the file was read through (`gzip`), if any.
+    pub container: Option<&'static str>,
 }
 
 impl std::fmt::Debug for Detected {
@@ -194,6 +196,7 @@ impl Registry {
                 Some(reader) => Ok(Detected {
                     reader,
                     by: DetectedBy::Explicit,
+                    container: None,
                 }),
                 None => {
                     Err(self
@@ -206,6 +209,7 @@ impl Registry {
                 return Ok(Detected {
                     reader,
                     by: DetectedBy::Extension,
+                    container: None,
                 });
             }
         }
@@ -213,6 +217,7 @@ impl Registry {
             Some(reader) => Ok(Detected {
                 reader,
                 by: DetectedBy::Sniff,
+                container: None,
             }),
             None => Err(self.unsupported(&format!(
                 "`{}` is not recognisably one of the formats plumb reads",

@@ -1,6 +1,8 @@
 //! Integration tests for the dispatcher: the seed's detection and
 //! refusal tests through the real entry points.
 
+#[cfg(feature = "compression")]
+mod containers;
 mod detect;
 mod entry;
 mod read;
