@@ -309,6 +309,16 @@ fn compressed_binary_and_utf16_files_are_named_whatever_they_are_called() {
     for (bytes, name) in cases {
         for file in ["data.csv", "data.json", "data"] {
             let source = plumb::BytesSource::new(file, bytes.to_vec());
+            if ["gzip", "zstd", "xz", "bzip2"].contains(&name) {
+                // Compression is decoded, whatever the name: these cut
+                // streams are refused as truncated, naming the container.
+                let e = plumb
+                    .run_source(Op::Inspect, &source, None, &Request::default())
+                    .unwrap_err();
+                assert_eq!(e.reason(), RefusalReason::ReadError, "{name} {file}");
+                assert_eq!(e.extra("container"), Some(&json!(name)), "{name} {file}");
+                continue;
+            }
             // Named before any sniff, and refused by every op, even with
             // the format given.
             for format in [None, Some("csv")] {
@@ -369,8 +379,14 @@ fn an_option_only_some_formats_take_implies_the_first_of_them() {
         .registry()
         .by_options(&["pointer", "delimiter"])
         .is_none());
-    // Named containers are never read as text, options or not.
+    // Containers are decoded before any option implies a format, and a
+    // cut stream is refused as one, options or not.
     let gz = plumb::BytesSource::new("export", b"\x1f\x8b\x08\x00".to_vec());
     let e = plumb.run_source(Op::Inspect, &gz, None, &req).unwrap_err();
-    assert_eq!(e.extra("found"), Some(&json!("gzip")));
+    assert_eq!(e.extra("container"), Some(&json!("gzip")));
+    assert_eq!(e.reason(), RefusalReason::ReadError);
+    // Binary formats are still never read as text, options or not.
+    let pdf = plumb::BytesSource::new("export", b"%PDF-1.7\n%\xe2\xe3".to_vec());
+    let e = plumb.run_source(Op::Inspect, &pdf, None, &req).unwrap_err();
+    assert_eq!(e.extra("found"), Some(&json!("pdf")));
 }
