@@ -14,8 +14,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
-use plumb::read::{read, ReadRequest};
-use plumb::{DeclaredOption, FileSource, Op, OptionKind, Plumb, Refusal, Registry, Request};
+use plumb::read::{read_source, ReadRequest};
+use plumb::{
+    DeclaredOption, FileSource, Op, OptionKind, Plumb, Refusal, Registry, Request, Source,
+    StreamSource,
+};
 use serde_json::{json, Value};
 
 /// Look into a data or text file of any size without loading it.
@@ -343,19 +346,43 @@ impl Drop for Progress {
     }
 }
 
+/// The source a command-line path names: `-` for standard input, a pipe
+/// or FIFO named explicitly read once as a stream, any other path a file
+/// (judged by the handle it opened, as ever).
+fn open_source(path: &Path, counter: &Arc<AtomicU64>) -> Result<Box<dyn Source>, Refusal> {
+    if path == Path::new("-") {
+        return Ok(Box::new(StreamSource::stdin()));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo()) {
+            let file = std::fs::File::open(path)
+                .map_err(|e| Refusal::from_io(&e, Some(&path.display().to_string())))?;
+            return Ok(Box::new(StreamSource::new(
+                path.display().to_string(),
+                file,
+            )));
+        }
+    }
+    Ok(Box::new(
+        FileSource::new(path)?.with_progress(counter.clone()),
+    ))
+}
+
 fn data(plumb: &Plumb, op: Op, common: &Common, sub: &clap::ArgMatches) -> ExitCode {
     let req = match request(plumb.registry(), sub, common) {
         Ok(r) => r,
         Err(r) => return refuse(&r, common.json),
     };
     let counter = Arc::new(AtomicU64::new(0));
-    let source = match FileSource::new(&common.path) {
-        Ok(s) => s.with_progress(counter.clone()),
+    let source = match open_source(&common.path, &counter) {
+        Ok(s) => s,
         Err(r) => return refuse(&r, common.json),
     };
     let bar = !common.json && std::io::stderr().is_terminal();
-    let progress = Progress::start(counter, plumb::Source::len(&source), bar);
-    let answer = plumb.run_source(op, &source, common.format.as_deref(), &req);
+    let progress = Progress::start(counter, source.len(), bar);
+    let answer = plumb.run_source(op, source.as_ref(), common.format.as_deref(), &req);
     drop(progress);
     match answer {
         Err(r) => refuse(&r, common.json),
@@ -389,7 +416,11 @@ fn data(plumb: &Plumb, op: Op, common: &Common, sub: &clap::ArgMatches) -> ExitC
 
 fn detect(path: &Path, format: Option<&str>, json: bool) -> ExitCode {
     let plumb = Plumb::new();
-    match plumb.detect(path, format) {
+    let source = match open_source(path, &Arc::new(AtomicU64::new(0))) {
+        Ok(s) => s,
+        Err(r) => return refuse(&r, json),
+    };
+    match plumb.detect_source(source.as_ref(), format) {
         Ok(d) => {
             let mut v = json!({"ok": true, "path": path.display().to_string(), "format": d.reader.name(), "by": d.by});
             if let Some(container) = d.container {
@@ -427,7 +458,11 @@ fn read_cmd(path: &Path, offset: i64, limit: Option<u64>, json: bool) -> ExitCod
         limit,
         ..ReadRequest::default()
     };
-    match read(path, &req) {
+    let source = match open_source(path, &Arc::new(AtomicU64::new(0))) {
+        Ok(s) => s,
+        Err(r) => return refuse(&r, json),
+    };
+    match read_source(source.as_ref(), &req) {
         Err(r) => refuse(&r, json),
         Ok(a) => {
             if json {

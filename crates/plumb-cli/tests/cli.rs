@@ -278,3 +278,88 @@ fn a_column_whose_name_holds_a_comma_can_be_selected() {
     assert_eq!(v["header"], serde_json::json!(["city, country", "id"]));
     assert_eq!(v["rows"], serde_json::json!([["Lyon, FR", "1"]]));
 }
+
+/// Runs the binary with `input` on its standard input.
+fn plumb_fed(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_plumb"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // Fed from a thread: a command that stops reading early must not
+    // block the test on a full pipe.
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    out
+}
+
+#[test]
+fn standard_input_is_read_once_with_its_head_replayed() {
+    let people = std::fs::read(sample()).unwrap();
+    for op in ["inspect", "select", "validate"] {
+        let from_file = json_of(&plumb(&[op, &sample(), "--json"]));
+        let out = plumb_fed(&[op, "-", "--json"], &people);
+        assert_eq!(json_of(&out), from_file, "{op}");
+    }
+    // A large stream, piped: every row, read once.
+    let mut big = String::from("id,v\n");
+    for k in 0..200_000 {
+        big.push_str(&format!("{k},x{k}\n"));
+    }
+    let v = json_of(&plumb_fed(&["validate", "-", "--json"], big.as_bytes()));
+    assert_eq!(
+        (v["valid"].clone(), v["rows_scanned"].clone()),
+        (Value::from(true), Value::from(200_000))
+    );
+    // Compressed on the pipe: decoded, and said so.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, big.as_bytes()).unwrap();
+    let v = json_of(&plumb_fed(
+        &["validate", "-", "--json"],
+        &gz.finish().unwrap(),
+    ));
+    assert_eq!(
+        (v["container"].clone(), v["rows_scanned"].clone()),
+        (Value::from("gzip"), Value::from(200_000))
+    );
+    // Reads forward stream; from the end a plain stream is refused with
+    // the reason (no random access), and detect answers.
+    let r = json_of(&plumb_fed(
+        &["read", "-", "--offset", "2", "--limit", "1", "--json"],
+        &people,
+    ));
+    assert_eq!(r["text"], "2,bob,Oslo,NA,2024-02-01,12\n");
+    let out = plumb_fed(&["read", "-", "--offset", "-1", "--json"], big.as_bytes());
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(json_of(&out)["reason"], "invalid-argument");
+    let d = json_of(&plumb_fed(&["detect", "-", "--json"], &people));
+    assert_eq!(d["format"], "csv");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_named_on_the_command_line_is_read_as_a_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.csv");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let people = std::fs::read(sample()).unwrap();
+    let path = fifo.clone();
+    let writer = std::thread::spawn(move || std::fs::write(&path, &people).unwrap());
+    let v = json_of(&plumb(&["validate", fifo.to_str().unwrap(), "--json"]));
+    writer.join().unwrap();
+    assert_eq!(
+        (v["valid"].clone(), v["rows_scanned"].clone()),
+        (Value::from(true), Value::from(5))
+    );
+}

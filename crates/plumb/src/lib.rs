@@ -31,6 +31,7 @@ mod magic;
 mod ops;
 pub mod read;
 mod registry;
+mod stream;
 
 #[cfg(feature = "compression")]
 pub use container::{Contained, Container, Decompressed, XZ_MEMORY_LIMIT, ZSTD_WINDOW_LOG_MAX};
@@ -42,6 +43,7 @@ pub use plumb_core::{
     WindowCounts, COMMON_OPTIONS,
 };
 pub use registry::{DeclaredOption, Detected, DetectedBy, Registry, SNIFF_BYTES};
+pub use stream::{StreamSource, STREAM_REPLAY_BYTES};
 
 /// `docs/readers.md`, the guide to writing a [`FormatReader`]: its code
 /// runs as a test of this crate, so the guide is the API as it is.
