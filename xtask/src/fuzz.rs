@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Every target, named after the public entry point it drives.
-pub const TARGETS: [&str; 12] = [
+pub const TARGETS: [&str; 13] = [
+    "containers",
     "text_stream",
     "csv_push",
     "csv_inspect",
