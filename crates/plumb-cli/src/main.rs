@@ -53,6 +53,8 @@ enum Cmd {
         /// Name the format instead of detecting it.
         #[arg(long, value_name = "F")]
         format: Option<String>,
+        #[command(flatten)]
+        layers: LayerArgs,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
@@ -72,6 +74,8 @@ enum Cmd {
         /// Lines to return (1 to 512; default 512).
         #[arg(long, value_name = "N")]
         limit: Option<u64>,
+        #[command(flatten)]
+        layers: LayerArgs,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
@@ -91,6 +95,31 @@ enum Cmd {
         /// The shell.
         shell: clap_complete::Shell,
     },
+}
+
+/// The source options of the commands whose flags are not made from
+/// the registry's declarations (detect and read).
+#[derive(Args, Debug)]
+struct LayerArgs {
+    /// The text encoding of a file without a byte order mark (latin1,
+    /// windows-1252, shift_jis, utf-16le: any WHATWG label) [default: utf-8]
+    #[arg(long, value_name = "ENCODING")]
+    encoding: Option<String>,
+    /// The member of a zip archive to read.
+    #[arg(long, value_name = "NAME")]
+    member: Option<String>,
+}
+
+impl LayerArgs {
+    fn choice(&self) -> Result<plumb::SourceChoice, Refusal> {
+        Ok(plumb::SourceChoice {
+            encoding: match &self.encoding {
+                Some(label) => plumb::TextEncoding::for_label(label)?,
+                None => None,
+            },
+            member: self.member.clone(),
+        })
+    }
 }
 
 #[derive(Args, Debug)]
@@ -414,17 +443,24 @@ fn data(plumb: &Plumb, op: Op, common: &Common, sub: &clap::ArgMatches) -> ExitC
     }
 }
 
-fn detect(path: &Path, format: Option<&str>, json: bool) -> ExitCode {
+fn detect(path: &Path, format: Option<&str>, layers: &LayerArgs, json: bool) -> ExitCode {
     let plumb = Plumb::new();
+    let choice = match layers.choice() {
+        Ok(c) => c,
+        Err(r) => return refuse(&r, json),
+    };
     let source = match open_source(path, &Arc::new(AtomicU64::new(0))) {
         Ok(s) => s,
         Err(r) => return refuse(&r, json),
     };
-    match plumb.detect_source(source.as_ref(), format) {
+    match plumb.detect_with(source.as_ref(), format, &choice) {
         Ok(d) => {
             let mut v = json!({"ok": true, "path": path.display().to_string(), "format": d.reader.name(), "by": d.by});
             if let Some(container) = d.container {
                 v["container"] = Value::from(container);
+            }
+            if let Some(encoding) = d.encoding {
+                v["encoding"] = Value::from(encoding);
             }
             match show(&v, json) {
                 Ok(()) => ExitCode::SUCCESS,
@@ -452,10 +488,22 @@ fn detect(path: &Path, format: Option<&str>, json: bool) -> ExitCode {
     }
 }
 
-fn read_cmd(path: &Path, offset: i64, limit: Option<u64>, json: bool) -> ExitCode {
+fn read_cmd(
+    path: &Path,
+    offset: i64,
+    limit: Option<u64>,
+    layers: &LayerArgs,
+    json: bool,
+) -> ExitCode {
+    let choice = match layers.choice() {
+        Ok(c) => c,
+        Err(r) => return refuse(&r, json),
+    };
     let req = ReadRequest {
         offset,
         limit,
+        encoding: choice.encoding,
+        member: choice.member,
         ..ReadRequest::default()
     };
     let source = match open_source(path, &Arc::new(AtomicU64::new(0))) {
@@ -507,13 +555,19 @@ fn main() -> ExitCode {
         Cmd::Inspect { common } => data(&plumb, Op::Inspect, &common, &sub("inspect")),
         Cmd::Select { common } => data(&plumb, Op::Select, &common, &sub("select")),
         Cmd::Validate { common } => data(&plumb, Op::Validate, &common, &sub("validate")),
-        Cmd::Detect { path, format, json } => detect(&path, format.as_deref(), json),
+        Cmd::Detect {
+            path,
+            format,
+            layers,
+            json,
+        } => detect(&path, format.as_deref(), &layers, json),
         Cmd::Read {
             path,
             offset,
             limit,
+            layers,
             json,
-        } => read_cmd(&path, offset, limit, json),
+        } => read_cmd(&path, offset, limit, &layers, json),
         Cmd::Tool { agent } => tool_cmd(&agent),
         Cmd::Mcp { agent } => mcp_cmd(&agent),
         Cmd::Completions { shell } => {

@@ -340,6 +340,11 @@ impl Options {
         self.values.get(name)
     }
 
+    /// Takes `name` out, with its value.
+    pub fn remove(&mut self, name: &str) -> Option<Value> {
+        self.values.remove(name)
+    }
+
     /// The value of `name` as text.
     pub fn text(&self, name: &str) -> Option<&str> {
         self.get(name).and_then(Value::as_str)

@@ -24,8 +24,7 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use plumb_core::{Answer, CancelToken, Refusal, Source, ViewFlags, WindowCounts};
-use serde_json::Value;
+use plumb_core::{CancelToken, Refusal, Source};
 
 /// The largest zstd window accepted, as a power of two (16 MiB): every
 /// standard level up to 19 fits; `--ultra` and `--long` streams need
@@ -240,82 +239,5 @@ impl Source for Decompressed<'_> {
                 .map(|e| e.to_string_lossy().to_ascii_lowercase()),
             other => other,
         }
-    }
-}
-
-/// An answer read through a container: the engine's answer, with
-/// `container` and `offsets: "decompressed"` beside its `format`, so
-/// that every offset, line and record is known to count the
-/// decompressed stream.
-pub struct Contained {
-    inner: Box<dyn Answer>,
-    container: Container,
-}
-
-impl std::fmt::Debug for Contained {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Contained")
-            .field("format", &self.inner.format())
-            .field("container", &self.container)
-            .finish()
-    }
-}
-
-impl Contained {
-    /// `inner`, read through `container`.
-    pub fn new(inner: Box<dyn Answer>, container: Container) -> Contained {
-        Contained { inner, container }
-    }
-
-    /// The container the answer was read through.
-    pub fn container(&self) -> Container {
-        self.container
-    }
-
-    /// The engine's own answer.
-    pub fn inner(&self) -> &dyn Answer {
-        self.inner.as_ref()
-    }
-}
-
-impl Answer for Contained {
-    fn format(&self) -> &'static str {
-        self.inner.format()
-    }
-
-    fn to_json(&self) -> Value {
-        let mut out = serde_json::Map::new();
-        match self.inner.to_json() {
-            Value::Object(map) => {
-                for (k, v) in map {
-                    let after_format = k == "format";
-                    out.insert(k, v);
-                    if after_format {
-                        out.insert("container".into(), self.container.name().into());
-                        out.insert("offsets".into(), "decompressed".into());
-                    }
-                }
-            }
-            other => return other,
-        }
-        Value::Object(out)
-    }
-
-    fn view(&self) -> ViewFlags {
-        self.inner.view()
-    }
-
-    fn verdict(&self) -> Option<Option<bool>> {
-        self.inner.verdict()
-    }
-
-    fn window(&self) -> Option<WindowCounts> {
-        self.inner.window()
-    }
-
-    /// The engine's answer, so that code that knows the engine's types
-    /// still finds them.
-    fn as_any(&self) -> &dyn std::any::Any {
-        self.inner.as_any()
     }
 }

@@ -26,7 +26,11 @@
 #![deny(missing_docs)]
 
 #[cfg(feature = "compression")]
+mod archive;
+#[cfg(feature = "compression")]
 mod container;
+mod encoding;
+mod layers;
 mod magic;
 mod ops;
 pub mod read;
@@ -34,7 +38,14 @@ mod registry;
 mod stream;
 
 #[cfg(feature = "compression")]
-pub use container::{Contained, Container, Decompressed, XZ_MEMORY_LIMIT, ZSTD_WINDOW_LOG_MAX};
+pub use archive::{
+    directory as zip_directory, ZipDirectory, ZipEntry, ZipListing, ZipMember, ZIP_LIST_MAX,
+    ZIP_MAX_DIRECTORY_BYTES, ZIP_MAX_MEMBERS,
+};
+#[cfg(feature = "compression")]
+pub use container::{Container, Decompressed, XZ_MEMORY_LIMIT, ZSTD_WINDOW_LOG_MAX};
+pub use encoding::{TextEncoding, Transcoded};
+pub use layers::{Layered, Layers, SourceChoice, SOURCE_OPTIONS};
 pub use magic::{identify, Magic};
 pub use ops::Plumb;
 pub use plumb_core::{

@@ -167,7 +167,7 @@ const SIGNATURES: &[(&[u8], Magic)] = &[
 const ZIP: Magic = magic(
     "zip",
     "a zip archive",
-    "extract the member you want (unzip FILE MEMBER) and read it",
+    "inspect it to list its members, and read one with the member option (member=NAME, or ARCHIVE::NAME on the command line)",
 );
 
 const XLSX: Magic = magic(

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use plumb_core::{Answer, FileSource, Op, Refusal, RefusalReason, Request, Source};
 
+use crate::layers::{Layered, Layers, SourceChoice};
 use crate::registry::{Detected, DetectedBy, Registry};
 
 /// plumb: a registry of readers and the operations over them.
@@ -74,17 +75,28 @@ impl Plumb {
         source: &dyn Source,
         format: Option<&str>,
     ) -> Result<Detected, Refusal> {
-        #[cfg(feature = "compression")]
-        if let Some(container) = container_of(source) {
-            let decoded = crate::container::Decompressed::new(source, container);
-            let mut detected = self
-                .registry
-                .detect(&decoded, format)
-                .map_err(|r| r.with_extra("container", container.name().into()))?;
-            detected.container = Some(container.name());
-            return Ok(detected);
-        }
-        self.registry.detect(source, format)
+        self.detect_with(source, format, &SourceChoice::default())
+    }
+
+    /// [`Plumb::detect_source`] with the source options (`encoding`,
+    /// `member`) a caller gave.
+    ///
+    /// # Errors
+    /// As [`Plumb::detect_source`]; `invalid-argument` for a member of a
+    /// source that is not an archive.
+    pub fn detect_with(
+        &self,
+        source: &dyn Source,
+        format: Option<&str>,
+        choice: &SourceChoice,
+    ) -> Result<Detected, Refusal> {
+        let mut layers = Layers::default();
+        let mut detected = crate::layers::through(source, choice, &mut layers, &mut |s, _, _| {
+            self.registry.detect(s, format)
+        })?;
+        detected.container = layers.container;
+        detected.encoding = layers.encoding;
+        Ok(detected)
     }
 
     /// Runs `op` on a file.
@@ -117,15 +129,73 @@ impl Plumb {
         format: Option<&str>,
         req: &Request,
     ) -> Result<Box<dyn Answer>, Refusal> {
+        let mut req = req.clone();
+        let choice = SourceChoice::take(&mut req.options)?;
         #[cfg(feature = "compression")]
-        if let Some(container) = container_of(source) {
-            let decoded = crate::container::Decompressed::new(source, container);
-            return match self.run_plain(op, &decoded, format, req) {
-                Ok(inner) => Ok(Box::new(crate::container::Contained::new(inner, container))),
-                Err(r) => Err(r.with_extra("container", container.name().into())),
-            };
+        if op == Op::Inspect && choice.member.is_none() && is_zip(source) {
+            return self
+                .list_zip(source, &req)
+                .map(|a| Box::new(a) as Box<dyn Answer>);
         }
-        self.run_plain(op, source, format, req)
+        let mut layers = Layers::default();
+        crate::layers::through(
+            source,
+            &choice,
+            &mut layers,
+            &mut |s, layers, transcoded| {
+                let inner = self.run_plain(op, s, format, &req)?;
+                Ok(if layers.is_empty() {
+                    inner
+                } else {
+                    Box::new(Layered::new(inner, layers.clone(), transcoded))
+                })
+            },
+        )
+    }
+
+    /// The members of a zip archive, each with the format plumb reads
+    /// it as (the first [`crate::ZIP_LIST_MAX`]; the rest are counted).
+    #[cfg(feature = "compression")]
+    fn list_zip(
+        &self,
+        source: &dyn Source,
+        req: &Request,
+    ) -> Result<crate::archive::ZipListing, Refusal> {
+        use crate::archive::{ZipListing, ZipMember};
+        if let Some(name) = req.options.names().next() {
+            return Err(Refusal::invalid_argument(format!(
+                "`{}` is an option of a format, and `{}` is a zip archive: name the member \
+                 to read with the member option",
+                plumb_core::echo(name),
+                plumb_core::echo(source.name())
+            )));
+        }
+        let dir = crate::archive::directory(source, crate::archive::ZIP_LIST_MAX, None)
+            .map_err(|r| r.with_path(source.name()))?;
+        let members = dir
+            .listed
+            .iter()
+            .map(|entry| {
+                let detected = if ZipMember::readable(entry) {
+                    let member = ZipMember::from_entry(source, entry.clone());
+                    self.detect_with(&member, None, &SourceChoice::default())
+                        .map(|d| {
+                            let mut v = serde_json::json!({"format": d.reader.name()});
+                            if let Some(c) = d.container {
+                                v["container"] = c.into();
+                            }
+                            if let Some(e) = d.encoding {
+                                v["encoding"] = e.into();
+                            }
+                            v
+                        })
+                } else {
+                    Ok(serde_json::json!({"format": null}))
+                };
+                ZipListing::member(entry, detected)
+            })
+            .collect();
+        Ok(ZipListing::new(members, dir.count))
     }
 
     /// [`Plumb::run_source`] on a source read as it is.
@@ -151,6 +221,7 @@ impl Plumb {
                         reader,
                         by: DetectedBy::Options,
                         container: None,
+                        encoding: None,
                     },
                     None => return Err(r),
                 }
@@ -235,19 +306,73 @@ pub(crate) fn locate_invalid_utf8(source: &dyn Source, refusal: Refusal) -> Refu
     let Some(at) = refusal.byte_offset() else {
         return refusal;
     };
-    match text_position(source, at) {
-        Some((line, column)) => {
-            let message = format!(
-                "the bytes at offset {at} (line {line}, column {column}) are not well-formed UTF-8; \
-                 convert the file to UTF-8 (for example with iconv) and try again"
-            );
-            refusal
-                .with_line(line)
-                .with_column(column)
-                .with_message(message)
-        }
+    let Some((line, column)) = text_position(source, at) else {
+        return refusal;
+    };
+    let (advice, suggested) = match looks_single_byte(source, at) {
+        Some(label) => (
+            format!(
+                "the bytes look like {label} text: pass the encoding option \
+                 (encoding {label}), or convert the file to UTF-8"
+            ),
+            Some(label),
+        ),
+        None => (
+            "convert the file to UTF-8 (for example with iconv), or name its encoding \
+             with the encoding option, and try again"
+                .to_owned(),
+            None,
+        ),
+    };
+    let message = format!(
+        "the bytes at offset {at} (line {line}, column {column}) are not well-formed UTF-8; {advice}"
+    );
+    let refusal = refusal
+        .with_line(line)
+        .with_column(column)
+        .with_message(message);
+    match suggested {
+        Some(label) => refusal.with_extra("suggested_encoding", label.into()),
         None => refusal,
     }
+}
+
+/// How much text after a fault [`looks_single_byte`] judges.
+const ENCODING_GUESS_BYTES: usize = 4096;
+
+/// `windows-1252` when the text from `at` reads as a single-byte
+/// Western encoding rather than broken UTF-8: no well-formed multi-byte
+/// UTF-8 sequence in the next 4 KiB, and every byte above ASCII one
+/// that windows-1252 prints (its five unassigned bytes and the C1
+/// controls never appear in such text). `None` when it does not, or the
+/// source cannot be read again.
+fn looks_single_byte(source: &dyn Source, at: u64) -> Option<&'static str> {
+    let window = source.read_range(at, ENCODING_GUESS_BYTES)?.ok()?;
+    let mut high = 0usize;
+    let mut i = 0;
+    while i < window.len() {
+        let b = window[i];
+        if b < 0x80 {
+            if b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r') {
+                return None;
+            }
+            i += 1;
+            continue;
+        }
+        let end = (i + 4).min(window.len());
+        // A lone byte above ASCII, not the start of a sequence (whole,
+        // or cut by the end of the file).
+        match std::str::from_utf8(&window[i..end]) {
+            Err(e) if e.valid_up_to() == 0 && e.error_len() == Some(1) => {}
+            _ => return None,
+        }
+        if matches!(b, 0x81 | 0x8D | 0x8F | 0x90 | 0x9D) {
+            return None;
+        }
+        high += 1;
+        i += 1;
+    }
+    (high > 0).then_some("windows-1252")
 }
 
 /// The 1-based line and column (in characters, a BOM not counted) of
@@ -280,11 +405,13 @@ pub(crate) fn text_position(source: &dyn Source, at: u64) -> Option<(u64, u64)> 
     Some((line, column))
 }
 
-/// The compression the first bytes of `source` announce, if plumb
-/// decodes it (a source that cannot be read is left to the operation to
-/// refuse).
+/// Whether the first bytes of `source` are a zip archive's (not a
+/// workbook or a document that is one inside).
 #[cfg(feature = "compression")]
-fn container_of(source: &dyn Source) -> Option<crate::container::Container> {
-    let head = source.head(8).ok()?;
-    crate::container::Container::of(&head)
+fn is_zip(source: &dyn Source) -> bool {
+    source
+        .head(crate::registry::SNIFF_BYTES)
+        .ok()
+        .and_then(|head| crate::magic::identify(&head))
+        .is_some_and(|m| m.name == "zip")
 }

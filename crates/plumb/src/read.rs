@@ -21,6 +21,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::encoding::TextEncoding;
+use crate::layers::{Layers, SourceChoice};
+
 use plumb_core::{
     judge_head, CancelToken, FileSource, Refusal, RefusalReason, Source, TextStream,
     BINARY_SNIFF_BYTES, CHUNK_BYTES,
@@ -46,6 +49,11 @@ pub struct ReadRequest {
     pub max_lines: u64,
     /// The byte ceiling (default [`READ_MAX_BYTES`]).
     pub max_bytes: usize,
+    /// The text encoding of a file without a byte order mark (`None`:
+    /// UTF-8).
+    pub encoding: Option<TextEncoding>,
+    /// The member of a zip archive to read.
+    pub member: Option<String>,
 }
 
 impl Default for ReadRequest {
@@ -55,6 +63,8 @@ impl Default for ReadRequest {
             limit: None,
             max_lines: READ_MAX_LINES,
             max_bytes: READ_MAX_BYTES,
+            encoding: None,
+            member: None,
         }
     }
 }
@@ -89,6 +99,12 @@ pub struct ReadAnswer {
     /// the decompressed text, and a tail read streamed to the end.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub container: Option<&'static str>,
+    /// The zip member read, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub member: Option<String>,
+    /// The text encoding transcoded from (`utf-16le`), if not UTF-8.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<&'static str>,
 }
 
 /// Reads a line interval of a file.
@@ -131,30 +147,30 @@ pub fn read(path: &Path, req: &ReadRequest) -> Result<ReadAnswer, Refusal> {
 /// `invalid-argument` for a negative offset on a source without random
 /// access.
 pub fn read_source(source: &dyn Source, req: &ReadRequest) -> Result<ReadAnswer, Refusal> {
-    #[cfg(feature = "compression")]
-    if let Some(container) = source
-        .head(8)
-        .ok()
-        .and_then(|head| crate::container::Container::of(&head))
-    {
-        let decoded = crate::container::Decompressed::new(source, container);
-        let mut answer = read_decoded(&decoded, req)
-            .map_err(|r| r.with_extra("container", container.name().into()))?;
-        answer.container = Some(container.name());
-        return Ok(answer);
-    }
-    read_plain(source, req)
+    let mut layers = Layers::default();
+    let choice = SourceChoice {
+        encoding: req.encoding,
+        member: req.member.clone(),
+    };
+    let mut answer = crate::layers::through(source, &choice, &mut layers, &mut |s, layers, _| {
+        if layers.is_empty() {
+            read_plain(s, req)
+        } else {
+            read_decoded(s, req)
+        }
+    })?;
+    answer.container = layers.container;
+    answer.member = layers.member;
+    answer.encoding = layers.encoding;
+    Ok(answer)
 }
 
-/// A read of a compressed file. Forward reads stream as on a plain file;
-/// a tail read has no backward seek to use, so it streams the whole text
-/// once to count its lines and once more to the last ones (twice the
-/// decompression, no more memory than a forward read).
-#[cfg(feature = "compression")]
-fn read_decoded(
-    source: &crate::container::Decompressed<'_>,
-    req: &ReadRequest,
-) -> Result<ReadAnswer, Refusal> {
+/// A read through layers (a compressed file, a zip member, text in
+/// another encoding). Forward reads stream as on a plain file; a tail
+/// read has no backward seek to use, so it streams the whole text once
+/// to count its lines and once more to the last ones (twice the
+/// decoding, no more memory than a forward read).
+fn read_decoded(source: &dyn Source, req: &ReadRequest) -> Result<ReadAnswer, Refusal> {
     if req.offset >= 0 {
         return read_plain(source, req);
     }
@@ -383,6 +399,8 @@ fn forward<R: BufRead>(
         from_end: None,
         byte_offset: None,
         container: None,
+        member: None,
+        encoding: None,
     })
 }
 
@@ -583,5 +601,7 @@ fn tail(
         from_end: Some(returned.min(wanted)),
         byte_offset: Some(start),
         container: None,
+        member: None,
+        encoding: None,
     })
 }

@@ -38,6 +38,8 @@ pub struct Detected {
     pub by: DetectedBy,
     /// The compression the file was read through (`gzip`), if any.
     pub container: Option<&'static str>,
+    /// The text encoding transcoded from (`utf-16le`), if not UTF-8.
+    pub encoding: Option<&'static str>,
 }
 
 impl std::fmt::Debug for Detected {
@@ -197,6 +199,7 @@ impl Registry {
                     reader,
                     by: DetectedBy::Explicit,
                     container: None,
+                    encoding: None,
                 }),
                 None => {
                     Err(self
@@ -210,6 +213,7 @@ impl Registry {
                     reader,
                     by: DetectedBy::Extension,
                     container: None,
+                    encoding: None,
                 });
             }
         }
@@ -218,6 +222,7 @@ impl Registry {
                 reader,
                 by: DetectedBy::Sniff,
                 container: None,
+                encoding: None,
             }),
             None => Err(self.unsupported(&format!(
                 "`{}` is not recognisably one of the formats plumb reads",
@@ -226,11 +231,14 @@ impl Registry {
         }
     }
 
-    /// Every option any registered reader takes, the shared ones first,
+    /// Every option any registered reader takes, the shared ones first
+    /// (the window and scan bounds, then the source's `encoding` and
+    /// `member`),
     /// then each reader's own in registration order, one entry per name.
     pub fn options(&self) -> Vec<DeclaredOption> {
         let mut out: Vec<DeclaredOption> = COMMON_OPTIONS
             .iter()
+            .chain(crate::layers::SOURCE_OPTIONS.iter())
             .map(|spec| DeclaredOption {
                 spec: *spec,
                 formats: Vec::new(),

@@ -2,8 +2,11 @@
 //! refusal tests through the real entry points.
 
 #[cfg(feature = "compression")]
+mod archives;
+#[cfg(feature = "compression")]
 mod containers;
 mod detect;
+mod encodings;
 mod entry;
 mod read;
 mod snapshot;
