@@ -229,6 +229,45 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
     ];
     out.push(("giant text line (read)", p, ops));
     out.extend(bombs(dir)?);
+    out.extend(layered(dir, size)?);
+    Ok(out)
+}
+
+/// Text behind the other layers: a UTF-16 CSV (transcoded as it
+/// streams, a tail read streaming it twice) and a CSV stored in a zip
+/// archive (read as a member, its CRC checked at the end).
+fn layered(dir: &Path, size: u64) -> std::io::Result<Vec<Case>> {
+    let ops = |p: &Path, extra: &[&str]| -> Vec<Vec<String>> {
+        ["inspect", "validate", "select"]
+            .iter()
+            .map(|op| cli(op, p, extra))
+            .chain([cli("read", p, &[&["--offset", "-2"][..], extra].concat())])
+            .collect()
+    };
+    let p = dir.join("utf16.csv");
+    write_file(&p, |w| {
+        w.write_all(&[0xFF, 0xFE])?;
+        let row: Vec<u8> = "3,Zoë in Köln,2024-01-05\n"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        repeat(w, &row, size)
+    })?;
+    let mut out = vec![("UTF-16 csv (transcoded)", p.clone(), ops(&p, &[]))];
+    let p = dir.join("member.zip");
+    let file = std::io::BufWriter::new(std::fs::File::create(&p)?);
+    let mut zip = zip::ZipWriter::new(file);
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Stored)
+        .large_file(size >= 1 << 32);
+    zip.start_file("rows.csv", options)?;
+    repeat(&mut zip, b"3,plain row of text\n", size)?;
+    zip.finish()?.flush()?;
+    out.push((
+        "csv stored in a zip (member)",
+        p.clone(),
+        ops(&p, &["--member", "rows.csv"]),
+    ));
     Ok(out)
 }
 

@@ -111,14 +111,20 @@ struct LayerArgs {
 }
 
 impl LayerArgs {
-    fn choice(&self) -> Result<plumb::SourceChoice, Refusal> {
-        Ok(plumb::SourceChoice {
-            encoding: match &self.encoding {
-                Some(label) => plumb::TextEncoding::for_label(label)?,
-                None => None,
+    /// The choice, and the file: a path `ARCHIVE::MEMBER` names the
+    /// archive and its member.
+    fn choice(&self, path: &Path) -> Result<(plumb::SourceChoice, PathBuf), Refusal> {
+        let (file, member) = archive_member(path);
+        Ok((
+            plumb::SourceChoice {
+                encoding: match &self.encoding {
+                    Some(label) => plumb::TextEncoding::for_label(label)?,
+                    None => None,
+                },
+                member: merge_member(member, self.member.as_deref())?,
             },
-            member: self.member.clone(),
-        })
+            file,
+        ))
     }
 }
 
@@ -399,13 +405,54 @@ fn open_source(path: &Path, counter: &Arc<AtomicU64>) -> Result<Box<dyn Source>,
     ))
 }
 
+/// `ARCHIVE::MEMBER`: a path that names no file, whose part before a
+/// `::` does, is a member of that archive. A path that exists is always
+/// the file it names.
+fn archive_member(path: &Path) -> (PathBuf, Option<String>) {
+    let text = path.to_string_lossy();
+    if path.exists() || path == Path::new("-") {
+        return (path.to_path_buf(), None);
+    }
+    for (at, _) in text.match_indices("::") {
+        let archive = Path::new(&text[..at]);
+        if archive.is_file() {
+            return (archive.to_path_buf(), Some(text[at + 2..].to_owned()));
+        }
+    }
+    (path.to_path_buf(), None)
+}
+
+/// The member a path names, merged with the one an option names.
+fn merge_member(from_path: Option<String>, given: Option<&str>) -> Result<Option<String>, Refusal> {
+    match (from_path, given) {
+        (Some(a), Some(b)) if a != b => Err(Refusal::invalid_argument(format!(
+            "the path names the member `{}` and the member option `{}`; name it once",
+            plumb_core::echo(&a),
+            plumb_core::echo(b)
+        ))),
+        (Some(a), _) => Ok(Some(a)),
+        (None, b) => Ok(b.map(str::to_owned)),
+    }
+}
+
 fn data(plumb: &Plumb, op: Op, common: &Common, sub: &clap::ArgMatches) -> ExitCode {
-    let req = match request(plumb.registry(), sub, common) {
+    let mut req = match request(plumb.registry(), sub, common) {
         Ok(r) => r,
         Err(r) => return refuse(&r, common.json),
     };
+    let (path, member) = archive_member(&common.path);
+    if member.is_some() {
+        let given = req.options.text("member").map(str::to_owned);
+        match merge_member(member, given.as_deref()) {
+            Ok(Some(m)) => {
+                req.options.set("member", Value::from(m));
+            }
+            Ok(None) => {}
+            Err(r) => return refuse(&r, common.json),
+        }
+    }
     let counter = Arc::new(AtomicU64::new(0));
-    let source = match open_source(&common.path, &counter) {
+    let source = match open_source(&path, &counter) {
         Ok(s) => s,
         Err(r) => return refuse(&r, common.json),
     };
@@ -445,11 +492,11 @@ fn data(plumb: &Plumb, op: Op, common: &Common, sub: &clap::ArgMatches) -> ExitC
 
 fn detect(path: &Path, format: Option<&str>, layers: &LayerArgs, json: bool) -> ExitCode {
     let plumb = Plumb::new();
-    let choice = match layers.choice() {
+    let (choice, path) = match layers.choice(path) {
         Ok(c) => c,
         Err(r) => return refuse(&r, json),
     };
-    let source = match open_source(path, &Arc::new(AtomicU64::new(0))) {
+    let source = match open_source(&path, &Arc::new(AtomicU64::new(0))) {
         Ok(s) => s,
         Err(r) => return refuse(&r, json),
     };
@@ -495,10 +542,11 @@ fn read_cmd(
     layers: &LayerArgs,
     json: bool,
 ) -> ExitCode {
-    let choice = match layers.choice() {
+    let (choice, path) = match layers.choice(path) {
         Ok(c) => c,
         Err(r) => return refuse(&r, json),
     };
+    let path = path.as_path();
     let req = ReadRequest {
         offset,
         limit,

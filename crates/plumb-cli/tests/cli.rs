@@ -363,3 +363,102 @@ fn a_fifo_named_on_the_command_line_is_read_as_a_stream() {
         (Value::from(true), Value::from(5))
     );
 }
+
+/// The answer without the fields a layer adds.
+fn without(mut v: Value, keys: &[&str]) -> Value {
+    if let Value::Object(m) = &mut v {
+        for k in keys {
+            m.remove(*k);
+        }
+    }
+    v
+}
+
+#[test]
+fn a_zip_member_is_named_by_option_or_by_archive_path() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let people = std::fs::read(sample()).unwrap();
+    let zip_path = dir.path().join("a.zip");
+    let mut w = zip::ZipWriter::new(std::fs::File::create(&zip_path).unwrap());
+    let stored =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    w.start_file("in/people.csv", stored).unwrap();
+    w.write_all(&people).unwrap();
+    w.finish().unwrap();
+    let archive = zip_path.display().to_string();
+    let listing = json_of(&plumb(&["inspect", &archive, "--json"]));
+    assert_eq!(listing["format"], "zip");
+    assert_eq!(listing["members"][0]["name"], "in/people.csv");
+    assert_eq!(listing["members"][0]["format"], "csv");
+    assert_eq!(listing["members"][0]["size"], people.len());
+    let by_path = format!("{archive}::in/people.csv");
+    for op in ["inspect", "select", "validate"] {
+        let want = json_of(&plumb(&[op, &sample(), "--json"]));
+        let a = json_of(&plumb(&[op, &by_path, "--json"]));
+        let b = json_of(&plumb(&[
+            op,
+            &archive,
+            "--member",
+            "in/people.csv",
+            "--json",
+        ]));
+        assert_eq!(a, b, "{op}");
+        assert_eq!(a["member"], "in/people.csv");
+        assert_eq!(without(a, &["member", "offsets"]), want, "{op}");
+    }
+    let read = json_of(&plumb(&["read", &by_path, "--offset", "-1", "--json"]));
+    assert_eq!(read["member"], "in/people.csv");
+    assert_eq!(
+        read["text"],
+        json_of(&plumb(&["read", &sample(), "--offset", "-1", "--json"]))["text"]
+    );
+    // Two different members named at once; an archive on a pipe.
+    let out = plumb(&["select", &by_path, "--member", "other.csv", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(json_of(&out)["reason"], "invalid-argument");
+    let out = plumb_fed(
+        &["inspect", "-", "--json"],
+        &std::fs::read(&zip_path).unwrap(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let refusal = json_of(&out);
+    assert_eq!(refusal["reason"], "invalid-argument");
+    assert!(refusal["message"]
+        .as_str()
+        .unwrap()
+        .contains("random access"));
+}
+
+#[test]
+fn other_encodings_by_byte_order_mark_and_by_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let people = std::fs::read_to_string(sample()).unwrap();
+    let mut utf16 = vec![0xFE, 0xFF];
+    for unit in people.encode_utf16() {
+        utf16.extend(unit.to_be_bytes());
+    }
+    let p16 = dir.path().join("people16.csv");
+    std::fs::write(&p16, &utf16).unwrap();
+    let mut with_bom = b"\xEF\xBB\xBF".to_vec();
+    with_bom.extend(people.as_bytes());
+    let p8 = dir.path().join("people8.csv");
+    std::fs::write(&p8, &with_bom).unwrap();
+    for op in ["inspect", "select", "validate"] {
+        let want = json_of(&plumb(&[op, p8.to_str().unwrap(), "--json"]));
+        let got = json_of(&plumb(&[op, p16.to_str().unwrap(), "--json"]));
+        assert_eq!(got["encoding"], "utf-16be");
+        assert_eq!(without(got, &["encoding"]), want, "{op}");
+    }
+    let latin = dir.path().join("latin.txt");
+    std::fs::write(&latin, b"caf\xe9\nna\xefve\n").unwrap();
+    let latin = latin.to_str().unwrap();
+    let out = plumb(&["read", latin, "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(json_of(&out)["suggested_encoding"], "windows-1252");
+    let read = json_of(&plumb(&["read", latin, "--encoding", "latin1", "--json"]));
+    assert_eq!(read["text"], "café\nnaïve\n");
+    assert_eq!(read["encoding"], "windows-1252");
+    let out = plumb(&["read", latin, "--encoding", "klingon", "--json"]);
+    assert_eq!(json_of(&out)["reason"], "invalid-argument");
+}

@@ -78,6 +78,15 @@ pub struct ReadArgs {
     /// How many lines to return: at most 512, which is also the default.
     #[serde(default)]
     pub limit: Option<u64>,
+    /// The text encoding of a file without a byte order mark (latin1,
+    /// windows-1252, shift_jis, utf-16le: any WHATWG label); UTF-8 when
+    /// left out.
+    #[serde(default)]
+    pub encoding: Option<String>,
+    /// The member of a zip archive to read (its name in the archive,
+    /// never a path on disk).
+    #[serde(default)]
+    pub member: Option<String>,
 }
 
 /// The `read` tool's numeric fields, repaired from text.

@@ -273,9 +273,16 @@ impl Toolbox {
             Ok(f) => FileSource::from_opened(f).with_cancel(cancel),
             Err(r) => return refusal_observation("read", "read", &r),
         };
+        let encoding = match a.encoding.as_deref().map(plumb::TextEncoding::for_label) {
+            Some(Err(r)) => return refusal_observation("read", "read", &r),
+            Some(Ok(e)) => e,
+            None => None,
+        };
         let mut req = ReadRequest {
             offset: a.offset.unwrap_or(0),
             limit: a.limit,
+            encoding,
+            member: a.member.clone(),
             ..ReadRequest::default()
         };
         // JSON escaping can make text longer; read less until it fits,

@@ -482,3 +482,45 @@ fn a_cancelled_call_is_refused_aborted() {
     let a = tools(&f).call("read", json!({"path": "data/people.csv"}), Some(token));
     assert_eq!(a["refusal"]["reason"], "aborted", "{a}");
 }
+
+#[test]
+fn the_tools_take_encoding_and_member_and_a_member_is_never_a_path() {
+    let f = fixture();
+    std::fs::write(f.root.join("data/latin.csv"), b"id,name\n1,Jos\xe9\n").unwrap();
+    let t = tools(&f);
+    let refused = t.call(
+        "data",
+        json!({"op": "select", "path": "data/latin.csv"}),
+        None,
+    );
+    assert_eq!(refused["ok"], false);
+    assert_eq!(refused["refusal"]["reason"], "invalid-utf8");
+    assert_eq!(refused["refusal"]["suggested_encoding"], "windows-1252");
+    let a = t.call(
+        "data",
+        json!({"op": "select", "path": "data/latin.csv", "encoding": "latin1"}),
+        None,
+    );
+    assert_eq!(a["result"]["rows"], json!([["1", "José"]]));
+    assert_eq!(a["result"]["encoding"], "windows-1252");
+    let r = t.call(
+        "read",
+        json!({"path": "data/latin.csv", "encoding": "windows-1252"}),
+        None,
+    );
+    assert_eq!(r["result"]["text"], "id,name\n1,José\n");
+    // A member name that spells a path outside the root is a name in the
+    // archive: a CSV is no archive, so it is refused as such, and nothing
+    // outside is read.
+    let m = t.call(
+        "data",
+        json!({"op": "select", "path": "data/people.csv", "member": "../../outside/secret.csv"}),
+        None,
+    );
+    assert_eq!(m["ok"], false);
+    assert_eq!(m["refusal"]["reason"], "invalid-argument");
+    assert!(!m.to_string().contains(SECRET));
+    let schema = plumb_tool::data_schema(&plumb::Registry::with_builtins());
+    assert!(schema["properties"]["encoding"].is_object());
+    assert!(schema["properties"]["member"].is_object());
+}

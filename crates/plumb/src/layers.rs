@@ -127,6 +127,12 @@ impl Layers {
     }
 }
 
+/// The operation run on what is left once the layers are peeled: the
+/// source to read, the layers it went through, and the transcoder when
+/// there is one (to map byte offsets back to the file).
+pub(crate) type Peeled<'f, T> =
+    &'f mut dyn FnMut(&dyn Source, &Layers, Option<&Transcoded<'_>>) -> Result<T, Refusal>;
+
 /// Runs `f` on what `source` holds once its layers are peeled: the
 /// compression its first bytes announce, then the encoding its byte
 /// order mark or `choice` names. Refusals say which layers they came
@@ -136,7 +142,7 @@ pub(crate) fn through<T>(
     source: &dyn Source,
     choice: &SourceChoice,
     layers: &mut Layers,
-    f: &mut dyn FnMut(&dyn Source, &Layers, Option<&Transcoded<'_>>) -> Result<T, Refusal>,
+    f: Peeled<'_, T>,
 ) -> Result<T, Refusal> {
     if let Some(member) = &choice.member {
         // Any zip: an archive, or a workbook or document that is one.
@@ -154,10 +160,13 @@ pub(crate) fn through<T>(
             return compressed(&opened, choice, layers, f);
         }
         #[cfg(not(feature = "compression"))]
-        return Err(Refusal::new(
-            plumb_core::RefusalReason::UnsupportedFormat,
-            "this plumb was built without the compression feature, which reads zip archives",
-        ));
+        return Err::<T, Refusal>({
+            let _ = member;
+            Refusal::new(
+                plumb_core::RefusalReason::UnsupportedFormat,
+                "this plumb was built without the compression feature, which reads zip archives",
+            )
+        });
     }
     compressed(source, choice, layers, f)
 }
@@ -166,7 +175,7 @@ fn compressed<T>(
     source: &dyn Source,
     choice: &SourceChoice,
     layers: &mut Layers,
-    f: &mut dyn FnMut(&dyn Source, &Layers, Option<&Transcoded<'_>>) -> Result<T, Refusal>,
+    f: Peeled<'_, T>,
 ) -> Result<T, Refusal> {
     #[cfg(feature = "compression")]
     if let Some(container) = source
@@ -185,7 +194,7 @@ fn text<T>(
     source: &dyn Source,
     choice: &SourceChoice,
     layers: &mut Layers,
-    f: &mut dyn FnMut(&dyn Source, &Layers, Option<&Transcoded<'_>>) -> Result<T, Refusal>,
+    f: Peeled<'_, T>,
 ) -> Result<T, Refusal> {
     let head = source.head(4).map_err(|r| layers.mark(r))?;
     let chosen = match TextEncoding::of_bom(&head) {
