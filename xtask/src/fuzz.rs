@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Every target, named after the public entry point it drives.
-pub const TARGETS: [&str; 13] = [
+pub const TARGETS: [&str; 14] = [
     "containers",
+    "layers",
     "text_stream",
     "csv_push",
     "csv_inspect",

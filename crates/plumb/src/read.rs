@@ -99,6 +99,11 @@ pub struct ReadAnswer {
     /// the decompressed text, and a tail read streamed to the end.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub container: Option<&'static str>,
+    /// Tail reads of a source without random access (a stream,
+    /// decompressed or transcoded text): the text was read once to its
+    /// end, there being no backward seek.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub streamed: bool,
     /// The zip member read, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub member: Option<String>,
@@ -166,39 +171,12 @@ pub fn read_source(source: &dyn Source, req: &ReadRequest) -> Result<ReadAnswer,
 }
 
 /// A read through layers (a compressed file, a zip member, text in
-/// another encoding). Forward reads stream as on a plain file; a tail
-/// read has no backward seek to use, so it streams the whole text once
-/// to count its lines and once more to the last ones (twice the
-/// decoding, no more memory than a forward read).
+/// another encoding): as on a plain file, with a tail read streamed (the
+/// layers have no backward seek), and no `byte_offset` in the answer,
+/// since the text's offsets are not the file's.
 fn read_decoded(source: &dyn Source, req: &ReadRequest) -> Result<ReadAnswer, Refusal> {
-    if req.offset >= 0 {
-        return read_plain(source, req);
-    }
-    let limit = match req.limit {
-        Some(0) => return Err(plumb_core::zero_limit(req.max_lines.max(1))),
-        Some(n) => n.min(req.max_lines.max(1)),
-        None => req.max_lines.max(1),
-    };
-    let want = req.offset.unsigned_abs().min(limit);
-    let counted = read_plain(
-        source,
-        &ReadRequest {
-            offset: 0,
-            limit: Some(1),
-            ..req.clone()
-        },
-    )?;
-    // A complete answer of one line means the text has at most one.
-    let total = counted.total_lines.unwrap_or(1);
-    let mut answer = read_plain(
-        source,
-        &ReadRequest {
-            offset: total.saturating_sub(want) as i64,
-            limit: Some(want),
-            ..req.clone()
-        },
-    )?;
-    answer.from_end = Some(want.min(total));
+    let mut answer = read_plain(source, req)?;
+    answer.byte_offset = None;
     Ok(answer)
 }
 
@@ -212,9 +190,18 @@ fn read_plain(source: &dyn Source, req: &ReadRequest) -> Result<ReadAnswer, Refu
     };
     let max_bytes = req.max_bytes.max(4);
     let cancel = source.cancel_token();
-    let answer = if req.offset < 0 {
+    let random_access = source.len().is_some() && source.read_at(0, &mut []).is_some();
+    let answer = if req.offset < 0 && random_access {
         tail(
             source,
+            req.offset.unsigned_abs().min(limit),
+            max_bytes,
+            cancel,
+        )
+    } else if req.offset < 0 {
+        streamed_tail(
+            name,
+            source.open()?,
             req.offset.unsigned_abs().min(limit),
             max_bytes,
             cancel,
@@ -399,6 +386,7 @@ fn forward<R: BufRead>(
         from_end: None,
         byte_offset: None,
         container: None,
+        streamed: false,
         member: None,
         encoding: None,
     })
@@ -491,6 +479,120 @@ impl Read for Region<'_> {
         self.pos += n as u64;
         Ok(n)
     }
+}
+
+/// The last lines of a stream without random access (standard input, a
+/// pipe, decompressed or transcoded text), in one pass and fixed memory:
+/// the last `max_bytes` bytes, the starts of the last `wanted` lines,
+/// and the first `max_bytes` bytes of the last two lines (for a last
+/// line too long to travel whole). Answers as [`tail`] does on a file.
+fn streamed_tail<R: BufRead>(
+    name: &str,
+    mut reader: R,
+    wanted: u64,
+    max_bytes: usize,
+    cancel: Option<&CancelToken>,
+) -> Result<ReadAnswer, Refusal> {
+    let mut head = Vec::with_capacity(BINARY_SNIFF_BYTES);
+    (&mut reader)
+        .take(BINARY_SNIFF_BYTES as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| Refusal::from_io(&e, None))?;
+    let bom = judge_head(&head)?;
+    let mut src = Cursor::new(head).chain(reader);
+    src.consume(bom);
+    let keep = usize::try_from(wanted)
+        .unwrap_or(usize::MAX)
+        .saturating_add(1);
+    // The window holds the stream's bytes [window_at, pos).
+    let mut window: Vec<u8> = Vec::new();
+    let mut window_at = bom as u64;
+    let mut pos = bom as u64;
+    let mut starts: std::collections::VecDeque<u64> = std::collections::VecDeque::from([pos]);
+    let (mut line_prefix, mut done_prefix) = (Vec::new(), Vec::new());
+    loop {
+        if cancel.is_some_and(CancelToken::is_cancelled) {
+            return Err(Refusal::aborted(pos));
+        }
+        let buf = src.fill_buf().map_err(|e| Refusal::from_io(&e, None))?;
+        if buf.is_empty() {
+            break;
+        }
+        let buf = &buf[..buf.len().min(CHUNK_BYTES)];
+        let n = buf.len();
+        let mut from = 0;
+        for nl in memchr::memchr_iter(b'\n', buf) {
+            let piece = &buf[from..=nl];
+            let room = max_bytes.saturating_sub(line_prefix.len());
+            line_prefix.extend_from_slice(&piece[..piece.len().min(room)]);
+            done_prefix = std::mem::take(&mut line_prefix);
+            starts.push_back(pos + nl as u64 + 1);
+            if starts.len() > keep {
+                starts.pop_front();
+            }
+            from = nl + 1;
+        }
+        let rest = &buf[from..];
+        let room = max_bytes.saturating_sub(line_prefix.len());
+        line_prefix.extend_from_slice(&rest[..rest.len().min(room)]);
+        window.extend_from_slice(buf);
+        pos += n as u64;
+        if window.len() > 2 * max_bytes + CHUNK_BYTES {
+            let cut = window.len() - max_bytes;
+            window.drain(..cut);
+            window_at += cut as u64;
+        }
+        src.consume(n);
+    }
+    let len = pos;
+    // The final newline ends the last line; it starts none.
+    if starts.len() > 1 && starts.back() == Some(&len) {
+        starts.pop_back();
+        line_prefix = done_prefix;
+    }
+    while starts.len() as u64 > wanted {
+        starts.pop_front();
+    }
+    // The earliest start whose text fits; the last line always travels.
+    let fits = starts
+        .iter()
+        .copied()
+        .find(|&s| len - s <= max_bytes as u64);
+    let (start, bytes, truncated) = match fits {
+        Some(s) => {
+            let from = usize::try_from(s - window_at).unwrap_or(0);
+            (s, window[from..].to_vec(), false)
+        }
+        None => (*starts.back().unwrap_or(&len), line_prefix, true),
+    };
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(t) => t.to_owned(),
+        // A cut at the byte ceiling may split the last character.
+        Err(e) if truncated && e.error_len().is_none() => {
+            String::from_utf8_lossy(&bytes[..e.valid_up_to()]).into_owned()
+        }
+        Err(e) => return Err(Refusal::invalid_utf8(start + e.valid_up_to() as u64)),
+    };
+    if let Some(at) = memchr::memchr(0, text.as_bytes()) {
+        return Err(Refusal::binary(start + at as u64));
+    }
+    let returned =
+        text.matches('\n').count() as u64 + u64::from(!text.is_empty() && !text.ends_with('\n'));
+    Ok(ReadAnswer {
+        ok: true,
+        path: name.to_owned(),
+        bytes: text.len() as u64,
+        text,
+        total_lines: None,
+        next_offset: None,
+        line_truncated: truncated,
+        from_end: Some(returned.min(wanted)),
+        byte_offset: Some(start),
+        container: None,
+        streamed: true,
+        member: None,
+        encoding: None,
+    })
 }
 
 fn tail(
@@ -601,6 +703,7 @@ fn tail(
         from_end: Some(returned.min(wanted)),
         byte_offset: Some(start),
         container: None,
+        streamed: false,
         member: None,
         encoding: None,
     })

@@ -6,9 +6,9 @@
 //! read of the stream's start (up to [`STREAM_REPLAY_BYTES`]) and replays
 //! it to every reader, so detection, a decoder's own sniff and the
 //! operation each read from the first byte, and the stream itself is
-//! read once. A second full read (a read from the end of a compressed
-//! stream counts its lines first) is refused with the reason, never
-//! served from a second read of the stream.
+//! read once. A second full read (the same stream asked twice) is
+//! refused with the reason, never served from a second read of the
+//! stream.
 
 use std::io::{self, BufRead, BufReader, Read};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -114,8 +114,7 @@ impl Source for StreamSource {
     fn open(&self) -> Result<Box<dyn BufRead + Send + '_>, Refusal> {
         if self.lock().passed {
             return Err(Refusal::invalid_argument(format!(
-                "`{}` is a stream, read once, and this needs to read it again from the start \
-                 (a read from the end of a compressed stream counts its lines first); \
+                "`{}` is a stream, read once, and this needs to read it again from the start; \
                  save it to a file and name the file",
                 self.name
             )));

@@ -191,18 +191,74 @@ impl plumb::Source for Stream {
 }
 
 #[test]
-fn a_stream_reads_forward_and_refuses_a_tail_read() {
+fn a_stream_reads_forward_and_its_tail_in_one_pass() {
     let s = Stream(b"one\ntwo\nthree\n");
     let a = read_source(&s, &req(1, Some(1))).unwrap();
     assert_eq!((a.text.as_str(), a.next_offset), ("two\n", Some(2)));
-    let e = read_source(&s, &req(-1, None)).unwrap_err();
-    assert_eq!(e.reason(), RefusalReason::InvalidArgument);
-    assert!(
-        e.message().contains("without random access"),
-        "{}",
-        e.message()
+    let mut tail = read_source(&s, &req(-2, None)).unwrap();
+    assert!(tail.streamed, "the answer says the stream was read to its end");
+    tail.streamed = false;
+    let file = read_source(&BytesSource::new("stream", s.0.to_vec()), &req(-2, None));
+    assert_eq!(tail, file.unwrap());
+    assert_eq!(tail.text, "two\nthree\n");
+    assert_eq!(tail.byte_offset, Some(4));
+    // Faults in the lines returned are refused at their offsets; faults
+    // before them are not read as text.
+    let e = read_source(&Stream(b"a\nb\xff\n"), &req(-1, None)).unwrap_err();
+    assert_eq!(
+        (e.reason(), e.byte_offset()),
+        (RefusalReason::InvalidUtf8, Some(3))
     );
-    // The same bytes with random access read their tail.
-    let tail = mem(s.0, &req(-1, None)).unwrap();
-    assert_eq!(tail.text, "three\n");
+    let e = read_source(&Stream(b"a\nb\x00\n"), &req(-1, None)).unwrap_err();
+    assert_eq!(
+        (e.reason(), e.byte_offset()),
+        (RefusalReason::Binary, Some(3))
+    );
+    let fine = read_source(&Stream(b"\xffa\nb\n"), &req(-1, None));
+    assert_eq!(
+        fine.map(|a| a.text),
+        mem(b"\xffa\nb\n", &req(-1, None)).map(|a| a.text)
+    );
+}
+
+/// Text from a small alphabet that makes long lines, short lines, blank
+/// lines, CRLF and multi-byte characters likely.
+fn texts() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+    use proptest::prelude::*;
+    proptest::collection::vec(
+        prop_oneof![
+            Just(b"a".to_vec()),
+            Just(b"xyz".to_vec()),
+            Just(b"\n".to_vec()),
+            Just(b"\r\n".to_vec()),
+            Just("é".as_bytes().to_vec()),
+            Just("😀".as_bytes().to_vec()),
+        ],
+        0..80,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+proptest::proptest! {
+    /// A tail read of a stream, in one pass, answers as the backward
+    /// read of the same bytes in a file does, for every count and ceiling.
+    #[test]
+    fn a_streamed_tail_answers_as_the_backward_tail(
+        text in texts(),
+        bom in proptest::bool::ANY,
+        wanted in 1i64..12,
+        max_bytes in 4usize..40,
+    ) {
+        let mut bytes = if bom { b"\xEF\xBB\xBF".to_vec() } else { Vec::new() };
+        bytes.extend(&text);
+        let r = ReadRequest { max_bytes, ..req(-wanted, None) };
+        let leaked: &'static [u8] = Box::leak(bytes.clone().into_boxed_slice());
+        let streamed = read_source(&Stream(leaked), &r).map(|mut a| {
+            assert!(a.streamed);
+            a.streamed = false;
+            a
+        });
+        let backward = read_source(&BytesSource::new("stream", bytes), &r);
+        proptest::prop_assert_eq!(streamed, backward);
+    }
 }
