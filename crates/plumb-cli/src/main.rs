@@ -506,6 +506,9 @@ fn detect(path: &Path, format: Option<&str>, layers: &LayerArgs, json: bool) -> 
             if let Some(container) = d.container {
                 v["container"] = Value::from(container);
             }
+            if let Some(member) = &choice.member {
+                v["member"] = Value::from(member.as_str());
+            }
             if let Some(encoding) = d.encoding {
                 v["encoding"] = Value::from(encoding);
             }

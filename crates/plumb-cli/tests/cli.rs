@@ -409,6 +409,11 @@ fn a_zip_member_is_named_by_option_or_by_archive_path() {
         assert_eq!(a["member"], "in/people.csv");
         assert_eq!(without(a, &["member", "offsets"]), want, "{op}");
     }
+    let d = json_of(&plumb(&["detect", &by_path, "--json"]));
+    assert_eq!(
+        (d["format"].clone(), d["member"].clone()),
+        (Value::from("csv"), Value::from("in/people.csv"))
+    );
     let read = json_of(&plumb(&["read", &by_path, "--offset", "-1", "--json"]));
     assert_eq!(read["member"], "in/people.csv");
     assert_eq!(

@@ -426,7 +426,10 @@ impl Source for ZipMember<'_> {
             Range {
                 source: self.archive,
                 pos: self.entry.data_start,
-                end: self.entry.data_start.saturating_add(self.entry.compressed_size),
+                end: self
+                    .entry
+                    .data_start
+                    .saturating_add(self.entry.compressed_size),
             },
         );
         let decoded: Box<dyn Read + Send + '_> = match self.entry.kind {

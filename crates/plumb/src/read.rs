@@ -520,21 +520,52 @@ fn streamed_tail<R: BufRead>(
         }
         let buf = &buf[..buf.len().min(CHUNK_BYTES)];
         let n = buf.len();
-        let mut from = 0;
-        for nl in memchr::memchr_iter(b'\n', buf) {
-            let piece = &buf[from..=nl];
-            let room = max_bytes.saturating_sub(line_prefix.len());
-            line_prefix.extend_from_slice(&piece[..piece.len().min(room)]);
-            done_prefix = std::mem::take(&mut line_prefix);
-            starts.push_back(pos + nl as u64 + 1);
-            if starts.len() > keep {
-                starts.pop_front();
+        // Only the last lines of a block can matter: their starts are
+        // found from its end, and only the last two lines' heads kept,
+        // so a block of short lines costs a backward search, not a
+        // step per line.
+        let mut last_two = [None, None];
+        let mut found = 0usize;
+        let mut tail_starts: Vec<u64> = Vec::new();
+        for nl in memchr::memrchr_iter(b'\n', buf) {
+            if found < 2 {
+                last_two[found] = Some(nl);
             }
-            from = nl + 1;
+            found += 1;
+            if tail_starts.len() < keep {
+                tail_starts.push(pos + nl as u64 + 1);
+            }
+            if found >= 2 && tail_starts.len() >= keep {
+                break;
+            }
         }
-        let rest = &buf[from..];
-        let room = max_bytes.saturating_sub(line_prefix.len());
-        line_prefix.extend_from_slice(&rest[..rest.len().min(room)]);
+        starts.extend(tail_starts.iter().rev());
+        while starts.len() > keep {
+            starts.pop_front();
+        }
+        let head_of = |into: &mut Vec<u8>, bytes: &[u8]| {
+            let room = max_bytes.saturating_sub(into.len());
+            into.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        };
+        match last_two {
+            [None, _] => head_of(&mut line_prefix, buf),
+            [Some(last), before] => {
+                match before {
+                    // The line that ended at `last` began in this block.
+                    Some(b) => {
+                        done_prefix.clear();
+                        head_of(&mut done_prefix, &buf[b + 1..=last]);
+                    }
+                    // It began before: its head so far, and the rest.
+                    None => {
+                        head_of(&mut line_prefix, &buf[..=last]);
+                        std::mem::swap(&mut done_prefix, &mut line_prefix);
+                    }
+                }
+                line_prefix.clear();
+                head_of(&mut line_prefix, &buf[last + 1..]);
+            }
+        }
         window.extend_from_slice(buf);
         pos += n as u64;
         if window.len() > 2 * max_bytes + CHUNK_BYTES {

@@ -174,13 +174,14 @@ fn tail_reads_the_last_lines() {
     assert_eq!(a.text, "a\nb\n", "the BOM is not text");
 }
 
-/// A stream: bytes in order, no length, no random access.
+/// A stream: bytes in order, no length, no random access, handed out
+/// in pieces of at most `piece` bytes.
 #[derive(Debug)]
-struct Stream(&'static [u8]);
+struct Stream(&'static [u8], usize);
 
 impl plumb::Source for Stream {
     fn open(&self) -> Result<Box<dyn std::io::BufRead + Send + '_>, plumb_core::Refusal> {
-        Ok(Box::new(self.0))
+        Ok(Box::new(std::io::BufReader::with_capacity(self.1, self.0)))
     }
     fn name(&self) -> &str {
         "stream"
@@ -192,11 +193,14 @@ impl plumb::Source for Stream {
 
 #[test]
 fn a_stream_reads_forward_and_its_tail_in_one_pass() {
-    let s = Stream(b"one\ntwo\nthree\n");
+    let s = Stream(b"one\ntwo\nthree\n", 1 << 16);
     let a = read_source(&s, &req(1, Some(1))).unwrap();
     assert_eq!((a.text.as_str(), a.next_offset), ("two\n", Some(2)));
     let mut tail = read_source(&s, &req(-2, None)).unwrap();
-    assert!(tail.streamed, "the answer says the stream was read to its end");
+    assert!(
+        tail.streamed,
+        "the answer says the stream was read to its end"
+    );
     tail.streamed = false;
     let file = read_source(&BytesSource::new("stream", s.0.to_vec()), &req(-2, None));
     assert_eq!(tail, file.unwrap());
@@ -204,17 +208,17 @@ fn a_stream_reads_forward_and_its_tail_in_one_pass() {
     assert_eq!(tail.byte_offset, Some(4));
     // Faults in the lines returned are refused at their offsets; faults
     // before them are not read as text.
-    let e = read_source(&Stream(b"a\nb\xff\n"), &req(-1, None)).unwrap_err();
+    let e = read_source(&Stream(b"a\nb\xff\n", 1 << 16), &req(-1, None)).unwrap_err();
     assert_eq!(
         (e.reason(), e.byte_offset()),
         (RefusalReason::InvalidUtf8, Some(3))
     );
-    let e = read_source(&Stream(b"a\nb\x00\n"), &req(-1, None)).unwrap_err();
+    let e = read_source(&Stream(b"a\nb\x00\n", 1 << 16), &req(-1, None)).unwrap_err();
     assert_eq!(
         (e.reason(), e.byte_offset()),
         (RefusalReason::Binary, Some(3))
     );
-    let fine = read_source(&Stream(b"\xffa\nb\n"), &req(-1, None));
+    let fine = read_source(&Stream(b"\xffa\nb\n", 1 << 16), &req(-1, None));
     assert_eq!(
         fine.map(|a| a.text),
         mem(b"\xffa\nb\n", &req(-1, None)).map(|a| a.text)
@@ -248,12 +252,19 @@ proptest::proptest! {
         bom in proptest::bool::ANY,
         wanted in 1i64..12,
         max_bytes in 4usize..40,
+        piece in 1usize..9,
+        filler in 0usize..3,
     ) {
         let mut bytes = if bom { b"\xEF\xBB\xBF".to_vec() } else { Vec::new() };
+        // Lines before the text put its tail past the head that is
+        // judged first, so that it arrives in pieces.
+        for k in 0..filler * 1500 {
+            bytes.extend(format!("filler line {k}\n").as_bytes());
+        }
         bytes.extend(&text);
         let r = ReadRequest { max_bytes, ..req(-wanted, None) };
         let leaked: &'static [u8] = Box::leak(bytes.clone().into_boxed_slice());
-        let streamed = read_source(&Stream(leaked), &r).map(|mut a| {
+        let streamed = read_source(&Stream(leaked, piece), &r).map(|mut a| {
             assert!(a.streamed);
             a.streamed = false;
             a
