@@ -607,9 +607,22 @@ fn streamed_tail<R: BufRead>(
     if let Some(at) = memchr::memchr(0, text.as_bytes()) {
         return Err(Refusal::binary(start + at as u64));
     }
+    Ok(tail_answer(name, text, truncated, wanted, start, true))
+}
+
+/// The answer of a read from the end: `text`, starting at byte `start`,
+/// holding the last of `wanted` lines.
+fn tail_answer(
+    name: &str,
+    text: String,
+    truncated: bool,
+    wanted: u64,
+    start: u64,
+    streamed: bool,
+) -> ReadAnswer {
     let returned =
         text.matches('\n').count() as u64 + u64::from(!text.is_empty() && !text.ends_with('\n'));
-    Ok(ReadAnswer {
+    ReadAnswer {
         ok: true,
         path: name.to_owned(),
         bytes: text.len() as u64,
@@ -620,10 +633,10 @@ fn streamed_tail<R: BufRead>(
         from_end: Some(returned.min(wanted)),
         byte_offset: Some(start),
         container: None,
-        streamed: true,
+        streamed,
         member: None,
         encoding: None,
-    })
+    }
 }
 
 fn tail(
@@ -721,21 +734,5 @@ fn tail(
             }
         }
     }
-    let returned =
-        text.matches('\n').count() as u64 + u64::from(!text.is_empty() && !text.ends_with('\n'));
-    Ok(ReadAnswer {
-        ok: true,
-        path: name.to_owned(),
-        bytes: text.len() as u64,
-        text,
-        total_lines: None,
-        next_offset: None,
-        line_truncated: truncated,
-        from_end: Some(returned.min(wanted)),
-        byte_offset: Some(start),
-        container: None,
-        streamed: false,
-        member: None,
-        encoding: None,
-    })
+    Ok(tail_answer(name, text, truncated, wanted, start, false))
 }
