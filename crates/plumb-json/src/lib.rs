@@ -31,6 +31,7 @@
 
 mod builder;
 mod ops;
+mod outline;
 mod parser;
 mod pointer;
 mod reader;
@@ -43,15 +44,19 @@ use plumb_core::{Refusal, ScanBounds, TextStream};
 
 pub use builder::{Built, ValueBuilder, BUILD_DEPTH_CAP};
 pub use ops::{
-    inspect, select, type_name, validate, JsonInspect, JsonSelect, JsonSelectOptions, JsonValidate,
-    SyntaxError, JSON_SAMPLE_ROWS_DEFAULT, JSON_SAMPLE_ROWS_MAX, KEY_LIST_CAP, SAMPLE_BUDGET_BYTES,
-    SELECT_BUDGET_BYTES,
+    inspect, inspect_outlined, select, type_name, validate, JsonInspect, JsonSelect,
+    JsonSelectOptions, JsonValidate, SyntaxError, JSON_SAMPLE_ROWS_DEFAULT, JSON_SAMPLE_ROWS_MAX,
+    KEY_LIST_CAP, SAMPLE_BUDGET_BYTES, SELECT_BUDGET_BYTES,
+};
+pub use outline::{
+    Outline, OUTLINE_COLLAPSE_KEYS, OUTLINE_KEY_SAMPLES, OUTLINE_LIST_DEFAULT, OUTLINE_MAX_NODES,
+    OUTLINE_SAMPLES, OUTLINE_SAMPLE_BYTES,
 };
 pub use parser::{
     JsonParser, Scalar, ScalarKind, Status, JSON_MAX_DEPTH, KEY_CAPTURE_BYTES, STRING_CAPTURE_BYTES,
 };
 pub use pointer::{PathToken, PathTracker, Pointer};
-pub use reader::JsonReader;
+pub use reader::{outline_paths, JsonReader, JSON_OPTIONS, OUTLINE_PATHS_OPTION};
 pub use sink::{JsonSink, Null, Tee};
 pub use structure::{
     DuplicateKey, DuplicateReport, PrecisionFact, PrecisionReport, Structure,

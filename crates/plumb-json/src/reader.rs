@@ -5,7 +5,9 @@ use plumb_core::{
     SniffScore, Source, WindowCounts,
 };
 
-use crate::{inspect, select, validate, JsonInspect, JsonSelect, JsonSelectOptions, JsonValidate};
+use crate::{
+    inspect_outlined, select, validate, JsonInspect, JsonSelect, JsonSelectOptions, JsonValidate,
+};
 
 impl_answer!(JsonInspect);
 impl_answer!(
@@ -26,14 +28,39 @@ impl_answer!(JsonSelect, |_a: &JsonSelect| None, |a: &JsonSelect| {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JsonReader;
 
-/// The option JSON declares: where select looks.
-pub const JSON_OPTIONS: [OptionSpec; 1] = [OptionSpec {
-    name: "pointer",
-    kind: OptionKind::Text,
-    default: Some(""),
-    ops: &[Op::Select],
-    doc: "an RFC 6901 JSON Pointer to the value or array to select (\"\" is the whole document)",
-}];
+/// The options JSON declares: where select looks, and how many paths
+/// inspect's outline lists.
+pub const JSON_OPTIONS: [OptionSpec; 2] = [
+    OptionSpec {
+        name: "pointer",
+        kind: OptionKind::Text,
+        default: Some(""),
+        ops: &[Op::Select],
+        doc:
+            "an RFC 6901 JSON Pointer to the value or array to select (\"\" is the whole document)",
+    },
+    OUTLINE_PATHS_OPTION,
+];
+
+/// `outline_paths`: how many paths inspect's outline lists (all are
+/// counted), shared by JSON and JSON Lines.
+pub const OUTLINE_PATHS_OPTION: OptionSpec = OptionSpec {
+    name: "outline_paths",
+    kind: OptionKind::Count,
+    default: Some("60"),
+    ops: &[Op::Inspect],
+    doc: "how many paths the outline lists (each with its types, presence, ranges and samples; at most 2000)",
+};
+
+/// The outline's listing budget a request asks for.
+pub fn outline_paths(req: &Request) -> usize {
+    req.options
+        .count("outline_paths")
+        .map_or(crate::OUTLINE_LIST_DEFAULT, |n| {
+            usize::try_from(n).unwrap_or(usize::MAX)
+        })
+        .min(crate::OUTLINE_MAX_NODES)
+}
 
 /// The first non-white-space byte.
 pub(crate) fn first_significant(head: &[u8]) -> Option<u8> {
@@ -58,7 +85,11 @@ impl FormatReader for JsonReader {
     }
 
     fn inspect(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
-        Ok(Box::new(inspect(text_stream(source)?, &req.scan)?))
+        Ok(Box::new(inspect_outlined(
+            text_stream(source)?,
+            &req.scan,
+            outline_paths(req),
+        )?))
     }
 
     fn select(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {

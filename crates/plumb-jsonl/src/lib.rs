@@ -30,11 +30,12 @@ use std::path::Path;
 use plumb_core::{Refusal, ScanBounds, TextStream, Window};
 
 pub use ops::{
-    inspect, select, validate, InvalidLine, JsonlInspect, JsonlSelect, JsonlValidate,
-    LineDuplicate, LineDuplicates, LinePrecision, LinePrecisionReport, SelectedRecord,
-    JSONL_SAMPLE_ROWS_DEFAULT, JSONL_SAMPLE_ROWS_MAX, KEY_HISTOGRAM_CAP, SELECT_LINE_BUDGET_BYTES,
+    inspect, inspect_outlined, select, validate, InvalidLine, JsonlInspect, JsonlSelect,
+    JsonlValidate, LineDuplicate, LineDuplicates, LinePrecision, LinePrecisionReport,
+    SelectedRecord, JSONL_SAMPLE_ROWS_DEFAULT, JSONL_SAMPLE_ROWS_MAX, KEY_HISTOGRAM_CAP,
+    SELECT_LINE_BUDGET_BYTES,
 };
-pub use reader::JsonlReader;
+pub use reader::{JsonlReader, JSONL_OPTIONS};
 pub use splitter::{Line, LineSink, LineSplitter, JSONL_MAX_LINE_BYTES};
 
 /// [`inspect`] over a file.

@@ -12,8 +12,8 @@ use plumb_core::{
     FIRST_ISSUES_CAP,
 };
 use plumb_json::{
-    scan_text, type_name, JsonParser, JsonSink, Null, Scalar, Structure, Tee, ValueBuilder,
-    SAMPLE_BUDGET_BYTES,
+    scan_text, type_name, JsonParser, JsonSink, Null, Outline, Scalar, Structure, Tee,
+    ValueBuilder, OUTLINE_LIST_DEFAULT, SAMPLE_BUDGET_BYTES,
 };
 
 use crate::splitter::{Line, LineSink, LineSplitter, JSONL_MAX_LINE_BYTES};
@@ -151,6 +151,10 @@ pub struct JsonlInspect {
     pub sample_shortened: bool,
     /// Whether a UTF-8 BOM was stripped (JSON Lines forbids one).
     pub bom: bool,
+    /// Every path of the records, merged ([`Outline`]): the first
+    /// `outline_paths` listed, all counted. A line that turns out not
+    /// to be JSON adds the values read before its fault.
+    pub outline: serde_json::Value,
 }
 
 /// The types of a record's root and of its top-level keys: the one
@@ -228,6 +232,7 @@ struct InspectLines {
     sample_rows: usize,
     dups: LineDuplicates,
     precision: LinePrecisionReport,
+    outline: Outline,
 }
 
 impl InspectLines {
@@ -251,7 +256,7 @@ impl InspectLines {
         };
         let builder =
             (self.sample.len() < self.sample_rows).then(|| ValueBuilder::new(SAMPLE_BUDGET_BYTES));
-        let mut sink = Tee(&mut self.st, Tee(types, builder));
+        let mut sink = Tee(&mut self.st, Tee(types, Tee(builder, &mut self.outline)));
         let result = scan_text(
             &mut self.parser,
             line.text,
@@ -259,11 +264,12 @@ impl InspectLines {
             line.number,
             &mut sink,
         );
-        let Tee(_, Tee(types, builder)) = sink;
+        let Tee(_, Tee(types, Tee(builder, _))) = sink;
         let root = types.root;
         match result {
             Err(e) => {
                 self.st.reset_path();
+                self.outline.abandon_value();
                 self.invalid_line(line.number, e.message().to_owned());
             }
             Ok(_) => {
@@ -357,6 +363,18 @@ pub fn inspect<R: BufRead>(
     stream: TextStream<R>,
     opts: &ScanBounds,
 ) -> Result<JsonlInspect, Refusal> {
+    inspect_outlined(stream, opts, OUTLINE_LIST_DEFAULT)
+}
+
+/// [`inspect`], with the outline listing at most `outline_paths` paths.
+///
+/// # Errors
+/// As [`inspect`].
+pub fn inspect_outlined<R: BufRead>(
+    stream: TextStream<R>,
+    opts: &ScanBounds,
+    outline_paths: usize,
+) -> Result<JsonlInspect, Refusal> {
     let mut sink = InspectLines {
         parser: JsonParser::new(),
         st: Structure::default(),
@@ -379,6 +397,7 @@ pub fn inspect<R: BufRead>(
             .min(JSONL_SAMPLE_ROWS_MAX),
         dups: LineDuplicates::default(),
         precision: LinePrecisionReport::default(),
+        outline: Outline::new(),
     };
     let (_, bom) = drive(stream, &mut sink)?;
     let max_depth = sink.st.max_depth();
@@ -403,7 +422,7 @@ pub fn inspect<R: BufRead>(
         // Counts that stopped at a cap are lower bounds: the untracked
         // keys, or the duplicate keys once the tracker filled.
         view: ViewFlags::of_scan(sink.cap.capped())
-            .with_cut(untracked_capped || !line_dups.checked_fully),
+            .with_cut(untracked_capped || !line_dups.checked_fully || sink.outline.is_cut()),
         lines_scanned: sink.lines,
         rows_scanned: sink.cap.rows(),
         blank_lines: sink.blank,
@@ -421,6 +440,7 @@ pub fn inspect<R: BufRead>(
         sample: sink.sample,
         sample_shortened: sink.sample_shortened,
         bom,
+        outline: sink.outline.to_json(outline_paths),
     })
 }
 

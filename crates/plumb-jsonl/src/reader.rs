@@ -5,7 +5,7 @@ use plumb_core::{
     WindowCounts,
 };
 
-use crate::{inspect, select, validate, JsonlInspect, JsonlSelect, JsonlValidate};
+use crate::{inspect_outlined, select, validate, JsonlInspect, JsonlSelect, JsonlValidate};
 
 impl_answer!(JsonlInspect);
 impl_answer!(
@@ -23,6 +23,10 @@ impl_answer!(
         has_more: a.has_more,
     })
 );
+
+/// The option JSON Lines declares: how many paths inspect's outline
+/// lists.
+pub const JSONL_OPTIONS: [plumb_core::OptionSpec; 1] = [plumb_json::OUTLINE_PATHS_OPTION];
 
 /// Reads JSON Lines through the plumb-jsonl engine.
 #[derive(Debug, Clone, Copy, Default)]
@@ -52,8 +56,16 @@ impl FormatReader for JsonlReader {
         (opens(first) && closes(first) && opens(second)).then_some(60)
     }
 
+    fn options(&self) -> &'static [plumb_core::OptionSpec] {
+        &JSONL_OPTIONS
+    }
+
     fn inspect(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
-        Ok(Box::new(inspect(text_stream(source)?, &req.scan)?))
+        Ok(Box::new(inspect_outlined(
+            text_stream(source)?,
+            &req.scan,
+            plumb_json::outline_paths(req),
+        )?))
     }
 
     fn select(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {

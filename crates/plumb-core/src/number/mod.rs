@@ -501,6 +501,76 @@ impl NumericRange {
         self.float_max = Some(self.float_max.map_or(value, |m| m.max(value)));
     }
 
+    /// Adds every value of `other`: the range of both, as if each value
+    /// had been added here (ranges are mergeable, so scans of parts
+    /// combine).
+    ///
+    /// ```
+    /// use plumb_core::NumericRange;
+    /// let (mut a, mut b) = (NumericRange::default(), NumericRange::default());
+    /// a.add_i64(3);
+    /// b.add_integer("-99999999999999999999");
+    /// b.add_short_decimal(45, 1);
+    /// a.merge(&b);
+    /// assert_eq!(a.bounds().1, serde_json::json!(4.5));
+    /// ```
+    pub fn merge(&mut self, other: &NumericRange) {
+        for v in [other.small_min, other.small_max].into_iter().flatten() {
+            self.add_i64(v);
+        }
+        for (m, d) in [other.short_min, other.short_max].into_iter().flatten() {
+            self.add_short_decimal(m, d);
+        }
+        for v in [other.float_min, other.float_max].into_iter().flatten() {
+            self.add_float(v);
+        }
+        if let Some(b) = &other.int_min {
+            replace_if(&mut self.int_min, b, Ordering::Less);
+            replace_if(&mut self.int_max, b, Ordering::Greater);
+        }
+        if let Some(b) = &other.int_max {
+            replace_if(&mut self.int_min, b, Ordering::Less);
+            replace_if(&mut self.int_max, b, Ordering::Greater);
+        }
+    }
+
+    /// Adds a JSON number literal by its value: integers of any length
+    /// exactly, short fractions exactly, the rest as doubles.
+    ///
+    /// ```
+    /// use plumb_core::NumericRange;
+    /// let mut r = NumericRange::default();
+    /// r.add_literal("12345678901234567890123");
+    /// r.add_literal("-1.5e3");
+    /// assert_eq!(r.bounds().0, serde_json::json!(-1500.0));
+    /// ```
+    pub fn add_literal(&mut self, literal: &str) {
+        match crate::scan_decimal(literal.as_bytes()) {
+            Some(n) => {
+                if let Some(v) = n.small_integer() {
+                    self.add_i64(v);
+                } else if let Some((m, d)) = n.short_decimal() {
+                    if m == 0 && n.is_negative() {
+                        self.add_float(-0.0);
+                    } else {
+                        self.add_short_decimal(m, d);
+                    }
+                } else if let Some(v) = n.exponent_f64() {
+                    self.add_float(v);
+                } else if !n.is_float() {
+                    self.add_integer(literal);
+                } else if let Ok(v) = literal.parse::<f64>() {
+                    self.add_float(v);
+                }
+            }
+            None => {
+                if let Ok(v) = literal.parse::<f64>() {
+                    self.add_float(v);
+                }
+            }
+        }
+    }
+
     /// Whether nothing was added.
     pub fn is_empty(&self) -> bool {
         self.small_min.is_none()

@@ -11,8 +11,9 @@ use serde_json::value::RawValue;
 use plumb_core::{Refusal, RowCap, ScanBounds, TextStream, ViewFlags, COLUMN_TRACK_CAP};
 
 use crate::builder::ValueBuilder;
+use crate::outline::{Outline, OUTLINE_LIST_DEFAULT};
 use crate::parser::Scalar;
-use crate::sink::JsonSink;
+use crate::sink::{JsonSink, Tee};
 use crate::structure::{DuplicateReport, PrecisionReport, Structure};
 
 use super::{
@@ -60,6 +61,9 @@ pub struct JsonInspect {
     pub precision: PrecisionReport,
     /// Whether a UTF-8 BOM was stripped.
     pub bom: bool,
+    /// Every path of the document with what was seen there
+    /// ([`Outline`]): the first `outline_paths` listed, all counted.
+    pub outline: serde_json::Value,
 }
 
 struct InspectSink {
@@ -205,6 +209,19 @@ pub fn inspect<R: BufRead>(
     stream: TextStream<R>,
     opts: &ScanBounds,
 ) -> Result<JsonInspect, Refusal> {
+    inspect_outlined(stream, opts, OUTLINE_LIST_DEFAULT)
+}
+
+/// [`inspect`], with the outline listing at most `outline_paths` paths.
+///
+/// # Errors
+/// As [`inspect`].
+pub fn inspect_outlined<R: BufRead>(
+    stream: TextStream<R>,
+    opts: &ScanBounds,
+    outline_paths: usize,
+) -> Result<JsonInspect, Refusal> {
+    let mut outline = Outline::new();
     let mut sink = InspectSink {
         st: Structure::default(),
         depth: 0,
@@ -222,7 +239,7 @@ pub fn inspect<R: BufRead>(
             .unwrap_or(JSON_SAMPLE_ROWS_DEFAULT)
             .min(JSON_SAMPLE_ROWS_MAX),
     };
-    let (_, bom) = drive(stream, &mut sink)?;
+    let (_, bom) = drive(stream, &mut Tee(&mut sink, &mut outline))?;
     let root_type = sink.root.unwrap_or("null");
     let sample = if root_type == "array" {
         let parts: Vec<&str> = sink.samples.iter().map(|r| r.get()).collect();
@@ -238,7 +255,7 @@ pub fn inspect<R: BufRead>(
         // A count that stopped at a cap is a lower bound: the key count,
         // or the duplicate keys once the tracker filled.
         view: ViewFlags::of_scan(sink.cap.capped())
-            .with_cut(sink.keys_uncounted || !duplicate_keys.checked_fully),
+            .with_cut(sink.keys_uncounted || !duplicate_keys.checked_fully || outline.is_cut()),
         root_type,
         count: sink.cap.rows(),
         keys: sink.keys,
@@ -251,5 +268,6 @@ pub fn inspect<R: BufRead>(
         duplicate_keys,
         precision,
         bom,
+        outline: outline.to_json(outline_paths),
     })
 }

@@ -3,6 +3,7 @@
 
 mod conformance;
 mod ops;
+mod outline;
 mod parser;
 mod sinks;
 mod util;

@@ -1,0 +1,460 @@
+//! The outline of a document: every path it holds, with what was seen
+//! there, learned in one streaming pass in bounded memory.
+//!
+//! Paths merge the way a reader thinks of them: every element of an
+//! array shares one path (`/items/*`), and an object whose keys are data
+//! rather than names (ids, city codes: more than
+//! [`OUTLINE_COLLAPSE_KEYS`] distinct keys at one path) is collapsed into
+//! one member path `*` with its key count and a few key samples. Per
+//! path: the types seen with counts, how many of the parent objects carry
+//! it, array lengths, string lengths, the exact numeric range (integers
+//! of any length, as everywhere in plumb) and a few samples.
+//!
+//! Memory is bounded by [`OUTLINE_MAX_NODES`] paths: a path past the cap
+//! is not kept, and the values that would have gone there are counted
+//! and stated. The tree lives in an arena and is walked with explicit
+//! stacks, so no recursion follows the document's depth.
+
+use std::ops::ControlFlow;
+
+use plumb_core::NumericRange;
+use serde_json::{json, Map, Value};
+
+use crate::parser::{Scalar, ScalarKind};
+use crate::sink::JsonSink;
+
+/// The most paths an outline keeps.
+pub const OUTLINE_MAX_NODES: usize = 2_000;
+
+/// Distinct keys at one path past which its keys are taken for data and
+/// collapsed into `*`.
+pub const OUTLINE_COLLAPSE_KEYS: usize = 64;
+
+/// Samples kept per path.
+pub const OUTLINE_SAMPLES: usize = 3;
+
+/// Bytes of one sample kept (cut at a character boundary past it).
+pub const OUTLINE_SAMPLE_BYTES: usize = 48;
+
+/// Key samples kept for a collapsed object.
+pub const OUTLINE_KEY_SAMPLES: usize = 5;
+
+/// Paths an outline lists when the caller sets no budget.
+pub const OUTLINE_LIST_DEFAULT: usize = 60;
+
+const TYPES: [&str; 6] = ["object", "array", "string", "number", "boolean", "null"];
+
+#[derive(Default)]
+struct Node {
+    /// Values at this path, by type (in [`TYPES`] order).
+    types: [u64; 6],
+    /// Object members, in first-seen order.
+    members: Vec<(Box<str>, u32)>,
+    /// The one member path of a collapsed object.
+    star: Option<u32>,
+    /// Keys met in a collapsed object (occurrences).
+    key_occurrences: u64,
+    key_samples: Vec<Box<str>>,
+    /// The one element path of an array.
+    items: Option<u32>,
+    length: Option<(u64, u64)>,
+    string_length: Option<(u64, u64)>,
+    range: Option<Box<NumericRange>>,
+    samples: Vec<Box<str>>,
+}
+
+impl Node {
+    fn seen(&self) -> u64 {
+        self.types.iter().sum()
+    }
+}
+
+struct Frame {
+    node: Option<u32>,
+    array: bool,
+    len: u64,
+    /// Objects: the node of the member whose value comes next.
+    pending: Option<u32>,
+}
+
+/// A [`JsonSink`] that learns the outline of every value it is shown (a
+/// document, or each record of a JSON Lines file in turn, merged).
+pub struct Outline {
+    nodes: Vec<Node>,
+    free: Vec<u32>,
+    frames: Vec<Frame>,
+    /// Values whose path was past the node cap.
+    values_cut: u64,
+}
+
+impl Default for Outline {
+    fn default() -> Outline {
+        Outline::new()
+    }
+}
+
+fn cut(text: &str) -> Box<str> {
+    let mut end = text.len().min(OUTLINE_SAMPLE_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].into()
+}
+
+fn widen(slot: &mut Option<(u64, u64)>, v: u64) {
+    *slot = Some(match *slot {
+        Some((lo, hi)) => (lo.min(v), hi.max(v)),
+        None => (v, v),
+    });
+}
+
+impl Outline {
+    /// An empty outline (the root path only).
+    pub fn new() -> Outline {
+        Outline {
+            nodes: vec![Node::default()],
+            free: Vec::new(),
+            frames: Vec::new(),
+            values_cut: 0,
+        }
+    }
+
+    /// Forgets the value being read (a JSON Lines record that turned out
+    /// invalid): what it added stays counted, its open containers close.
+    pub fn abandon_value(&mut self) {
+        self.frames.clear();
+    }
+
+    fn alloc(&mut self) -> Option<u32> {
+        if let Some(id) = self.free.pop() {
+            self.nodes[id as usize] = Node::default();
+            return Some(id);
+        }
+        if self.nodes.len() >= OUTLINE_MAX_NODES {
+            return None;
+        }
+        self.nodes.push(Node::default());
+        Some((self.nodes.len() - 1) as u32)
+    }
+
+    fn items_of(&mut self, node: u32) -> Option<u32> {
+        if let Some(i) = self.nodes[node as usize].items {
+            return Some(i);
+        }
+        let i = self.alloc()?;
+        self.nodes[node as usize].items = Some(i);
+        Some(i)
+    }
+
+    /// The node of the value about to start.
+    fn value_node(&mut self) -> Option<u32> {
+        let Some(top) = self.frames.last_mut() else {
+            return Some(0);
+        };
+        if top.array {
+            top.len += 1;
+            let node = top.node?;
+            self.items_of(node)
+        } else {
+            top.pending.take()
+        }
+    }
+
+    fn note(&mut self, node: Option<u32>, t: usize) -> Option<u32> {
+        match node {
+            Some(n) => self.nodes[n as usize].types[t] += 1,
+            None => self.values_cut += 1,
+        }
+        node
+    }
+
+    /// Merges the subtree `src` into `dst`, then frees `src`'s nodes
+    /// that were merged (members `dst` lacked are moved, not copied).
+    fn merge(&mut self, dst: u32, src: u32) {
+        let mut work = vec![(dst, src)];
+        while let Some((d, s)) = work.pop() {
+            if d == s {
+                continue;
+            }
+            let src_node = std::mem::take(&mut self.nodes[s as usize]);
+            self.free.push(s);
+            let dn = &mut self.nodes[d as usize];
+            for (a, b) in dn.types.iter_mut().zip(src_node.types) {
+                *a += b;
+            }
+            dn.key_occurrences += src_node.key_occurrences;
+            for k in src_node.key_samples {
+                if dn.key_samples.len() < OUTLINE_KEY_SAMPLES {
+                    dn.key_samples.push(k);
+                }
+            }
+            if let Some((lo, hi)) = src_node.length {
+                widen(&mut dn.length, lo);
+                widen(&mut dn.length, hi);
+            }
+            if let Some((lo, hi)) = src_node.string_length {
+                widen(&mut dn.string_length, lo);
+                widen(&mut dn.string_length, hi);
+            }
+            if let Some(r) = src_node.range {
+                match &mut dn.range {
+                    Some(mine) => mine.merge(&r),
+                    None => dn.range = Some(r),
+                }
+            }
+            for sample in src_node.samples {
+                if dn.samples.len() < OUTLINE_SAMPLES && !dn.samples.contains(&sample) {
+                    dn.samples.push(sample);
+                }
+            }
+            match (dn.items, src_node.items) {
+                (Some(a), Some(b)) => work.push((a, b)),
+                (None, b) => dn.items = b,
+                _ => {}
+            }
+            // Members: into the star when `dst` is collapsed, else by key.
+            let star = dn.star;
+            for (key, child) in src_node.members {
+                if let Some(st) = star {
+                    work.push((st, child));
+                    continue;
+                }
+                let dn = &mut self.nodes[d as usize];
+                match dn.members.iter().find(|(k, _)| *k == key) {
+                    Some(&(_, mine)) => work.push((mine, child)),
+                    None => dn.members.push((key, child)),
+                }
+            }
+            match (self.nodes[d as usize].star, src_node.star) {
+                (Some(a), Some(b)) => work.push((a, b)),
+                (None, Some(b)) => {
+                    // `dst` keeps its keys; a collapsed `src` brings its
+                    // star as one more member path.
+                    self.nodes[d as usize].members.push(("*".into(), b));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Collapses the members of `node` into one `*` path.
+    fn collapse(&mut self, node: u32) -> Option<u32> {
+        let members = std::mem::take(&mut self.nodes[node as usize].members);
+        let mut iter = members.into_iter();
+        let (first_key, star) = iter.next()?;
+        let mut samples = vec![first_key];
+        let mut occurrences = self.nodes[star as usize].seen();
+        let rest: Vec<(Box<str>, u32)> = iter.collect();
+        for (key, child) in rest {
+            occurrences += self.nodes[child as usize].seen();
+            if samples.len() < OUTLINE_KEY_SAMPLES {
+                samples.push(key);
+            }
+            self.merge(star, child);
+        }
+        let n = &mut self.nodes[node as usize];
+        n.star = Some(star);
+        n.key_occurrences += occurrences;
+        n.key_samples = samples;
+        Some(star)
+    }
+
+    fn member(&mut self, node: u32, key: &str) -> Option<u32> {
+        let n = &mut self.nodes[node as usize];
+        if let Some(star) = n.star {
+            n.key_occurrences += 1;
+            if n.key_samples.len() < OUTLINE_KEY_SAMPLES {
+                n.key_samples.push(key.into());
+            }
+            return Some(star);
+        }
+        if let Some(&(_, child)) = n.members.iter().find(|(k, _)| &**k == key) {
+            return Some(child);
+        }
+        if n.members.len() >= OUTLINE_COLLAPSE_KEYS {
+            let star = self.collapse(node)?;
+            let n = &mut self.nodes[node as usize];
+            n.key_occurrences += 1;
+            return Some(star);
+        }
+        let child = self.alloc()?;
+        self.nodes[node as usize].members.push((key.into(), child));
+        Some(child)
+    }
+
+    /// The outline as JSON: at most `budget` paths, depth first in
+    /// document order, each with its facts; what was left out is counted.
+    ///
+    /// ```
+    /// use plumb_json::{JsonParser, Outline};
+    /// let mut outline = Outline::new();
+    /// let mut parser = JsonParser::new();
+    /// parser.push(br#"{"a": [1, 2.5], "b": null}"#, &mut outline).unwrap();
+    /// parser.finish(&mut outline).unwrap();
+    /// let json = outline.to_json(10);
+    /// assert_eq!(json["paths"][2]["path"], "/a/*");
+    /// assert_eq!(json["paths"][2]["max"], 2.5);
+    /// ```
+    pub fn to_json(&self, budget: usize) -> Value {
+        let mut paths = Vec::new();
+        let mut total = 0u64;
+        // (node, path, parent objects count)
+        let mut stack: Vec<(u32, String, Option<u64>)> = vec![(0, String::new(), None)];
+        while let Some((id, path, parent_objects)) = stack.pop() {
+            let n = &self.nodes[id as usize];
+            if n.seen() == 0 {
+                continue;
+            }
+            total += 1;
+            if paths.len() < budget {
+                paths.push(self.entry(n, &path, parent_objects));
+            }
+            let objects = n.types[0];
+            let mut children: Vec<(u32, String, Option<u64>)> = Vec::new();
+            if let Some(star) = n.star {
+                children.push((star, format!("{path}/*"), None));
+            }
+            for (key, child) in &n.members {
+                let escaped = key.replace('~', "~0").replace('/', "~1");
+                children.push((*child, format!("{path}/{escaped}"), Some(objects)));
+            }
+            if let Some(items) = n.items {
+                children.push((items, format!("{path}/*"), None));
+            }
+            stack.extend(children.into_iter().rev());
+        }
+        json!({
+            "paths": paths,
+            "paths_total": total,
+            "paths_listed": paths.len(),
+            "values_cut": self.values_cut,
+        })
+    }
+
+    fn entry(&self, n: &Node, path: &str, parent_objects: Option<u64>) -> Value {
+        let mut e = Map::new();
+        e.insert("path".into(), path.into());
+        let types: Map<String, Value> = TYPES
+            .iter()
+            .zip(n.types)
+            .filter(|(_, c)| *c > 0)
+            .map(|(t, c)| ((*t).to_owned(), Value::from(c)))
+            .collect();
+        e.insert("types".into(), Value::Object(types));
+        if let Some(of) = parent_objects {
+            e.insert("present".into(), json!({"in": n.seen(), "of": of}));
+        }
+        if let Some((lo, hi)) = n.length {
+            e.insert("length".into(), json!({"min": lo, "max": hi}));
+        }
+        if n.star.is_some() {
+            e.insert("collapsed".into(), true.into());
+            e.insert("key_occurrences".into(), n.key_occurrences.into());
+            e.insert(
+                "key_samples".into(),
+                n.key_samples.iter().map(|k| Value::from(&**k)).collect(),
+            );
+        }
+        if let Some((lo, hi)) = n.string_length {
+            e.insert("string_length".into(), json!({"min": lo, "max": hi}));
+        }
+        if let Some(r) = &n.range {
+            let (lo, hi) = r.bounds();
+            e.insert("min".into(), lo);
+            e.insert("max".into(), hi);
+        }
+        if !n.samples.is_empty() {
+            e.insert(
+                "samples".into(),
+                n.samples.iter().map(|s| Value::from(&**s)).collect(),
+            );
+        }
+        Value::Object(e)
+    }
+
+    /// Whether values were left out for the node cap.
+    pub fn is_cut(&self) -> bool {
+        self.values_cut > 0
+    }
+}
+
+impl JsonSink for Outline {
+    fn start_object(&mut self, _: usize, _: u64) -> ControlFlow<()> {
+        let node = self.value_node();
+        let node = self.note(node, 0);
+        self.frames.push(Frame {
+            node,
+            array: false,
+            len: 0,
+            pending: None,
+        });
+        ControlFlow::Continue(())
+    }
+
+    fn key(&mut self, key: &str, _: bool) -> ControlFlow<()> {
+        let node = self.frames.last().and_then(|f| f.node);
+        let child = match node {
+            Some(n) => self.member(n, key),
+            None => None,
+        };
+        if let Some(top) = self.frames.last_mut() {
+            top.pending = child;
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn end_object(&mut self) -> ControlFlow<()> {
+        self.frames.pop();
+        ControlFlow::Continue(())
+    }
+
+    fn start_array(&mut self, _: usize, _: u64) -> ControlFlow<()> {
+        let node = self.value_node();
+        let node = self.note(node, 1);
+        self.frames.push(Frame {
+            node,
+            array: true,
+            len: 0,
+            pending: None,
+        });
+        ControlFlow::Continue(())
+    }
+
+    fn end_array(&mut self) -> ControlFlow<()> {
+        if let Some(f) = self.frames.pop() {
+            if let Some(n) = f.node {
+                widen(&mut self.nodes[n as usize].length, f.len);
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn scalar(&mut self, s: &Scalar<'_>) -> ControlFlow<()> {
+        let t = match s.kind {
+            ScalarKind::String => 2,
+            ScalarKind::Number => 3,
+            ScalarKind::True | ScalarKind::False => 4,
+            ScalarKind::Null => 5,
+        };
+        let node = self.value_node();
+        let Some(id) = self.note(node, t) else {
+            return ControlFlow::Continue(());
+        };
+        let n = &mut self.nodes[id as usize];
+        match s.kind {
+            ScalarKind::String => widen(&mut n.string_length, s.len),
+            ScalarKind::Number => n
+                .range
+                .get_or_insert_with(Box::default)
+                .add_literal(s.text()),
+            _ => {}
+        }
+        if n.samples.len() < OUTLINE_SAMPLES && !matches!(s.kind, ScalarKind::Null) {
+            let text = cut(s.text());
+            if !n.samples.contains(&text) {
+                n.samples.push(text);
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
