@@ -37,6 +37,7 @@ mod pointer;
 mod reader;
 mod sink;
 mod structure;
+mod subtree;
 
 use std::path::Path;
 
@@ -44,7 +45,7 @@ use plumb_core::{Refusal, ScanBounds, TextStream};
 
 pub use builder::{Built, ValueBuilder, BUILD_DEPTH_CAP};
 pub use ops::{
-    inspect, inspect_outlined, select, type_name, validate, JsonInspect, JsonSelect,
+    inspect, inspect_at, inspect_outlined, select, type_name, validate, JsonInspect, JsonSelect,
     JsonSelectOptions, JsonValidate, SyntaxError, JSON_SAMPLE_ROWS_DEFAULT, JSON_SAMPLE_ROWS_MAX,
     KEY_LIST_CAP, SAMPLE_BUDGET_BYTES, SELECT_BUDGET_BYTES,
 };
@@ -62,6 +63,7 @@ pub use structure::{
     DuplicateKey, DuplicateReport, PrecisionFact, PrecisionReport, Structure,
     DUPLICATE_KEY_TOTAL_CAP, DUPLICATE_KEY_TRACK_CAP,
 };
+pub use subtree::Subtree;
 
 /// Scans one complete JSON text held in memory (a JSON Lines record)
 /// with a reusable parser. Positions in refusals are those of the file:

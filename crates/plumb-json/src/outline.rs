@@ -296,10 +296,16 @@ impl Outline {
     /// assert_eq!(json["paths"][2]["max"], 2.5);
     /// ```
     pub fn to_json(&self, budget: usize) -> Value {
+        self.to_json_under(budget, "")
+    }
+
+    /// [`Outline::to_json`] of a subtree read as a document of its own:
+    /// each path prefixed with the subtree's pointer `prefix`.
+    pub fn to_json_under(&self, budget: usize, prefix: &str) -> Value {
         let mut paths = Vec::new();
         let mut total = 0u64;
         // (node, path, parent objects count)
-        let mut stack: Vec<(u32, String, Option<u64>)> = vec![(0, String::new(), None)];
+        let mut stack: Vec<(u32, String, Option<u64>)> = vec![(0, prefix.to_owned(), None)];
         while let Some((id, path, parent_objects)) = stack.pop() {
             let n = &self.nodes[id as usize];
             if n.seen() == 0 {

@@ -6,7 +6,7 @@ use plumb_core::{
 };
 
 use crate::{
-    inspect_outlined, select, validate, JsonInspect, JsonSelect, JsonSelectOptions, JsonValidate,
+    inspect_at, select, validate, JsonInspect, JsonSelect, JsonSelectOptions, JsonValidate,
 };
 
 impl_answer!(JsonInspect);
@@ -35,9 +35,9 @@ pub const JSON_OPTIONS: [OptionSpec; 2] = [
         name: "pointer",
         kind: OptionKind::Text,
         default: Some(""),
-        ops: &[Op::Select],
+        ops: &[Op::Inspect, Op::Select],
         doc:
-            "an RFC 6901 JSON Pointer to the value or array to select (\"\" is the whole document)",
+            "an RFC 6901 JSON Pointer (\"\" is the whole document): the value to inspect, or to select; with offset and limit, an array (its elements) or an object (its members)",
     },
     OUTLINE_PATHS_OPTION,
 ];
@@ -85,10 +85,11 @@ impl FormatReader for JsonReader {
     }
 
     fn inspect(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
-        Ok(Box::new(inspect_outlined(
+        Ok(Box::new(inspect_at(
             text_stream(source)?,
             &req.scan,
             outline_paths(req),
+            req.options.text("pointer").unwrap_or_default(),
         )?))
     }
 

@@ -13,8 +13,10 @@ use plumb_core::{Refusal, RowCap, ScanBounds, TextStream, ViewFlags, COLUMN_TRAC
 use crate::builder::ValueBuilder;
 use crate::outline::{Outline, OUTLINE_LIST_DEFAULT};
 use crate::parser::Scalar;
+use crate::pointer::Pointer;
 use crate::sink::{JsonSink, Tee};
 use crate::structure::{DuplicateReport, PrecisionReport, Structure};
+use crate::subtree::Subtree;
 
 use super::{
     drive, type_name, JSON_SAMPLE_ROWS_DEFAULT, JSON_SAMPLE_ROWS_MAX, KEY_LIST_CAP,
@@ -64,6 +66,10 @@ pub struct JsonInspect {
     /// Every path of the document with what was seen there
     /// ([`Outline`]): the first `outline_paths` listed, all counted.
     pub outline: serde_json::Value,
+    /// The pointer inspected, when it was not the whole document: every
+    /// fact above is of the value there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pointer: Option<String>,
 }
 
 struct InspectSink {
@@ -221,6 +227,25 @@ pub fn inspect_outlined<R: BufRead>(
     opts: &ScanBounds,
     outline_paths: usize,
 ) -> Result<JsonInspect, Refusal> {
+    inspect_at(stream, opts, outline_paths, "")
+}
+
+/// [`inspect_outlined`] of the value at `pointer` (`""` is the whole
+/// document), read as a document of its own: reading stops at its end.
+/// The outline's paths are the document's (prefixed with `pointer`);
+/// the pointers of duplicate keys and precision facts are relative to
+/// the value.
+///
+/// # Errors
+/// As [`inspect`]; `invalid-argument` for a malformed pointer and
+/// `pointer-not-found` naming the deepest prefix that exists.
+pub fn inspect_at<R: BufRead>(
+    stream: TextStream<R>,
+    opts: &ScanBounds,
+    outline_paths: usize,
+    pointer: &str,
+) -> Result<JsonInspect, Refusal> {
+    let target = Pointer::parse(pointer)?;
     let mut outline = Outline::new();
     let mut sink = InspectSink {
         st: Structure::default(),
@@ -239,7 +264,12 @@ pub fn inspect_outlined<R: BufRead>(
             .unwrap_or(JSON_SAMPLE_ROWS_DEFAULT)
             .min(JSON_SAMPLE_ROWS_MAX),
     };
-    let (_, bom) = drive(stream, &mut Tee(&mut sink, &mut outline))?;
+    let bom = if target.tokens().is_empty() {
+        drive(stream, &mut Tee(&mut sink, &mut outline))?.1
+    } else {
+        let mut sub = Subtree::new(Tee(&mut sink, &mut outline), target);
+        drive(stream, &mut sub)?.1
+    };
     let root_type = sink.root.unwrap_or("null");
     let sample = if root_type == "array" {
         let parts: Vec<&str> = sink.samples.iter().map(|r| r.get()).collect();
@@ -268,6 +298,7 @@ pub fn inspect_outlined<R: BufRead>(
         duplicate_keys,
         precision,
         bom,
-        outline: outline.to_json(outline_paths),
+        outline: outline.to_json_under(outline_paths, pointer),
+        pointer: (!pointer.is_empty()).then(|| pointer.to_owned()),
     })
 }

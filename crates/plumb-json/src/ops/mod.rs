@@ -5,7 +5,7 @@ mod inspect;
 mod select;
 mod validate;
 
-pub use inspect::{inspect, inspect_outlined, JsonInspect};
+pub use inspect::{inspect, inspect_at, inspect_outlined, JsonInspect};
 pub use select::{select, JsonSelect};
 pub use validate::{validate, JsonValidate, SyntaxError};
 

@@ -1,5 +1,6 @@
-//! JSON select: the value at a pointer, or a window of the array there,
-//! built within [`SELECT_BUDGET_BYTES`].
+//! JSON select: the value at a pointer, or a window of the array (its
+//! elements) or object (its members, as `{key, value}`) there, built
+//! within [`SELECT_BUDGET_BYTES`].
 
 use std::io::BufRead;
 use std::ops::ControlFlow;
@@ -31,7 +32,8 @@ pub struct JsonSelect {
     /// The value (not in windowed mode).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<Box<RawValue>>,
-    /// Windowed mode: the elements of the window.
+    /// Windowed mode: the elements of the window; for an object, its
+    /// members as `{"key": ..., "value": ...}` in document order.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<Vec<Box<RawValue>>>,
     /// Windowed mode: elements skipped.
@@ -52,11 +54,14 @@ enum Mode {
     Seeking,
     Capture(ValueBuilder),
     Window {
-        /// Open containers once the target array is open.
+        /// Open containers once the target array or object is open.
         depth: usize,
         index: u64,
         current: Option<ValueBuilder>,
         skipping: bool,
+        /// A window over an object's members: the key of the member
+        /// whose value comes next.
+        member: Option<Option<String>>,
     },
     Done,
 }
@@ -126,12 +131,13 @@ impl SelectSink {
                 self.mode = Mode::Capture(ValueBuilder::new(SELECT_BUDGET_BYTES));
                 ControlFlow::Continue(())
             }
-            Some(_) if kind == "array" => {
+            Some(_) if kind == "array" || kind == "object" => {
                 self.mode = Mode::Window {
                     depth: self.st.depth() + 1,
                     index: 0,
                     current: None,
                     skipping: false,
+                    member: (kind == "object").then_some(None),
                 };
                 ControlFlow::Continue(())
             }
@@ -144,7 +150,7 @@ impl SelectSink {
                 };
                 let article = if kind == "object" { "an" } else { "a" };
                 self.refuse(Refusal::invalid_argument(format!(
-                    "offset and limit select a window of an array, but {shown} is {article} {kind}; drop offset and limit to select it whole"
+                    "offset and limit select a window of an array or an object, but {shown} is {article} {kind}; drop offset and limit to select it whole"
                 )))
             }
         }
@@ -174,10 +180,19 @@ impl SelectSink {
             index,
             current,
             skipping,
+            member,
         } = &mut self.mode
         else {
             return ControlFlow::Continue(());
         };
+        if let (Ev::Key(k, _), Some(slot)) = (ev, member.as_mut()) {
+            if depth_now == *depth {
+                // A member of the target object: its key, kept for the
+                // value that follows (skipped members keep none).
+                *slot = Some(k.to_owned());
+                return ControlFlow::Continue(());
+            }
+        }
         if matches!(ev, Ev::End) && depth_now + 1 == *depth {
             // The target array closed before the window filled.
             self.mode = Mode::Done;
@@ -207,11 +222,27 @@ impl SelectSink {
                 finished = current.take();
             }
         }
+        let key = match member {
+            Some(slot) if finished.is_some() => Some(slot.take().unwrap_or_default()),
+            _ => None,
+        };
         if let Some(b) = finished {
             let built = b.finish();
-            self.used += built.json.get().len();
+            let item = match key {
+                // `{key, value}`, in document order.
+                Some(k) => {
+                    let key = serde_json::to_string(&k).unwrap_or_else(|_| "\"\"".into());
+                    RawValue::from_string(format!(
+                        "{{\"key\":{key},\"value\":{}}}",
+                        built.json.get()
+                    ))
+                    .unwrap_or(built.json)
+                }
+                None => built.json,
+            };
+            self.used += item.get().len();
             self.cut |= built.cut;
-            self.items.push(built.json);
+            self.items.push(item);
         }
         ControlFlow::Continue(())
     }
