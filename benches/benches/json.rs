@@ -2,13 +2,14 @@
 //! the same run: `from_reader` into `IgnoredAny` (streaming, the peer
 //! baseline) and `from_slice` into `IgnoredAny` (whole buffer).
 //!
-//! Goal: validate at least 1.3x the streaming baseline.
+//! Goal: validate at least 1.3x the streaming baseline; the outline
+//! alone (every path's facts) at least 0.8x plumb's own validate.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use plumb_benches::objects_json;
 use plumb_core::ScanBounds;
 use plumb_core::TextStream;
-use plumb_json::{inspect, validate};
+use plumb_json::{inspect, validate, JsonParser, Outline};
 use serde::de::IgnoredAny;
 
 const SIZE: usize = 32 * 1024 * 1024;
@@ -38,6 +39,18 @@ fn bench(c: &mut Criterion) {
             .expect("ok");
             assert_eq!(r.root_type, "array");
             r.count
+        })
+    });
+    group.bench_function("outline_plumb", |b| {
+        b.iter(|| {
+            let mut outline = Outline::new();
+            let mut parser = JsonParser::new();
+            for chunk in data.chunks(64 * 1024) {
+                parser.push(chunk, &mut outline).expect("valid");
+            }
+            parser.finish(&mut outline).expect("valid");
+            assert!(!outline.is_cut());
+            outline.to_json(60)
         })
     });
     group.bench_function("serde_json_from_reader", |b| {

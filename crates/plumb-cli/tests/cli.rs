@@ -237,7 +237,12 @@ fn flags_come_from_the_declarations_and_opt_sets_any_option() {
     assert!(help.contains("csv, tsv: columns to keep"), "{help}");
     let help = String::from_utf8(plumb(&["inspect", "--help"]).stdout).unwrap();
     assert!(
-        !help.contains("--pointer") && help.contains("--sample-rows"),
+        !help.contains("--columns") && help.contains("--sample-rows"),
+        "{help}"
+    );
+    // Issue 18 made --pointer an inspect option too (JSON at a pointer).
+    assert!(
+        help.contains("--pointer") && help.contains("--outline-paths"),
         "{help}"
     );
     // A value of the wrong type, and an option the format does not take.

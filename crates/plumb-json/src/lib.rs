@@ -47,7 +47,7 @@ pub use builder::{Built, ValueBuilder, BUILD_DEPTH_CAP};
 pub use ops::{
     inspect, inspect_at, inspect_outlined, select, type_name, validate, JsonInspect, JsonSelect,
     JsonSelectOptions, JsonValidate, SyntaxError, JSON_SAMPLE_ROWS_DEFAULT, JSON_SAMPLE_ROWS_MAX,
-    KEY_LIST_CAP, SAMPLE_BUDGET_BYTES, SELECT_BUDGET_BYTES,
+    KEY_LIST_CAP, SAMPLE_BUDGET_BYTES, SELECT_BUDGET_BYTES, WILDCARD,
 };
 pub use outline::{
     Outline, OUTLINE_COLLAPSE_KEYS, OUTLINE_KEY_SAMPLES, OUTLINE_LIST_DEFAULT, OUTLINE_MAX_NODES,

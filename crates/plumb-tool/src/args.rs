@@ -26,6 +26,88 @@ pub(crate) struct DataArgs {
     pub format: Option<String>,
     /// The request the other fields make.
     pub request: Request,
+    /// Repairs worth telling the caller (a JSONPath turned into a
+    /// pointer), stated in the answer's details.
+    pub repaired: Vec<String>,
+}
+
+/// A JSONPath (`$.items[*].id`, `$['a b'][0]`) as the JSON Pointer plumb
+/// reads (`/items/*/id`), for callers who send the syntax they know.
+/// Only the child, index and wildcard steps have a pointer form.
+///
+/// ```
+/// use plumb_tool::jsonpath_to_pointer;
+/// assert_eq!(jsonpath_to_pointer("$.items[*].id").unwrap(), "/items/*/id");
+/// assert_eq!(jsonpath_to_pointer("$['a/b'][2]").unwrap(), "/a~1b/2");
+/// assert!(jsonpath_to_pointer("$..id").is_err());
+/// ```
+///
+/// # Errors
+/// `invalid-argument` for a step without a pointer form (`..`, a
+/// filter, a slice, a union), naming it.
+pub fn jsonpath_to_pointer(path: &str) -> Result<String, Refusal> {
+    let unsupported = |what: &str| {
+        Refusal::invalid_argument(format!(
+            "the JSONPath `{}` uses {what}, which has no JSON Pointer form; name one path with \
+             child steps, indexes and `*` (for example $.items[*].id, or the pointer /items/*/id)",
+            plumb_core::echo(path)
+        ))
+    };
+    let esc = |k: &str| k.replace('~', "~0").replace('/', "~1");
+    let rest = path.trim().strip_prefix('$').unwrap_or(path.trim());
+    let bytes = rest.as_bytes();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'.' if bytes.get(i + 1) == Some(&b'.') => {
+                return Err(unsupported("recursive descent (..)"))
+            }
+            b'.' => {
+                let start = i + 1;
+                let mut end = start;
+                while end < bytes.len() && bytes[end] != b'.' && bytes[end] != b'[' {
+                    end += 1;
+                }
+                let name = &rest[start..end];
+                if name.is_empty() {
+                    return Err(unsupported("an empty step"));
+                }
+                out.push('/');
+                out.push_str(&esc(name));
+                i = end;
+            }
+            b'[' => {
+                let close = rest[i..]
+                    .find(']')
+                    .map(|c| i + c)
+                    .ok_or_else(|| unsupported("an unclosed bracket"))?;
+                let inner = rest[i + 1..close].trim();
+                let quoted =
+                    |q: char| inner.len() >= 2 && inner.starts_with(q) && inner.ends_with(q);
+                if quoted('\'') || quoted('"') {
+                    out.push('/');
+                    out.push_str(&esc(&inner[1..inner.len() - 1]));
+                } else if inner == "*"
+                    || inner.chars().all(|c| c.is_ascii_digit()) && !inner.is_empty()
+                {
+                    out.push('/');
+                    out.push_str(inner);
+                } else if inner.starts_with('?') {
+                    return Err(unsupported("a filter"));
+                } else if inner.contains(':') {
+                    return Err(unsupported("a slice"));
+                } else if inner.contains(',') {
+                    return Err(unsupported("a union"));
+                } else {
+                    return Err(unsupported(&format!("the step [{inner}]")));
+                }
+                i = close + 1;
+            }
+            _ => return Err(unsupported("a step that does not start with . or [")),
+        }
+    }
+    Ok(out)
 }
 
 /// The JSON Schema of the `data` tool's arguments, made from the
@@ -193,6 +275,17 @@ pub(crate) fn data_args(args: Value) -> Result<DataArgs, Refusal> {
         )));
     };
     let format = text(&mut m, "format")?;
+    let mut repaired = Vec::new();
+    if let Some(Value::String(p)) = m.get("pointer") {
+        if p.trim_start().starts_with('$') {
+            let pointer = jsonpath_to_pointer(p)?;
+            repaired.push(format!(
+                "the JSONPath `{}` was read as the JSON Pointer `{pointer}`",
+                plumb_core::echo(p)
+            ));
+            m.insert("pointer".into(), Value::from(pointer));
+        }
+    }
     let mut request = Request::default();
     for (name, raw) in m {
         request.set(&name, raw)?;
@@ -202,6 +295,7 @@ pub(crate) fn data_args(args: Value) -> Result<DataArgs, Refusal> {
         path,
         format,
         request,
+        repaired,
     })
 }
 

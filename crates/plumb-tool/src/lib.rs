@@ -39,7 +39,7 @@ mod mcp;
 mod paths;
 mod surface;
 
-pub use args::{data_schema, repair, ReadArgs};
+pub use args::{data_schema, jsonpath_to_pointer, repair, ReadArgs};
 pub use bounded::{OBSERVATION_LIST_ITEMS, OBSERVATION_STRING_BYTES};
 pub use envelope::{
     fit, json_len, Budget, Reservation, OBSERVATION_CAP_BYTES, OBSERVATION_MIN_BYTES,

@@ -223,6 +223,9 @@ impl Toolbox {
                         "view_label": view.label(),
                     },
                 });
+                if !a.repaired.is_empty() {
+                    envelope["details"]["repaired"] = json!(a.repaired);
+                }
                 if let Some(w) = window {
                     envelope["counts"] = json!({
                         "returned": w.returned, "offset": w.offset, "limit": w.limit, "has_more": w.has_more,

@@ -524,3 +524,54 @@ fn the_tools_take_encoding_and_member_and_a_member_is_never_a_path() {
     assert!(schema["properties"]["encoding"].is_object());
     assert!(schema["properties"]["member"].is_object());
 }
+
+#[test]
+fn json_navigation_through_the_tool_with_a_jsonpath_repaired_and_said() {
+    let f = fixture();
+    std::fs::write(
+        f.root.join("data/api.json"),
+        r#"{"shapes": {"A": {"type": "s"}, "B": {"type": "l"}, "C": {"type": "m"}}, "items": [{"id": 1}, {"id": 2}]}"#,
+    )
+    .unwrap();
+    let t = tools(&f);
+    let a = t.call(
+        "data",
+        json!({"op": "select", "path": "data/api.json", "pointer": "$.items[*].id"}),
+        None,
+    );
+    assert_eq!(
+        a["result"]["items"],
+        json!([{"pointer": "/items/0/id", "value": 1}, {"pointer": "/items/1/id", "value": 2}])
+    );
+    assert_eq!(
+        a["details"]["repaired"][0],
+        "the JSONPath `$.items[*].id` was read as the JSON Pointer `/items/*/id`"
+    );
+    let w = t.call(
+        "data",
+        json!({"op": "select", "path": "data/api.json", "pointer": "/shapes", "offset": 1, "limit": 1}),
+        None,
+    );
+    assert_eq!(
+        w["result"]["items"],
+        json!([{"key": "B", "value": {"type": "l"}}])
+    );
+    assert_eq!(w["hint"], "more follows; continue with offset=2");
+    let i = t.call(
+        "data",
+        json!({"op": "inspect", "path": "data/api.json", "pointer": "/shapes"}),
+        None,
+    );
+    assert_eq!(i["result"]["pointer"], "/shapes");
+    assert_eq!(i["result"]["outline"]["paths"][2]["path"], "/shapes/A/type");
+    let bad = t.call(
+        "data",
+        json!({"op": "select", "path": "data/api.json", "pointer": "$..id"}),
+        None,
+    );
+    assert_eq!(bad["refusal"]["reason"], "invalid-argument");
+    assert!(bad["refusal"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("recursive descent"));
+}

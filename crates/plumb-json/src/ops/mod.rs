@@ -4,10 +4,12 @@
 mod inspect;
 mod select;
 mod validate;
+mod wildcard;
 
 pub use inspect::{inspect, inspect_at, inspect_outlined, JsonInspect};
 pub use select::{select, JsonSelect};
 pub use validate::{validate, JsonValidate, SyntaxError};
+pub use wildcard::WILDCARD;
 
 use std::io::BufRead;
 use std::ops::ControlFlow;

@@ -16,6 +16,7 @@ use crate::pointer::Pointer;
 use crate::sink::JsonSink;
 use crate::structure::Structure;
 
+use super::wildcard::{WildcardSink, WILDCARD};
 use super::{drive, type_name, JsonSelectOptions, SELECT_BUDGET_BYTES};
 
 /// The answer of JSON select.
@@ -33,7 +34,8 @@ pub struct JsonSelect {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<Box<RawValue>>,
     /// Windowed mode: the elements of the window; for an object, its
-    /// members as `{"key": ..., "value": ...}` in document order.
+    /// members as `{"key": ..., "value": ...}` in document order; for a
+    /// pointer with `*`, the matches as `{"pointer": ..., "value": ...}`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<Vec<Box<RawValue>>>,
     /// Windowed mode: elements skipped.
@@ -386,8 +388,10 @@ impl JsonSink for SelectSink {
     }
 }
 
-/// Selects the value at a JSON Pointer, or a window of the array there.
-/// Reading stops as soon as the answer is known.
+/// Selects the value at a JSON Pointer, or a window of the array or
+/// object there; a pointer with `*` segments selects every value it
+/// matches, each as `{pointer, value}` in document order, windowed by
+/// offset and limit. Reading stops as soon as the answer is known.
 ///
 /// # Errors
 /// `invalid-argument` for a malformed pointer or a window on a non-array;
@@ -400,6 +404,23 @@ pub fn select<R: BufRead>(
 ) -> Result<JsonSelect, Refusal> {
     let target = Pointer::parse(&sel.pointer)?;
     let Window { offset, limit } = sel.window;
+    if target.tokens().iter().any(|t| t == WILDCARD) {
+        let (offset, limit) = (offset.unwrap_or(0), clamp_limit(limit));
+        let mut sink = WildcardSink::new(target.tokens().to_vec(), offset, limit);
+        let _ = drive(stream, &mut sink)?;
+        return Ok(JsonSelect {
+            ok: true,
+            format: "json",
+            view: ViewFlags::exact().with_cut(sink.cut),
+            pointer: sel.pointer.clone(),
+            value: None,
+            returned: Some(sink.items.len()),
+            items: Some(sink.items),
+            offset: Some(offset),
+            limit: Some(limit),
+            has_more: Some(sink.has_more),
+        });
+    }
     let windowed = offset.is_some() || limit.is_some();
     let window = windowed.then(|| (offset.unwrap_or(0), clamp_limit(limit)));
     let mut sink = SelectSink {
