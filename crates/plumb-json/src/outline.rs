@@ -48,8 +48,9 @@ const TYPES: [&str; 6] = ["object", "array", "string", "number", "boolean", "nul
 struct Node {
     /// Values at this path, by type (in [`TYPES`] order).
     types: [u64; 6],
-    /// Object members, in first-seen order.
-    members: Vec<(Box<str>, u32)>,
+    /// Object members, in first-seen order (keys as the parser gave
+    /// them: valid UTF-8, compared as bytes).
+    members: Vec<(Box<[u8]>, u32)>,
     /// The one member path of a collapsed object.
     star: Option<u32>,
     /// Keys met in a collapsed object (occurrences).
@@ -75,6 +76,9 @@ struct Frame {
     len: u64,
     /// Objects: the node of the member whose value comes next.
     pending: Option<u32>,
+    /// Objects: where the next key is looked for first (records tend to
+    /// repeat their keys in one order, so this is usually a hit).
+    next_member: usize,
 }
 
 /// A [`JsonSink`] that learns the outline of every value it is shown (a
@@ -99,6 +103,11 @@ fn cut(text: &str) -> Box<str> {
         end -= 1;
     }
     text[..end].into()
+}
+
+/// A key kept as bytes, as text (keys come from the parser as UTF-8).
+fn text_of(key: &[u8]) -> Box<str> {
+    String::from_utf8_lossy(key).into()
 }
 
 fn widen(slot: &mut Option<(u64, u64)>, v: u64) {
@@ -220,7 +229,7 @@ impl Outline {
                     continue;
                 }
                 let dn = &mut self.nodes[d as usize];
-                match dn.members.iter().find(|(k, _)| *k == key) {
+                match dn.members.iter().find(|(k, _)| **k == *key) {
                     Some(&(_, mine)) => work.push((mine, child)),
                     None => dn.members.push((key, child)),
                 }
@@ -230,7 +239,9 @@ impl Outline {
                 (None, Some(b)) => {
                     // `dst` keeps its keys; a collapsed `src` brings its
                     // star as one more member path.
-                    self.nodes[d as usize].members.push(("*".into(), b));
+                    self.nodes[d as usize]
+                        .members
+                        .push((b"*".as_slice().into(), b));
                 }
                 _ => {}
             }
@@ -242,13 +253,13 @@ impl Outline {
         let members = std::mem::take(&mut self.nodes[node as usize].members);
         let mut iter = members.into_iter();
         let (first_key, star) = iter.next()?;
-        let mut samples = vec![first_key];
+        let mut samples = vec![text_of(&first_key)];
         let mut occurrences = self.nodes[star as usize].seen();
-        let rest: Vec<(Box<str>, u32)> = iter.collect();
+        let rest: Vec<(Box<[u8]>, u32)> = iter.collect();
         for (key, child) in rest {
             occurrences += self.nodes[child as usize].seen();
             if samples.len() < OUTLINE_KEY_SAMPLES {
-                samples.push(key);
+                samples.push(text_of(&key));
             }
             self.merge(star, child);
         }
@@ -259,27 +270,35 @@ impl Outline {
         Some(star)
     }
 
-    fn member(&mut self, node: u32, key: &str) -> Option<u32> {
+    /// The member path `key` of `node`, looked for first at `hint`;
+    /// returns it and where the next key is likely to be.
+    fn member(&mut self, node: u32, key: &[u8], hint: usize) -> (Option<u32>, usize) {
         let n = &mut self.nodes[node as usize];
         if let Some(star) = n.star {
             n.key_occurrences += 1;
             if n.key_samples.len() < OUTLINE_KEY_SAMPLES {
-                n.key_samples.push(key.into());
+                n.key_samples.push(text_of(key));
             }
-            return Some(star);
+            return (Some(star), 0);
         }
-        if let Some(&(_, child)) = n.members.iter().find(|(k, _)| &**k == key) {
-            return Some(child);
+        if let Some((_, child)) = n.members.get(hint).filter(|(k, _)| **k == *key) {
+            return (Some(*child), hint + 1);
+        }
+        if let Some(at) = n.members.iter().position(|(k, _)| **k == *key) {
+            return (Some(n.members[at].1), at + 1);
         }
         if n.members.len() >= OUTLINE_COLLAPSE_KEYS {
-            let star = self.collapse(node)?;
+            let star = self.collapse(node);
             let n = &mut self.nodes[node as usize];
             n.key_occurrences += 1;
-            return Some(star);
+            return (star, 0);
         }
-        let child = self.alloc()?;
-        self.nodes[node as usize].members.push((key.into(), child));
-        Some(child)
+        let Some(child) = self.alloc() else {
+            return (None, hint);
+        };
+        let members = &mut self.nodes[node as usize].members;
+        members.push((key.into(), child));
+        (Some(child), members.len())
     }
 
     /// The outline as JSON: at most `budget` paths, depth first in
@@ -321,7 +340,7 @@ impl Outline {
                 children.push((star, format!("{path}/*"), None));
             }
             for (key, child) in &n.members {
-                let escaped = key.replace('~', "~0").replace('/', "~1");
+                let escaped = text_of(key).replace('~', "~0").replace('/', "~1");
                 children.push((*child, format!("{path}/{escaped}"), Some(objects)));
             }
             if let Some(items) = n.items {
@@ -393,18 +412,26 @@ impl JsonSink for Outline {
             array: false,
             len: 0,
             pending: None,
+            next_member: 0,
         });
         ControlFlow::Continue(())
     }
 
-    fn key(&mut self, key: &str, _: bool) -> ControlFlow<()> {
-        let node = self.frames.last().and_then(|f| f.node);
-        let child = match node {
-            Some(n) => self.member(n, key),
-            None => None,
+    fn key(&mut self, key: &str, truncated: bool) -> ControlFlow<()> {
+        self.key_bytes(key.as_bytes(), truncated)
+    }
+
+    fn key_bytes(&mut self, key: &[u8], _: bool) -> ControlFlow<()> {
+        let Some((node, hint)) = self.frames.last().map(|f| (f.node, f.next_member)) else {
+            return ControlFlow::Continue(());
+        };
+        let (child, next) = match node {
+            Some(n) => self.member(n, key, hint),
+            None => (None, hint),
         };
         if let Some(top) = self.frames.last_mut() {
             top.pending = child;
+            top.next_member = next;
         }
         ControlFlow::Continue(())
     }
@@ -422,6 +449,7 @@ impl JsonSink for Outline {
             array: true,
             len: 0,
             pending: None,
+            next_member: 0,
         });
         ControlFlow::Continue(())
     }
@@ -452,7 +480,7 @@ impl JsonSink for Outline {
             ScalarKind::Number => n
                 .range
                 .get_or_insert_with(Box::default)
-                .add_literal(s.text()),
+                .add_literal_bytes(s.raw),
             _ => {}
         }
         if n.samples.len() < OUTLINE_SAMPLES && !matches!(s.kind, ScalarKind::Null) {

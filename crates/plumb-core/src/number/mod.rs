@@ -545,7 +545,15 @@ impl NumericRange {
     /// assert_eq!(r.bounds().0, serde_json::json!(-1500.0));
     /// ```
     pub fn add_literal(&mut self, literal: &str) {
-        match crate::scan_decimal(literal.as_bytes()) {
+        self.add_literal_bytes(literal.as_bytes());
+    }
+
+    /// [`NumericRange::add_literal`] of a literal given as bytes (a
+    /// number's source text is ASCII): only the rare long or far literal
+    /// is read as text.
+    pub fn add_literal_bytes(&mut self, bytes: &[u8]) {
+        let text = || std::str::from_utf8(bytes).unwrap_or_default();
+        match crate::scan_decimal(bytes) {
             Some(n) => {
                 if let Some(v) = n.small_integer() {
                     self.add_i64(v);
@@ -558,13 +566,13 @@ impl NumericRange {
                 } else if let Some(v) = n.exponent_f64() {
                     self.add_float(v);
                 } else if !n.is_float() {
-                    self.add_integer(literal);
-                } else if let Ok(v) = literal.parse::<f64>() {
+                    self.add_integer(text());
+                } else if let Ok(v) = text().parse::<f64>() {
                     self.add_float(v);
                 }
             }
             None => {
-                if let Ok(v) = literal.parse::<f64>() {
+                if let Ok(v) = text().parse::<f64>() {
                     self.add_float(v);
                 }
             }
