@@ -296,3 +296,33 @@ fn untracked_keys_past_their_cap_are_a_lower_bound() {
     assert!(!r.untracked_keys_is_lower_bound);
     assert_eq!(r.view.label(), "exact");
 }
+
+#[test]
+fn the_outline_merges_every_record_into_one_tree() {
+    let text = "{\"id\": 1, \"user\": {\"name\": \"ann\"}}\n\n{\"id\": 2, \"tags\": [\"x\"]}\n[1, 2]\n{\"id\": 90071992547409931}\n";
+    let a = to_json(&inspect(stream(text), &ScanBounds::default()).unwrap());
+    let o = &a["outline"];
+    let path = |p: &str| {
+        o["paths"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["path"] == p)
+            .unwrap_or_else(|| panic!("{p} in {o:#}"))
+            .clone()
+    };
+    assert_eq!(path("")["types"], json!({"object": 3, "array": 1}));
+    assert_eq!(path("/id")["present"], json!({"in": 3, "of": 3}));
+    assert_eq!(path("/id")["max"]["$literal"], "90071992547409931");
+    assert_eq!(path("/user/name")["samples"], json!(["ann"]));
+    assert_eq!(path("/tags")["present"], json!({"in": 1, "of": 3}));
+    // The array record's elements share one path with every array's.
+    assert_eq!(path("/*")["types"], json!({"number": 2}));
+    assert_eq!(o["values_cut"], 0);
+    // The same outline however the text is cut.
+    for piece in [1, 2, 5, 13] {
+        let cut = TextStream::new(BufReader::with_capacity(piece, text.as_bytes()));
+        let b = to_json(&inspect(cut, &ScanBounds::default()).unwrap());
+        assert_eq!(&b["outline"], o, "pieces of {piece}");
+    }
+}
