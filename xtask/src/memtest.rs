@@ -146,6 +146,49 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
     ops.push(cli("select", &p, &["--pointer", ""]));
     out.push(("huge array (json)", p, ops));
 
+    // An object of distinct keys (ids as keys, as in a map of cities):
+    // the outline collapses them; the key tracker stops at its cap.
+    let p = dir.join("distinct_keys.json");
+    write_file(&p, |w| {
+        w.write_all(b"{\"by_id\": {")?;
+        let mut written = 0u64;
+        let mut k = 0u64;
+        while written < size {
+            let member = format!(
+                "{}\"k{k}\": {{\"n\": {k}, \"t\": \"x\"}}",
+                if k == 0 { "" } else { "," }
+            );
+            w.write_all(member.as_bytes())?;
+            written += member.len() as u64;
+            k += 1;
+        }
+        w.write_all(b"}}")
+    })?;
+    let mut ops = data_ops(&p);
+    ops.push(cli(
+        "inspect",
+        &p,
+        &["--pointer", "/by_id", "--outline-paths", "2000"],
+    ));
+    ops.push(cli(
+        "select",
+        &p,
+        &["--pointer", "/by_id", "--offset", "1000", "--limit", "5"],
+    ));
+    ops.push(cli(
+        "select",
+        &p,
+        &[
+            "--pointer",
+            "/by_id/*/n",
+            "--offset",
+            "1000",
+            "--limit",
+            "5",
+        ],
+    ));
+    out.push(("distinct keys in one object (json)", p, ops));
+
     let p = dir.join("deep_nesting.json");
     write_file(&p, |w| repeat(w, b"[", size))?;
     out.push(("deep nesting (json)", p.clone(), data_ops(&p)));

@@ -97,6 +97,28 @@ impl Pointer {
     pub fn prefix(&self, n: usize) -> String {
         render(self.tokens.iter().take(n).map(String::as_str))
     }
+
+    /// The `pointer-not-found` refusal for this pointer, whose first
+    /// `deepest` tokens exist: it names the deepest part that exists,
+    /// so the caller can look there.
+    pub fn not_found(&self, deepest: usize) -> Refusal {
+        let asked = self.prefix(self.tokens().len());
+        let deepest = self.prefix(deepest);
+        let shown = if deepest.is_empty() {
+            "the document root".to_owned()
+        } else {
+            format!("`{}`", plumb_core::echo(&deepest))
+        };
+        Refusal::new(
+            plumb_core::RefusalReason::PointerNotFound,
+            format!(
+                "pointer `{}` does not resolve; the deepest part that exists is {shown}; inspect or select it to see what it holds",
+                plumb_core::echo(&asked)
+            ),
+        )
+        .with_pointer(plumb_core::echo(&asked))
+        .with_extra("deepest", serde_json::Value::from(plumb_core::echo(&deepest)))
+    }
 }
 
 fn percent_decode(s: &str) -> Option<String> {

@@ -6,7 +6,7 @@
 
 use std::ops::ControlFlow;
 
-use plumb_core::{Refusal, RefusalReason};
+use plumb_core::Refusal;
 
 use crate::parser::Scalar;
 use crate::pointer::{PathTracker, Pointer};
@@ -54,24 +54,7 @@ impl<S: JsonSink> Subtree<S> {
     }
 
     fn not_found(&mut self, prefix: usize) -> ControlFlow<()> {
-        let asked = self.target.prefix(self.target.tokens().len());
-        let deepest = self.target.prefix(prefix);
-        let shown = if deepest.is_empty() {
-            "the document root".to_owned()
-        } else {
-            format!("`{}`", plumb_core::echo(&deepest))
-        };
-        self.error = Some(
-            Refusal::new(
-                RefusalReason::PointerNotFound,
-                format!(
-                    "pointer `{}` does not resolve; the deepest part that exists is {shown}; inspect it to see what it holds",
-                    plumb_core::echo(&asked)
-                ),
-            )
-            .with_pointer(plumb_core::echo(&asked))
-            .with_extra("deepest", serde_json::Value::from(plumb_core::echo(&deepest))),
-        );
+        self.error = Some(self.target.not_found(prefix));
         self.state = State::Done;
         ControlFlow::Break(())
     }

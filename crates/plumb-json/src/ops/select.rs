@@ -90,24 +90,8 @@ impl SelectSink {
     }
 
     fn not_found(&mut self, prefix: usize) -> ControlFlow<()> {
-        let asked = self.target.prefix(self.target.tokens().len());
-        let deepest = self.target.prefix(prefix);
-        let shown = if deepest.is_empty() {
-            "the document root".to_owned()
-        } else {
-            format!("`{}`", plumb_core::echo(&deepest))
-        };
-        self.refuse(
-            Refusal::new(
-                RefusalReason::PointerNotFound,
-                format!(
-                    "pointer `{}` does not resolve; the deepest part that exists is {shown}; inspect or select it to see what it holds",
-                    plumb_core::echo(&asked)
-                ),
-            )
-            .with_pointer(plumb_core::echo(&asked))
-            .with_extra("deepest", serde_json::Value::from(plumb_core::echo(&deepest))),
-        )
+        let r = self.target.not_found(prefix);
+        self.refuse(r)
     }
 
     /// A value is about to start inside the open containers (before the
