@@ -183,6 +183,9 @@ pub struct ZipDirectory {
     pub listed: Vec<ZipEntry>,
     /// The member asked for, when it was found.
     pub found: Option<ZipEntry>,
+    /// What the archive is by the names in its directory, when it is a
+    /// workbook or another Office package (`xlsx`, `ods`, `ooxml`).
+    pub package: Option<crate::Magic>,
 }
 
 /// Reads the directory of the zip archive `source`, keeping the first
@@ -232,6 +235,7 @@ pub fn directory(
         count: zip.len() as u64,
         ..ZipDirectory::default()
     };
+    out.package = crate::magic::zip_package(zip.file_names());
     for i in 0..zip.len() {
         if out.listed.len() >= list && (want.is_none() || out.found.is_some()) {
             break;

@@ -188,6 +188,28 @@ const OOXML: Magic = magic(
     "export its data as CSV, or read it with the library for its kind (openpyxl, calamine)",
 );
 
+/// What a zip archive is, by the names in its directory: a workbook, a
+/// spreadsheet or another Office package (whose first bytes may not say
+/// so when its first member is not the one that names it).
+pub(crate) fn zip_package<'a>(mut names: impl Iterator<Item = &'a str>) -> Option<Magic> {
+    let (mut content_types, mut mimetype, mut content) = (false, false, false);
+    for name in names.by_ref() {
+        if name.starts_with("xl/") {
+            return Some(XLSX);
+        }
+        content_types |= name == "[Content_Types].xml";
+        mimetype |= name == "mimetype";
+        content |= name == "content.xml";
+    }
+    if mimetype && content {
+        Some(ODS)
+    } else if content_types {
+        Some(OOXML)
+    } else {
+        None
+    }
+}
+
 /// What the leading bytes say the file is, when they say it is not
 /// UTF-8 text. `None` for anything else (which the format sniff judges).
 ///

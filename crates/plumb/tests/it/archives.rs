@@ -297,3 +297,41 @@ fn a_directory_past_the_member_cap_is_refused_before_it_is_read() {
     );
     assert!(r.message().contains("members"), "{}", r.message());
 }
+
+#[test]
+fn a_workbook_whose_first_member_does_not_name_it_is_still_named_a_workbook() {
+    let book = archive(&[
+        (
+            "sheet1.xml",
+            b"<sheet/>".to_vec(),
+            CompressionMethod::Stored,
+            false,
+        ),
+        (
+            "xl/workbook.xml",
+            b"<workbook/>".to_vec(),
+            CompressionMethod::Stored,
+            false,
+        ),
+    ]);
+    let r = run(Op::Inspect, &book, &Request::default()).unwrap_err();
+    assert_eq!(
+        r.reason(),
+        RefusalReason::UnsupportedFormat,
+        "{}",
+        r.message()
+    );
+    assert_eq!(r.extra("found"), Some(&json!("xlsx")));
+    // Its members can still be read by name, as text.
+    let m = Plumb::new()
+        .run_source(
+            Op::Select,
+            &BytesSource::new("a.zip", book),
+            Some("jsonl"),
+            &member("sheet1.xml"),
+        )
+        .unwrap()
+        .to_json();
+    assert_eq!(m["member"], "sheet1.xml");
+    assert_eq!(m["records"][0]["line"], 1);
+}
