@@ -174,18 +174,10 @@ impl Plumb {
             .map_err(|r| r.with_path(source.name()))?;
         // A workbook whose first member does not name it is still one.
         if let Some(found) = dir.package {
-            return Err(Refusal::new(
-                RefusalReason::UnsupportedFormat,
-                format!(
-                    "`{}` is {}, not a format plumb reads as it is; {}",
-                    plumb_core::echo(source.name()),
-                    found.what,
-                    found.advice
-                ),
-            )
-            .with_extra("found", found.name.into())
-            .with_extra("supported", self.registry.names().into())
-            .with_path(source.name()));
+            return Err(self
+                .registry
+                .not_readable(source.name(), found)
+                .with_path(source.name()));
         }
         let members = dir
             .listed

@@ -235,16 +235,13 @@ fn cut_at(piece: &str, room: usize) -> &str {
     &piece[..end]
 }
 
-fn forward<R: BufRead>(
-    name: &str,
-    mut reader: R,
-    offset: u64,
-    limit: u64,
-    max_bytes: usize,
-    cancel: Option<&CancelToken>,
-) -> Result<ReadAnswer, Refusal> {
-    // The head: the binary sniff and the BOM are judgements on the file's
-    // first bytes, made once (the stream below starts mid-file).
+/// A stream whose head was read to be judged, then put back in front.
+type Judged<R> = std::io::Chain<Cursor<Vec<u8>>, R>;
+
+/// The stream with its head judged: the binary sniff and the BOM are
+/// judgements on the first bytes, made once; the stream comes back with
+/// the BOM consumed, and the BOM's length.
+fn judged<R: BufRead>(mut reader: R) -> Result<(Judged<R>, usize), Refusal> {
     let mut head = Vec::with_capacity(BINARY_SNIFF_BYTES);
     (&mut reader)
         .take(BINARY_SNIFF_BYTES as u64)
@@ -253,6 +250,20 @@ fn forward<R: BufRead>(
     let bom = judge_head(&head)?;
     let mut src = Cursor::new(head).chain(reader);
     src.consume(bom);
+    Ok((src, bom))
+}
+
+fn forward<R: BufRead>(
+    name: &str,
+    reader: R,
+    offset: u64,
+    limit: u64,
+    max_bytes: usize,
+    cancel: Option<&CancelToken>,
+) -> Result<ReadAnswer, Refusal> {
+    // The head: the binary sniff and the BOM are judgements on the file's
+    // first bytes, made once (the stream below starts mid-file).
+    let (mut src, bom) = judged(reader)?;
     let mut pos = bom as u64;
     // Skip to the first line of the interval with a raw newline count:
     // lines that are not returned are not judged, only counted.
@@ -488,19 +499,12 @@ impl Read for Region<'_> {
 /// line too long to travel whole). Answers as [`tail`] does on a file.
 fn streamed_tail<R: BufRead>(
     name: &str,
-    mut reader: R,
+    reader: R,
     wanted: u64,
     max_bytes: usize,
     cancel: Option<&CancelToken>,
 ) -> Result<ReadAnswer, Refusal> {
-    let mut head = Vec::with_capacity(BINARY_SNIFF_BYTES);
-    (&mut reader)
-        .take(BINARY_SNIFF_BYTES as u64)
-        .read_to_end(&mut head)
-        .map_err(|e| Refusal::from_io(&e, None))?;
-    let bom = judge_head(&head)?;
-    let mut src = Cursor::new(head).chain(reader);
-    src.consume(bom);
+    let (mut src, bom) = judged(reader)?;
     let keep = usize::try_from(wanted)
         .unwrap_or(usize::MAX)
         .saturating_add(1);

@@ -181,17 +181,7 @@ impl Registry {
         // UTF-16 file is named for what it is, whatever it is called.
         let head = source.head(SNIFF_BYTES)?;
         if let Some(found) = crate::magic::identify(&head) {
-            return Err(Refusal::new(
-                RefusalReason::UnsupportedFormat,
-                format!(
-                    "`{}` is {}, not a format plumb reads as it is; {}",
-                    plumb_core::echo(source.name()),
-                    found.what,
-                    found.advice
-                ),
-            )
-            .with_extra("found", Value::from(found.name))
-            .with_extra("supported", Value::from(self.names())));
+            return Err(self.not_readable(source.name(), found));
         }
         if let Some(name) = explicit {
             return match self.by_name(name) {
@@ -229,6 +219,23 @@ impl Registry {
                 source.name()
             ))),
         }
+    }
+
+    /// The `unsupported-format` refusal for a file that is `found` (a
+    /// compressed, binary or Office file): what it is, what reads it,
+    /// and the formats plumb does read.
+    pub(crate) fn not_readable(&self, name: &str, found: crate::Magic) -> Refusal {
+        Refusal::new(
+            RefusalReason::UnsupportedFormat,
+            format!(
+                "`{}` is {}, not a format plumb reads as it is; {}",
+                plumb_core::echo(name),
+                found.what,
+                found.advice
+            ),
+        )
+        .with_extra("found", Value::from(found.name))
+        .with_extra("supported", Value::from(self.names()))
     }
 
     /// Every option any registered reader takes, the shared ones first
