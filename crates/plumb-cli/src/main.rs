@@ -261,12 +261,22 @@ fn option_arg(d: &DeclaredOption) -> clap::Arg {
     if let Some(default) = d.spec.default.filter(|v| !v.is_empty()) {
         help.push_str(&format!(" [default: {default}]"));
     }
-    clap::Arg::new(d.spec.name)
+    let arg = clap::Arg::new(d.spec.name)
         .long(d.spec.flag())
         .value_name(value_name)
         .help(help)
         .allow_hyphen_values(matches!(d.spec.kind, OptionKind::Text))
-        .action(clap::ArgAction::Set)
+        .action(clap::ArgAction::Set);
+    if matches!(d.spec.kind, OptionKind::Flag) {
+        // `--stats` alone turns it on, as a switch does; `--stats=false`
+        // spells the value (an equals sign, so a path after the flag is
+        // never taken for one).
+        arg.num_args(0..=1)
+            .require_equals(true)
+            .default_missing_value("true")
+    } else {
+        arg
+    }
 }
 
 /// The request the flags and `--opt` pairs ask for: each value goes

@@ -36,6 +36,7 @@ mod number;
 mod options;
 mod reader;
 mod refusal;
+mod stats;
 mod stream;
 mod view;
 
@@ -59,6 +60,11 @@ pub use reader::{
     WindowCounts,
 };
 pub use refusal::{Refusal, RefusalReason};
+pub use stats::{
+    value_hash, Accuracy, DateRange, NumberIn, NumberSummary, QuantileSummary, StatsBudget,
+    StatsReport, TextSummary, TopValue, ValueStats, EXACT_SCALE_MAX, STATS_FULL_BUDGET,
+    STATS_FULL_COLUMNS, STATS_LEAN_BUDGET, STATS_QUANTILES, STATS_TOP_SHOWN,
+};
 pub use stream::{
     judge_head, Chunk, StreamStats, TextStream, BINARY_SNIFF_BYTES, BUFFERED_CHUNK_BYTES,
     CHUNK_BYTES, UTF8_BOM,

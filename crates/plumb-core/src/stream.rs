@@ -461,7 +461,7 @@ impl<R> std::fmt::Debug for TextStream<R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TextStream")
             .field("offset", &self.offset)
-            .field("stats", &self.stats)
+            .field("counts", &self.stats)
             .finish_non_exhaustive()
     }
 }

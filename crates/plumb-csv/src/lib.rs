@@ -121,6 +121,9 @@ pub struct CsvOptions {
     /// How far inspect and validate scan (`max_rows` counts data rows)
     /// and how many rows the inspect sample keeps (default 5, at most 100).
     pub scan: ScanBounds,
+    /// Whether inspect adds each column's statistics (distinct count,
+    /// top values, moments, quantiles: see [`plumb_core::ValueStats`]).
+    pub stats: bool,
 }
 
 /// The window a select returns.
@@ -148,7 +151,7 @@ pub fn inspect<R: BufRead>(
         .sample_rows
         .unwrap_or(INSPECT_SAMPLE_ROWS_DEFAULT)
         .min(INSPECT_SAMPLE_ROWS_MAX);
-    let mut sink = report::InspectSink::new(rows);
+    let mut sink = report::InspectSink::new(rows, opts.stats);
     let summary = scan::scan(
         stream,
         format.dialect(opts),

@@ -62,13 +62,14 @@ impl CsvReader {
                 None => HeaderMode::default(),
             },
             scan: req.scan,
+            stats: req.options.flag("stats").unwrap_or(false),
         })
     }
 }
 
 /// The options CSV and TSV declare: the dialect for every op, the
 /// projection for select.
-pub const CSV_OPTIONS: [OptionSpec; 6] = [
+pub const CSV_OPTIONS: [OptionSpec; 7] = [
     OptionSpec {
         name: "delimiter",
         kind: OptionKind::Text,
@@ -110,6 +111,13 @@ pub const CSV_OPTIONS: [OptionSpec; 6] = [
         default: None,
         ops: &[Op::Select],
         doc: "columns to keep, by header name or 0-based index",
+    },
+    OptionSpec {
+        name: "stats",
+        kind: OptionKind::Flag,
+        default: Some("false"),
+        ops: &[Op::Inspect],
+        doc: "add each column's statistics: distinct count, top values, sum, mean, standard deviation, quantiles, text and date ranges, each labelled exact or estimate",
     },
 ];
 

@@ -3,4 +3,5 @@
 mod number;
 mod refusal;
 mod source;
+mod stats;
 mod stream;

@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use plumb_core::{
     cap_text, float_value_and_precision, number_precision_of, scan_decimal, scan_plain_number,
-    DecimalScan, NumericRange, PrecisionKind, MAX_SAFE_INTEGER, SAMPLE_TEXT_BYTES,
-    SAMPLE_VALUES_CAP,
+    DecimalScan, NumberIn, NumericRange, PrecisionKind, StatsReport, MAX_SAFE_INTEGER,
+    SAMPLE_TEXT_BYTES, SAMPLE_VALUES_CAP,
 };
 
 use crate::cell::{
@@ -21,6 +21,7 @@ use crate::cell::{
 
 use super::inspect::{INSPECT_NARROW_TEXT_BYTES, INSPECT_WIDE_TEXT_COLUMNS};
 use super::lossy_prefix;
+use super::stats::ColumnStats;
 
 /// A fact about the number literals of a column that a double would misstate.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -71,6 +72,11 @@ pub struct ColumnReport {
     /// `,` when numbers in the column use a decimal comma (`3,25`, read
     /// in a file not delimited by commas); null otherwise.
     pub decimal_separator: Option<&'static str>,
+    /// Statistics (inspect's `stats` option): distinct count, top values,
+    /// moments, quantiles, text and date ranges, each figure labelled
+    /// exact or estimate; absent unless asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stats: Option<StatsReport>,
 }
 
 /// The most bytes inspect keeps of one text of column `index`.
@@ -108,6 +114,8 @@ pub(super) struct ColumnAcc {
     /// floats), boxed on first need so that ten thousand columns of
     /// text stay small.
     rare: Option<Box<Rare>>,
+    /// Statistics, when asked for.
+    stats: Option<Box<ColumnStats>>,
 }
 
 /// A column's rarer facts.
@@ -156,9 +164,10 @@ fn date_slot(form: DateForm) -> usize {
 
 impl ColumnAcc {
     /// The accumulator of column `index`.
-    fn new(index: usize, decimal_comma: bool) -> ColumnAcc {
+    fn new(index: usize, decimal_comma: bool, stats: bool) -> ColumnAcc {
         let text_cap = text_cap(index);
         ColumnAcc {
+            stats: stats.then(|| Box::new(ColumnStats::new(index))),
             decimal_comma,
             codes: 0,
             rare: None,
@@ -176,9 +185,14 @@ impl ColumnAcc {
 }
 
 /// Grows `columns` to `n` accumulators, each made for its index.
-pub(super) fn track_columns(columns: &mut Vec<ColumnAcc>, n: usize, decimal_comma: bool) {
+pub(super) fn track_columns(
+    columns: &mut Vec<ColumnAcc>,
+    n: usize,
+    decimal_comma: bool,
+    stats: bool,
+) {
     while columns.len() < n {
-        columns.push(ColumnAcc::new(columns.len(), decimal_comma));
+        columns.push(ColumnAcc::new(columns.len(), decimal_comma, stats));
     }
 }
 
@@ -198,6 +212,22 @@ fn comma_decimal(t: &[u8]) -> Option<Vec<u8>> {
         v[at] = b'.';
         v
     })
+}
+
+/// A number cell as the statistics take it: exact when its digits fit.
+pub(super) fn number_in(scan: &DecimalScan, literal: &[u8]) -> NumberIn {
+    if let Some(v) = scan.small_integer() {
+        return NumberIn::Int(v);
+    }
+    if let Some((mantissa, scale)) = scan.short_decimal() {
+        return NumberIn::Decimal { mantissa, scale };
+    }
+    let v = scan.exponent_f64().or_else(|| {
+        std::str::from_utf8(literal)
+            .ok()
+            .and_then(|t| t.parse::<f64>().ok())
+    });
+    NumberIn::Float(v.unwrap_or(f64::NAN))
 }
 
 /// Whether a float literal is shaped like a code: digits, `E` or `e`,
@@ -283,15 +313,23 @@ impl ColumnAcc {
         let len = cell.len() as u64;
         // At most fifteen digits: below 10^15, so the cast is exact.
         let value = number.mantissa as i64;
-        match frac_digits {
+        let number = match frac_digits {
             None => {
                 self.tally(CellClass::Integer, len);
                 self.range.add_i64(value);
+                NumberIn::Int(value)
             }
             Some(f) => {
                 self.tally(CellClass::Float, len);
                 self.range.add_short_decimal(value, f);
+                NumberIn::Decimal {
+                    mantissa: value,
+                    scale: f,
+                }
             }
+        };
+        if let Some(stats) = &mut self.stats {
+            stats.number(cell, number);
         }
         self.offer_sample(cell);
     }
@@ -302,11 +340,19 @@ impl ColumnAcc {
     #[inline(never)]
     fn add_long_integer(&mut self, value: u64, cell: &[u8], record: u64) {
         self.tally(CellClass::Integer, cell.len() as u64);
-        match i64::try_from(value) {
-            Ok(v) => self.range.add_i64(v),
-            Err(_) => self
-                .range
-                .add_integer(std::str::from_utf8(cell).unwrap_or_default()),
+        let number = match i64::try_from(value) {
+            Ok(v) => {
+                self.range.add_i64(v);
+                NumberIn::Int(v)
+            }
+            Err(_) => {
+                self.range
+                    .add_integer(std::str::from_utf8(cell).unwrap_or_default());
+                NumberIn::Float(value as f64)
+            }
+        };
+        if let Some(stats) = &mut self.stats {
+            stats.number(cell, number);
         }
         if value > MAX_SAFE_INTEGER {
             self.note_precision(PrecisionKind::UnsafeInteger, cell, record);
@@ -319,6 +365,9 @@ impl ColumnAcc {
     #[inline(never)]
     fn add_long_plain(&mut self, scan: DecimalScan, cell: &[u8], record: u64) {
         self.tally(CellClass::Float, cell.len() as u64);
+        if let Some(stats) = &mut self.stats {
+            stats.number(cell, number_in(&scan, cell));
+        }
         self.add_long_number(scan, cell, record);
         self.offer_sample(cell);
     }
@@ -345,6 +394,9 @@ impl ColumnAcc {
             cell.len() as u64
         };
         self.tally(class, len);
+        if let Some(stats) = &mut self.stats {
+            stats.cell(cell, &scan, len);
+        }
         match class {
             CellClass::Empty => return,
             CellClass::Sentinel => {
@@ -543,6 +595,11 @@ impl ColumnAcc {
     pub(super) fn report(mut self, index: usize, name: Option<String>) -> ColumnReport {
         self.settle();
         let date_format = self.date_format();
+        let stats = self.stats.take().map(|s| {
+            let total: u64 = CellClass::ALL.iter().map(|&c| self.classes.get(c)).sum();
+            let nulls = self.classes.get(CellClass::Empty) + self.classes.get(CellClass::Sentinel);
+            s.report(total, nulls, date_format.as_deref())
+        });
         let decimal_separator = self
             .rare
             .as_ref()
@@ -570,6 +627,7 @@ impl ColumnAcc {
             precision: self.precision.into_values().collect(),
             date_format,
             decimal_separator,
+            stats,
         }
     }
 }

@@ -114,11 +114,14 @@ pub(crate) struct InspectSink {
     sample_shortened: bool,
     /// Whether `3,25` may be a number: the delimiter is not a comma.
     decimal_comma: bool,
+    /// Whether columns keep statistics.
+    stats: bool,
 }
 
 impl InspectSink {
-    pub fn new(sample_rows: usize) -> InspectSink {
+    pub fn new(sample_rows: usize, stats: bool) -> InspectSink {
         InspectSink {
+            stats,
             decimal_comma: false,
             header: None,
             columns: Vec::new(),
@@ -136,7 +139,7 @@ impl InspectSink {
         let width = self.widest.max(header.as_ref().map_or(0, Vec::len));
         let tracked = width.min(COLUMN_TRACK_CAP);
         let mut accs = self.columns;
-        track_columns(&mut accs, tracked, self.decimal_comma);
+        track_columns(&mut accs, tracked, self.decimal_comma, self.stats);
         let columns = accs
             .into_iter()
             .enumerate()
@@ -190,7 +193,7 @@ impl RowSink for InspectSink {
         if let Some(acc) = self.columns.get_mut(index) {
             acc.add_plain(content, record);
         } else if index < COLUMN_TRACK_CAP {
-            track_columns(&mut self.columns, index + 1, self.decimal_comma);
+            track_columns(&mut self.columns, index + 1, self.decimal_comma, self.stats);
             self.columns[index].add(content, record);
         }
     }
@@ -209,7 +212,7 @@ impl RowSink for InspectSink {
         }
         let tracked = n.min(COLUMN_TRACK_CAP);
         if self.columns.len() < tracked {
-            track_columns(&mut self.columns, tracked, self.decimal_comma);
+            track_columns(&mut self.columns, tracked, self.decimal_comma, self.stats);
         }
         for (acc, cell) in self.columns.iter_mut().zip(row.iter()) {
             acc.add(cell, row.number);

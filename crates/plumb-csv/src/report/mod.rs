@@ -7,6 +7,7 @@
 mod column;
 mod inspect;
 mod select;
+mod stats;
 mod validate;
 
 pub use column::{ColumnReport, PrecisionFact};

@@ -1,0 +1,663 @@
+//! Statistics of a column in fixed memory: count, nulls, distinct count,
+//! the most common values, sum, mean, standard deviation, quantiles, and
+//! for text its range and lengths; each figure labelled exact or an
+//! estimate with its error.
+//!
+//! An engine feeds one [`ValueStats`] per column (or per path of a JSON
+//! outline): every non-null value through [`ValueStats::add_value`],
+//! numbers also through [`ValueStats::add_number`], text through
+//! [`ValueStats::add_text`]. Each value is hashed once (XXH3, 64 bits);
+//! the hash drives the top-values summary, and a value the summary
+//! already holds is known to be counted by the distinct sketch, so a
+//! column of few values costs one hash and one map hit per cell.
+//!
+//! Memory per column is fixed by its [`StatsBudget`]: the first
+//! [`STATS_FULL_COLUMNS`] columns get [`STATS_FULL_BUDGET`] (about
+//! 14 KiB at most), later ones [`STATS_LEAN_BUDGET`] (about 2 KiB), so
+//! ten thousand columns stay near 24 MiB and the answer states each
+//! column's error. Every sketch merges ([`ValueStats::merge`]), so a
+//! parallel scan can combine per-part statistics.
+//!
+//! ```
+//! use plumb_core::{NumberIn, StatsBudget, ValueStats};
+//! let mut stats = ValueStats::new(StatsBudget::for_index(0));
+//! for v in [3i64, 1, 2, 3] {
+//!     let text = v.to_string();
+//!     stats.add_value(text.as_bytes());
+//!     stats.add_number(NumberIn::Int(v));
+//! }
+//! let report = stats.report(5, 1);
+//! assert_eq!(report.distinct, 3);
+//! assert_eq!(report.top[0].value, "3");
+//! let numbers = report.numbers.unwrap();
+//! assert_eq!(numbers.mean, Some(2.25));
+//! assert_eq!(numbers.quantiles.unwrap().p50, 2.0);
+//! assert_eq!(report.accuracy["distinct"], plumb_core::Accuracy::Exact);
+//! ```
+
+mod distinct;
+mod moments;
+mod quantile;
+mod top;
+
+use std::collections::BTreeMap;
+
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+pub use moments::{NumberIn, EXACT_SCALE_MAX};
+
+use crate::cap_text;
+use distinct::Distinct;
+use quantile::Quantiles;
+use top::TopValues;
+
+/// How much one column's statistics may hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StatsBudget {
+    /// Counters of the top-values summary: counts are exact while the
+    /// column holds at most this many distinct values.
+    pub top_counters: usize,
+    /// Distinct values counted exactly (by hash) before the sketch.
+    pub exact_distinct: usize,
+    /// HyperLogLog precision: `2^p` one-byte registers, relative
+    /// standard error `1.04 / sqrt(2^p)`.
+    pub hll_precision: u8,
+    /// KLL `k`: the quantiles' rank error shrinks about as `1 / k`.
+    pub quantile_k: u32,
+    /// Bytes kept of a top value's text or a text range end.
+    pub text_bytes: usize,
+}
+
+/// The budget of the first [`STATS_FULL_COLUMNS`] columns: exact
+/// distinct counts to 512 values, then ±1.6% (one standard error);
+/// quantiles within 1.3% of rank; 32 top counters.
+pub const STATS_FULL_BUDGET: StatsBudget = StatsBudget {
+    top_counters: 32,
+    exact_distinct: 512,
+    hll_precision: 12,
+    quantile_k: 200,
+    text_bytes: 64,
+};
+
+/// The budget of later columns: exact distinct counts to 64 values, then
+/// ±6.5%; quantiles within 6% of rank; 8 top counters.
+pub const STATS_LEAN_BUDGET: StatsBudget = StatsBudget {
+    top_counters: 8,
+    exact_distinct: 64,
+    hll_precision: 8,
+    quantile_k: 48,
+    text_bytes: 24,
+};
+
+/// Columns (or outline paths) given [`STATS_FULL_BUDGET`]; later ones get
+/// [`STATS_LEAN_BUDGET`].
+pub const STATS_FULL_COLUMNS: usize = 256;
+
+/// The most common values an answer lists per column.
+pub const STATS_TOP_SHOWN: usize = 10;
+
+/// The quantiles reported, by name.
+pub const STATS_QUANTILES: [(&str, f64); 7] = [
+    ("p1", 0.01),
+    ("p5", 0.05),
+    ("p25", 0.25),
+    ("p50", 0.50),
+    ("p75", 0.75),
+    ("p95", 0.95),
+    ("p99", 0.99),
+];
+
+impl StatsBudget {
+    /// The budget of column (or path) `index`.
+    pub fn for_index(index: usize) -> StatsBudget {
+        if index < STATS_FULL_COLUMNS {
+            STATS_FULL_BUDGET
+        } else {
+            STATS_LEAN_BUDGET
+        }
+    }
+}
+
+/// Whether a figure is exact, or an estimate and how far off it may be.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Accuracy {
+    /// Computed from every value; a fraction is the exact value rounded
+    /// to a double (within a few units in its last place).
+    Exact,
+    /// An estimate: the method and its error.
+    Estimate {
+        /// The method (`hyperloglog`, `space-saving`, `kll`, `double`,
+        /// `prefix`).
+        method: &'static str,
+        /// The error, by kind: `standard_error` and `bound_99_7` (relative,
+        /// of a distinct count), `max_overcount` (of a top count),
+        /// `rank_error` (normalized, of a quantile, 99% confidence),
+        /// `absolute_error` or `relative_error` (bounds of a double
+        /// computation), `compared_bytes` (text ranges compared on a
+        /// prefix).
+        error: BTreeMap<&'static str, f64>,
+    },
+}
+
+impl Serialize for Accuracy {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Accuracy::Exact => s.serialize_str("exact"),
+            Accuracy::Estimate { method, error } => {
+                let mut m = s.serialize_map(Some(error.len() + 1))?;
+                m.serialize_entry("estimate", method)?;
+                for (k, v) in error {
+                    m.serialize_entry(k, v)?;
+                }
+                m.end()
+            }
+        }
+    }
+}
+
+fn estimate(method: &'static str, error: &[(&'static str, f64)]) -> Accuracy {
+    Accuracy::Estimate {
+        method,
+        error: error.iter().copied().collect(),
+    }
+}
+
+/// One of the most common values.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TopValue {
+    /// The value as written, cut to the budget's text bytes.
+    pub value: String,
+    /// Its count: exact, or at most `overcount` above the truth.
+    pub count: u64,
+    /// How much `count` may exceed the truth (0 while counts are exact).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub overcount: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+/// The numbers of a column.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NumberSummary {
+    /// Values that were numbers.
+    pub count: u64,
+    /// Their sum: a number, or a `$literal` when a double would misstate
+    /// the exact sum.
+    pub sum: Value,
+    /// The mean.
+    pub mean: Option<f64>,
+    /// The sample standard deviation (n - 1); null below two numbers.
+    pub stddev: Option<f64>,
+    /// `p1` to `p99`, nearest rank; null without a number.
+    pub quantiles: Option<QuantileSummary>,
+}
+
+/// The quantiles of [`STATS_QUANTILES`], nearest rank (the value at rank
+/// `ceil(q * n)`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct QuantileSummary {
+    /// The 1st percentile.
+    pub p1: f64,
+    /// The 5th percentile.
+    pub p5: f64,
+    /// The lower quartile.
+    pub p25: f64,
+    /// The median.
+    pub p50: f64,
+    /// The upper quartile.
+    pub p75: f64,
+    /// The 95th percentile.
+    pub p95: f64,
+    /// The 99th percentile.
+    pub p99: f64,
+}
+
+impl QuantileSummary {
+    /// A quantile by its name in [`STATS_QUANTILES`] (`p50`).
+    pub fn get(&self, name: &str) -> Option<f64> {
+        let at = STATS_QUANTILES.iter().position(|q| q.0 == name)?;
+        Some(self.values()[at])
+    }
+
+    /// The values in [`STATS_QUANTILES`] order.
+    pub fn values(&self) -> [f64; 7] {
+        [
+            self.p1, self.p5, self.p25, self.p50, self.p75, self.p95, self.p99,
+        ]
+    }
+}
+
+/// The text values of a column.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TextSummary {
+    /// Values that were text.
+    pub count: u64,
+    /// The least in byte order (cut to the budget's text bytes).
+    pub min: String,
+    /// The greatest in byte order (cut likewise).
+    pub max: String,
+    /// Shortest length, in characters.
+    pub min_length: u64,
+    /// Longest length, in characters.
+    pub max_length: u64,
+    /// Mean length, in characters.
+    pub mean_length: f64,
+}
+
+/// The statistics of one column.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StatsReport {
+    /// Values looked at, nulls included.
+    pub count: u64,
+    /// Nulls: empty cells and missing-value tokens, or JSON `null`.
+    pub nulls: u64,
+    /// Distinct non-null values (as written).
+    pub distinct: u64,
+    /// The most common non-null values, most common first.
+    pub top: Vec<TopValue>,
+    /// Numbers, when there were any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub numbers: Option<NumberSummary>,
+    /// Text, when there was any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<TextSummary>,
+    /// Dates (ISO 8601), set by an engine that reads dates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dates: Option<DateRange>,
+    /// Each figure's accuracy, by name: `exact`, or an estimate with its
+    /// error.
+    pub accuracy: BTreeMap<&'static str, Accuracy>,
+}
+
+/// The earliest and latest date of a column.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DateRange {
+    /// The earliest, `YYYY-MM-DD`.
+    pub min: String,
+    /// The latest, `YYYY-MM-DD`.
+    pub max: String,
+}
+
+#[derive(Clone, Debug)]
+struct TextRange {
+    min: Vec<u8>,
+    max: Vec<u8>,
+    min_len: u64,
+    max_len: u64,
+    total_len: u64,
+    count: u64,
+    /// Whether a value longer than the kept bytes was compared.
+    long: bool,
+}
+
+#[derive(Clone, Debug)]
+struct NumberStats {
+    moments: moments::Moments,
+    quantiles: Quantiles,
+    count: u64,
+    /// NaN values (counted, left out of the figures).
+    nan: u64,
+}
+
+/// One column's statistics, in the memory its [`StatsBudget`] allows.
+#[derive(Clone, Debug)]
+pub struct ValueStats {
+    budget: StatsBudget,
+    top: TopValues,
+    distinct: Distinct,
+    numbers: Option<Box<NumberStats>>,
+    text: Option<Box<TextRange>>,
+}
+
+/// The hash a value is told apart by.
+#[inline]
+pub fn value_hash(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
+impl ValueStats {
+    /// Empty statistics within `budget`.
+    pub fn new(budget: StatsBudget) -> ValueStats {
+        ValueStats {
+            budget,
+            top: TopValues::new(budget.top_counters, budget.text_bytes),
+            distinct: Distinct::new(budget.hll_precision, budget.exact_distinct),
+            numbers: None,
+            text: None,
+        }
+    }
+
+    /// Counts a non-null value, as written, for the distinct count and
+    /// the top values.
+    #[inline]
+    pub fn add_value(&mut self, bytes: &[u8]) {
+        self.add_hashed(value_hash(bytes), bytes);
+    }
+
+    /// [`ValueStats::add_value`] for a value of one of several kinds
+    /// that may share a text (the JSON string `"1"` and the number `1`):
+    /// `kind` keeps them apart.
+    #[inline]
+    pub fn add_value_of_kind(&mut self, bytes: &[u8], kind: u8) {
+        let hash = xxhash_rust::xxh3::xxh3_64_with_seed(bytes, u64::from(kind));
+        self.add_hashed(hash, bytes);
+    }
+
+    #[inline]
+    fn add_hashed(&mut self, hash: u64, bytes: &[u8]) {
+        let seen = self.top.add(hash, bytes);
+        if !seen {
+            // A value the summary holds was counted when it came in.
+            self.distinct.add(hash);
+        }
+    }
+
+    /// Counts a number (also given to [`ValueStats::add_value`]).
+    #[inline]
+    pub fn add_number(&mut self, number: NumberIn) {
+        let n = self.numbers.get_or_insert_with(|| {
+            Box::new(NumberStats {
+                moments: moments::Moments::new(),
+                quantiles: Quantiles::new(self.budget.quantile_k),
+                count: 0,
+                nan: 0,
+            })
+        });
+        n.count += 1;
+        let v = number.to_f64();
+        if v.is_nan() {
+            n.nan += 1;
+            return;
+        }
+        n.moments.add(number, v);
+        n.quantiles.add(v);
+    }
+
+    /// Counts a text value (also given to [`ValueStats::add_value`]),
+    /// `chars` characters long.
+    #[inline]
+    pub fn add_text(&mut self, bytes: &[u8], chars: u64) {
+        let cap = self.budget.text_bytes;
+        let kept = &bytes[..bytes.len().min(cap)];
+        let long = bytes.len() > cap;
+        match &mut self.text {
+            Some(t) => {
+                t.count += 1;
+                t.total_len += chars;
+                t.min_len = t.min_len.min(chars);
+                t.max_len = t.max_len.max(chars);
+                t.long |= long;
+                if kept < t.min.as_slice() {
+                    t.min.clear();
+                    t.min.extend_from_slice(kept);
+                } else if kept > t.max.as_slice() {
+                    t.max.clear();
+                    t.max.extend_from_slice(kept);
+                }
+            }
+            None => {
+                self.text = Some(Box::new(TextRange {
+                    min: kept.to_vec(),
+                    max: kept.to_vec(),
+                    min_len: chars,
+                    max_len: chars,
+                    total_len: chars,
+                    count: 1,
+                    long,
+                }));
+            }
+        }
+    }
+
+    /// Takes in the statistics of other values of the same column (made
+    /// with the same budget): the figures are those of all the values,
+    /// within each estimate's error.
+    pub fn merge(&mut self, other: &ValueStats) {
+        self.distinct.merge(&other.distinct);
+        if self.top.is_exact() {
+            // The summary held every distinct value; the set may not.
+            for h in self.top.hashes() {
+                self.distinct.add(h);
+            }
+        }
+        if other.top.is_exact() {
+            for h in other.top.hashes() {
+                self.distinct.add(h);
+            }
+        }
+        self.top.merge(&other.top);
+        match (&mut self.numbers, &other.numbers) {
+            (Some(a), Some(b)) => {
+                a.moments.merge(&b.moments);
+                a.quantiles.merge(&b.quantiles);
+                a.count += b.count;
+                a.nan += b.nan;
+            }
+            (None, Some(b)) => self.numbers = Some(b.clone()),
+            _ => {}
+        }
+        match (&mut self.text, &other.text) {
+            (Some(a), Some(b)) => {
+                a.count += b.count;
+                a.total_len += b.total_len;
+                a.min_len = a.min_len.min(b.min_len);
+                a.max_len = a.max_len.max(b.max_len);
+                a.long |= b.long;
+                if b.min < a.min {
+                    a.min.clone_from(&b.min);
+                }
+                if b.max > a.max {
+                    a.max.clone_from(&b.max);
+                }
+            }
+            (None, Some(b)) => self.text = Some(b.clone()),
+            _ => {}
+        }
+    }
+
+    /// The report, given the column's count of values (nulls included)
+    /// and of nulls, which the engine keeps.
+    pub fn report(&self, count: u64, nulls: u64) -> StatsReport {
+        let mut accuracy = BTreeMap::new();
+        accuracy.insert("count", Accuracy::Exact);
+        accuracy.insert("nulls", Accuracy::Exact);
+        let distinct = self.distinct.count();
+        accuracy.insert(
+            "distinct",
+            if self.distinct.is_exact() {
+                Accuracy::Exact
+            } else {
+                let se = self.distinct.standard_error();
+                estimate(
+                    "hyperloglog",
+                    &[("standard_error", se), ("bound_99_7", 3.0 * se)],
+                )
+            },
+        );
+        let top: Vec<TopValue> = self
+            .top
+            .top(STATS_TOP_SHOWN)
+            .into_iter()
+            .map(|e| TopValue {
+                value: e.text,
+                count: e.count,
+                overcount: e.error,
+            })
+            .collect();
+        accuracy.insert(
+            "top",
+            if self.top.is_exact() {
+                Accuracy::Exact
+            } else {
+                estimate(
+                    "space-saving",
+                    &[("max_overcount", self.top.bound() as f64)],
+                )
+            },
+        );
+        let numbers = self
+            .numbers
+            .as_ref()
+            .map(|n| self.numbers_report(n, &mut accuracy));
+        let text = self.text.as_ref().map(|t| {
+            let range = if t.long {
+                estimate(
+                    "prefix",
+                    &[("compared_bytes", self.budget.text_bytes as f64)],
+                )
+            } else {
+                Accuracy::Exact
+            };
+            accuracy.insert("text_range", range);
+            accuracy.insert("text_length", Accuracy::Exact);
+            TextSummary {
+                count: t.count,
+                min: lossy_text(&t.min, self.budget.text_bytes),
+                max: lossy_text(&t.max, self.budget.text_bytes),
+                min_length: t.min_len,
+                max_length: t.max_len,
+                mean_length: t.total_len as f64 / t.count.max(1) as f64,
+            }
+        });
+        StatsReport {
+            count,
+            nulls,
+            distinct,
+            top,
+            numbers,
+            text,
+            dates: None,
+            accuracy,
+        }
+    }
+
+    fn numbers_report(
+        &self,
+        n: &NumberStats,
+        accuracy: &mut BTreeMap<&'static str, Accuracy>,
+    ) -> NumberSummary {
+        let figures = n.moments.figures();
+        let mut summary = NumberSummary {
+            count: n.count,
+            sum: Value::Null,
+            mean: None,
+            stddev: None,
+            quantiles: None,
+        };
+        if let Some(f) = figures {
+            summary.sum = match &f.sum_literal {
+                Some(lit) => sum_json(lit, f.sum),
+                None => float_json(f.sum),
+            };
+            summary.mean = Some(f.mean);
+            summary.stddev = f.stddev;
+            let label = |e: Option<f64>, kind: &'static str| match e {
+                None => Accuracy::Exact,
+                Some(e) => estimate("double", &[(kind, e)]),
+            };
+            let counted = n.quantiles.len() as f64;
+            let sum_error = match &f.sum_literal {
+                Some(_) => None,
+                None => f.mean_error.map(|e| e * counted),
+            };
+            accuracy.insert("sum", label(sum_error, "absolute_error"));
+            accuracy.insert("mean", label(f.mean_error, "absolute_error"));
+            if f.stddev.is_some() {
+                accuracy.insert("stddev", label(f.stddev_error, "relative_error"));
+            }
+        }
+        let qs: Vec<f64> = STATS_QUANTILES.iter().map(|q| q.1).collect();
+        if let Some(values) = n.quantiles.quantiles(&qs) {
+            let q = |i: usize| values.get(i).copied().unwrap_or(f64::NAN);
+            summary.quantiles = Some(QuantileSummary {
+                p1: q(0),
+                p5: q(1),
+                p25: q(2),
+                p50: q(3),
+                p75: q(4),
+                p95: q(5),
+                p99: q(6),
+            });
+            accuracy.insert(
+                "quantiles",
+                if n.quantiles.is_exact() {
+                    Accuracy::Exact
+                } else {
+                    estimate("kll", &[("rank_error", n.quantiles.rank_error())])
+                },
+            );
+        }
+        summary
+    }
+
+    /// The budget these statistics were made with.
+    pub fn budget(&self) -> StatsBudget {
+        self.budget
+    }
+}
+
+/// The exact sum as JSON: a number when the nearest double writes back
+/// as the same literal, else a `$literal`.
+fn sum_json(literal: &str, v: f64) -> Value {
+    if !literal.contains('.') {
+        return crate::integer_json(literal);
+    }
+    if v.is_finite() && format!("{v}") == literal {
+        float_json(v)
+    } else {
+        crate::literal_placeholder(literal, None)
+    }
+}
+
+fn float_json(v: f64) -> Value {
+    serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
+}
+
+/// The lossy text of the first bytes of a value, kept to `cap` bytes:
+/// a character the cut split is dropped, not shown as a replacement.
+fn lossy_text(bytes: &[u8], cap: usize) -> String {
+    let mut end = bytes.len();
+    if end >= cap {
+        // Back off a character the cut may have split.
+        let mut start = end;
+        while start > 0 && end - start < 4 && bytes[start - 1] & 0xC0 == 0x80 {
+            start -= 1;
+        }
+        if start > 0 && bytes[start - 1] >= 0xC0 {
+            let need = match bytes[start - 1] {
+                b if b >= 0xF0 => 4,
+                b if b >= 0xE0 => 3,
+                _ => 2,
+            };
+            if end - (start - 1) < need {
+                end = start - 1;
+            }
+        }
+    }
+    let mut out = String::new();
+    push_lossy(&mut out, &bytes[..end], cap);
+    out
+}
+
+/// Appends the lossy text of `bytes`, cut to `cap` bytes at a character
+/// boundary.
+fn push_lossy(out: &mut String, bytes: &[u8], cap: usize) {
+    for chunk in bytes.utf8_chunks() {
+        let replacement = if chunk.invalid().is_empty() {
+            ""
+        } else {
+            "\u{FFFD}"
+        };
+        for piece in [chunk.valid(), replacement] {
+            let (kept, cut) = cap_text(piece, cap.saturating_sub(out.len()));
+            out.push_str(kept);
+            if cut {
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! Quantiles: a KLL sketch (Karnin, Lang and Liberty, "Optimal quantile
+//! approximation in streams", 2016) over doubles.
+//!
+//! Written here: the maintained quantile crates either keep every value
+//! (exact but unbounded), or bound the error relative to the value
+//! (DDSketch, whose bins grow with the range and collapse without a
+//! stated bound) or state no bound at all (t-digest). KLL's error is a
+//! rank error that does not depend on the values, its memory is a fixed
+//! function of `k`, and two sketches merge into one with the same
+//! guarantee. The compaction coins come from a generator seeded with a
+//! constant, so a run repeats exactly.
+//!
+//! Until the first compaction every value is held, and the quantiles are
+//! the exact order statistics (nearest rank: the value at rank
+//! `ceil(q * n)`).
+
+/// A KLL sketch, mergeable.
+#[derive(Clone, Debug)]
+pub(crate) struct Quantiles {
+    k: u32,
+    /// Level `h` holds values of weight `2^h`.
+    levels: Vec<Vec<f64>>,
+    n: u64,
+    /// xorshift state for the compaction coins.
+    coin: u64,
+    compacted: bool,
+    /// Values held, and the sum of the levels' capacities.
+    held: usize,
+    room: usize,
+}
+
+/// Ratio of a level's capacity to the one above it.
+const DECAY: f64 = 2.0 / 3.0;
+
+/// The smallest capacity of a level.
+const MIN_CAPACITY: usize = 4;
+
+impl Quantiles {
+    pub(crate) fn new(k: u32) -> Quantiles {
+        Quantiles {
+            k: k.max(8),
+            levels: vec![Vec::new()],
+            n: 0,
+            coin: 0x9E37_79B9_7F4A_7C15,
+            compacted: false,
+            held: 0,
+            room: 0,
+        }
+        .measured()
+    }
+
+    fn measured(mut self) -> Quantiles {
+        self.measure();
+        self
+    }
+
+    /// Whether every value is still held (the quantiles are exact).
+    pub(crate) fn is_exact(&self) -> bool {
+        !self.compacted
+    }
+
+    /// The normalized rank error this sketch states: with 99%
+    /// confidence, a reported `q`-quantile has a rank within
+    /// `rank_error * n` of `q * n`. The constant is that of Apache
+    /// DataSketches' KLL for one quantile, checked here by tests.
+    pub(crate) fn rank_error(&self) -> f64 {
+        2.296 / f64::from(self.k).powf(0.9723)
+    }
+
+    /// Values counted.
+    pub(crate) fn len(&self) -> u64 {
+        self.n
+    }
+
+    /// The capacity of level `h` of `depth` levels: `k` at the top,
+    /// shrinking by [`DECAY`] per level down, even.
+    fn capacity(&self, h: usize) -> usize {
+        let depth = self.levels.len() - 1 - h;
+        // Past 40 levels down the floor holds (2/3^40 * k < 1).
+        if depth > 40 {
+            return MIN_CAPACITY;
+        }
+        let c = (f64::from(self.k) * DECAY.powi(depth as i32)).ceil() as usize;
+        (c.max(MIN_CAPACITY) + 1) & !1
+    }
+
+    /// Counts a value (NaN is the caller's to leave out).
+    #[inline]
+    pub(crate) fn add(&mut self, v: f64) {
+        self.n += 1;
+        self.levels[0].push(v);
+        self.held += 1;
+        if self.held >= self.room {
+            self.compress();
+        }
+    }
+
+    fn flip(&mut self) -> usize {
+        let mut x = self.coin;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.coin = x;
+        (x >> 63) as usize
+    }
+
+    /// Sums the levels' capacities (they change when a level is added).
+    fn measure(&mut self) {
+        self.room = (0..self.levels.len()).map(|h| self.capacity(h)).sum();
+        self.held = self.levels.iter().map(Vec::len).sum();
+    }
+
+    /// While the sketch holds as many values as its levels' capacities
+    /// sum to, compacts the lowest level at or over its capacity (lazy
+    /// compaction, as in DataSketches: the lowest level grows into the
+    /// room the others leave, so compactions are few and large): half
+    /// its values (every other one, sorted, from a random start) move up
+    /// a level at twice the weight.
+    fn compress(&mut self) {
+        while self.held >= self.room {
+            let h = (0..self.levels.len())
+                .find(|&h| self.levels[h].len() >= self.capacity(h))
+                .unwrap_or(0);
+            self.compacted = true;
+            if h + 1 == self.levels.len() {
+                self.levels.push(Vec::new());
+            }
+            let mut level = std::mem::take(&mut self.levels[h]);
+            // An odd value out stays at its weight.
+            let kept = if level.len() % 2 == 1 {
+                level.pop()
+            } else {
+                None
+            };
+            level.sort_unstable_by(f64::total_cmp);
+            let start = self.flip();
+            let up: Vec<f64> = level.iter().skip(start).step_by(2).copied().collect();
+            self.levels[h + 1].extend(up);
+            level.clear();
+            level.extend(kept);
+            self.levels[h] = level;
+            self.measure();
+        }
+    }
+
+    /// Takes in another sketch.
+    pub(crate) fn merge(&mut self, other: &Quantiles) {
+        while self.levels.len() < other.levels.len() {
+            self.levels.push(Vec::new());
+        }
+        for (mine, theirs) in self.levels.iter_mut().zip(&other.levels) {
+            mine.extend_from_slice(theirs);
+        }
+        self.n += other.n;
+        self.compacted |= other.compacted;
+        self.measure();
+        self.compress();
+    }
+
+    /// The nearest-rank `q`-quantiles, each `q` in `[0, 1]`, of the
+    /// values held at their weights; None when no value was counted.
+    pub(crate) fn quantiles(&self, qs: &[f64]) -> Option<Vec<f64>> {
+        if self.n == 0 {
+            return None;
+        }
+        let mut items: Vec<(f64, u64)> = Vec::new();
+        for (h, level) in self.levels.iter().enumerate() {
+            items.extend(level.iter().map(|&v| (v, 1u64 << h.min(63))));
+        }
+        items.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        let total: u64 = items.iter().map(|i| i.1).sum();
+        Some(
+            qs.iter()
+                .map(|&q| {
+                    let rank = ((q * total as f64).ceil() as u64).clamp(1, total);
+                    let mut seen = 0u64;
+                    for &(v, w) in &items {
+                        seen += w;
+                        if seen >= rank {
+                            return v;
+                        }
+                    }
+                    items.last().map_or(f64::NAN, |i| i.0)
+                })
+                .collect(),
+        )
+    }
+}

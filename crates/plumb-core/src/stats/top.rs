@@ -1,0 +1,363 @@
+//! The most common values: the space-saving summary of Metwally,
+//! Agrawal and El Abbadi ("Efficient computation of frequent and top-k
+//! elements in data streams", 2005), with `k` counters.
+//!
+//! A value that holds no counter passes a gate first (the filtered
+//! space-saving of Homem and Carvalho, 2010): a small array of counters
+//! by hash (`alpha`) counts the misses of the values that share a slot,
+//! and a value takes the smallest counter only when its slot's count
+//! reaches that counter's. In a column of distinct values the counters
+//! then stop changing hands on every cell. Every value without a counter
+//! has been seen at most `alpha` of its slot times (an evicted counter's
+//! count raises its slot to match), so a value that takes a counter
+//! starts at `alpha + 1` with `alpha` as its error.
+//!
+//! Written here: the crates that carry it either hash their input
+//! themselves (plumb hashes each value once for every sketch) or keep no
+//! per-counter error, which is what lets an answer say how far each
+//! count may be off. While no counter has been reused the counts are
+//! exact and hold every distinct value seen. After that, each count is
+//! at most its counter's `error` above the truth, every error is at most
+//! `n / k`, and every value seen more than `n / k` times holds a counter.
+//!
+//! Counters sit in an array sorted by count (so the counter to reuse is
+//! the first; a count goes up by one by swapping its counter to the end
+//! of its run of equal counts, found by binary search) and are found by hash through a small open-addressing
+//! table (four slots per counter, so it stays in L1 and a probe is a
+//! step or two); values are told apart by their 64-bit hash. A counter
+//! keeps the raw bytes of its value's start, made text only for the
+//! answer: a column of distinct values reuses a counter per cell.
+
+/// Hash to counter, open addressing with linear probing and
+/// backward-shift deletion (no tombstones).
+#[derive(Clone, Debug)]
+struct Index {
+    /// (hash, counter + 1); 0 marks an empty slot.
+    slots: Vec<(u64, u32)>,
+    mask: usize,
+}
+
+impl Index {
+    fn new(counters: usize) -> Index {
+        let size = (counters * 4).next_power_of_two().max(8);
+        Index {
+            slots: vec![(0, 0); size],
+            mask: size - 1,
+        }
+    }
+
+    #[inline]
+    fn get(&self, hash: u64) -> Option<u32> {
+        let mut i = hash as usize & self.mask;
+        loop {
+            let (h, c) = self.slots[i];
+            if c == 0 {
+                return None;
+            }
+            if h == hash {
+                return Some(c - 1);
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    #[inline]
+    fn insert(&mut self, hash: u64, counter: u32) {
+        let mut i = hash as usize & self.mask;
+        while self.slots[i].1 != 0 {
+            i = (i + 1) & self.mask;
+        }
+        self.slots[i] = (hash, counter + 1);
+    }
+
+    #[inline]
+    fn remove(&mut self, hash: u64) {
+        let mut i = hash as usize & self.mask;
+        loop {
+            let (h, c) = self.slots[i];
+            if c == 0 {
+                return;
+            }
+            if h == hash {
+                break;
+            }
+            i = (i + 1) & self.mask;
+        }
+        // Shift later entries of the run back over the hole.
+        let mut hole = i;
+        let mut j = (i + 1) & self.mask;
+        loop {
+            let (h, c) = self.slots[j];
+            if c == 0 {
+                break;
+            }
+            let home = h as usize & self.mask;
+            // Move it when its home is not in (hole, j] cyclically.
+            let between = if hole <= j {
+                hole < home && home <= j
+            } else {
+                hole < home || home <= j
+            };
+            if !between {
+                self.slots[hole] = self.slots[j];
+                hole = j;
+            }
+            j = (j + 1) & self.mask;
+        }
+        self.slots[hole] = (0, 0);
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Counter {
+    hash: u64,
+    /// How much its count may exceed the truth.
+    error: u64,
+    /// The value's first bytes (up to the summary's text cap).
+    text: Vec<u8>,
+}
+
+/// Gate slots per counter.
+const ALPHA_PER_COUNTER: usize = 8;
+
+/// A space-saving summary, mergeable.
+#[derive(Clone, Debug)]
+pub(crate) struct TopValues {
+    k: usize,
+    text_cap: usize,
+    counters: Vec<Counter>,
+    /// (count, counter), ascending by count.
+    order: Vec<(u64, u32)>,
+    /// Each counter's place in `order`.
+    place: Vec<u32>,
+    index: Index,
+    /// Whether a counter has been reused (counts are estimates since).
+    reused: bool,
+    /// The gate: misses by hash slot, made when the counters first fill.
+    alpha: Vec<u64>,
+    /// Values counted.
+    n: u64,
+}
+
+/// One of the most common values, with its count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TopEntry {
+    pub text: String,
+    pub count: u64,
+    pub error: u64,
+}
+
+impl TopValues {
+    pub(crate) fn new(k: usize, text_cap: usize) -> TopValues {
+        TopValues {
+            k: k.max(1),
+            text_cap,
+            counters: Vec::new(),
+            order: Vec::new(),
+            place: Vec::new(),
+            index: Index::new(k.max(1)),
+            reused: false,
+            alpha: Vec::new(),
+            n: 0,
+        }
+    }
+
+    /// Whether every count is exact (no counter was ever reused).
+    pub(crate) fn is_exact(&self) -> bool {
+        !self.reused
+    }
+
+    /// The most any count held exceeds the truth (0 while exact).
+    pub(crate) fn bound(&self) -> u64 {
+        self.counters.iter().map(|c| c.error).max().unwrap_or(0)
+    }
+
+    /// Counts a value by its hash; `text` is asked for only when a
+    /// counter takes the value. Returns whether the value already held a
+    /// counter (and so was seen before).
+    #[inline]
+    pub(crate) fn add(&mut self, hash: u64, text: &[u8]) -> bool {
+        self.n += 1;
+        if let Some(c) = self.index.get(hash) {
+            self.bump(self.place[c as usize] as usize, 1);
+            return true;
+        }
+        if self.counters.len() < self.k {
+            self.take(hash, 1, 0, text);
+            return false;
+        }
+        if self.alpha.is_empty() {
+            self.alpha = vec![0; (ALPHA_PER_COUNTER * self.k).next_power_of_two()];
+            self.reused = true;
+        }
+        let slot = (hash >> 32) as usize & (self.alpha.len() - 1);
+        let seen = self.alpha[slot];
+        if seen + 1 >= self.order[0].0 {
+            self.take(hash, seen + 1, seen, text);
+        } else {
+            self.alpha[slot] = seen + 1;
+        }
+        false
+    }
+
+    /// Gives `hash` a counter: a new one while there is room, else the
+    /// smallest, whose count becomes the new value's error.
+    fn take(&mut self, hash: u64, count: u64, error: u64, text: &[u8]) {
+        let text = &text[..text.len().min(self.text_cap)];
+        if self.counters.len() < self.k {
+            let c = self.counters.len() as u32;
+            self.counters.push(Counter {
+                hash,
+                error,
+                text: text.to_vec(),
+            });
+            self.index.insert(hash, c);
+            // Into its place by count.
+            let at = self.order.partition_point(|o| o.0 < count);
+            self.order.insert(at, (count, c));
+            for (p, o) in self.order.iter().enumerate().skip(at) {
+                if let Some(slot) = self.place.get_mut(o.1 as usize) {
+                    *slot = p as u32;
+                }
+            }
+            self.place.push(at as u32);
+            let (_, moved) = self.order[at];
+            self.place[moved as usize] = at as u32;
+            return;
+        }
+        self.reused = true;
+        let (min, c) = self.order[0];
+        let counter = &mut self.counters[c as usize];
+        self.index.remove(counter.hash);
+        if !self.alpha.is_empty() {
+            // The evicted value was seen at most `min` times.
+            let slot = (counter.hash >> 32) as usize & (self.alpha.len() - 1);
+            self.alpha[slot] = self.alpha[slot].max(min);
+        }
+        counter.hash = hash;
+        counter.error = error;
+        counter.text.clear();
+        counter.text.extend_from_slice(text);
+        self.index.insert(hash, c);
+        self.order[0].0 = count;
+        if count > min {
+            let by = count - min;
+            self.order[0].0 = min;
+            self.bump(0, by);
+        }
+    }
+
+    /// Adds `by` to the count at `order[i]`, keeping `order` sorted.
+    #[inline]
+    fn bump(&mut self, i: usize, by: u64) {
+        let count = self.order[i].0;
+        if by == 1 {
+            // The last counter with the same count takes its place; the
+            // bumped one ends its run and stays in order.
+            let j = i + self.order[i..].partition_point(|o| o.0 <= count) - 1;
+            self.order.swap(i, j);
+            self.place[self.order[i].1 as usize] = i as u32;
+            self.place[self.order[j].1 as usize] = j as u32;
+            self.order[j].0 += 1;
+            return;
+        }
+        let (_, c) = self.order.remove(i);
+        let at = self.order.partition_point(|o| o.0 <= count + by);
+        self.order.insert(at, (count + by, c));
+        for (p, o) in self.order.iter().enumerate() {
+            self.place[o.1 as usize] = p as u32;
+        }
+    }
+
+    /// The hashes of every counted value while the summary is exact.
+    pub(crate) fn hashes(&self) -> impl Iterator<Item = u64> + '_ {
+        self.counters.iter().map(|c| c.hash)
+    }
+
+    /// Takes in another summary (the merge of Agarwal et al., "Mergeable
+    /// summaries", 2012): counts add, a value one side lacks is taken at
+    /// that side's smallest count (its most possible) when that side
+    /// reused counters, and the `k` largest stay.
+    pub(crate) fn merge(&mut self, other: &TopValues) {
+        // The most a value one side holds no counter for was seen there.
+        let floor = |t: &TopValues, hash: u64| {
+            if !t.alpha.is_empty() {
+                t.alpha[(hash >> 32) as usize & (t.alpha.len() - 1)]
+            } else if t.reused {
+                t.order.first().map_or(0, |o| o.0)
+            } else {
+                0
+            }
+        };
+        let mut alpha: Vec<u64> = Vec::new();
+        if self.reused || other.reused {
+            alpha = vec![0; (ALPHA_PER_COUNTER * self.k).next_power_of_two()];
+            for (i, a) in alpha.iter_mut().enumerate() {
+                let hash = (i as u64) << 32;
+                *a = floor(self, hash) + floor(other, hash);
+            }
+        }
+        let count_of = |t: &TopValues, c: usize| t.order[t.place[c] as usize].0;
+        let mut all: Vec<(u64, Counter)> =
+            Vec::with_capacity(self.counters.len() + other.counters.len());
+        for (i, c) in self.counters.iter().enumerate() {
+            let (count, error) = match other.index.get(c.hash) {
+                Some(t) => (
+                    count_of(other, t as usize),
+                    other.counters[t as usize].error,
+                ),
+                None => (floor(other, c.hash), floor(other, c.hash)),
+            };
+            let merged = Counter {
+                error: c.error + error,
+                ..c.clone()
+            };
+            all.push((count_of(self, i) + count, merged));
+        }
+        for (i, c) in other.counters.iter().enumerate() {
+            if self.index.get(c.hash).is_none() {
+                let mine = floor(self, c.hash);
+                let merged = Counter {
+                    error: c.error + mine,
+                    ..c.clone()
+                };
+                all.push((count_of(other, i) + mine, merged));
+            }
+        }
+        let reused = self.reused || other.reused || all.len() > self.k;
+        all.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.hash.cmp(&b.1.hash)));
+        let n = self.n + other.n;
+        *self = TopValues::new(self.k, self.text_cap);
+        for (at, (count, c)) in all.into_iter().enumerate() {
+            if at < self.k {
+                self.take(c.hash, count, c.error, &c.text);
+            } else if !alpha.is_empty() {
+                // Dropped: its slot bounds it from now on.
+                let slot = (c.hash >> 32) as usize & (alpha.len() - 1);
+                alpha[slot] = alpha[slot].max(count);
+            }
+        }
+        self.alpha = alpha;
+        self.reused = reused;
+        self.n = n;
+    }
+
+    /// The `limit` largest counts, largest first (ties by text).
+    pub(crate) fn top(&self, limit: usize) -> Vec<TopEntry> {
+        let mut v: Vec<TopEntry> = self
+            .order
+            .iter()
+            .map(|&(count, c)| {
+                let c = &self.counters[c as usize];
+                TopEntry {
+                    text: super::lossy_text(&c.text, self.text_cap),
+                    count,
+                    error: c.error,
+                }
+            })
+            .collect();
+        v.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.text.cmp(&b.text)));
+        v.truncate(limit);
+        v
+    }
+}

@@ -1,0 +1,106 @@
+//! A column's statistics for inspect's `stats` option: plumb-core's
+//! [`ValueStats`] fed from the cells as the column report reads them,
+//! and the date range, which needs the column's date order (known only
+//! at the end) to read `03/04/2024`.
+
+use plumb_core::{DateRange, StatsBudget, StatsReport, ValueStats};
+
+use crate::cell::{CellClass, CellScan, DateOrder};
+
+use super::column::number_in;
+
+/// One column's statistics.
+#[derive(Clone, Debug)]
+pub(crate) struct ColumnStats {
+    values: ValueStats,
+    /// The least and greatest date (as `yyyymmdd`), read day-first and
+    /// read month-first; year-first dates count in both.
+    dates: [Option<(u32, u32)>; 2],
+}
+
+impl ColumnStats {
+    pub(crate) fn new(index: usize) -> ColumnStats {
+        ColumnStats {
+            values: ValueStats::new(StatsBudget::for_index(index)),
+            dates: [None; 2],
+        }
+    }
+
+    /// A number cell.
+    #[inline]
+    pub(crate) fn number(&mut self, cell: &[u8], number: plumb_core::NumberIn) {
+        self.values.add_value(cell);
+        self.values.add_number(number);
+    }
+
+    /// Any cell through the general path, `chars` characters long.
+    pub(crate) fn cell(&mut self, cell: &[u8], scan: &CellScan<'_>, chars: u64) {
+        match scan.class {
+            CellClass::Empty | CellClass::Sentinel => {}
+            CellClass::Integer | CellClass::Float => match &scan.number {
+                Some(d) => self.number(cell, number_in(d, scan.trimmed)),
+                None => self.values.add_value(cell),
+            },
+            CellClass::Boolean => self.values.add_value(cell),
+            CellClass::Date => {
+                self.values.add_value(cell);
+                self.values.add_text(cell, chars);
+                if let Some(form) = scan.date {
+                    self.date(scan.trimmed, form.separator, form.order);
+                }
+            }
+            CellClass::Timestamp | CellClass::String => {
+                self.values.add_value(cell);
+                self.values.add_text(cell, chars);
+            }
+        }
+    }
+
+    fn date(&mut self, text: &[u8], separator: u8, order: DateOrder) {
+        let mut parts = text.split(|&b| b == separator).map(|p| {
+            p.iter().try_fold(0u32, |n, &d| {
+                d.is_ascii_digit().then(|| n * 10 + u32::from(d - b'0'))
+            })
+        });
+        let (Some(Some(a)), Some(Some(b)), Some(Some(c))) =
+            (parts.next(), parts.next(), parts.next())
+        else {
+            return;
+        };
+        let key = |y: u32, m: u32, d: u32| y * 10_000 + m * 100 + d;
+        let (day_first, month_first) = match order {
+            DateOrder::Ymd => (Some(key(a, b, c)), Some(key(a, b, c))),
+            DateOrder::Dmy => (Some(key(c, b, a)), None),
+            DateOrder::Mdy => (None, Some(key(c, a, b))),
+            DateOrder::Ambiguous => (Some(key(c, b, a)), Some(key(c, a, b))),
+        };
+        for (slot, k) in self.dates.iter_mut().zip([day_first, month_first]) {
+            if let Some(k) = k {
+                *slot = Some(match *slot {
+                    Some((lo, hi)) => (lo.min(k), hi.max(k)),
+                    None => (k, k),
+                });
+            }
+        }
+    }
+
+    /// The report, given the column's cells, nulls and settled date
+    /// format (the date range is given only when the format is one).
+    pub(crate) fn report(&self, count: u64, nulls: u64, date_format: Option<&str>) -> StatsReport {
+        let mut r = self.values.report(count, nulls);
+        let slot = match date_format {
+            Some(f) if f.starts_with("YYYY") || f.starts_with("DD") => Some(0),
+            Some(f) if f.starts_with("MM") => Some(1),
+            _ => None,
+        };
+        if let Some((lo, hi)) = slot.and_then(|s| self.dates[s]) {
+            let iso = |k: u32| format!("{:04}-{:02}-{:02}", k / 10_000, k / 100 % 100, k % 100);
+            r.dates = Some(DateRange {
+                min: iso(lo),
+                max: iso(hi),
+            });
+            r.accuracy.insert("dates", plumb_core::Accuracy::Exact);
+        }
+        r
+    }
+}
