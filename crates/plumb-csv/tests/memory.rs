@@ -315,3 +315,87 @@ fn tracked_columns_of_long_text_stay_within_their_budget() {
     // 70 MiB.
     assert!(peak < 24 * 1024 * 1024, "peak live heap {peak} bytes");
 }
+
+/// Statistics keep a fixed budget per column: ten thousand columns of
+/// distinct values (every sketch at its largest) and a few columns of
+/// millions of distinct values stay within the stated budgets.
+#[test]
+fn stats_memory_is_a_budget_per_column_not_a_function_of_the_data() {
+    let _turn = serial();
+    let opts = CsvOptions {
+        stats: true,
+        ..CsvOptions::default()
+    };
+    // Distinct numbers and text in every cell: each column's sketches
+    // fill (past the exact set, every top counter taken).
+    let distinct = |row: usize, col: usize, out: &mut Vec<u8>| {
+        if row == 0 {
+            out.extend_from_slice(format!("c{col}").as_bytes());
+        } else if col.is_multiple_of(2) {
+            out.extend_from_slice(format!("{}", row * 7919 + col).as_bytes());
+        } else {
+            out.extend_from_slice(format!("v{row}x{col}").as_bytes());
+        }
+    };
+    let (report, peak) = plumb_testkit::peak_during(|| {
+        inspect(
+            TextStream::new(Wide::of(10_000, 700, distinct)),
+            CsvFormat::Csv,
+            &opts,
+        )
+        .unwrap()
+    });
+    let (_, plain) = plumb_testkit::peak_during(|| {
+        let plain = CsvOptions::default();
+        inspect(
+            TextStream::new(Wide::of(10_000, 700, distinct)),
+            CsvFormat::Csv,
+            &plain,
+        )
+        .unwrap()
+    });
+    assert_eq!(report.columns.len(), 10_000);
+    let last = report.columns[9_999].stats.as_ref().unwrap();
+    assert_ne!(last.accuracy["distinct"], plumb_core::Accuracy::Exact);
+    let per_column = peak.saturating_sub(plain) / 10_000;
+    eprintln!("10,000 columns: peak live heap {plain} bytes plain, {peak} with stats ({per_column} per column)");
+    // 256 columns at the full budget (under 16 KiB), the rest lean
+    // (under 4 KiB): on average under 4 KiB a column.
+    assert!(per_column < 4 * 1024, "{per_column} bytes a column");
+
+    let few = |row: usize, col: usize, out: &mut Vec<u8>| {
+        if row == 0 {
+            out.extend_from_slice(format!("c{col}").as_bytes());
+        } else {
+            out.extend_from_slice(format!("{}.{}", row * 31 + col, row % 97).as_bytes());
+        }
+    };
+    let peaks = |rows: usize| {
+        let (stats, with) = plumb_testkit::peak_during(|| {
+            inspect(
+                TextStream::new(Wide::of(4, rows, few)),
+                CsvFormat::Csv,
+                &opts,
+            )
+            .unwrap()
+        });
+        assert_eq!(stats.row_count, Some(rows as u64 - 1));
+        assert!(stats.columns[0].stats.is_some());
+        let (_, without) = plumb_testkit::peak_during(|| {
+            let plain = CsvOptions::default();
+            inspect(
+                TextStream::new(Wide::of(4, rows, few)),
+                CsvFormat::Csv,
+                &plain,
+            )
+            .unwrap()
+        });
+        with.saturating_sub(without)
+    };
+    let (small, large) = (peaks(20_000), peaks(2_000_000));
+    eprintln!("stats of 4 columns: {small} bytes at 20,000 rows, {large} at 2,000,000");
+    // A hundred times the rows, the same memory for the statistics (a
+    // KLL level per doubling is the one growth: a few bytes each).
+    assert!(large < small + 16 * 1024, "{small} -> {large}");
+    assert!(large < 4 * 16 * 1024, "{large} bytes for four full budgets");
+}

@@ -50,14 +50,16 @@ pub use ops::{
     KEY_LIST_CAP, SAMPLE_BUDGET_BYTES, SELECT_BUDGET_BYTES, WILDCARD,
 };
 pub use outline::{
-    Outline, OUTLINE_COLLAPSE_KEYS, OUTLINE_KEY_SAMPLES, OUTLINE_LIST_DEFAULT, OUTLINE_MAX_NODES,
-    OUTLINE_SAMPLES, OUTLINE_SAMPLE_BYTES,
+    Outline, OutlineOptions, OUTLINE_COLLAPSE_KEYS, OUTLINE_KEY_SAMPLES, OUTLINE_LIST_DEFAULT,
+    OUTLINE_MAX_NODES, OUTLINE_SAMPLES, OUTLINE_SAMPLE_BYTES,
 };
 pub use parser::{
     JsonParser, Scalar, ScalarKind, Status, JSON_MAX_DEPTH, KEY_CAPTURE_BYTES, STRING_CAPTURE_BYTES,
 };
 pub use pointer::{PathToken, PathTracker, Pointer};
-pub use reader::{outline_paths, JsonReader, JSON_OPTIONS, OUTLINE_PATHS_OPTION};
+pub use reader::{
+    outline_options, outline_paths, JsonReader, JSON_OPTIONS, OUTLINE_PATHS_OPTION, STATS_OPTION,
+};
 pub use sink::{JsonSink, Null, Tee};
 pub use structure::{
     DuplicateKey, DuplicateReport, PrecisionFact, PrecisionReport, Structure,

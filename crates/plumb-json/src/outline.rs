@@ -17,7 +17,7 @@
 
 use std::ops::ControlFlow;
 
-use plumb_core::NumericRange;
+use plumb_core::{scan_decimal, NumberIn, NumericRange, StatsBudget, ValueStats};
 use serde_json::{json, Map, Value};
 
 use crate::parser::{Scalar, ScalarKind};
@@ -62,6 +62,8 @@ struct Node {
     string_length: Option<(u64, u64)>,
     range: Option<Box<NumericRange>>,
     samples: Vec<Box<str>>,
+    /// Statistics of the scalars here, when the outline keeps them.
+    stats: Option<Box<ValueStats>>,
 }
 
 impl Node {
@@ -89,6 +91,29 @@ pub struct Outline {
     frames: Vec<Frame>,
     /// Values whose path was past the node cap.
     values_cut: u64,
+    /// Whether paths keep statistics of their scalars.
+    stats: bool,
+}
+
+/// What inspect's outline lists and learns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutlineOptions {
+    /// How many paths the answer lists (all are counted).
+    pub paths: usize,
+    /// Whether each path keeps statistics of its scalars (distinct count,
+    /// top values, moments, quantiles, text ranges: see
+    /// [`plumb_core::ValueStats`]).
+    pub stats: bool,
+}
+
+impl From<usize> for OutlineOptions {
+    /// A listing budget, without statistics.
+    fn from(paths: usize) -> OutlineOptions {
+        OutlineOptions {
+            paths,
+            stats: false,
+        }
+    }
 }
 
 impl Default for Outline {
@@ -125,6 +150,15 @@ impl Outline {
             free: Vec::new(),
             frames: Vec::new(),
             values_cut: 0,
+            stats: false,
+        }
+    }
+
+    /// An empty outline whose paths keep statistics of their scalars.
+    pub fn with_stats() -> Outline {
+        Outline {
+            stats: true,
+            ..Outline::new()
         }
     }
 
@@ -209,6 +243,12 @@ impl Outline {
                 match &mut dn.range {
                     Some(mine) => mine.merge(&r),
                     None => dn.range = Some(r),
+                }
+            }
+            if let Some(st) = src_node.stats {
+                match &mut dn.stats {
+                    Some(mine) => mine.merge(&st),
+                    None => dn.stats = Some(st),
                 }
             }
             for sample in src_node.samples {
@@ -388,6 +428,13 @@ impl Outline {
             e.insert("min".into(), lo);
             e.insert("max".into(), hi);
         }
+        if let Some(st) = &n.stats {
+            let report = st.report(n.seen(), n.types[5]);
+            e.insert(
+                "stats".into(),
+                serde_json::to_value(report).unwrap_or(Value::Null),
+            );
+        }
         if !n.samples.is_empty() {
             e.insert(
                 "samples".into(),
@@ -400,6 +447,26 @@ impl Outline {
     /// Whether values were left out for the node cap.
     pub fn is_cut(&self) -> bool {
         self.values_cut > 0
+    }
+}
+
+/// Feeds a scalar to a path's statistics: its text as the value (the
+/// kind keeps the string `"1"` apart from the number `1`).
+fn add_stats(st: &mut ValueStats, s: &Scalar<'_>, kind: u8) {
+    st.add_value_of_kind(s.raw, kind);
+    match s.kind {
+        ScalarKind::String => {
+            // A string cut at the capture cap counts its uncaptured bytes
+            // as characters: an upper bound.
+            let chars = s.text().chars().count() as u64 + (s.len - s.raw.len() as u64);
+            st.add_text(s.raw, chars);
+        }
+        ScalarKind::Number => {
+            if let Some(d) = scan_decimal(s.raw) {
+                st.add_number(NumberIn::of_scan(&d, s.raw));
+            }
+        }
+        _ => {}
     }
 }
 
@@ -474,6 +541,7 @@ impl JsonSink for Outline {
         let Some(id) = self.note(node, t) else {
             return ControlFlow::Continue(());
         };
+        let stats = self.stats;
         let n = &mut self.nodes[id as usize];
         match s.kind {
             ScalarKind::String => widen(&mut n.string_length, s.len),
@@ -482,6 +550,12 @@ impl JsonSink for Outline {
                 .get_or_insert_with(Box::default)
                 .add_literal_bytes(s.raw),
             _ => {}
+        }
+        if stats && s.kind != ScalarKind::Null {
+            let st = n.stats.get_or_insert_with(|| {
+                Box::new(ValueStats::new(StatsBudget::for_index(id as usize)))
+            });
+            add_stats(st, s, t as u8);
         }
         if n.samples.len() < OUTLINE_SAMPLES && !matches!(s.kind, ScalarKind::Null) {
             let text = cut(s.text());

@@ -30,7 +30,7 @@ pub struct JsonReader;
 
 /// The options JSON declares: where select looks, and how many paths
 /// inspect's outline lists.
-pub const JSON_OPTIONS: [OptionSpec; 2] = [
+pub const JSON_OPTIONS: [OptionSpec; 3] = [
     OptionSpec {
         name: "pointer",
         kind: OptionKind::Text,
@@ -40,6 +40,7 @@ pub const JSON_OPTIONS: [OptionSpec; 2] = [
             "an RFC 6901 JSON Pointer (\"\" is the whole document): the value to inspect, or to select; with offset and limit, an array (its elements) or an object (its members)",
     },
     OUTLINE_PATHS_OPTION,
+    STATS_OPTION,
 ];
 
 /// `outline_paths`: how many paths inspect's outline lists (all are
@@ -51,6 +52,25 @@ pub const OUTLINE_PATHS_OPTION: OptionSpec = OptionSpec {
     ops: &[Op::Inspect],
     doc: "how many paths the outline lists (each with its types, presence, ranges and samples; at most 2000)",
 };
+
+/// `stats`: statistics of every outline path's scalars, shared by JSON
+/// and JSON Lines.
+pub const STATS_OPTION: OptionSpec = OptionSpec {
+    name: "stats",
+    kind: OptionKind::Flag,
+    default: Some("false"),
+    ops: &[Op::Inspect],
+    doc: "add statistics to each outline path: distinct count, top values, sum, mean, standard deviation, quantiles, text ranges, each labelled exact or estimate",
+};
+
+/// The outline a request asks for: its listing budget and whether paths
+/// keep statistics.
+pub fn outline_options(req: &Request) -> crate::OutlineOptions {
+    crate::OutlineOptions {
+        paths: outline_paths(req),
+        stats: req.options.flag("stats").unwrap_or(false),
+    }
+}
 
 /// The outline's listing budget a request asks for.
 pub fn outline_paths(req: &Request) -> usize {
@@ -88,7 +108,7 @@ impl FormatReader for JsonReader {
         Ok(Box::new(inspect_at(
             text_stream(source)?,
             &req.scan,
-            outline_paths(req),
+            outline_options(req),
             req.options.text("pointer").unwrap_or_default(),
         )?))
     }

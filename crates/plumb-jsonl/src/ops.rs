@@ -373,8 +373,10 @@ pub fn inspect<R: BufRead>(
 pub fn inspect_outlined<R: BufRead>(
     stream: TextStream<R>,
     opts: &ScanBounds,
-    outline_paths: usize,
+    outline: impl Into<plumb_json::OutlineOptions>,
 ) -> Result<JsonlInspect, Refusal> {
+    let listing = outline.into();
+    let outline_paths = listing.paths;
     let mut sink = InspectLines {
         parser: JsonParser::new(),
         st: Structure::default(),
@@ -397,7 +399,11 @@ pub fn inspect_outlined<R: BufRead>(
             .min(JSONL_SAMPLE_ROWS_MAX),
         dups: LineDuplicates::default(),
         precision: LinePrecisionReport::default(),
-        outline: Outline::new(),
+        outline: if listing.stats {
+            Outline::with_stats()
+        } else {
+            Outline::new()
+        },
     };
     let (_, bom) = drive(stream, &mut sink)?;
     let max_depth = sink.st.max_depth();

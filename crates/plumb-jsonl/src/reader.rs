@@ -26,7 +26,8 @@ impl_answer!(
 
 /// The option JSON Lines declares: how many paths inspect's outline
 /// lists.
-pub const JSONL_OPTIONS: [plumb_core::OptionSpec; 1] = [plumb_json::OUTLINE_PATHS_OPTION];
+pub const JSONL_OPTIONS: [plumb_core::OptionSpec; 2] =
+    [plumb_json::OUTLINE_PATHS_OPTION, plumb_json::STATS_OPTION];
 
 /// Reads JSON Lines through the plumb-jsonl engine.
 #[derive(Debug, Clone, Copy, Default)]
@@ -64,7 +65,7 @@ impl FormatReader for JsonlReader {
         Ok(Box::new(inspect_outlined(
             text_stream(source)?,
             &req.scan,
-            plumb_json::outline_paths(req),
+            plumb_json::outline_options(req),
         )?))
     }
 

@@ -48,6 +48,11 @@ impl Distinct {
         match &mut self.exact {
             Some(set) => {
                 if let Err(at) = set.binary_search(&hash) {
+                    if set.len() == set.capacity() {
+                        // Grown by halves, not doubled: the set is the
+                        // largest part of a lean column's budget.
+                        set.reserve_exact((set.len() / 2).max(8));
+                    }
                     set.insert(at, hash);
                     if set.len() > self.exact_cap {
                         self.overflow();
@@ -82,8 +87,24 @@ impl Distinct {
         }
     }
 
-    /// Takes in another count (of the same precision and cap).
+    /// Takes in another count (of any precision: the merged sketch has
+    /// the lower one).
     pub(crate) fn merge(&mut self, other: &Distinct) {
+        if other.exact.is_none() && other.precision != self.precision {
+            let p = self.precision.min(other.precision);
+            if self.exact.is_some() {
+                self.precision = p;
+                self.overflow();
+            } else {
+                self.registers = fold(&self.registers, self.precision, p);
+                self.precision = p;
+            }
+            let theirs = fold(&other.registers, other.precision, p);
+            for (a, b) in self.registers.iter_mut().zip(&theirs) {
+                *a = (*a).max(*b);
+            }
+            return;
+        }
         match (&mut self.exact, &other.exact) {
             (Some(_), Some(theirs)) => {
                 for &h in theirs {
@@ -131,6 +152,30 @@ impl Distinct {
         let alpha = 1.0 / (2.0 * std::f64::consts::LN_2);
         alpha * m * m / z
     }
+}
+
+/// Registers of precision `from` as registers of precision `to` (not
+/// above `from`): the index bits dropped become the leading bits of the
+/// rest of the hash, so each rank is what the lower precision would have
+/// recorded.
+fn fold(registers: &[u8], from: u8, to: u8) -> Vec<u8> {
+    let d = u32::from(from - to);
+    let mut out = vec![0u8; 1 << to];
+    let top = (64 - u32::from(to) + 1) as u8;
+    for (j, &r) in registers.iter().enumerate() {
+        if r == 0 {
+            continue;
+        }
+        let low = j as u64 & ((1u64 << d) - 1);
+        let rank = if low != 0 {
+            (d - (64 - low.leading_zeros())) as u8 + 1
+        } else {
+            (d as u8).saturating_add(r).min(top)
+        };
+        let slot = &mut out[j >> d];
+        *slot = (*slot).max(rank);
+    }
+    out
 }
 
 /// `x + sum_{k>=1} x^(2^k) 2^(k-1)`, the correction for empty registers.

@@ -81,13 +81,13 @@ pub const STATS_FULL_BUDGET: StatsBudget = StatsBudget {
     text_bytes: 64,
 };
 
-/// The budget of later columns: exact distinct counts to 64 values, then
-/// ±6.5%; quantiles within 6% of rank; 8 top counters.
+/// The budget of later columns: exact distinct counts to 32 values, then
+/// ±6.5%; quantiles within 8% of rank; 8 top counters.
 pub const STATS_LEAN_BUDGET: StatsBudget = StatsBudget {
     top_counters: 8,
-    exact_distinct: 64,
+    exact_distinct: 32,
     hll_precision: 8,
-    quantile_k: 48,
+    quantile_k: 32,
     text_bytes: 24,
 };
 

@@ -34,6 +34,25 @@ pub enum NumberIn {
 }
 
 impl NumberIn {
+    /// A scanned number literal: exact when its digits fit an `i64`.
+    pub fn of_scan(scan: &crate::DecimalScan, literal: &[u8]) -> NumberIn {
+        if let Some(v) = scan.small_integer() {
+            return NumberIn::Int(v);
+        }
+        if let Some((mantissa, scale)) = scan.short_decimal() {
+            return NumberIn::Decimal { mantissa, scale };
+        }
+        if let Some(n) = plain_decimal(literal) {
+            return n;
+        }
+        let v = scan.exponent_f64().or_else(|| {
+            std::str::from_utf8(literal)
+                .ok()
+                .and_then(|t| t.parse::<f64>().ok())
+        });
+        NumberIn::Float(v.unwrap_or(f64::NAN))
+    }
+
     /// The nearest double.
     pub fn to_f64(self) -> f64 {
         match self {
@@ -49,6 +68,42 @@ impl NumberIn {
             NumberIn::Float(v) => v,
         }
     }
+}
+
+/// A literal of digits with at most one point and an optional sign, whose
+/// digits fit an `i64`: exact, however written (`0000000000000001`,
+/// `12.50000000000001`).
+fn plain_decimal(literal: &[u8]) -> Option<NumberIn> {
+    let (negative, body) = match literal.first() {
+        Some(b'-') => (true, &literal[1..]),
+        Some(b'+') => (false, &literal[1..]),
+        _ => (false, literal),
+    };
+    let mut mantissa: i64 = 0;
+    let mut scale: Option<u32> = None;
+    let mut digits = 0;
+    for &b in body {
+        match b {
+            b'0'..=b'9' => {
+                mantissa = mantissa.checked_mul(10)?.checked_add(i64::from(b - b'0'))?;
+                digits += 1;
+                if let Some(s) = &mut scale {
+                    *s += 1;
+                }
+            }
+            b'.' if scale.is_none() => scale = Some(0),
+            _ => return None,
+        }
+    }
+    if digits == 0 {
+        return None;
+    }
+    let mantissa = if negative { -mantissa } else { mantissa };
+    Some(match scale {
+        None => NumberIn::Int(mantissa),
+        Some(scale) if scale <= EXACT_SCALE_MAX => NumberIn::Decimal { mantissa, scale },
+        Some(_) => return None,
+    })
 }
 
 #[derive(Clone, Copy, Debug)]

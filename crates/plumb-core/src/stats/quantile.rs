@@ -138,6 +138,12 @@ impl Quantiles {
             self.levels[h + 1].extend(up);
             level.clear();
             level.extend(kept);
+            if h > 0 {
+                // A level keeps no more room than it may fill: levels
+                // shrink as new ones are added above them, and kept
+                // buffers would make memory grow with the log of n.
+                level.shrink_to(self.capacity(h));
+            }
             self.levels[h] = level;
             self.measure();
         }

@@ -23,7 +23,7 @@
 //! Counters sit in an array sorted by count (so the counter to reuse is
 //! the first; a count goes up by one by swapping its counter to the end
 //! of its run of equal counts, found by binary search) and are found by hash through a small open-addressing
-//! table (four slots per counter, so it stays in L1 and a probe is a
+//! table (two slots per counter, so it stays in L1 and a probe is a
 //! step or two); values are told apart by their 64-bit hash. A counter
 //! keeps the raw bytes of its value's start, made text only for the
 //! answer: a column of distinct values reuses a counter per cell.
@@ -39,7 +39,7 @@ struct Index {
 
 impl Index {
     fn new(counters: usize) -> Index {
-        let size = (counters * 4).next_power_of_two().max(8);
+        let size = (counters * 2).next_power_of_two().max(8);
         Index {
             slots: vec![(0, 0); size],
             mask: size - 1,
@@ -118,7 +118,7 @@ struct Counter {
 }
 
 /// Gate slots per counter.
-const ALPHA_PER_COUNTER: usize = 8;
+const ALPHA_PER_COUNTER: usize = 4;
 
 /// A space-saving summary, mergeable.
 #[derive(Clone, Debug)]

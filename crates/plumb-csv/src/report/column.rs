@@ -216,18 +216,7 @@ fn comma_decimal(t: &[u8]) -> Option<Vec<u8>> {
 
 /// A number cell as the statistics take it: exact when its digits fit.
 pub(super) fn number_in(scan: &DecimalScan, literal: &[u8]) -> NumberIn {
-    if let Some(v) = scan.small_integer() {
-        return NumberIn::Int(v);
-    }
-    if let Some((mantissa, scale)) = scan.short_decimal() {
-        return NumberIn::Decimal { mantissa, scale };
-    }
-    let v = scan.exponent_f64().or_else(|| {
-        std::str::from_utf8(literal)
-            .ok()
-            .and_then(|t| t.parse::<f64>().ok())
-    });
-    NumberIn::Float(v.unwrap_or(f64::NAN))
+    NumberIn::of_scan(scan, literal)
 }
 
 /// Whether a float literal is shaped like a code: digits, `E` or `e`,

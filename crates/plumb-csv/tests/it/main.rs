@@ -6,4 +6,5 @@ mod cell;
 mod conformance;
 mod ops;
 mod parser;
+mod stats;
 mod util;

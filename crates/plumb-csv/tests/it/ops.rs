@@ -359,9 +359,10 @@ proptest::proptest! {
     /// Rows folded cell by cell (the block path) give the report that
     /// rows kept whole (the byte machine) give; only the sample differs.
     #[test]
-    fn cells_and_kept_rows_give_one_report(text in inspectable()) {
+    fn cells_and_kept_rows_give_one_report(text in inspectable(), stats in proptest::bool::ANY) {
         let report = |sample_rows: usize| {
             let opts = CsvOptions {
+                stats,
                 delimiter: Some(b','),
                 scan: plumb_core::ScanBounds {
                     sample_rows: Some(sample_rows),

@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use plumb_core::{Refusal, RowCap, ScanBounds, TextStream, ViewFlags, COLUMN_TRACK_CAP};
 
 use crate::builder::ValueBuilder;
-use crate::outline::{Outline, OUTLINE_LIST_DEFAULT};
+use crate::outline::{Outline, OutlineOptions, OUTLINE_LIST_DEFAULT};
 use crate::parser::Scalar;
 use crate::pointer::Pointer;
 use crate::sink::{JsonSink, Tee};
@@ -225,9 +225,9 @@ pub fn inspect<R: BufRead>(
 pub fn inspect_outlined<R: BufRead>(
     stream: TextStream<R>,
     opts: &ScanBounds,
-    outline_paths: usize,
+    outline: impl Into<OutlineOptions>,
 ) -> Result<JsonInspect, Refusal> {
-    inspect_at(stream, opts, outline_paths, "")
+    inspect_at(stream, opts, outline, "")
 }
 
 /// [`inspect_outlined`] of the value at `pointer` (`""` is the whole
@@ -242,11 +242,17 @@ pub fn inspect_outlined<R: BufRead>(
 pub fn inspect_at<R: BufRead>(
     stream: TextStream<R>,
     opts: &ScanBounds,
-    outline_paths: usize,
+    outline: impl Into<OutlineOptions>,
     pointer: &str,
 ) -> Result<JsonInspect, Refusal> {
     let target = Pointer::parse(pointer)?;
-    let mut outline = Outline::new();
+    let listing = outline.into();
+    let outline_paths = listing.paths;
+    let mut outline = if listing.stats {
+        Outline::with_stats()
+    } else {
+        Outline::new()
+    };
     let mut sink = InspectSink {
         st: Structure::default(),
         depth: 0,

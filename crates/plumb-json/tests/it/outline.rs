@@ -243,3 +243,75 @@ proptest! {
         prop_assert_eq!(got, want);
     }
 }
+
+/// Statistics per path of an array of objects (and of a JSON Lines file
+/// through the same outline): the same whatever the chunking, and equal
+/// to the values computed here.
+#[test]
+fn outline_stats_per_key_of_an_array_of_objects() {
+    let mut doc = String::from("[");
+    let mut ages = Vec::new();
+    for i in 0..700u64 {
+        let age = 18 + i * 13 % 60;
+        ages.push(age);
+        let name = ["ann", "bob", "cy"][(i % 3) as usize];
+        let sep = if i == 0 { "" } else { "," };
+        let email = if i % 10 == 0 {
+            "null".to_owned()
+        } else {
+            format!("\"u{i}@x.org\"")
+        };
+        doc.push_str(&format!(
+            r#"{sep}{{"name":"{name}","age":{age},"email":{email},"tags":["t{}"]}}"#,
+            i % 4
+        ));
+    }
+    doc.push(']');
+    let run = |cap: usize| {
+        let s = plumb_core::TextStream::from_buf_read(std::io::BufReader::with_capacity(
+            cap,
+            doc.as_bytes(),
+        ));
+        let r = plumb_json::inspect_outlined(
+            s,
+            &plumb_core::ScanBounds::default(),
+            plumb_json::OutlineOptions {
+                paths: 100,
+                stats: true,
+            },
+        )
+        .unwrap();
+        serde_json::to_value(r).unwrap()["outline"].clone()
+    };
+    let whole = run(1 << 16);
+    for cap in [1, 3, 7, 100] {
+        assert_eq!(run(cap), whole, "capacity {cap}");
+    }
+    let path = |p: &str| {
+        whole["paths"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["path"] == p)
+            .unwrap_or_else(|| panic!("{p}"))["stats"]
+            .clone()
+    };
+    let age = path("/*/age");
+    let mean = ages.iter().sum::<u64>() as f64 / ages.len() as f64;
+    assert_eq!(age["numbers"]["mean"].as_f64().unwrap(), mean);
+    assert_eq!(age["numbers"]["sum"], ages.iter().sum::<u64>());
+    let distinct: std::collections::HashSet<_> = ages.iter().collect();
+    assert_eq!(age["distinct"], distinct.len());
+    assert_eq!(age["accuracy"]["distinct"], "exact");
+    let name = path("/*/name");
+    assert_eq!(
+        name["top"][0],
+        serde_json::json!({"value": "ann", "count": 234})
+    );
+    let email = path("/*/email");
+    assert_eq!(email["nulls"], 70);
+    assert_eq!(email["count"], 700);
+    assert_eq!(email["text"]["count"], 630);
+    let tags = path("/*/tags/*");
+    assert_eq!(tags["distinct"], 4);
+}

@@ -326,3 +326,53 @@ fn the_outline_merges_every_record_into_one_tree() {
         assert_eq!(&b["outline"], o, "pieces of {piece}");
     }
 }
+
+/// Statistics per key of the records, through the outline: the same for
+/// every chunking; keys that are data (collapsed into `*`) merge their
+/// statistics, so no value is lost.
+#[test]
+fn stats_per_key_hold_under_chunking_and_collapse() {
+    let mut text = String::new();
+    for i in 0..300u64 {
+        // `by_id` has a key per record: data, collapsed into `*`.
+        text.push_str(&format!(
+            "{{\"id\":{i},\"level\":\"{}\",\"by_id\":{{\"k{i}\":{}}}}}\n",
+            ["info", "warn", "error"][(i % 3) as usize],
+            i % 50
+        ));
+    }
+    let run = |cap: usize| {
+        let s = TextStream::from_buf_read(BufReader::with_capacity(cap, text.as_bytes()));
+        let opts = plumb_json::OutlineOptions {
+            paths: 50,
+            stats: true,
+        };
+        serde_json::to_value(
+            plumb_jsonl::inspect_outlined(s, &ScanBounds::default(), opts).unwrap(),
+        )
+        .unwrap()["outline"]
+            .clone()
+    };
+    let whole = run(1 << 16);
+    for cap in [1, 5, 64] {
+        assert_eq!(run(cap), whole, "capacity {cap}");
+    }
+    let stats = |p: &str| {
+        whole["paths"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["path"] == p)
+            .unwrap()["stats"]
+            .clone()
+    };
+    assert_eq!(stats("/level")["distinct"], 3);
+    assert_eq!(stats("/level")["top"][0]["count"], 100);
+    let star = stats("/by_id/*");
+    assert_eq!(star["count"], 300, "every value of the collapsed keys");
+    assert_eq!(star["distinct"], 50);
+    assert_eq!(
+        star["numbers"]["sum"],
+        (0..300u64).map(|i| i % 50).sum::<u64>()
+    );
+}

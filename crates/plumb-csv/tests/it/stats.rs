@@ -1,0 +1,129 @@
+//! inspect's `stats` option: figures against values computed here, the
+//! same figures whatever the chunking, and the two cell paths agreeing.
+
+use std::collections::{BTreeMap, HashSet};
+
+use plumb_core::TextStream;
+use plumb_csv::{inspect, CsvFormat, CsvOptions};
+use serde_json::{json, Value};
+
+fn stats_opts() -> CsvOptions {
+    CsvOptions {
+        stats: true,
+        ..CsvOptions::default()
+    }
+}
+
+fn inspect_with(text: &str, chunk: Option<usize>) -> Value {
+    let report = match chunk {
+        None => inspect(
+            TextStream::new(text.as_bytes()),
+            CsvFormat::Csv,
+            &stats_opts(),
+        ),
+        Some(cap) => inspect(
+            TextStream::from_buf_read(std::io::BufReader::with_capacity(cap, text.as_bytes())),
+            CsvFormat::Csv,
+            &stats_opts(),
+        ),
+    };
+    serde_json::to_value(report.unwrap()).unwrap()
+}
+
+/// A table whose columns are known: an id (all distinct), a city (few
+/// values), a price (decimals with empties), a date (day-first), text.
+fn table(rows: usize) -> (String, Vec<(u64, &'static str, Option<(i64, u32)>, String)>) {
+    let cities = ["Lyon", "Köln", "Paris", "Oslo", "Bern"];
+    let mut out = String::from("id,city,price,when,note\n");
+    let mut kept = Vec::new();
+    for i in 0..rows as u64 {
+        let city = cities[(i * i % 7 % 5) as usize];
+        let price = (i % 9 != 0).then(|| ((i * 37 % 1000) as i64, 2u32));
+        let day = i % 28 + 1;
+        let month = i % 12 + 1;
+        let when = format!("{day:02}/{month:02}/20{:02}", 10 + i % 15);
+        let price_text = price.map_or(String::new(), |(m, _)| {
+            format!("{}.{:02}", m / 100, m % 100)
+        });
+        out.push_str(&format!("{i},{city},{price_text},{when},\"n {i}, x\"\n"));
+        kept.push((i, city, price, when));
+    }
+    (out, kept)
+}
+
+#[test]
+fn figures_match_the_values_and_are_labelled_exact_when_they_are() {
+    let (text, rows) = table(3_000);
+    let r = inspect_with(&text, None);
+    let col = |i: usize| &r["columns"][i]["stats"];
+
+    // id: all distinct, past the exact set: an estimate with its error.
+    let id = col(0);
+    assert_eq!(id["count"], 3_000);
+    assert_eq!(id["numbers"]["sum"], json!((0..3_000u64).sum::<u64>()));
+    assert_eq!(id["numbers"]["mean"], json!(1499.5));
+    assert_eq!(id["accuracy"]["sum"], "exact");
+    assert_eq!(id["accuracy"]["distinct"]["estimate"], "hyperloglog");
+    let bound = id["accuracy"]["distinct"]["bound_99_7"].as_f64().unwrap();
+    let got = id["distinct"].as_f64().unwrap();
+    assert!((got - 3_000.0).abs() / 3_000.0 <= bound, "{got}");
+
+    // city: five values, counted exactly.
+    let city = col(1);
+    let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+    for (_, c, _, _) in &rows {
+        *counts.entry(c).or_default() += 1;
+    }
+    assert_eq!(city["distinct"], counts.len());
+    assert_eq!(city["accuracy"]["top"], "exact");
+    for t in city["top"].as_array().unwrap() {
+        assert_eq!(t["count"], counts[t["value"].as_str().unwrap()]);
+    }
+    assert_eq!(city["text"]["min"], "Bern");
+    assert_eq!(city["text"]["max"], "Paris");
+
+    // price: empties are nulls; the sum of the decimals is exact.
+    let price = col(2);
+    let prices: Vec<i64> = rows.iter().filter_map(|r| r.2.map(|p| p.0)).collect();
+    assert_eq!(price["nulls"], (rows.len() - prices.len()) as u64);
+    let cents: i64 = prices.iter().sum();
+    let sum = price["numbers"]["sum"].as_f64().unwrap();
+    assert_eq!(format!("{sum}"), format!("{}", cents as f64 / 100.0));
+    assert_eq!(price["accuracy"]["mean"], "exact");
+    let distinct_prices: HashSet<i64> = prices.iter().copied().collect();
+    let truth = distinct_prices.len() as f64;
+    let got = price["distinct"].as_f64().unwrap();
+    match price["accuracy"]["distinct"].get("bound_99_7") {
+        Some(bound) => assert!((got - truth).abs() / truth <= bound.as_f64().unwrap()),
+        None => assert_eq!(got, truth),
+    }
+
+    // when: day-first dates, their range as ISO dates.
+    let when = col(3);
+    let iso = |w: &str| format!("{}-{}-{}", &w[6..], &w[3..5], &w[..2]);
+    let dates: Vec<String> = rows.iter().map(|r| iso(&r.3)).collect();
+    assert_eq!(when["dates"]["min"], *dates.iter().min().unwrap());
+    assert_eq!(when["dates"]["max"], *dates.iter().max().unwrap());
+}
+
+#[test]
+fn chunking_never_changes_a_figure() {
+    let (text, _) = table(400);
+    let whole = inspect_with(&text, None);
+    for cap in [1, 2, 3, 7, 64, 1000] {
+        assert_eq!(inspect_with(&text, Some(cap)), whole, "capacity {cap}");
+    }
+}
+
+#[test]
+fn stats_are_absent_unless_asked_for() {
+    let (text, _) = table(10);
+    let plain = inspect(
+        TextStream::new(text.as_bytes()),
+        CsvFormat::Csv,
+        &CsvOptions::default(),
+    );
+    let v = serde_json::to_value(plain.unwrap()).unwrap();
+    assert!(v["columns"][0].get("stats").is_none());
+    assert!(inspect_with(&text, None)["columns"][0]["stats"].is_object());
+}
