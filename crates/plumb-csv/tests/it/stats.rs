@@ -32,7 +32,10 @@ fn inspect_with(text: &str, chunk: Option<usize>) -> Value {
 
 /// A table whose columns are known: an id (all distinct), a city (few
 /// values), a price (decimals with empties), a date (day-first), text.
-fn table(rows: usize) -> (String, Vec<(u64, &'static str, Option<(i64, u32)>, String)>) {
+/// A row as written: id, city, price (cents, 2), date.
+type Row = (u64, &'static str, Option<(i64, u32)>, String);
+
+fn table(rows: usize) -> (String, Vec<Row>) {
     let cities = ["Lyon", "Köln", "Paris", "Oslo", "Bern"];
     let mut out = String::from("id,city,price,when,note\n");
     let mut kept = Vec::new();
