@@ -118,7 +118,27 @@ pub fn render(answer: &Value, colour: bool) -> String {
                 tables.push((key.clone(), rows_table(rows, map.get("header"))))
             }
             (_, Value::Array(items)) if !items.is_empty() && items.iter().all(Value::is_object) => {
-                tables.push((key.clone(), object_table(items)))
+                if let Some(t) = stats_table(items, "name") {
+                    let plain: Vec<Value> = items.iter().map(without_stats).collect();
+                    tables.push((key.clone(), object_table(&plain)));
+                    tables.push(("statistics".to_owned(), t));
+                } else {
+                    tables.push((key.clone(), object_table(items)))
+                }
+            }
+            ("outline", Value::Object(m)) if m.get("paths").is_some_and(Value::is_array) => {
+                let paths = m["paths"].as_array().map(Vec::as_slice).unwrap_or_default();
+                let rest: Map<String, Value> = m
+                    .iter()
+                    .filter(|(k, _)| *k != "paths")
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                out.push_str(&format!("{}: {}\n", bold(key, colour), compact(&rest)));
+                let plain: Vec<Value> = paths.iter().map(without_stats).collect();
+                tables.push(("outline paths".to_owned(), object_table(&plain)));
+                if let Some(t) = stats_table(paths, "path") {
+                    tables.push(("statistics".to_owned(), t));
+                }
             }
             (_, Value::Array(items)) if items.is_empty() => {
                 out.push_str(&format!("{}: (none)\n", bold(key, colour)));
@@ -137,6 +157,75 @@ pub fn render(answer: &Value, colour: bool) -> String {
         out.push_str(&format!("\n{}\n{t}\n", bold(&key, colour)));
     }
     out
+}
+
+/// An item without its `stats` member (shown in a table of its own).
+fn without_stats(item: &Value) -> Value {
+    let mut v = item.clone();
+    if let Value::Object(m) = &mut v {
+        m.remove("stats");
+    }
+    v
+}
+
+/// One line per item that has statistics: its name (by `name_key`, else
+/// its index), the counts, the commonest value, the moments and
+/// quartiles; an estimate is marked `≈`. None when no item has any.
+fn stats_table(items: &[Value], name_key: &str) -> Option<String> {
+    let with: Vec<&Value> = items.iter().filter(|i| i["stats"].is_object()).collect();
+    if with.is_empty() {
+        return None;
+    }
+    let approx = |s: &Value, figure: &str, text: String| {
+        if text.is_empty() || s["accuracy"][figure] == "exact" || s["accuracy"][figure].is_null() {
+            text
+        } else {
+            format!("≈{text}")
+        }
+    };
+    let number = |v: &Value| match v.as_f64() {
+        Some(f) if f.fract() == 0.0 && f.abs() < 1e15 => format!("{f:.0}"),
+        Some(f) => format!("{:.6}", f)
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_owned(),
+        None => String::new(),
+    };
+    let headers = [
+        "name", "count", "nulls", "distinct", "top", "mean", "stddev", "p25", "p50", "p75",
+    ];
+    let rows = with
+        .iter()
+        .map(|item| {
+            let s = &item["stats"];
+            let name = match &item[name_key] {
+                Value::String(n) => n.clone(),
+                _ => item["index"].to_string(),
+            };
+            let top = s["top"]
+                .get(0)
+                .map(|t| format!("{} ×{}", cell(&t["value"]), t["count"]))
+                .unwrap_or_default();
+            let n = &s["numbers"];
+            let q = &n["quantiles"];
+            vec![
+                cell(&Value::from(name)),
+                s["count"].to_string(),
+                s["nulls"].to_string(),
+                approx(s, "distinct", s["distinct"].to_string()),
+                approx(s, "top", top),
+                approx(s, "mean", number(&n["mean"])),
+                approx(s, "stddev", number(&n["stddev"])),
+                approx(s, "quantiles", number(&q["p25"])),
+                approx(s, "quantiles", number(&q["p50"])),
+                approx(s, "quantiles", number(&q["p75"])),
+            ]
+        })
+        .collect();
+    Some(table(
+        headers.iter().map(|h| (*h).to_owned()).collect(),
+        rows,
+    ))
 }
 
 fn compact(m: &Map<String, Value>) -> String {

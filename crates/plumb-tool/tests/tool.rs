@@ -575,3 +575,48 @@ fn json_navigation_through_the_tool_with_a_jsonpath_repaired_and_said() {
         .unwrap()
         .contains("recursive descent"));
 }
+
+#[test]
+fn statistics_through_the_tool_are_labelled_and_fit_the_envelope() {
+    let f = fixture();
+    let t = tools(&f);
+    let a = t.call(
+        "data",
+        json!({"op": "inspect", "path": "data/people.csv", "stats": true}),
+        None,
+    );
+    assert_eq!(a["ok"], true, "{a:#}");
+    let temperature = &a["result"]["columns"][2]["stats"];
+    assert_eq!(temperature["nulls"], 1);
+    assert_eq!(temperature["numbers"]["sum"], 60.5);
+    assert_eq!(temperature["accuracy"]["sum"], "exact");
+    // The option is in the schema the agent sees, from its declaration.
+    let schema = t.schema();
+    let stats = &schema["data"]["input_schema"]["properties"]["stats"];
+    assert_eq!(stats["type"], "boolean", "{stats:#}");
+
+    // Forty wide columns of distinct values: statistics for each would
+    // pass 32 KiB; the answer fits, keeps whole columns and says so.
+    let header: Vec<String> = (0..40).map(|i| format!("column_{i}")).collect();
+    let mut text = header.join(",") + "\n";
+    for r in 0..200 {
+        let row: Vec<String> = (0..40)
+            .map(|c| format!("value {r} of {c} {}", "x".repeat(30)))
+            .collect();
+        text.push_str(&(row.join(",") + "\n"));
+    }
+    std::fs::write(f.root.join("data/stats.csv"), text).unwrap();
+    let a = t.call(
+        "data",
+        json!({"op": "inspect", "path": "data/stats.csv", "stats": true}),
+        None,
+    );
+    assert_fits(&a);
+    assert_eq!(a["ok"], true);
+    assert_eq!(a["details"]["view_label"], "cut");
+    let kept = a["result"]["columns"].as_array().unwrap();
+    assert!(!kept.is_empty() && kept.len() < 40);
+    assert!(kept
+        .iter()
+        .all(|c| c["stats"]["accuracy"]["top"].is_object()));
+}

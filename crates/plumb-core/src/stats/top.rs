@@ -17,8 +17,7 @@
 //! per-counter error, which is what lets an answer say how far each
 //! count may be off. While no counter has been reused the counts are
 //! exact and hold every distinct value seen. After that, each count is
-//! at most its counter's `error` above the truth, every error is at most
-//! `n / k`, and every value seen more than `n / k` times holds a counter.
+//! never below the truth and at most its counter's `error` above it.
 //!
 //! Counters sit in an array sorted by count (so the counter to reuse is
 //! the first; a count goes up by one by swapping its counter to the end
