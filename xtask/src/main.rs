@@ -6,6 +6,7 @@
 //! - `memtest [--mb N]`: peak RSS of the release binary on adversarial inputs.
 //! - `conformance [--data DIR]`: every suite in ../shared/conformance.
 //! - `bench [--seconds N] [--table-only]`: the benches and one table.
+//! - `peers [--mb N]`: the whole process beside xan and DuckDB on one CSV.
 //! - `api [--bless]`: the public API of plumb-core and plumb against its snapshot.
 //! - `ci`: what `.ci/run` runs once its tools are installed.
 //!
@@ -21,6 +22,7 @@ mod bench;
 mod conformance;
 mod fuzz;
 mod memtest;
+mod peers;
 mod tidy;
 
 /// plumb's project automation (clap, as the CLI uses: every subcommand
@@ -64,6 +66,13 @@ enum Cmd {
         /// Print the table from the last run without running the benches.
         #[arg(long)]
         table_only: bool,
+    },
+    /// Time the release binary beside the peer tools (xan, DuckDB) on a
+    /// generated CSV, whole process.
+    Peers {
+        /// Size of the generated CSV, in MiB.
+        #[arg(long, default_value_t = 256)]
+        mb: u64,
     },
     /// Compare the public API of plumb-core and plumb with the snapshots
     /// in `api/` (`cargo public-api`, nightly).
@@ -110,6 +119,13 @@ fn main() -> ExitCode {
             Ok(()) => true,
             Err(e) => {
                 eprintln!("bench: {e}");
+                false
+            }
+        },
+        Cmd::Peers { mb } => match peers::run(&root, mb) {
+            Ok(ok) => ok,
+            Err(e) => {
+                eprintln!("peers: {e}");
                 false
             }
         },

@@ -271,6 +271,56 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
         cli("read", &p, &["--offset", "-1"]),
     ];
     out.push(("giant text line (read)", p, ops));
+    // Statistics where every value is new: each column's sketches at
+    // their largest, for the whole file.
+    let p = dir.join("distinct.csv");
+    write_file(&p, |w| {
+        w.write_all(b"id,key,amount,when,note\n")?;
+        let mut written = 0u64;
+        let mut i = 0u64;
+        while written < size {
+            let line = format!(
+                "{i},k{:x},{}.{:02},20{:02}-{:02}-{:02},\"note {i}, free text\"\n",
+                i.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                i % 100_003,
+                i % 100,
+                i % 30,
+                i % 12 + 1,
+                i % 28 + 1
+            );
+            w.write_all(line.as_bytes())?;
+            written += line.len() as u64;
+            i += 1;
+        }
+        Ok(())
+    })?;
+    out.push((
+        "distinct values everywhere (csv, stats)",
+        p.clone(),
+        vec![cli("inspect", &p, &["--stats"])],
+    ));
+    let p = dir.join("distinct.jsonl");
+    write_file(&p, |w| {
+        let mut written = 0u64;
+        let mut i = 0u64;
+        while written < size {
+            let line = format!(
+                "{{\"id\":{i},\"user\":{{\"key\":\"k{:x}\",\"score\":{}.5}},\"tags\":[\"t{}\"]}}\n",
+                i.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                i % 1_000_003,
+                i % 5_000
+            );
+            w.write_all(line.as_bytes())?;
+            written += line.len() as u64;
+            i += 1;
+        }
+        Ok(())
+    })?;
+    out.push((
+        "distinct values everywhere (jsonl, stats)",
+        p.clone(),
+        vec![cli("inspect", &p, &["--stats"])],
+    ));
     out.extend(bombs(dir)?);
     out.extend(layered(dir, size)?);
     Ok(out)
@@ -351,7 +401,7 @@ fn bombs(dir: &Path) -> std::io::Result<Vec<Case>> {
 /// Runs one command and returns the peak RSS of that child, in KiB:
 /// a helper process (this binary, `__rss`) runs it, reaps it, and reads
 /// `getrusage(RUSAGE_CHILDREN)`, whose maximum then covers that child only.
-fn peak_rss_kib(plumb: &Path, args: &[String]) -> Result<(u64, i32), String> {
+pub(crate) fn peak_rss_kib(plumb: &Path, args: &[String]) -> Result<(u64, i32), String> {
     let me = std::env::current_exe().map_err(|e| e.to_string())?;
     let (stdin, args) = match args {
         [flag, _, rest @ ..] if flag == "--stdin" => (&args[..2], rest),

@@ -60,9 +60,9 @@ impl NumberIn {
             NumberIn::Decimal { mantissa, scale } => {
                 if scale <= 22 && mantissa.unsigned_abs() < (1 << 53) {
                     // Both exact as doubles: one rounding, correct.
-                    mantissa as f64 / 10f64.powi(scale as i32)
+                    mantissa as f64 / POW10_F64[scale as usize]
                 } else {
-                    format!("{mantissa}e-{scale}").parse().unwrap_or(f64::NAN)
+                    decimal_f64(mantissa, scale)
                 }
             }
             NumberIn::Float(v) => v,
@@ -104,6 +104,42 @@ fn plain_decimal(literal: &[u8]) -> Option<NumberIn> {
         Some(scale) if scale <= EXACT_SCALE_MAX => NumberIn::Decimal { mantissa, scale },
         Some(_) => return None,
     })
+}
+
+/// `mantissa / 10^scale`, correctly rounded: written as `digits e -scale`
+/// on the stack (no allocation) and read by the standard library's
+/// exact parser.
+fn decimal_f64(mantissa: i64, scale: u32) -> f64 {
+    let mut buf = [0u8; 32];
+    let mut at = buf.len();
+    let mut scale = scale;
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (scale % 10) as u8;
+        scale /= 10;
+        if scale == 0 {
+            break;
+        }
+    }
+    at -= 2;
+    buf[at..at + 2].copy_from_slice(b"e-");
+    let mut m = mantissa.unsigned_abs();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    if mantissa < 0 {
+        at -= 1;
+        buf[at] = b'-';
+    }
+    std::str::from_utf8(&buf[at..])
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(f64::NAN)
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -165,14 +201,112 @@ impl ExactSums {
 #[derive(Clone, Debug)]
 pub(crate) struct Moments {
     n: u64,
+    /// The exact sums, while the values allow them.
     exact: Option<ExactSums>,
-    // Neumaier's compensated sum and the sum of magnitudes for its bound.
+    /// The double accumulators, from when the exact sums ended (seeded
+    /// from them), so the common case pays for no division per value.
+    float: FloatSums,
+}
+
+/// Neumaier's compensated sum, the sum of magnitudes for its bound, and
+/// Welford's mean and sum of squared deviations.
+#[derive(Clone, Copy, Debug, Default)]
+struct FloatSums {
     sum: f64,
     compensation: f64,
     magnitude: f64,
-    // Welford.
     mean: f64,
     m2: f64,
+}
+
+/// Powers of ten a double holds exactly.
+const POW10_F64: [f64; 23] = {
+    let mut t = [1.0f64; 23];
+    let mut i = 1;
+    while i < 23 {
+        t[i] = t[i - 1] * 10.0;
+        i += 1;
+    }
+    t
+};
+
+impl ExactSums {
+    fn scale_f64(&self) -> f64 {
+        POW10_F64[self.scale as usize]
+    }
+
+    /// `n * squares - sum^2` (n times the sum of squared deviations, at
+    /// twice the scale), when it fits.
+    fn deviation_numerator(&self, n: u64) -> Option<i128> {
+        i128::from(n)
+            .checked_mul(self.squares)?
+            .checked_sub(self.sum.checked_mul(self.sum)?)
+    }
+
+    /// The double accumulators `n` values with these sums would have.
+    fn seed(&self, n: u64) -> FloatSums {
+        let nf = n as f64;
+        let scale = self.scale_f64();
+        let sum = self.sum as f64 / scale;
+        let squares = self.squares as f64 / (scale * scale);
+        let m2 = match self.deviation_numerator(n) {
+            Some(num) => num as f64 / nf / (scale * scale),
+            None => squares - sum * sum / nf,
+        };
+        FloatSums {
+            sum,
+            compensation: 0.0,
+            // Cauchy-Schwarz: sum |x| <= sqrt(n * sum x^2).
+            magnitude: (nf * squares).sqrt(),
+            mean: if n == 0 { 0.0 } else { sum / nf },
+            m2: m2.max(0.0),
+        }
+    }
+}
+
+impl FloatSums {
+    #[inline]
+    fn add(&mut self, v: f64, n: u64) {
+        let t = self.sum + v;
+        self.compensation += if self.sum.abs() >= v.abs() {
+            (self.sum - t) + v
+        } else {
+            (v - t) + self.sum
+        };
+        self.sum = t;
+        self.magnitude += v.abs();
+        let delta = v - self.mean;
+        self.mean += delta / n as f64;
+        self.m2 += delta * (v - self.mean);
+    }
+
+    /// Chan's update: the accumulators of `na` and `nb` values together.
+    fn merge(self, na: u64, other: FloatSums, nb: u64) -> FloatSums {
+        if nb == 0 {
+            return self;
+        }
+        if na == 0 {
+            return other;
+        }
+        let (a, b) = (na as f64, nb as f64);
+        let n = a + b;
+        let delta = other.mean - self.mean;
+        let t = self.sum + other.sum;
+        let compensation = self.compensation
+            + other.compensation
+            + if self.sum.abs() >= other.sum.abs() {
+                (self.sum - t) + other.sum
+            } else {
+                (other.sum - t) + self.sum
+            };
+        FloatSums {
+            sum: t,
+            compensation,
+            magnitude: self.magnitude + other.magnitude,
+            mean: self.mean + delta * b / n,
+            m2: self.m2 + other.m2 + delta * delta * a * b / n,
+        }
+    }
 }
 
 /// The figures, each with whether it is exact and, when not, its bound.
@@ -198,62 +332,53 @@ impl Moments {
                 sum: 0,
                 squares: 0,
             }),
-            sum: 0.0,
-            compensation: 0.0,
-            magnitude: 0.0,
-            mean: 0.0,
-            m2: 0.0,
+            float: FloatSums::default(),
         }
     }
 
     /// Counts a number; `v` is its nearest double (not NaN).
     #[inline]
     pub(crate) fn add(&mut self, number: NumberIn, v: f64) {
-        self.n += 1;
         if let Some(e) = self.exact {
-            self.exact = match number {
+            let next = match number {
                 NumberIn::Int(i) => e.add(i, 0),
                 NumberIn::Decimal { mantissa, scale } => e.add(mantissa, scale),
                 NumberIn::Float(_) => None,
             };
+            if next.is_some() {
+                self.n += 1;
+                self.exact = next;
+                return;
+            }
+            self.float = e.seed(self.n);
+            self.exact = None;
         }
-        let t = self.sum + v;
-        self.compensation += if self.sum.abs() >= v.abs() {
-            (self.sum - t) + v
-        } else {
-            (v - t) + self.sum
-        };
-        self.sum = t;
-        self.magnitude += v.abs();
-        let delta = v - self.mean;
-        self.mean += delta / self.n as f64;
-        self.m2 += delta * (v - self.mean);
+        self.n += 1;
+        self.float.add(v, self.n);
     }
 
-    /// Takes in the moments of other values (Chan's update for the
-    /// variance).
+    /// The double accumulators of the values so far.
+    fn floats(&self) -> FloatSums {
+        match &self.exact {
+            Some(e) => e.seed(self.n),
+            None => self.float,
+        }
+    }
+
+    /// Takes in the moments of other values.
     pub(crate) fn merge(&mut self, other: &Moments) {
         if other.n == 0 {
             return;
         }
-        let (na, nb) = (self.n as f64, other.n as f64);
-        let n = na + nb;
-        let delta = other.mean - self.mean;
-        self.mean += delta * nb / n;
-        self.m2 += other.m2 + delta * delta * na * nb / n;
-        self.n += other.n;
-        self.exact = match (self.exact, other.exact) {
+        let merged = match (self.exact, other.exact) {
             (Some(a), Some(b)) => a.merge(b),
             _ => None,
         };
-        let t = self.sum + other.sum;
-        self.compensation += if self.sum.abs() >= other.sum.abs() {
-            (self.sum - t) + other.sum
-        } else {
-            (other.sum - t) + self.sum
-        } + other.compensation;
-        self.sum = t;
-        self.magnitude += other.magnitude;
+        if merged.is_none() {
+            self.float = self.floats().merge(self.n, other.floats(), other.n);
+        }
+        self.exact = merged;
+        self.n += other.n;
     }
 
     /// The figures; None when no number was counted.
@@ -263,24 +388,28 @@ impl Moments {
         }
         let n = self.n as f64;
         if let Some(e) = self.exact {
-            let scale = 10f64.powi(e.scale as i32);
+            let scale = e.scale_f64();
             let sum = e.sum as f64 / scale;
             let mean = e.sum as f64 / scale / n;
-            // n * squares - sum^2, exactly when it fits.
-            let numerator = i128::from(self.n)
-                .checked_mul(e.squares)
-                .zip(e.sum.checked_mul(e.sum))
-                .and_then(|(a, b)| a.checked_sub(b));
-            let (stddev, stddev_error) = match numerator {
+            let (stddev, stddev_error) = match e.deviation_numerator(self.n) {
                 _ if self.n < 2 => (None, None),
                 Some(num) => {
-                    let denominator = n * (n - 1.0);
-                    let var = num as f64 / denominator / (scale * scale);
+                    let var = num as f64 / (n * (n - 1.0)) / (scale * scale);
                     (Some(var.max(0.0).sqrt()), None)
                 }
                 None => {
-                    let (s, err) = self.welford_stddev();
-                    (s, err)
+                    // Past an i128: from the sums as doubles, with the
+                    // bound of the textbook formula (4u times the ratio of
+                    // the mean square to the variance), halved by the root.
+                    let f = e.seed(self.n);
+                    let var = f.m2 / (n - 1.0);
+                    let squares = e.squares as f64 / (scale * scale);
+                    let bound = if var > 0.0 {
+                        (2.0 * UNIT * squares / ((n - 1.0) * var)).min(1.0)
+                    } else {
+                        1.0
+                    };
+                    (Some(var.max(0.0).sqrt()), Some(bound))
                 }
             };
             return Some(MomentFigures {
@@ -292,11 +421,12 @@ impl Moments {
                 stddev_error,
             });
         }
-        let sum = self.sum + self.compensation;
+        let f = self.float;
+        let sum = f.sum + f.compensation;
         let mean = sum / n;
         // Neumaier: |error of the sum| <= 2u * sum|x| (to first order).
-        let mean_error = (2.0 * UNIT * self.magnitude) / n + UNIT * mean.abs();
-        let (stddev, stddev_error) = self.welford_stddev();
+        let mean_error = (2.0 * UNIT * f.magnitude) / n + UNIT * mean.abs();
+        let (stddev, stddev_error) = welford_stddev(self.n, f);
         Some(MomentFigures {
             sum_literal: None,
             sum,
@@ -306,24 +436,24 @@ impl Moments {
             stddev_error,
         })
     }
+}
 
-    /// The sample standard deviation from Welford's accumulators, and its
-    /// relative error bound: `n * kappa * u` for the variance (Chan,
-    /// Golub and LeVeque, 1983), halved by the square root.
-    fn welford_stddev(&self) -> (Option<f64>, Option<f64>) {
-        if self.n < 2 {
-            return (None, None);
-        }
-        let n = self.n as f64;
-        let var = (self.m2 / (n - 1.0)).max(0.0);
-        let kappa = if self.m2 > 0.0 {
-            (1.0 + n * self.mean * self.mean / self.m2).sqrt()
-        } else {
-            1.0
-        };
-        let bound = (n * kappa * UNIT / 2.0 + UNIT).min(1.0);
-        (Some(var.sqrt()), Some(bound))
+/// The sample standard deviation from Welford's accumulators, and its
+/// relative error bound: `n * kappa * u` for the variance (Chan, Golub
+/// and LeVeque, 1983), halved by the square root.
+fn welford_stddev(n: u64, f: FloatSums) -> (Option<f64>, Option<f64>) {
+    if n < 2 {
+        return (None, None);
     }
+    let n = n as f64;
+    let var = (f.m2 / (n - 1.0)).max(0.0);
+    let kappa = if f.m2 > 0.0 {
+        (1.0 + n * f.mean * f.mean / f.m2).sqrt()
+    } else {
+        1.0
+    };
+    let bound = (n * kappa * UNIT / 2.0 + UNIT).min(1.0);
+    (Some(var.sqrt()), Some(bound))
 }
 
 /// `value / 10^scale` written as a decimal literal.
@@ -347,6 +477,21 @@ fn decimal_literal(value: i128, scale: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::decimal_literal;
+
+    #[test]
+    fn long_decimals_become_the_nearest_double() {
+        use super::decimal_f64;
+        for (m, s) in [
+            (3_333_333_333_333_333i64, 13u32),
+            (-9_223_372_036_854_775_807, 18),
+            (i64::MIN, 3),
+            (12_345, 30),
+            (7, 0),
+        ] {
+            let text = format!("{m}e-{s}");
+            assert_eq!(decimal_f64(m, s), text.parse::<f64>().unwrap(), "{text}");
+        }
+    }
 
     #[test]
     fn decimal_literals_are_written_exactly() {

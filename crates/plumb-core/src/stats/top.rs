@@ -117,7 +117,7 @@ struct Counter {
 }
 
 /// Gate slots per counter.
-const ALPHA_PER_COUNTER: usize = 4;
+const ALPHA_PER_COUNTER: usize = 8;
 
 /// A space-saving summary, mergeable.
 #[derive(Clone, Debug)]
@@ -191,7 +191,7 @@ impl TopValues {
         }
         let slot = (hash >> 32) as usize & (self.alpha.len() - 1);
         let seen = self.alpha[slot];
-        if seen + 1 >= self.order[0].0 {
+        if seen + 1 > self.order[0].0 {
             self.take(hash, seen + 1, seen, text);
         } else {
             self.alpha[slot] = seen + 1;

@@ -330,6 +330,16 @@ fn mean_and_stddev_match_a_two_pass_computation() {
                 true,
             ),
             (floats.iter().map(|&v| NumberIn::Float(v)).collect(), false),
+            // Exact sums that end halfway: the double accumulators start
+            // from them.
+            (
+                ints.iter()
+                    .take(5_000)
+                    .map(|&v| NumberIn::Int(v))
+                    .chain(floats.iter().take(5_000).map(|&v| NumberIn::Float(v / 1e3)))
+                    .collect(),
+                false,
+            ),
         ];
         for (numbers, exact) in cases {
             let xs: Vec<f64> = numbers.iter().map(|n| n.to_f64()).collect();
