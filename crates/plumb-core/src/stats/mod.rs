@@ -301,6 +301,9 @@ struct NumberStats {
     count: u64,
     /// NaN values (counted, left out of the figures).
     nan: u64,
+    /// Numbers whose double may misstate them (the quantiles are of
+    /// doubles).
+    rounded: u64,
 }
 
 /// One column's statistics, in the memory its [`StatsBudget`] allows.
@@ -365,9 +368,11 @@ impl ValueStats {
                 quantiles: Quantiles::new(self.budget.quantile_k),
                 count: 0,
                 nan: 0,
+                rounded: 0,
             })
         });
         n.count += 1;
+        n.rounded += u64::from(!number.is_faithful());
         let v = number.to_f64();
         if v.is_nan() {
             n.nan += 1;
@@ -436,6 +441,7 @@ impl ValueStats {
                 a.quantiles.merge(&b.quantiles);
                 a.count += b.count;
                 a.nan += b.nan;
+                a.rounded += b.rounded;
             }
             (None, Some(b)) => self.numbers = Some(b.clone()),
             _ => {}
@@ -584,10 +590,15 @@ impl ValueStats {
             });
             accuracy.insert(
                 "quantiles",
-                if n.quantiles.is_exact() {
-                    Accuracy::Exact
-                } else {
+                if !n.quantiles.is_exact() {
                     estimate("kll", &[("rank_error", n.quantiles.rank_error())])
+                } else if n.rounded > 0 {
+                    // Every value held, but some as a double that
+                    // misstates it (by at most half a unit in the last
+                    // place).
+                    estimate("double", &[("relative_error", f64::EPSILON / 2.0)])
+                } else {
+                    Accuracy::Exact
                 },
             );
         }

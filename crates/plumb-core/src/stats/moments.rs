@@ -29,8 +29,12 @@ pub enum NumberIn {
         /// Digits after the point.
         scale: u32,
     },
-    /// A number known only as a double.
+    /// A number known only as a double that writes it faithfully (a
+    /// short literal with an exponent: `1e3`, `2.5E-4`).
     Float(f64),
+    /// A number known only as the nearest double, which may misstate it
+    /// (a long literal with an exponent, an integer past an `i64`).
+    Rounded(f64),
 }
 
 impl NumberIn {
@@ -45,12 +49,25 @@ impl NumberIn {
         if let Some(n) = plain_decimal(literal) {
             return n;
         }
-        let v = scan.exponent_f64().or_else(|| {
-            std::str::from_utf8(literal)
-                .ok()
-                .and_then(|t| t.parse::<f64>().ok())
-        });
-        NumberIn::Float(v.unwrap_or(f64::NAN))
+        if let Some(v) = scan.exponent_f64() {
+            return NumberIn::Float(v);
+        }
+        let v = std::str::from_utf8(literal)
+            .ok()
+            .and_then(|t| t.parse::<f64>().ok());
+        NumberIn::Rounded(v.unwrap_or(f64::NAN))
+    }
+
+    /// Whether the nearest double, written shortest, is this number
+    /// (every literal of at most 15 significant digits is; past that,
+    /// some are not, and none is counted as one).
+    pub fn is_faithful(self) -> bool {
+        match self {
+            NumberIn::Int(v) => v.unsigned_abs() <= 1 << 53,
+            NumberIn::Decimal { mantissa, .. } => mantissa.unsigned_abs() < 1_000_000_000_000_000,
+            NumberIn::Float(_) => true,
+            NumberIn::Rounded(_) => false,
+        }
     }
 
     /// The nearest double.
@@ -65,7 +82,7 @@ impl NumberIn {
                     decimal_f64(mantissa, scale)
                 }
             }
-            NumberIn::Float(v) => v,
+            NumberIn::Float(v) | NumberIn::Rounded(v) => v,
         }
     }
 }
@@ -343,7 +360,7 @@ impl Moments {
             let next = match number {
                 NumberIn::Int(i) => e.add(i, 0),
                 NumberIn::Decimal { mantissa, scale } => e.add(mantissa, scale),
-                NumberIn::Float(_) => None,
+                NumberIn::Float(_) | NumberIn::Rounded(_) => None,
             };
             if next.is_some() {
                 self.n += 1;

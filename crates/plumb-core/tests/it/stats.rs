@@ -383,6 +383,19 @@ fn exact_sums_keep_every_digit() {
     let sum = &r.numbers.unwrap().sum;
     assert_eq!(sum["$literal"], "9007199254740994.12");
     assert_eq!(r.accuracy["sum"], Accuracy::Exact);
+    // Every value is held, but one only as a double that misstates it:
+    // the quantiles are not labelled exact.
+    assert_eq!(
+        error_of(&r.accuracy["quantiles"], "relative_error"),
+        Some(f64::EPSILON / 2.0)
+    );
+    let mut plain = ValueStats::new(STATS_FULL_BUDGET);
+    plain.add_number(NumberIn::Int(9_007_199_254_740_992));
+    plain.add_number(NumberIn::Decimal {
+        mantissa: 25,
+        scale: 1,
+    });
+    assert_eq!(plain.report(2, 0).accuracy["quantiles"], Accuracy::Exact);
 }
 
 #[test]

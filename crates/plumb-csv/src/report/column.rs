@@ -337,7 +337,7 @@ impl ColumnAcc {
             Err(_) => {
                 self.range
                     .add_integer(std::str::from_utf8(cell).unwrap_or_default());
-                NumberIn::Float(value as f64)
+                NumberIn::Rounded(value as f64)
             }
         };
         if let Some(stats) = &mut self.stats {
