@@ -75,8 +75,9 @@ pub struct ColumnReport {
     /// Statistics (inspect's `stats` option): distinct count, top values,
     /// moments, quantiles, text and date ranges, each figure labelled
     /// exact or estimate; absent unless asked for.
+    /// Boxed: ten thousand columns without statistics stay small.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub stats: Option<StatsReport>,
+    pub stats: Option<Box<StatsReport>>,
 }
 
 /// The most bytes inspect keeps of one text of column `index`.
@@ -587,7 +588,7 @@ impl ColumnAcc {
         let stats = self.stats.take().map(|s| {
             let total: u64 = CellClass::ALL.iter().map(|&c| self.classes.get(c)).sum();
             let nulls = self.classes.get(CellClass::Empty) + self.classes.get(CellClass::Sentinel);
-            s.report(total, nulls, date_format.as_deref())
+            Box::new(s.report(total, nulls, date_format.as_deref()))
         });
         let decimal_separator = self
             .rare
