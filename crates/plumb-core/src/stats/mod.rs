@@ -129,14 +129,15 @@ pub enum Accuracy {
     /// An estimate: the method and its error.
     Estimate {
         /// The method (`hyperloglog`, `space-saving`, `kll`, `double`,
-        /// `prefix`).
+        /// `prefix`, `finite-only`).
         method: &'static str,
         /// The error, by kind: `standard_error` and `bound_99_7` (relative,
         /// of a distinct count), `max_overcount` (of a top count),
         /// `rank_error` (normalized, of a quantile, 99% confidence),
         /// `absolute_error` or `relative_error` (bounds of a double
         /// computation), `compared_bytes` (text ranges compared on a
-        /// prefix).
+        /// prefix), `excluded` (numbers past a double's range, left out
+        /// of the quantiles).
         error: BTreeMap<&'static str, f64>,
     },
 }
@@ -185,6 +186,10 @@ fn is_zero(v: &u64) -> bool {
 pub struct NumberSummary {
     /// Values that were numbers.
     pub count: u64,
+    /// Numbers past a double's range (`1e400`) or NaN: left out of the
+    /// quantiles; sum, mean and standard deviation are then null.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub non_finite: u64,
     /// Their sum: a number, or a `$literal` when a double would misstate
     /// the exact sum.
     pub sum: Value,
@@ -299,8 +304,9 @@ struct NumberStats {
     moments: moments::Moments,
     quantiles: Quantiles,
     count: u64,
-    /// NaN values (counted, left out of the figures).
-    nan: u64,
+    /// Values a double cannot hold (past its range: `1e400`) or NaN:
+    /// counted, left out of the figures.
+    non_finite: u64,
     /// Numbers whose double may misstate them (the quantiles are of
     /// doubles).
     rounded: u64,
@@ -367,15 +373,15 @@ impl ValueStats {
                 moments: moments::Moments::new(),
                 quantiles: Quantiles::new(self.budget.quantile_k),
                 count: 0,
-                nan: 0,
+                non_finite: 0,
                 rounded: 0,
             })
         });
         n.count += 1;
         n.rounded += u64::from(!number.is_faithful());
         let v = number.to_f64();
-        if v.is_nan() {
-            n.nan += 1;
+        if !v.is_finite() {
+            n.non_finite += 1;
             return;
         }
         n.moments.add(number, v);
@@ -440,7 +446,7 @@ impl ValueStats {
                 a.moments.merge(&b.moments);
                 a.quantiles.merge(&b.quantiles);
                 a.count += b.count;
-                a.nan += b.nan;
+                a.non_finite += b.non_finite;
                 a.rounded += b.rounded;
             }
             (None, Some(b)) => self.numbers = Some(b.clone()),
@@ -548,19 +554,23 @@ impl ValueStats {
     ) -> NumberSummary {
         let figures = n.moments.figures();
         let mut summary = NumberSummary {
+            non_finite: n.non_finite,
             count: n.count,
             sum: Value::Null,
             mean: None,
             stddev: None,
             quantiles: None,
         };
+        // A value past a double's range makes these figures so too.
+        let figures =
+            figures.filter(|f| n.non_finite == 0 && f.sum.is_finite() && f.mean.is_finite());
         if let Some(f) = figures {
             summary.sum = match &f.sum_literal {
                 Some(lit) => sum_json(lit, f.sum),
                 None => float_json(f.sum),
             };
             summary.mean = Some(f.mean);
-            summary.stddev = f.stddev;
+            summary.stddev = f.stddev.filter(|s| s.is_finite());
             let label = |e: Option<f64>, kind: &'static str| match e {
                 None => Accuracy::Exact,
                 Some(e) => estimate("double", &[(kind, e)]),
@@ -572,7 +582,7 @@ impl ValueStats {
             };
             accuracy.insert("sum", label(sum_error, "absolute_error"));
             accuracy.insert("mean", label(f.mean_error, "absolute_error"));
-            if f.stddev.is_some() {
+            if summary.stddev.is_some() {
                 accuracy.insert("stddev", label(f.stddev_error, "relative_error"));
             }
         }
@@ -591,7 +601,15 @@ impl ValueStats {
             accuracy.insert(
                 "quantiles",
                 if !n.quantiles.is_exact() {
-                    estimate("kll", &[("rank_error", n.quantiles.rank_error())])
+                    let mut e = vec![("rank_error", n.quantiles.rank_error())];
+                    if n.non_finite > 0 {
+                        e.push(("excluded", n.non_finite as f64));
+                    }
+                    estimate("kll", &e)
+                } else if n.non_finite > 0 {
+                    // Of the numbers a double holds; the others are
+                    // counted in `non_finite`.
+                    estimate("finite-only", &[("excluded", n.non_finite as f64)])
                 } else if n.rounded > 0 {
                     // Every value held, but some as a double that
                     // misstates it (by at most half a unit in the last

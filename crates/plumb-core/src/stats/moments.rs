@@ -412,7 +412,7 @@ impl Moments {
                 _ if self.n < 2 => (None, None),
                 Some(num) => {
                     let var = num as f64 / (n * (n - 1.0)) / (scale * scale);
-                    (Some(var.max(0.0).sqrt()), None)
+                    (Some(var.max(0.0).sqrt()).filter(|s| s.is_finite()), None)
                 }
                 None => {
                     // Past an i128: from the sums as doubles, with the
@@ -463,7 +463,11 @@ fn welford_stddev(n: u64, f: FloatSums) -> (Option<f64>, Option<f64>) {
         return (None, None);
     }
     let n = n as f64;
-    let var = (f.m2 / (n - 1.0)).max(0.0);
+    let var = f.m2 / (n - 1.0);
+    if !var.is_finite() {
+        return (None, None);
+    }
+    let var = var.max(0.0);
     let kappa = if f.m2 > 0.0 {
         (1.0 + n * f.mean * f.mean / f.m2).sqrt()
     } else {

@@ -27,6 +27,8 @@ pub(crate) struct Quantiles {
     /// Values held, and the sum of the levels' capacities.
     held: usize,
     room: usize,
+    /// Each level's capacity, made again only when a level is added.
+    caps: Vec<usize>,
 }
 
 /// Ratio of a level's capacity to the one above it.
@@ -45,6 +47,7 @@ impl Quantiles {
             compacted: false,
             held: 0,
             room: 0,
+            caps: Vec::new(),
         }
         .measured()
     }
@@ -106,7 +109,10 @@ impl Quantiles {
 
     /// Sums the levels' capacities (they change when a level is added).
     fn measure(&mut self) {
-        self.room = (0..self.levels.len()).map(|h| self.capacity(h)).sum();
+        if self.caps.len() != self.levels.len() {
+            self.caps = (0..self.levels.len()).map(|h| self.capacity(h)).collect();
+            self.room = self.caps.iter().sum();
+        }
         self.held = self.levels.iter().map(Vec::len).sum();
     }
 
@@ -119,7 +125,7 @@ impl Quantiles {
     fn compress(&mut self) {
         while self.held >= self.room {
             let h = (0..self.levels.len())
-                .find(|&h| self.levels[h].len() >= self.capacity(h))
+                .find(|&h| self.levels[h].len() >= self.caps[h])
                 .unwrap_or(0);
             self.compacted = true;
             if h + 1 == self.levels.len() {
@@ -142,7 +148,7 @@ impl Quantiles {
                 // A level keeps no more room than it may fill: levels
                 // shrink as new ones are added above them, and kept
                 // buffers would make memory grow with the log of n.
-                level.shrink_to(self.capacity(h));
+                level.shrink_to(self.caps[h]);
             }
             self.levels[h] = level;
             self.measure();

@@ -450,3 +450,26 @@ fn text_ranges_and_lengths_are_exact() {
     assert_eq!(t.mean_length, mean);
     assert_eq!(r.accuracy["text_range"], Accuracy::Exact);
 }
+
+#[test]
+fn numbers_past_a_double_are_counted_and_never_averaged() {
+    let mut s = ValueStats::new(STATS_FULL_BUDGET);
+    for n in [
+        NumberIn::Int(5),
+        NumberIn::Rounded(f64::INFINITY),
+        NumberIn::Rounded(f64::NEG_INFINITY),
+        NumberIn::Float(f64::NAN),
+        NumberIn::Int(7),
+    ] {
+        s.add_number(n);
+    }
+    let r = s.report(5, 0);
+    let numbers = r.numbers.unwrap();
+    assert_eq!((numbers.count, numbers.non_finite), (5, 3));
+    assert_eq!((numbers.mean, numbers.stddev), (None, None));
+    assert!(numbers.sum.is_null());
+    // The quantiles are of the two finite numbers, and say so.
+    assert_eq!(numbers.quantiles.unwrap().p99, 7.0);
+    assert_eq!(error_of(&r.accuracy["quantiles"], "excluded"), Some(3.0));
+    assert!(!r.accuracy.contains_key("mean"));
+}
