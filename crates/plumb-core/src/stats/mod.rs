@@ -291,6 +291,10 @@ pub struct DateRange {
 struct TextRange {
     min: Vec<u8>,
     max: Vec<u8>,
+    /// The first eight bytes of `min` and `max` as big-endian integers
+    /// (zero-padded): most comparisons end on them, without a `memcmp`.
+    min_key: u64,
+    max_key: u64,
     min_len: u64,
     max_len: u64,
     total_len: u64,
@@ -320,6 +324,16 @@ pub struct ValueStats {
     distinct: Distinct,
     numbers: Option<Box<NumberStats>>,
     text: Option<Box<TextRange>>,
+}
+
+/// The first eight bytes of `bytes`, zero-padded, as a big-endian
+/// integer: ordered as the bytes are whenever two keys differ.
+#[inline]
+fn prefix_key(bytes: &[u8]) -> u64 {
+    let mut k = [0u8; 8];
+    let n = bytes.len().min(8);
+    k[..n].copy_from_slice(&bytes[..n]);
+    u64::from_be_bytes(k)
 }
 
 /// The hash a value is told apart by.
@@ -402,16 +416,25 @@ impl ValueStats {
                 t.min_len = t.min_len.min(chars);
                 t.max_len = t.max_len.max(chars);
                 t.long |= long;
-                if kept < t.min.as_slice() {
+                let key = prefix_key(kept);
+                // Equal keys (a shared first eight bytes, or a value
+                // shorter than eight bytes that is a prefix of the other)
+                // are settled by the whole comparison.
+                if key < t.min_key || (key == t.min_key && kept < t.min.as_slice()) {
                     t.min.clear();
                     t.min.extend_from_slice(kept);
-                } else if kept > t.max.as_slice() {
+                    t.min_key = key;
+                } else if key > t.max_key || (key == t.max_key && kept > t.max.as_slice()) {
                     t.max.clear();
                     t.max.extend_from_slice(kept);
+                    t.max_key = key;
                 }
             }
             None => {
+                let key = prefix_key(kept);
                 self.text = Some(Box::new(TextRange {
+                    min_key: key,
+                    max_key: key,
                     min: kept.to_vec(),
                     max: kept.to_vec(),
                     min_len: chars,
@@ -461,9 +484,11 @@ impl ValueStats {
                 a.long |= b.long;
                 if b.min < a.min {
                     a.min.clone_from(&b.min);
+                    a.min_key = b.min_key;
                 }
                 if b.max > a.max {
                     a.max.clone_from(&b.max);
+                    a.max_key = b.max_key;
                 }
             }
             (None, Some(b)) => self.text = Some(b.clone()),

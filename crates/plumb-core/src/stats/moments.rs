@@ -178,7 +178,24 @@ const POW10: [i128; 19] = {
 
 impl ExactSums {
     /// Adds `m / 10^s`; None when the sums no longer fit.
+    #[inline]
     fn add(self, m: i64, s: u32) -> Option<ExactSums> {
+        let mut e = self;
+        if s == e.scale {
+            // The common case: an i64 squared cannot pass an i128, so
+            // only the additions are checked (a checked 128-bit multiply
+            // is a slow library call).
+            let m = i128::from(m);
+            e.sum = e.sum.checked_add(m)?;
+            e.squares = e.squares.checked_add(m * m)?;
+            return Some(e);
+        }
+        e.add_rescaled(m, s)
+    }
+
+    /// [`ExactSums::add`] at another scale than the sums'.
+    #[cold]
+    fn add_rescaled(self, m: i64, s: u32) -> Option<ExactSums> {
         let mut e = self;
         if s > EXACT_SCALE_MAX {
             return None;
