@@ -42,6 +42,23 @@ fn repeat(w: &mut impl Write, unit: &[u8], bytes: u64) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Writes `piece(0)`, `piece(1)`, ... until `bytes` bytes are written:
+/// generated inputs whose every line (or member) differs.
+pub(crate) fn pieces_until(
+    w: &mut impl Write,
+    bytes: u64,
+    mut piece: impl FnMut(u64) -> String,
+) -> std::io::Result<()> {
+    let (mut written, mut i) = (0u64, 0u64);
+    while written < bytes {
+        let text = piece(i);
+        w.write_all(text.as_bytes())?;
+        written += text.len() as u64;
+        i += 1;
+    }
+    Ok(())
+}
+
 /// Fields per record of the record-cap inputs, and bytes per field: as
 /// near the 16 MiB record cap as fields under the 1 MiB field cap come.
 const FAT_FIELDS: usize = 15;
@@ -151,17 +168,12 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
     let p = dir.join("distinct_keys.json");
     write_file(&p, |w| {
         w.write_all(b"{\"by_id\": {")?;
-        let mut written = 0u64;
-        let mut k = 0u64;
-        while written < size {
-            let member = format!(
+        pieces_until(w, size, |k| {
+            format!(
                 "{}\"k{k}\": {{\"n\": {k}, \"t\": \"x\"}}",
                 if k == 0 { "" } else { "," }
-            );
-            w.write_all(member.as_bytes())?;
-            written += member.len() as u64;
-            k += 1;
-        }
+            )
+        })?;
         w.write_all(b"}}")
     })?;
     let mut ops = data_ops(&p);
@@ -276,10 +288,8 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
     let p = dir.join("distinct.csv");
     write_file(&p, |w| {
         w.write_all(b"id,key,amount,when,note\n")?;
-        let mut written = 0u64;
-        let mut i = 0u64;
-        while written < size {
-            let line = format!(
+        pieces_until(w, size, |i| {
+            format!(
                 "{i},k{:x},{}.{:02},20{:02}-{:02}-{:02},\"note {i}, free text\"\n",
                 i.wrapping_mul(0x9E37_79B9_7F4A_7C15),
                 i % 100_003,
@@ -287,12 +297,8 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
                 i % 30,
                 i % 12 + 1,
                 i % 28 + 1
-            );
-            w.write_all(line.as_bytes())?;
-            written += line.len() as u64;
-            i += 1;
-        }
-        Ok(())
+            )
+        })
     })?;
     out.push((
         "distinct values everywhere (csv, stats)",
@@ -301,20 +307,14 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
     ));
     let p = dir.join("distinct.jsonl");
     write_file(&p, |w| {
-        let mut written = 0u64;
-        let mut i = 0u64;
-        while written < size {
-            let line = format!(
+        pieces_until(w, size, |i| {
+            format!(
                 "{{\"id\":{i},\"user\":{{\"key\":\"k{:x}\",\"score\":{}.5}},\"tags\":[\"t{}\"]}}\n",
                 i.wrapping_mul(0x9E37_79B9_7F4A_7C15),
                 i % 1_000_003,
                 i % 5_000
-            );
-            w.write_all(line.as_bytes())?;
-            written += line.len() as u64;
-            i += 1;
-        }
-        Ok(())
+            )
+        })
     })?;
     out.push((
         "distinct values everywhere (jsonl, stats)",

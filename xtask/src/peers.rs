@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use crate::memtest::peak_rss_kib;
+use crate::memtest::{peak_rss_kib, pieces_until};
 
 /// A CSV of mixed columns, `bytes` long: an id and a key (distinct), a
 /// name of a thousand values, a city of five, a decimal amount, a date
@@ -19,9 +19,8 @@ fn generate(path: &Path, bytes: u64) -> std::io::Result<()> {
     let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
     w.write_all(b"id,key,name,city,amount,when,note\n")?;
     let cities = ["Lyon", "Koln", "Paris", "Oslo", "Bern"];
-    let (mut written, mut i) = (0u64, 0u64);
-    while written < bytes {
-        let line = format!(
+    pieces_until(&mut w, bytes, |i| {
+        format!(
             "{i},k{:x},name {},{},{}.{:02},20{:02}-{:02}-{:02},\"note {i}, some words\"\n",
             i.wrapping_mul(0x9E37_79B9_7F4A_7C15),
             i % 1000,
@@ -31,11 +30,8 @@ fn generate(path: &Path, bytes: u64) -> std::io::Result<()> {
             10 + i % 15,
             i % 12 + 1,
             i % 28 + 1
-        );
-        w.write_all(line.as_bytes())?;
-        written += line.len() as u64;
-        i += 1;
-    }
+        )
+    })?;
     w.flush()
 }
 

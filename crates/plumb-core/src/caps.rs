@@ -79,6 +79,33 @@ pub fn cap_text(text: &str, max: usize) -> (&str, bool) {
     (&text[..end], true)
 }
 
+/// The first whole characters of the lossy text of `bytes` (invalid
+/// UTF-8 shown as U+FFFD), at most `cap` bytes of them: cut while
+/// copying, so a long value is never copied whole only to be cut.
+///
+/// ```
+/// assert_eq!(plumb_core::lossy_prefix(b"caf\xc3\xa9!", 4), "caf");
+/// assert_eq!(plumb_core::lossy_prefix(b"a\xffb", 8), "a\u{FFFD}b");
+/// ```
+pub fn lossy_prefix(bytes: &[u8], cap: usize) -> String {
+    let mut out = String::with_capacity(cap.min(bytes.len()));
+    for chunk in bytes.utf8_chunks() {
+        let replacement = if chunk.invalid().is_empty() {
+            ""
+        } else {
+            "\u{FFFD}"
+        };
+        for piece in [chunk.valid(), replacement] {
+            let (kept, cut) = cap_text(piece, cap.saturating_sub(out.len()));
+            out.push_str(kept);
+            if cut {
+                return out;
+            }
+        }
+    }
+    out
+}
+
 /// The most bytes of a caller's string (a path, a pointer, a column
 /// name) that one echo in a message or refusal carries whole.
 ///

@@ -42,8 +42,9 @@ mod view;
 
 pub use cancel::CancelToken;
 pub use caps::{
-    cap_text, clamp_limit, echo, echo_within, zero_limit, COLUMN_TRACK_CAP, ECHO_MAX_BYTES,
-    FIRST_ISSUES_CAP, SAMPLE_TEXT_BYTES, SAMPLE_VALUES_CAP, SELECT_DEFAULT_LIMIT, SELECT_MAX_LIMIT,
+    cap_text, clamp_limit, echo, echo_within, lossy_prefix, zero_limit, COLUMN_TRACK_CAP,
+    ECHO_MAX_BYTES, FIRST_ISSUES_CAP, SAMPLE_TEXT_BYTES, SAMPLE_VALUES_CAP, SELECT_DEFAULT_LIMIT,
+    SELECT_MAX_LIMIT,
 };
 pub use drive::{drive, PushMachine};
 pub use file::{OpenedFile, SnapshotReader};

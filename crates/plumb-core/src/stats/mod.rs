@@ -48,7 +48,6 @@ use serde_json::Value;
 
 pub use moments::{NumberIn, EXACT_SCALE_MAX};
 
-use crate::cap_text;
 use distinct::Distinct;
 use quantile::Quantiles;
 use top::TopValues;
@@ -692,26 +691,5 @@ fn lossy_text(bytes: &[u8], cap: usize) -> String {
             }
         }
     }
-    let mut out = String::new();
-    push_lossy(&mut out, &bytes[..end], cap);
-    out
-}
-
-/// Appends the lossy text of `bytes`, cut to `cap` bytes at a character
-/// boundary.
-fn push_lossy(out: &mut String, bytes: &[u8], cap: usize) {
-    for chunk in bytes.utf8_chunks() {
-        let replacement = if chunk.invalid().is_empty() {
-            ""
-        } else {
-            "\u{FFFD}"
-        };
-        for piece in [chunk.valid(), replacement] {
-            let (kept, cut) = cap_text(piece, cap.saturating_sub(out.len()));
-            out.push_str(kept);
-            if cut {
-                return;
-            }
-        }
-    }
+    crate::lossy_prefix(&bytes[..end], cap)
 }

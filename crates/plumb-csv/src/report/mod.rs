@@ -22,7 +22,7 @@ pub(crate) use validate::ValidateSink;
 
 use serde::Serialize;
 
-use plumb_core::{cap_text, FIRST_ISSUES_CAP};
+use plumb_core::FIRST_ISSUES_CAP;
 
 use crate::machine::{Issue, IssueReport};
 
@@ -123,27 +123,7 @@ fn lossy_len(bytes: &[u8]) -> usize {
         .sum()
 }
 
-/// The first whole characters of the lossy text of `bytes`, at most
-/// `cap` bytes of them: cut while copying, so a long cell is never
-/// copied whole only to be cut.
-pub(crate) fn lossy_prefix(bytes: &[u8], cap: usize) -> String {
-    let mut out = String::with_capacity(cap.min(bytes.len()));
-    for chunk in bytes.utf8_chunks() {
-        let replacement = if chunk.invalid().is_empty() {
-            ""
-        } else {
-            "\u{FFFD}"
-        };
-        for piece in [chunk.valid(), replacement] {
-            let (kept, cut) = cap_text(piece, cap - out.len());
-            out.push_str(kept);
-            if cut {
-                return out;
-            }
-        }
-    }
-    out
-}
+pub(crate) use plumb_core::lossy_prefix;
 
 #[cfg(test)]
 mod tests {
