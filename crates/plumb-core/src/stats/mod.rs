@@ -329,6 +329,9 @@ pub struct ValueStats {
 /// integer: ordered as the bytes are whenever two keys differ.
 #[inline]
 fn prefix_key(bytes: &[u8]) -> u64 {
+    if let Some(head) = bytes.first_chunk::<8>() {
+        return u64::from_be_bytes(*head);
+    }
     let mut k = [0u8; 8];
     let n = bytes.len().min(8);
     k[..n].copy_from_slice(&bytes[..n]);
