@@ -13,8 +13,8 @@
 //!
 //! Memory per column is fixed by its [`StatsBudget`]: the first
 //! [`STATS_FULL_COLUMNS`] columns get [`STATS_FULL_BUDGET`] (about
-//! 14 KiB at most), later ones [`STATS_LEAN_BUDGET`] (about 2 KiB), so
-//! ten thousand columns stay near 24 MiB and the answer states each
+//! 14 KiB at most), later ones [`STATS_LEAN_BUDGET`] (about 3 KiB), so
+//! ten thousand columns add about 28 MiB and the answer states each
 //! column's error. Every sketch merges ([`ValueStats::merge`]), so a
 //! parallel scan can combine per-part statistics.
 //!
