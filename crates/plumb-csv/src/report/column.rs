@@ -215,11 +215,6 @@ fn comma_decimal(t: &[u8]) -> Option<Vec<u8>> {
     })
 }
 
-/// A number cell as the statistics take it: exact when its digits fit.
-pub(super) fn number_in(scan: &DecimalScan, literal: &[u8]) -> NumberIn {
-    NumberIn::of_scan(scan, literal)
-}
-
 /// Whether a float literal is shaped like a code: digits, `E` or `e`,
 /// digits (`0E8`, `12e3`), with no sign or point.
 fn code_shaped_float(t: &[u8]) -> bool {
@@ -356,7 +351,7 @@ impl ColumnAcc {
     fn add_long_plain(&mut self, scan: DecimalScan, cell: &[u8], record: u64) {
         self.tally(CellClass::Float, cell.len() as u64);
         if let Some(stats) = &mut self.stats {
-            stats.number(cell, number_in(&scan, cell));
+            stats.number(cell, NumberIn::of_scan(&scan, cell));
         }
         self.add_long_number(scan, cell, record);
         self.offer_sample(cell);

@@ -3,11 +3,9 @@
 //! and the date range, which needs the column's date order (known only
 //! at the end) to read `03/04/2024`.
 
-use plumb_core::{DateRange, StatsBudget, StatsReport, ValueStats};
+use plumb_core::{DateRange, NumberIn, StatsBudget, StatsReport, ValueStats};
 
 use crate::cell::{CellClass, CellScan, DateOrder};
-
-use super::column::number_in;
 
 /// One column's statistics.
 #[derive(Clone, Debug)]
@@ -28,7 +26,7 @@ impl ColumnStats {
 
     /// A number cell.
     #[inline]
-    pub(crate) fn number(&mut self, cell: &[u8], number: plumb_core::NumberIn) {
+    pub(crate) fn number(&mut self, cell: &[u8], number: NumberIn) {
         self.values.add_value(cell);
         self.values.add_number(number);
     }
@@ -38,7 +36,7 @@ impl ColumnStats {
         match scan.class {
             CellClass::Empty | CellClass::Sentinel => {}
             CellClass::Integer | CellClass::Float => match &scan.number {
-                Some(d) => self.number(cell, number_in(d, scan.trimmed)),
+                Some(d) => self.number(cell, NumberIn::of_scan(d, scan.trimmed)),
                 None => self.values.add_value(cell),
             },
             CellClass::Boolean => self.values.add_value(cell),
