@@ -115,8 +115,6 @@ pub(super) struct ColumnAcc {
     /// floats), boxed on first need so that ten thousand columns of
     /// text stay small.
     rare: Option<Box<Rare>>,
-    /// Statistics, when asked for.
-    stats: Option<Box<ColumnStats>>,
 }
 
 /// A column's rarer facts.
@@ -131,6 +129,9 @@ struct Rare {
     code_floats: u64,
     /// The least and greatest of them, with their literals.
     code_float_ends: Option<(CodeFloat, CodeFloat)>,
+    /// Statistics, when asked for (here, so that a column without them
+    /// is no larger than before).
+    stats: Option<Box<ColumnStats>>,
 }
 
 /// A code-shaped float's value and literal.
@@ -168,10 +169,14 @@ impl ColumnAcc {
     fn new(index: usize, decimal_comma: bool, stats: bool) -> ColumnAcc {
         let text_cap = text_cap(index);
         ColumnAcc {
-            stats: stats.then(|| Box::new(ColumnStats::new(index))),
+            rare: stats.then(|| {
+                Box::new(Rare {
+                    stats: Some(Box::new(ColumnStats::new(index))),
+                    ..Rare::default()
+                })
+            }),
             decimal_comma,
             codes: 0,
-            rare: None,
             classes: ClassHistogram::default(),
             sentinels: [0; SENTINEL_TOKENS.len()],
             samples: Vec::new(),
@@ -313,7 +318,7 @@ impl ColumnAcc {
                 }
             }
         };
-        if let Some(stats) = &mut self.stats {
+        if let Some(stats) = self.rare.as_mut().and_then(|r| r.stats.as_mut()) {
             stats.number(cell, number);
         }
         self.offer_sample(cell);
@@ -336,7 +341,7 @@ impl ColumnAcc {
                 NumberIn::Rounded(value as f64)
             }
         };
-        if let Some(stats) = &mut self.stats {
+        if let Some(stats) = self.rare.as_mut().and_then(|r| r.stats.as_mut()) {
             stats.number(cell, number);
         }
         if value > MAX_SAFE_INTEGER {
@@ -350,7 +355,7 @@ impl ColumnAcc {
     #[inline(never)]
     fn add_long_plain(&mut self, scan: DecimalScan, cell: &[u8], record: u64) {
         self.tally(CellClass::Float, cell.len() as u64);
-        if let Some(stats) = &mut self.stats {
+        if let Some(stats) = self.rare.as_mut().and_then(|r| r.stats.as_mut()) {
             stats.number(cell, NumberIn::of_scan(&scan, cell));
         }
         self.add_long_number(scan, cell, record);
@@ -379,7 +384,7 @@ impl ColumnAcc {
             cell.len() as u64
         };
         self.tally(class, len);
-        if let Some(stats) = &mut self.stats {
+        if let Some(stats) = self.rare.as_mut().and_then(|r| r.stats.as_mut()) {
             stats.cell(cell, &scan, len);
         }
         match class {
@@ -580,7 +585,7 @@ impl ColumnAcc {
     pub(super) fn report(mut self, index: usize, name: Option<String>) -> ColumnReport {
         self.settle();
         let date_format = self.date_format();
-        let stats = self.stats.take().map(|s| {
+        let stats = self.rare.as_mut().and_then(|r| r.stats.take()).map(|s| {
             let total: u64 = CellClass::ALL.iter().map(|&c| self.classes.get(c)).sum();
             let nulls = self.classes.get(CellClass::Empty) + self.classes.get(CellClass::Sentinel);
             Box::new(s.report(total, nulls, date_format.as_deref()))
