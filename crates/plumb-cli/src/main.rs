@@ -1,5 +1,5 @@
-//! The `plumb` command: inspect, select, validate, detect and read files
-//! of any size; `--json` for scripts and agents.
+//! The `plumb` command: inspect, select, validate, search, detect and
+//! read files of any size; `--json` for scripts and agents.
 //!
 //! Exit status: 0 success, 1 when `validate` finds the file invalid, 2 on
 //! a refusal or bad usage. A closed stdout (`| head`) ends quietly.
@@ -45,6 +45,17 @@ enum Cmd {
     Validate {
         #[command(flatten)]
         common: Common,
+    },
+    /// Where a pattern or predicate holds: lines of any text file, rows of
+    /// a table (--column), records or elements (--field); hits with their
+    /// positions, and the offset to continue from.
+    Search {
+        #[command(flatten)]
+        common: Common,
+        /// The pattern: a regex (Rust syntax); plain text is searched as
+        /// a literal. Leave it out when --where gives a predicate.
+        #[arg(value_name = "PATTERN", id = "pattern_arg")]
+        pattern: Option<String>,
     },
     /// Which format plumb reads the file as, and how it decided.
     Detect {
@@ -241,7 +252,21 @@ fn command(registry: &Registry) -> clap::Command {
             declared.iter().filter(|d| d.ops.contains(&op)).collect();
         cmd = cmd.mut_subcommand(op.as_str(), |mut sub| {
             for d in options {
-                sub = sub.arg(option_arg(d));
+                let mut arg = option_arg(d);
+                // grep's short flags, on the command that is grep's.
+                if op == Op::Search {
+                    let short = match d.spec.name {
+                        "ignore_case" => Some('i'),
+                        "word" => Some('w'),
+                        "count_only" => Some('c'),
+                        "context" => Some('C'),
+                        _ => None,
+                    };
+                    if let Some(c) = short {
+                        arg = arg.short(c);
+                    }
+                }
+                sub = sub.arg(arg);
             }
             sub
         });
@@ -445,11 +470,26 @@ fn merge_member(from_path: Option<String>, given: Option<&str>) -> Result<Option
     }
 }
 
-fn data(plumb: &Plumb, op: Op, common: &Common, sub: &clap::ArgMatches) -> ExitCode {
+fn data(
+    plumb: &Plumb,
+    op: Op,
+    common: &Common,
+    sub: &clap::ArgMatches,
+    pattern: Option<&str>,
+) -> ExitCode {
     let mut req = match request(plumb.registry(), sub, common) {
         Ok(r) => r,
         Err(r) => return refuse(&r, common.json),
     };
+    if let Some(p) = pattern {
+        if req.options.get("pattern").is_some() {
+            let r = Refusal::invalid_argument(
+                "the pattern is given twice (as PATTERN and as --pattern); give it once",
+            );
+            return refuse(&r, common.json);
+        }
+        req.options.set("pattern", Value::from(p));
+    }
     let (path, member) = archive_member(&common.path);
     if member.is_some() {
         let given = req.options.text("member").map(str::to_owned);
@@ -486,6 +526,8 @@ fn data(plumb: &Plumb, op: Op, common: &Common, sub: &clap::ArgMatches) -> ExitC
                             ExitCode::from(2)
                         }
                     })
+            } else if op == Op::Search && a.format() == "text" {
+                grep_lines(&a.to_json())
             } else {
                 show(&a.to_json(), false)
             };
@@ -498,6 +540,42 @@ fn data(plumb: &Plumb, op: Op, common: &Common, sub: &clap::ArgMatches) -> ExitC
             }
         }
     }
+}
+
+/// A text search for a person: `LINE:TEXT` per hit, as `grep -n` prints
+/// it (context lines as `LINE-TEXT`), then where to continue, on stderr.
+fn grep_lines(answer: &Value) -> Result<(), ExitCode> {
+    let mut out = String::new();
+    let line = |out: &mut String, v: &Value, sep: char| {
+        out.push_str(&format!(
+            "{}{sep}{}\n",
+            v["line"],
+            v["text"].as_str().unwrap_or_default()
+        ));
+    };
+    let hits = answer["hits"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    for hit in hits {
+        for b in hit["before"].as_array().into_iter().flatten() {
+            line(&mut out, b, '-');
+        }
+        line(&mut out, hit, ':');
+        for a in hit["after"].as_array().into_iter().flatten() {
+            line(&mut out, a, '-');
+        }
+    }
+    emit(&out)?;
+    let total = &answer["total"];
+    match answer["next_offset"].as_u64() {
+        Some(next) => eprintln!("plumb: more hits follow; continue with --offset {next}"),
+        None if answer["total_exact"] == Value::Bool(true) => {
+            eprintln!("plumb: {total} matching lines")
+        }
+        None => eprintln!("plumb: at least {total} matching lines"),
+    }
+    Ok(())
 }
 
 fn detect(path: &Path, format: Option<&str>, layers: &LayerArgs, json: bool) -> ExitCode {
@@ -613,9 +691,16 @@ fn main() -> ExitCode {
             .unwrap_or_default()
     };
     match cli.cmd {
-        Cmd::Inspect { common } => data(&plumb, Op::Inspect, &common, &sub("inspect")),
-        Cmd::Select { common } => data(&plumb, Op::Select, &common, &sub("select")),
-        Cmd::Validate { common } => data(&plumb, Op::Validate, &common, &sub("validate")),
+        Cmd::Inspect { common } => data(&plumb, Op::Inspect, &common, &sub("inspect"), None),
+        Cmd::Select { common } => data(&plumb, Op::Select, &common, &sub("select"), None),
+        Cmd::Validate { common } => data(&plumb, Op::Validate, &common, &sub("validate"), None),
+        Cmd::Search { common, pattern } => data(
+            &plumb,
+            Op::Search,
+            &common,
+            &sub("search"),
+            pattern.as_deref(),
+        ),
         Cmd::Detect {
             path,
             format,

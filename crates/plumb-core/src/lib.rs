@@ -36,6 +36,7 @@ mod number;
 mod options;
 mod reader;
 mod refusal;
+mod search;
 mod stats;
 mod stream;
 mod view;
@@ -61,6 +62,12 @@ pub use reader::{
     WindowCounts,
 };
 pub use refusal::{Refusal, RefusalReason};
+pub use search::{
+    compare_number_literals, cut_around, CompareOp, Matcher, Predicate, Query, SearchProgress,
+    Subject, SubjectKind, PATTERN_MAX_BYTES, REGEX_DFA_SIZE_LIMIT, REGEX_NEST_LIMIT,
+    REGEX_SIZE_LIMIT, SEARCH_CONTEXT_MAX, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_OPTIONS,
+    SEARCH_TEXT_BYTES,
+};
 pub use stats::{
     value_hash, Accuracy, DateRange, NumberIn, NumberSummary, QuantileSummary, StatsBudget,
     StatsReport, TextSummary, TopValue, ValueStats, EXACT_SCALE_MAX, STATS_FULL_BUDGET,

@@ -196,20 +196,20 @@ fn whole(f: &f64) -> bool {
 
 /// The options every reader shares, declared once here: the select
 /// window and the scan bounds. Readers declare only their own.
-pub const COMMON_OPTIONS: [OptionSpec; 4] = [
+pub const COMMON_OPTIONS: [OptionSpec; 9] = [
     OptionSpec {
         name: "offset",
         kind: OptionKind::Count,
         default: Some("0"),
-        ops: &[Op::Select],
-        doc: "rows, records or elements to skip",
+        ops: &[Op::Select, Op::Search],
+        doc: "lines, rows, records or elements to skip (a search starts there)",
     },
     OptionSpec {
         name: "limit",
         kind: OptionKind::Count,
         default: Some("50"),
-        ops: &[Op::Select],
-        doc: "how many to return (1 to 1000)",
+        ops: &[Op::Select, Op::Search],
+        doc: "how many to return (1 to 1000; a search returns 20 hits by default)",
     },
     OptionSpec {
         name: "max_rows",
@@ -225,6 +225,11 @@ pub const COMMON_OPTIONS: [OptionSpec; 4] = [
         ops: &[Op::Inspect],
         doc: "rows or records in the inspect sample",
     },
+    crate::search::SEARCH_OPTIONS[0],
+    crate::search::SEARCH_OPTIONS[1],
+    crate::search::SEARCH_OPTIONS[2],
+    crate::search::SEARCH_OPTIONS[3],
+    crate::search::SEARCH_OPTIONS[4],
 ];
 
 /// Which part of the items a select returns.
@@ -440,12 +445,20 @@ impl Request {
             self.options.set(name, raw);
             return Ok(self);
         };
-        let n = spec.normalize(&raw)?.as_u64();
+        let value = spec.normalize(&raw)?;
+        let n = value.as_u64();
         match spec.name {
             "offset" => self.window.offset = n,
             "limit" => self.window.limit = n,
             "max_rows" => self.scan.max_rows = n,
-            _ => self.scan.sample_rows = n.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+            "sample_rows" => {
+                self.scan.sample_rows = n.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+            }
+            // The search options every format shares travel with the
+            // reader's own, normalized already.
+            _ => {
+                self.options.set(name, value);
+            }
         }
         Ok(self)
     }

@@ -298,18 +298,22 @@ pub enum Op {
     Select,
     /// Is it well formed, and where is the first fault.
     Validate,
+    /// Where a pattern or predicate holds: a bounded list of hits, each
+    /// with its position, and where to continue.
+    Search,
 }
 
 impl Op {
     /// Every op, in documentation order.
-    pub const ALL: [Op; 3] = [Op::Inspect, Op::Select, Op::Validate];
+    pub const ALL: [Op; 4] = [Op::Inspect, Op::Select, Op::Validate, Op::Search];
 
-    /// `inspect`, `select` or `validate`.
+    /// `inspect`, `select`, `validate` or `search`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Op::Inspect => "inspect",
             Op::Select => "select",
             Op::Validate => "validate",
+            Op::Search => "search",
         }
     }
 
@@ -328,6 +332,7 @@ impl Op {
             Op::Inspect => reader.inspect(source, req),
             Op::Select => reader.select(source, req),
             Op::Validate => reader.validate(source, req),
+            Op::Search => reader.search(source, req),
         }
     }
 
@@ -397,22 +402,38 @@ pub trait Answer: Debug + Send + Any {
     fn verdict(&self) -> Option<Option<bool>> {
         None
     }
-    /// The counts of a windowed select.
+    /// The counts of a windowed select or search.
     fn window(&self) -> Option<WindowCounts> {
         None
+    }
+    /// Where the caller continues from, in the unit of the answer's
+    /// offset, when more follows: by default the end of the window; a
+    /// search answers where its next hit is.
+    fn next_offset(&self) -> Option<u64> {
+        self.window()
+            .filter(|w| w.has_more)
+            .map(|w| w.offset + w.returned)
     }
     /// For downcasting to the engine's type.
     fn as_any(&self) -> &dyn Any;
 }
 
 /// Implements [`Answer`] for a `Serialize` result type with a `view`
-/// field and a `format: &'static str` field. `verdict` and `window` are given as closures over the value.
+/// field and a `format: &'static str` field. `verdict`, `window` and
+/// (optionally) `next_offset` are given as closures over the value.
 #[macro_export]
 macro_rules! impl_answer {
     ($ty:ty) => {
         $crate::impl_answer!($ty, |_a: &$ty| None, |_a: &$ty| None);
     };
     ($ty:ty, $verdict:expr, $window:expr) => {
+        $crate::impl_answer!($ty, $verdict, $window, |a: &$ty| {
+            $crate::Answer::window(a)
+                .filter(|w| w.has_more)
+                .map(|w| w.offset + w.returned)
+        });
+    };
+    ($ty:ty, $verdict:expr, $window:expr, $next:expr) => {
         impl $crate::Answer for $ty {
             fn format(&self) -> &'static str {
                 self.format
@@ -434,6 +455,10 @@ macro_rules! impl_answer {
             }
             fn window(&self) -> Option<$crate::WindowCounts> {
                 let f: fn(&$ty) -> Option<$crate::WindowCounts> = $window;
+                f(self)
+            }
+            fn next_offset(&self) -> Option<u64> {
+                let f: fn(&$ty) -> Option<u64> = $next;
                 f(self)
             }
             fn as_any(&self) -> &dyn std::any::Any {
@@ -498,5 +523,15 @@ pub trait FormatReader: Send + Sync {
     fn validate(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
         let _ = (source, req);
         Err(Op::Validate.unsupported(self.name()))
+    }
+
+    /// Where a pattern or predicate holds ([`crate::Query::from_request`]
+    /// reads the shared search options).
+    ///
+    /// # Errors
+    /// Typed refusals; by default the op is not supported.
+    fn search(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
+        let _ = (source, req);
+        Err(Op::Search.unsupported(self.name()))
     }
 }

@@ -53,9 +53,9 @@ pub use machine::{
 };
 pub use reader::CsvReader;
 pub use report::{
-    ColumnRef, ColumnReport, CsvInspect, CsvSelect, CsvValidate, DialectReport, PrecisionFact,
-    SelectCell, CSV_SELECT_BUDGET_BYTES, INSPECT_NARROW_TEXT_BYTES, INSPECT_SAMPLE_BUDGET_BYTES,
-    INSPECT_WIDE_TEXT_COLUMNS,
+    ColumnRef, ColumnReport, CsvInspect, CsvSearch, CsvSelect, CsvValidate, DialectReport,
+    PrecisionFact, RowHit, SelectCell, CSV_SEARCH_ROW_BYTES, CSV_SELECT_BUDGET_BYTES,
+    INSPECT_NARROW_TEXT_BYTES, INSPECT_SAMPLE_BUDGET_BYTES, INSPECT_WIDE_TEXT_COLUMNS,
 };
 pub use scan::{HeaderMode, QuoteMode};
 
@@ -181,6 +181,26 @@ pub fn select<R: BufRead>(
         limit,
         window.columns.clone(),
     );
+    let summary = scan::scan(stream, format.dialect(opts), opts.header, None, &mut sink)?;
+    Ok(sink.finish(format.name(), &summary))
+}
+
+/// Searches the data rows from row `query.offset` for `query`, in
+/// `column` (by header name or 0-based index) or in any column. Reading
+/// stops at the hit past the limit.
+///
+/// # Errors
+/// `unknown-column` for a name not in the header; `invalid-argument` for
+/// an index that is not a column, or a name when there is no header; and
+/// the stream's refusals.
+pub fn search<R: BufRead>(
+    stream: TextStream<R>,
+    format: CsvFormat,
+    opts: &CsvOptions,
+    query: &plumb_core::Query,
+    column: Option<ColumnRef>,
+) -> Result<CsvSearch, Refusal> {
+    let mut sink = report::SearchSink::new(query.clone(), column);
     let summary = scan::scan(stream, format.dialect(opts), opts.header, None, &mut sink)?;
     Ok(sink.finish(format.name(), &summary))
 }

@@ -7,8 +7,8 @@ use plumb_core::{
 
 use crate::scan::{parse_comment, parse_delimiter};
 use crate::{
-    inspect, select, validate, ColumnRef, CsvFormat, CsvInspect, CsvOptions, CsvSelect,
-    CsvValidate, HeaderMode, QuoteMode, SelectOptions,
+    inspect, search, select, validate, ColumnRef, CsvFormat, CsvInspect, CsvOptions, CsvSearch,
+    CsvSelect, CsvValidate, HeaderMode, QuoteMode, SelectOptions,
 };
 
 impl_answer!(CsvInspect);
@@ -25,6 +25,18 @@ impl_answer!(CsvSelect, |_a: &CsvSelect| None, |a: &CsvSelect| Some(
         has_more: a.has_more,
     }
 ));
+
+impl_answer!(
+    CsvSearch,
+    |_a: &CsvSearch| None,
+    |a: &CsvSearch| Some(WindowCounts {
+        returned: a.returned as u64,
+        offset: a.offset,
+        limit: a.limit as u64,
+        has_more: a.progress.has_more,
+    }),
+    |a: &CsvSearch| a.progress.next_offset
+);
 
 /// Reads CSV or TSV through the plumb-csv engine.
 #[derive(Debug, Clone, Copy)]
@@ -69,7 +81,7 @@ impl CsvReader {
 
 /// The options CSV and TSV declare: the dialect for every op, the
 /// projection for select.
-pub const CSV_OPTIONS: [OptionSpec; 7] = [
+pub const CSV_OPTIONS: [OptionSpec; 8] = [
     OptionSpec {
         name: "delimiter",
         kind: OptionKind::Text,
@@ -118,6 +130,13 @@ pub const CSV_OPTIONS: [OptionSpec; 7] = [
         default: Some("false"),
         ops: &[Op::Inspect],
         doc: "add each column's statistics: distinct count, top values, sum, mean, standard deviation, quantiles, text and date ranges, each labelled exact or estimate",
+    },
+    OptionSpec {
+        name: "column",
+        kind: OptionKind::Text,
+        default: None,
+        ops: &[Op::Search],
+        doc: "the column to search, by header name or 0-based index; every column when left out",
     },
 ];
 
@@ -178,5 +197,18 @@ impl FormatReader for CsvReader {
     fn validate(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
         let o = self.options(req)?;
         Ok(Box::new(validate(text_stream(source)?, self.format, &o)?))
+    }
+
+    fn search(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
+        let o = self.options(req)?;
+        let query = plumb_core::Query::from_request(req)?;
+        let column = req.options.text("column").map(ColumnRef::parse);
+        Ok(Box::new(search(
+            text_stream(source)?,
+            self.format,
+            &o,
+            &query,
+            column,
+        )?))
     }
 }

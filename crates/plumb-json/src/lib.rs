@@ -45,9 +45,10 @@ use plumb_core::{Refusal, ScanBounds, TextStream};
 
 pub use builder::{Built, ValueBuilder, BUILD_DEPTH_CAP};
 pub use ops::{
-    inspect, inspect_at, inspect_outlined, select, type_name, validate, JsonInspect, JsonSelect,
-    JsonSelectOptions, JsonValidate, SyntaxError, JSON_SAMPLE_ROWS_DEFAULT, JSON_SAMPLE_ROWS_MAX,
-    KEY_LIST_CAP, SAMPLE_BUDGET_BYTES, SELECT_BUDGET_BYTES, WILDCARD,
+    inspect, inspect_at, inspect_outlined, search, select, type_name, validate, ElementHit,
+    JsonInspect, JsonSearch, JsonSelect, JsonSelectOptions, JsonValidate, Probe, SyntaxError,
+    JSON_SAMPLE_ROWS_DEFAULT, JSON_SAMPLE_ROWS_MAX, KEY_LIST_CAP, SAMPLE_BUDGET_BYTES,
+    SEARCH_VALUE_BUDGET_BYTES, SELECT_BUDGET_BYTES, WILDCARD,
 };
 pub use outline::{
     Outline, OutlineOptions, OUTLINE_COLLAPSE_KEYS, OUTLINE_KEY_SAMPLES, OUTLINE_LIST_DEFAULT,
@@ -58,7 +59,8 @@ pub use parser::{
 };
 pub use pointer::{PathToken, PathTracker, Pointer};
 pub use reader::{
-    outline_options, outline_paths, JsonReader, JSON_OPTIONS, OUTLINE_PATHS_OPTION, STATS_OPTION,
+    outline_options, outline_paths, JsonReader, FIELD_OPTION, JSON_OPTIONS, OUTLINE_PATHS_OPTION,
+    STATS_OPTION,
 };
 pub use sink::{JsonSink, Null, Tee};
 pub use structure::{

@@ -6,8 +6,21 @@ use plumb_core::{
 };
 
 use crate::{
-    inspect_at, select, validate, JsonInspect, JsonSelect, JsonSelectOptions, JsonValidate,
+    inspect_at, select, validate, JsonInspect, JsonSearch, JsonSelect, JsonSelectOptions,
+    JsonValidate,
 };
+
+impl_answer!(
+    JsonSearch,
+    |_a: &JsonSearch| None,
+    |a: &JsonSearch| Some(WindowCounts {
+        returned: a.returned as u64,
+        offset: a.offset,
+        limit: a.limit as u64,
+        has_more: a.progress.has_more,
+    }),
+    |a: &JsonSearch| a.progress.next_offset
+);
 
 impl_answer!(JsonInspect);
 impl_answer!(
@@ -30,18 +43,29 @@ pub struct JsonReader;
 
 /// The options JSON declares: where select looks, and how many paths
 /// inspect's outline lists.
-pub const JSON_OPTIONS: [OptionSpec; 3] = [
+pub const JSON_OPTIONS: [OptionSpec; 4] = [
     OptionSpec {
         name: "pointer",
         kind: OptionKind::Text,
         default: Some(""),
-        ops: &[Op::Inspect, Op::Select],
+        ops: &[Op::Inspect, Op::Select, Op::Search],
         doc:
-            "an RFC 6901 JSON Pointer (\"\" is the whole document): the value to inspect, or to select; with offset and limit, an array (its elements) or an object (its members)",
+            "an RFC 6901 JSON Pointer (\"\" is the whole document): the value to inspect, or to select; with offset and limit, an array (its elements) or an object (its members); for search, the array whose elements are searched",
     },
     OUTLINE_PATHS_OPTION,
     STATS_OPTION,
+    FIELD_OPTION,
 ];
+
+/// `field`: the value a search judges in each record or element, shared
+/// by JSON and JSON Lines.
+pub const FIELD_OPTION: OptionSpec = OptionSpec {
+    name: "field",
+    kind: OptionKind::Text,
+    default: None,
+    ops: &[Op::Search],
+    doc: "an RFC 6901 JSON Pointer inside each record or element (/user/id): the value the pattern or predicate is tested on; any scalar in it when left out",
+};
 
 /// `outline_paths`: how many paths inspect's outline lists (all are
 /// counted), shared by JSON and JSON Lines.
@@ -123,5 +147,15 @@ impl FormatReader for JsonReader {
 
     fn validate(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
         Ok(Box::new(validate(text_stream(source)?, &req.scan)?))
+    }
+
+    fn search(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
+        let query = plumb_core::Query::from_request(req)?;
+        Ok(Box::new(crate::search(
+            text_stream(source)?,
+            req.options.text("pointer").unwrap_or_default(),
+            req.options.text("field"),
+            &query,
+        )?))
     }
 }

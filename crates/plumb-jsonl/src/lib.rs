@@ -23,6 +23,7 @@
 
 mod ops;
 mod reader;
+mod search;
 mod splitter;
 
 use std::path::Path;
@@ -36,6 +37,7 @@ pub use ops::{
     SELECT_LINE_BUDGET_BYTES,
 };
 pub use reader::{JsonlReader, JSONL_OPTIONS};
+pub use search::{search, JsonlSearch, RecordHit};
 pub use splitter::{Line, LineSink, LineSplitter, JSONL_MAX_LINE_BYTES};
 
 /// [`inspect`] over a file.

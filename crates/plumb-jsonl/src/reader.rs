@@ -5,7 +5,21 @@ use plumb_core::{
     WindowCounts,
 };
 
-use crate::{inspect_outlined, select, validate, JsonlInspect, JsonlSelect, JsonlValidate};
+use crate::{
+    inspect_outlined, select, validate, JsonlInspect, JsonlSearch, JsonlSelect, JsonlValidate,
+};
+
+impl_answer!(
+    JsonlSearch,
+    |_a: &JsonlSearch| None,
+    |a: &JsonlSearch| Some(WindowCounts {
+        returned: a.returned as u64,
+        offset: a.offset,
+        limit: a.limit as u64,
+        has_more: a.progress.has_more,
+    }),
+    |a: &JsonlSearch| a.progress.next_offset
+);
 
 impl_answer!(JsonlInspect);
 impl_answer!(
@@ -24,10 +38,13 @@ impl_answer!(
     })
 );
 
-/// The option JSON Lines declares: how many paths inspect's outline
-/// lists.
-pub const JSONL_OPTIONS: [plumb_core::OptionSpec; 2] =
-    [plumb_json::OUTLINE_PATHS_OPTION, plumb_json::STATS_OPTION];
+/// The options JSON Lines declares: how many paths inspect's outline
+/// lists, statistics, and the field a search judges.
+pub const JSONL_OPTIONS: [plumb_core::OptionSpec; 3] = [
+    plumb_json::OUTLINE_PATHS_OPTION,
+    plumb_json::STATS_OPTION,
+    plumb_json::FIELD_OPTION,
+];
 
 /// Reads JSON Lines through the plumb-jsonl engine.
 #[derive(Debug, Clone, Copy, Default)]
@@ -75,5 +92,14 @@ impl FormatReader for JsonlReader {
 
     fn validate(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
         Ok(Box::new(validate(text_stream(source)?, &req.scan)?))
+    }
+
+    fn search(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
+        let query = plumb_core::Query::from_request(req)?;
+        Ok(Box::new(crate::search::search(
+            text_stream(source)?,
+            req.options.text("field"),
+            &query,
+        )?))
     }
 }

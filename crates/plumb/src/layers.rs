@@ -355,6 +355,10 @@ impl Answer for Layered {
         self.inner.window()
     }
 
+    fn next_offset(&self) -> Option<u64> {
+        self.inner.next_offset()
+    }
+
     /// The engine's answer, so that code that knows the engine's types
     /// still finds them.
     fn as_any(&self) -> &dyn std::any::Any {

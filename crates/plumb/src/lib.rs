@@ -35,6 +35,7 @@ mod magic;
 mod ops;
 pub mod read;
 mod registry;
+pub mod search;
 mod stream;
 
 #[cfg(feature = "compression")]

@@ -213,7 +213,11 @@ impl Plumb {
         format: Option<&str>,
         req: &Request,
     ) -> Result<Box<dyn Answer>, Refusal> {
-        let detected = match self.registry.detect(source, format) {
+        let detected = match self.search_lines(op, source, format, req) {
+            Some(lines) => Ok(lines),
+            None => self.registry.detect(source, format),
+        };
+        let detected = match detected {
             // Nothing decided the format, but the options imply one: the
             // first registered format that takes them all (a delimiter
             // implies a delimited format).
@@ -245,6 +249,48 @@ impl Plumb {
             } else {
                 r
             }
+        })
+    }
+
+    /// The lines reader, when a search is of lines: no format named, no
+    /// extension of a data format, and no option of one given (a column
+    /// or a pointer says the caller means the data format its sniff
+    /// finds). A log file whose first line has commas is searched as
+    /// lines, not as a table.
+    fn search_lines(
+        &self,
+        op: Op,
+        source: &dyn Source,
+        format: Option<&str>,
+        req: &Request,
+    ) -> Option<Detected> {
+        if op != Op::Search || format.is_some() {
+            return None;
+        }
+        let reader = self.registry.lines_reader()?;
+        if source
+            .extension()
+            .is_some_and(|ext| self.registry.by_extension(&ext).is_some())
+        {
+            return None;
+        }
+        let shared = |name: &str| {
+            plumb_core::COMMON_OPTIONS.iter().any(|s| s.name == name)
+                || reader.options().iter().any(|s| s.name == name)
+        };
+        if !req.options.names().all(shared) {
+            return None;
+        }
+        // A binary or compressed head is refused by detection as ever.
+        let head = source.head(crate::registry::SNIFF_BYTES).ok()?;
+        if crate::magic::identify(&head).is_some() {
+            return None;
+        }
+        Some(Detected {
+            reader,
+            by: DetectedBy::Options,
+            container: None,
+            encoding: None,
         })
     }
 

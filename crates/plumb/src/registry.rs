@@ -89,6 +89,9 @@ impl DeclaredOption {
 #[derive(Clone, Default)]
 pub struct Registry {
     readers: Vec<Arc<dyn FormatReader>>,
+    /// The reader of plain lines of text: never detected, named only
+    /// (`text`), and the one a search falls back to.
+    lines: Option<Arc<dyn FormatReader>>,
 }
 
 impl std::fmt::Debug for Registry {
@@ -110,7 +113,21 @@ impl Registry {
         r.register(plumb_csv::CsvReader::TSV);
         r.register(plumb_json::JsonReader);
         r.register(plumb_jsonl::JsonlReader);
+        r.lines = Some(Arc::new(crate::search::TextReader));
         r
+    }
+
+    /// The reader of plain lines of text (`text`, search only): never
+    /// detected and not among [`Registry::names`], but taken by name, and
+    /// the reader a search uses when no data format was named or implied.
+    pub fn lines_reader(&self) -> Option<Arc<dyn FormatReader>> {
+        self.lines.clone()
+    }
+
+    /// Replaces the reader of plain lines of text.
+    pub fn set_lines_reader(&mut self, reader: Arc<dyn FormatReader>) -> &mut Registry {
+        self.lines = Some(reader);
+        self
     }
 
     /// Adds a reader. A reader registered later wins a name or extension
@@ -138,6 +155,7 @@ impl Registry {
         self.readers
             .iter()
             .rev()
+            .chain(self.lines.iter())
             .find(|r| r.name() == wanted)
             .cloned()
     }
@@ -252,7 +270,7 @@ impl Registry {
                 ops: spec.ops.to_vec(),
             })
             .collect();
-        for reader in &self.readers {
+        for reader in self.readers.iter().chain(self.lines.iter()) {
             for spec in reader.options() {
                 match out.iter_mut().find(|d| d.spec.name == spec.name) {
                     Some(d) if d.formats.is_empty() => {}
@@ -330,6 +348,14 @@ impl Registry {
             }
         }
         for name in req.options.names() {
+            // A shared option set by name (the search options travel
+            // with the reader's own).
+            if let Some(spec) = COMMON_OPTIONS.iter().find(|s| s.name == name) {
+                if !spec.applies_to(op) {
+                    return Err(refuse(name, format!("it is for {}", ops_list(spec.ops))));
+                }
+                continue;
+            }
             match own.iter().find(|s| s.name == name) {
                 Some(spec) if spec.applies_to(op) => {}
                 Some(spec) => {
@@ -351,6 +377,7 @@ impl Registry {
                 }
             }
         }
+        req.options.normalize(&plumb_core::SEARCH_OPTIONS)?;
         req.options.normalize(own)
     }
 

@@ -6,6 +6,7 @@
 
 mod column;
 mod inspect;
+mod search;
 mod select;
 mod stats;
 mod validate;
@@ -15,6 +16,8 @@ pub(crate) use inspect::InspectSink;
 pub use inspect::{
     CsvInspect, INSPECT_NARROW_TEXT_BYTES, INSPECT_SAMPLE_BUDGET_BYTES, INSPECT_WIDE_TEXT_COLUMNS,
 };
+pub(crate) use search::SearchSink;
+pub use search::{CsvSearch, RowHit, CSV_SEARCH_ROW_BYTES};
 pub(crate) use select::SelectSink;
 pub use select::{ColumnRef, CsvSelect, SelectCell, CSV_SELECT_BUDGET_BYTES};
 pub use validate::CsvValidate;

@@ -275,7 +275,7 @@ impl SelectSink {
 
 /// How cells must fit the bytes left for them.
 #[derive(Clone, Copy)]
-enum Fit {
+pub(crate) enum Fit {
     /// Whole, or not at all.
     Whole(usize),
     /// Cut to fit when they must be.
@@ -287,7 +287,7 @@ enum Fit {
 /// returned ([`Fit::Whole`]) or the longest are cut to one common length,
 /// each saying its full length ([`Fit::Cut`]). Cells past the record's
 /// end are [`SelectCell::Missing`].
-fn budget_cells(
+pub(crate) fn budget_cells(
     record: &Record<'_>,
     indices: impl Iterator<Item = usize> + Clone,
     fit: Fit,
@@ -339,7 +339,7 @@ fn largest_cap(lens: &[usize], room: usize) -> usize {
     usize::MAX
 }
 
-fn unknown_column(name: &str, header: &Record<'_>) -> Refusal {
+pub(crate) fn unknown_column(name: &str, header: &Record<'_>) -> Refusal {
     let listed: Vec<String> = (0..header.len().min(LISTED_NAMES))
         .filter_map(|i| header.get_str(i))
         .map(|h| echo(&h))

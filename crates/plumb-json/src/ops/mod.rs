@@ -2,11 +2,13 @@
 //! the drive loop here, one file per op.
 
 mod inspect;
+mod search;
 mod select;
 mod validate;
 mod wildcard;
 
 pub use inspect::{inspect, inspect_at, inspect_outlined, JsonInspect};
+pub use search::{search, ElementHit, JsonSearch, Probe, SEARCH_VALUE_BUDGET_BYTES};
 pub use select::{select, JsonSelect};
 pub use validate::{validate, JsonValidate, SyntaxError};
 pub use wildcard::WILDCARD;

@@ -1,0 +1,707 @@
+//! What a search asks, shared by every format: a [`Matcher`] for a
+//! pattern, a [`Predicate`] over one value, and the [`Query`] that holds
+//! them with the flags every search takes.
+//!
+//! Each engine finds its own values (a line, a cell, the value at a
+//! pointer in a record) and hands them to [`Predicate::test`] as a
+//! [`Subject`]; the rules for what matches live here, once, so a
+//! predicate means the same thing on a CSV cell and a JSON value.
+//!
+//! Patterns are compiled by the `regex` crate, which runs in time linear
+//! in the input (no backtracking) and refuses a pattern whose compiled
+//! form passes [`REGEX_SIZE_LIMIT`]; so a hostile pattern can neither
+//! exhaust memory nor run away. A pattern without regex syntax (and
+//! without the case or word flags) is searched as a literal with
+//! `memchr::memmem`, the fastest substring search there is for it.
+
+use std::cmp::Ordering;
+
+use memchr::memmem;
+use regex::bytes::{Regex, RegexBuilder};
+
+use crate::caps::echo;
+use crate::options::{OptionKind, OptionSpec, Request};
+use crate::reader::Op;
+use crate::refusal::Refusal;
+
+/// Hits one search returns when no limit is given.
+pub const SEARCH_DEFAULT_LIMIT: usize = 20;
+
+/// The most hits one search returns; a larger limit is served at this
+/// cap and the answer says where to continue.
+pub const SEARCH_MAX_LIMIT: usize = 1000;
+
+/// The most bytes of a hit's text (a line, a cell) an answer carries: a
+/// longer one is cut to a window around its first match, which always
+/// stays inside the cut.
+pub const SEARCH_TEXT_BYTES: usize = 240;
+
+/// The most context lines before and after a hit (text search).
+pub const SEARCH_CONTEXT_MAX: u64 = 10;
+
+/// The longest pattern taken, in bytes.
+pub const PATTERN_MAX_BYTES: usize = 4096;
+
+/// The most heap a compiled pattern may take (the regex crate's
+/// `size_limit`); a larger one is refused `invalid-argument`.
+pub const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+/// The most heap the regex crate's lazy DFA cache may take while a
+/// pattern runs (`dfa_size_limit`).
+pub const REGEX_DFA_SIZE_LIMIT: usize = 2 << 20;
+
+/// The deepest nesting of groups and repetitions a pattern may have.
+pub const REGEX_NEST_LIMIT: u32 = 64;
+
+/// The options every format's search takes, declared once here beside
+/// the window ([`crate::COMMON_OPTIONS`] holds them).
+pub const SEARCH_OPTIONS: [OptionSpec; 5] = [
+    OptionSpec {
+        name: "pattern",
+        kind: OptionKind::Text,
+        default: None,
+        ops: &[Op::Search],
+        doc: "a regular expression (Rust regex syntax) a line, cell or value must contain; text without regex syntax is searched as a literal",
+    },
+    OptionSpec {
+        name: "where",
+        kind: OptionKind::Text,
+        default: None,
+        ops: &[Op::Search],
+        doc: "a predicate on the value instead of a pattern: = x, != x, < x, <= x, > x, >= x (numbers compared exactly), is empty, is null, is not empty, is not null",
+    },
+    OptionSpec {
+        name: "ignore_case",
+        kind: OptionKind::Flag,
+        default: Some("false"),
+        ops: &[Op::Search],
+        doc: "match the pattern without regard to case",
+    },
+    OptionSpec {
+        name: "word",
+        kind: OptionKind::Flag,
+        default: Some("false"),
+        ops: &[Op::Search],
+        doc: "match the pattern only as a whole word (between word boundaries)",
+    },
+    OptionSpec {
+        name: "count_only",
+        kind: OptionKind::Flag,
+        default: Some("false"),
+        ops: &[Op::Search],
+        doc: "return no hits, only how many there are (the scan reads to the end)",
+    },
+];
+
+/// A compiled search pattern.
+///
+/// ```
+/// use plumb_core::Matcher;
+/// let m = Matcher::new("err(or)?", false, false)?;
+/// assert!(m.is_match(b"an error here"));
+/// assert_eq!(m.find_at(b"no; err", 0), Some((4, 7)));
+/// assert!(Matcher::new("ERROR", false, false)?.is_literal());
+/// assert!(Matcher::new("(", false, false).is_err());
+/// # Ok::<(), plumb_core::Refusal>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Matcher {
+    pattern: String,
+    literal: Option<memmem::Finder<'static>>,
+    regex: Regex,
+    whole_text: bool,
+}
+
+impl Matcher {
+    /// Compiles `pattern`: as a literal when it has no regex syntax and
+    /// neither flag is set, else as a regex (with `^` and `$` at line
+    /// ends, `\r\n` taken as one).
+    ///
+    /// # Errors
+    /// `invalid-argument`: a pattern longer than [`PATTERN_MAX_BYTES`], a
+    /// pattern the regex crate refuses (its message is kept), or one
+    /// whose compiled form passes [`REGEX_SIZE_LIMIT`].
+    pub fn new(pattern: &str, ignore_case: bool, word: bool) -> Result<Matcher, Refusal> {
+        if pattern.len() > PATTERN_MAX_BYTES {
+            return Err(Refusal::invalid_argument(format!(
+                "the pattern is {} bytes; a pattern may have at most {PATTERN_MAX_BYTES}",
+                pattern.len()
+            )));
+        }
+        let plain = !pattern.chars().any(regex_syntax::is_meta_character)
+            && !pattern.contains('\n')
+            && !ignore_case
+            && !word;
+        let source = if word {
+            format!(r"\b(?:{pattern})\b")
+        } else if plain {
+            regex::escape(pattern)
+        } else {
+            pattern.to_owned()
+        };
+        let regex = RegexBuilder::new(&source)
+            .case_insensitive(ignore_case)
+            .multi_line(true)
+            .crlf(true)
+            .size_limit(REGEX_SIZE_LIMIT)
+            .dfa_size_limit(REGEX_DFA_SIZE_LIMIT)
+            .nest_limit(REGEX_NEST_LIMIT)
+            .build()
+            .map_err(|e| {
+                Refusal::invalid_argument(format!(
+                    "the pattern `{}` is not a regex plumb can run: {e}",
+                    echo(pattern)
+                ))
+            })?;
+        // \A and \z anchor to the whole text: a line is then searched on
+        // its own, never as part of a block of lines.
+        let whole_text = !plain
+            && regex_syntax::ParserBuilder::new()
+                .case_insensitive(ignore_case)
+                .multi_line(true)
+                .crlf(true)
+                .build()
+                .parse(&source)
+                .map(|hir| {
+                    let looks = hir.properties().look_set();
+                    looks.contains(regex_syntax::hir::Look::Start)
+                        || looks.contains(regex_syntax::hir::Look::End)
+                })
+                .unwrap_or(true);
+        Ok(Matcher {
+            pattern: pattern.to_owned(),
+            literal: plain.then(|| memmem::Finder::new(pattern.as_bytes()).into_owned()),
+            regex,
+            whole_text,
+        })
+    }
+
+    /// The pattern as given.
+    pub fn pattern(&self) -> &str {
+        &self.pattern
+    }
+
+    /// Whether the pattern is searched as a literal (`memmem`).
+    pub fn is_literal(&self) -> bool {
+        self.literal.is_some()
+    }
+
+    /// Whether the pattern anchors to the whole text (`\A`, `\z`), so a
+    /// line must be searched on its own rather than within a block.
+    pub fn anchors_whole_text(&self) -> bool {
+        self.whole_text
+    }
+
+    /// The first match at or after `start` in `hay`, as a byte range.
+    pub fn find_at(&self, hay: &[u8], start: usize) -> Option<(usize, usize)> {
+        let rest = hay.get(start..)?;
+        match &self.literal {
+            Some(f) => f
+                .find(rest)
+                .map(|i| (start + i, start + i + f.needle().len())),
+            None => self.regex.find_at(hay, start).map(|m| (m.start(), m.end())),
+        }
+    }
+
+    /// Whether `hay` contains a match.
+    pub fn is_match(&self, hay: &[u8]) -> bool {
+        match &self.literal {
+            Some(f) => f.find(hay).is_some(),
+            None => self.regex.is_match(hay),
+        }
+    }
+}
+
+/// A comparison of a [`Predicate`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareOp {
+    /// `=`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+impl CompareOp {
+    fn holds(self, ord: Ordering) -> bool {
+        match self {
+            CompareOp::Eq => ord == Ordering::Equal,
+            CompareOp::Ne => ord != Ordering::Equal,
+            CompareOp::Lt => ord == Ordering::Less,
+            CompareOp::Le => ord != Ordering::Greater,
+            CompareOp::Gt => ord == Ordering::Greater,
+            CompareOp::Ge => ord != Ordering::Less,
+        }
+    }
+}
+
+/// What a value must be for its record to be a hit.
+#[derive(Clone, Debug)]
+pub enum Predicate {
+    /// Its text contains a match of the pattern.
+    Pattern(Matcher),
+    /// It compares to an operand: as numbers, exactly, when both are
+    /// numbers; otherwise as text, byte by byte.
+    Compare {
+        /// The comparison.
+        op: CompareOp,
+        /// The operand's text.
+        operand: String,
+        /// Whether the operand reads as a number.
+        numeric: bool,
+    },
+    /// It is empty text (`negated`: it is not).
+    IsEmpty {
+        /// `is not empty`.
+        negated: bool,
+    },
+    /// It is null: missing, JSON null, or (CSV) an empty cell or a
+    /// sentinel such as `NA` (`negated`: it is not).
+    IsNull {
+        /// `is not null`.
+        negated: bool,
+    },
+}
+
+/// What a value is, as an engine found it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubjectKind {
+    /// Text (a CSV cell that is not a number, a JSON string).
+    Text,
+    /// A number literal (a CSV cell that reads as one, a JSON number).
+    Number,
+    /// `true` or `false`.
+    Bool,
+    /// JSON `null`.
+    Null,
+    /// An object or an array (never matched by a pattern or compared).
+    Container,
+    /// Not there: a column past a short row's end, a key a record lacks.
+    Missing,
+}
+
+/// One value a predicate is tested on.
+#[derive(Clone, Copy, Debug)]
+pub struct Subject<'a> {
+    /// What it is.
+    pub kind: SubjectKind,
+    /// Its text: a cell's content, a string's decoded text, a number's
+    /// literal, `true`, `null`; empty for a container or a missing value.
+    pub text: &'a [u8],
+    /// Whether it counts as null (`is null`).
+    pub null: bool,
+}
+
+impl<'a> Subject<'a> {
+    /// A value of `kind` with `text`; null when missing or JSON null.
+    pub fn new(kind: SubjectKind, text: &'a [u8]) -> Subject<'a> {
+        Subject {
+            kind,
+            text,
+            null: matches!(kind, SubjectKind::Null | SubjectKind::Missing),
+        }
+    }
+
+    /// A value that is not there.
+    pub fn missing() -> Subject<'static> {
+        Subject::new(SubjectKind::Missing, b"")
+    }
+}
+
+impl Predicate {
+    /// Reads a predicate: `= x`, `!= x`, `< x`, `<= x`, `> x`, `>= x`,
+    /// `is empty`, `is null`, `is not empty`, `is not null`. The operand
+    /// is the rest, trimmed, or a JSON string in double quotes (to keep
+    /// spaces or write `""`).
+    ///
+    /// ```
+    /// use plumb_core::{Predicate, Subject, SubjectKind};
+    /// let p = Predicate::parse("> 9007199254740992")?;
+    /// assert!(p.test(&Subject::new(SubjectKind::Number, b"9007199254740993")));
+    /// assert!(!p.test(&Subject::new(SubjectKind::Number, b"9.007199254740992e15")));
+    /// let eq = Predicate::parse("= \"a b\"")?;
+    /// assert!(eq.test(&Subject::new(SubjectKind::Text, b"a b")));
+    /// # Ok::<(), plumb_core::Refusal>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `invalid-argument` naming the forms taken.
+    pub fn parse(text: &str) -> Result<Predicate, Refusal> {
+        let t = text.trim();
+        let words: Vec<String> = t.split_whitespace().map(str::to_ascii_lowercase).collect();
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        match words.as_slice() {
+            ["is", "empty"] => return Ok(Predicate::IsEmpty { negated: false }),
+            ["is", "not", "empty"] => return Ok(Predicate::IsEmpty { negated: true }),
+            ["is", "null"] => return Ok(Predicate::IsNull { negated: false }),
+            ["is", "not", "null"] => return Ok(Predicate::IsNull { negated: true }),
+            _ => {}
+        }
+        let (op, rest) = [
+            ("!=", CompareOp::Ne),
+            ("<=", CompareOp::Le),
+            (">=", CompareOp::Ge),
+            ("==", CompareOp::Eq),
+            ("=", CompareOp::Eq),
+            ("<", CompareOp::Lt),
+            (">", CompareOp::Gt),
+        ]
+        .iter()
+        .find_map(|(sym, op)| t.strip_prefix(sym).map(|rest| (*op, rest.trim())))
+        .ok_or_else(|| {
+            Refusal::invalid_argument(format!(
+                "`{}` is not a predicate; write one of = x, != x, < x, <= x, > x, >= x, \
+                 is empty, is null, is not empty, is not null",
+                echo(t)
+            ))
+        })?;
+        let operand = if rest.starts_with('"') {
+            serde_json::from_str::<String>(rest).map_err(|e| {
+                Refusal::invalid_argument(format!(
+                    "the operand {} starts with a quote but is not a JSON string ({e}); \
+                     close the quote, or leave the quotes out",
+                    echo(rest)
+                ))
+            })?
+        } else {
+            rest.to_owned()
+        };
+        Ok(Predicate::Compare {
+            op,
+            numeric: Decimal::parse(operand.as_bytes()).is_some(),
+            operand,
+        })
+    }
+
+    /// Whether `subject` satisfies the predicate.
+    pub fn test(&self, subject: &Subject<'_>) -> bool {
+        let absent = matches!(subject.kind, SubjectKind::Missing | SubjectKind::Container);
+        match self {
+            Predicate::Pattern(m) => !absent && m.is_match(subject.text),
+            Predicate::IsEmpty { negated } => {
+                let empty = subject.kind == SubjectKind::Text && subject.text.is_empty();
+                empty != *negated
+            }
+            Predicate::IsNull { negated } => subject.null != *negated,
+            Predicate::Compare {
+                op,
+                operand,
+                numeric,
+            } => {
+                if absent {
+                    return false;
+                }
+                if *numeric && subject.kind == SubjectKind::Number {
+                    if let Some(ord) = compare_number_literals(subject.text, operand.as_bytes()) {
+                        return op.holds(ord);
+                    }
+                }
+                match op {
+                    CompareOp::Eq | CompareOp::Ne => op.holds(subject.text.cmp(operand.as_bytes())),
+                    // Order between a number and text is not defined:
+                    // no hit, rather than a guess.
+                    _ if *numeric => false,
+                    _ => {
+                        subject.kind == SubjectKind::Text
+                            && op.holds(subject.text.cmp(operand.as_bytes()))
+                    }
+                }
+            }
+        }
+    }
+
+    /// The pattern, when the predicate is one.
+    pub fn matcher(&self) -> Option<&Matcher> {
+        match self {
+            Predicate::Pattern(m) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+/// A search, as the shared options ask for it.
+#[derive(Clone, Debug)]
+pub struct Query {
+    /// What a value (or a line) must be.
+    pub predicate: Predicate,
+    /// Hits to skip over: the search starts at this line, row, record or
+    /// element (the unit of the format).
+    pub offset: u64,
+    /// Hits to return (clamped to `1..=SEARCH_MAX_LIMIT`).
+    pub limit: usize,
+    /// Count the hits to the end instead of returning them.
+    pub count_only: bool,
+}
+
+impl Query {
+    /// The query the request's shared search options ask for: exactly
+    /// one of `pattern` and `where`.
+    ///
+    /// ```
+    /// use plumb_core::{Query, Request};
+    /// use serde_json::json;
+    /// let mut req = Request::default();
+    /// req.set("pattern", json!("timeout"))?.set("limit", json!(5))?;
+    /// let q = Query::from_request(&req)?;
+    /// assert_eq!((q.limit, q.offset, q.count_only), (5, 0, false));
+    /// assert!(q.predicate.matcher().is_some_and(|m| m.is_literal()));
+    /// # Ok::<(), plumb_core::Refusal>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `invalid-argument`: neither or both of `pattern` and `where`, a
+    /// zero limit, a bad pattern or predicate.
+    pub fn from_request(req: &Request) -> Result<Query, Refusal> {
+        let opts = &req.options;
+        let predicate = match (opts.text("pattern"), opts.text("where")) {
+            (Some(p), None) => Predicate::Pattern(Matcher::new(
+                p,
+                opts.flag("ignore_case").unwrap_or(false),
+                opts.flag("word").unwrap_or(false),
+            )?),
+            (None, Some(w)) => {
+                if opts.flag("ignore_case").is_some() || opts.flag("word").is_some() {
+                    return Err(Refusal::invalid_argument(
+                        "ignore_case and word apply to a pattern, not to a where predicate; \
+                         drop them, or search with a pattern",
+                    ));
+                }
+                Predicate::parse(w)?
+            }
+            (None, None) => {
+                return Err(Refusal::invalid_argument(
+                    "a search needs a pattern (a regex or literal text) or a where predicate \
+                     (such as `= 42` or `is null`); give one",
+                ))
+            }
+            (Some(_), Some(_)) => {
+                return Err(Refusal::invalid_argument(
+                    "a search takes a pattern or a where predicate, not both; give one",
+                ))
+            }
+        };
+        if req.window.limit == Some(0) {
+            return Err(crate::caps::zero_limit(SEARCH_MAX_LIMIT as u64));
+        }
+        Ok(Query {
+            predicate,
+            offset: req.window.offset.unwrap_or(0),
+            limit: req.window.limit.map_or(SEARCH_DEFAULT_LIMIT, |n| {
+                usize::try_from(n)
+                    .unwrap_or(SEARCH_MAX_LIMIT)
+                    .clamp(1, SEARCH_MAX_LIMIT)
+            }),
+            count_only: opts.flag("count_only").unwrap_or(false),
+        })
+    }
+}
+
+/// Where a search stopped, and how many hits it saw: the part of every
+/// search answer that says how to go on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SearchProgress {
+    /// Hits seen from the offset on: returned ones, plus the one past the
+    /// limit that stopped the scan.
+    pub total: u64,
+    /// Whether `total` is every hit from the offset to the end (the scan
+    /// reached the end); otherwise there are at least `total`.
+    pub total_exact: bool,
+    /// Whether hits follow the ones returned.
+    pub has_more: bool,
+    /// Where the next hit is, in the unit of the format: search again
+    /// with this offset to continue exactly there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<u64>,
+}
+
+/// `text` cut to at most `budget` bytes around the match `at` (a byte
+/// range in it), at character boundaries: the match is kept whole when
+/// it fits, else its start. Returns the kept text (lossy UTF-8), the
+/// byte offset in `text` where it starts, and whether it was cut.
+///
+/// ```
+/// let line = format!("{}needle{}", "a".repeat(300), "b".repeat(300));
+/// let (kept, from, cut) = plumb_core::cut_around(line.as_bytes(), Some((300, 306)), 60);
+/// assert!(cut && kept.contains("needle") && kept.len() <= 60);
+/// assert_eq!(&line[from..from + kept.len()], kept);
+/// ```
+pub fn cut_around(text: &[u8], at: Option<(usize, usize)>, budget: usize) -> (String, usize, bool) {
+    if text.len() <= budget {
+        return (String::from_utf8_lossy(text).into_owned(), 0, false);
+    }
+    let (ms, me) = at.unwrap_or((0, 0));
+    let ms = ms.min(text.len());
+    let me = me.clamp(ms, text.len());
+    // A quarter of the budget before the match, the rest from its start.
+    let lead = (budget / 4).min(ms).min(budget.saturating_sub(me - ms));
+    let mut start = ms - lead;
+    while start > 0 && is_continuation(text[start]) {
+        start -= 1;
+    }
+    let mut end = (start + budget).min(text.len());
+    while end < text.len() && end > start && is_continuation(text[end]) {
+        end -= 1;
+    }
+    (
+        String::from_utf8_lossy(&text[start..end]).into_owned(),
+        start,
+        true,
+    )
+}
+
+fn is_continuation(b: u8) -> bool {
+    b & 0xC0 == 0x80
+}
+
+/// Compares two decimal number literals exactly (`-1.50e2` and `-150`
+/// are equal; `9007199254740993` is greater than `9007199254740992`);
+/// `None` when either is not a plain decimal (`NaN`, `0x1F`, `1,5`).
+/// Spaces around a literal are ignored, and a leading `+` is taken.
+///
+/// ```
+/// use std::cmp::Ordering;
+/// use plumb_core::compare_number_literals as cmp;
+/// assert_eq!(cmp(b"9007199254740993", b"9007199254740992"), Some(Ordering::Greater));
+/// assert_eq!(cmp(b"-1.50e2", b"-150"), Some(Ordering::Equal));
+/// assert_eq!(cmp(b"0.1", b"1e-1"), Some(Ordering::Equal));
+/// assert_eq!(cmp(b"-0", b"0.0"), Some(Ordering::Equal));
+/// assert_eq!(cmp(b"NaN", b"1"), None);
+/// ```
+pub fn compare_number_literals(a: &[u8], b: &[u8]) -> Option<Ordering> {
+    Some(Decimal::parse(a)?.cmp(&Decimal::parse(b)?))
+}
+
+/// A decimal literal read without allocating: its sign, its significant
+/// digits (the integer and fraction digits with leading and trailing
+/// zeros stripped, as up to two slices) and the power of ten of the
+/// first of them.
+#[derive(Clone, Copy, Debug)]
+struct Decimal<'a> {
+    negative: bool,
+    /// The digits, with leading and trailing zeros stripped.
+    head: &'a [u8],
+    tail: &'a [u8],
+    /// The position of the first significant digit: the number is
+    /// `0.d1d2... × 10^magnitude`.
+    magnitude: i64,
+}
+
+impl<'a> Decimal<'a> {
+    fn parse(text: &'a [u8]) -> Option<Decimal<'a>> {
+        let t = text.trim_ascii();
+        let (negative, t) = match t.first()? {
+            b'-' => (true, &t[1..]),
+            b'+' => (false, &t[1..]),
+            _ => (false, t),
+        };
+        let int_len = t.iter().take_while(|b| b.is_ascii_digit()).count();
+        let (int, rest) = t.split_at(int_len);
+        let (frac, rest) = match rest.strip_prefix(b".") {
+            Some(r) => {
+                let n = r.iter().take_while(|b| b.is_ascii_digit()).count();
+                r.split_at(n)
+            }
+            None => (&rest[..0], rest),
+        };
+        if int.is_empty() && frac.is_empty() {
+            return None;
+        }
+        let exp: i64 = match rest.first() {
+            None => 0,
+            Some(b'e' | b'E') => {
+                let e = &rest[1..];
+                let (neg, digits) = match e.first()? {
+                    b'-' => (true, &e[1..]),
+                    b'+' => (false, &e[1..]),
+                    _ => (false, e),
+                };
+                if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+                    return None;
+                }
+                // Past 18 digits the exponent is beyond any comparison
+                // that matters: saturate.
+                let v = digits
+                    .iter()
+                    .fold(0i64, |a, &d| {
+                        a.saturating_mul(10).saturating_add(i64::from(d - b'0'))
+                    })
+                    .min(i64::MAX / 4);
+                if neg {
+                    -v
+                } else {
+                    v
+                }
+            }
+            Some(_) => return None,
+        };
+        // Strip leading zeros across int then frac, trailing across frac then int.
+        let int_lead = int.iter().take_while(|&&d| d == b'0').count();
+        let (head, tail, magnitude) = if int_lead < int.len() {
+            let head = &int[int_lead..];
+            (head, frac, (head.len() as i64).saturating_add(exp))
+        } else {
+            let frac_lead = frac.iter().take_while(|&&d| d == b'0').count();
+            (
+                &frac[frac_lead..],
+                &frac[..0],
+                exp.saturating_sub(frac_lead as i64),
+            )
+        };
+        let (head, tail) = if tail.iter().all(|&d| d == b'0') {
+            let n = head.iter().rev().take_while(|&&d| d == b'0').count();
+            (&head[..head.len() - n], &tail[..0])
+        } else {
+            let n = tail.iter().rev().take_while(|&&d| d == b'0').count();
+            (head, &tail[..tail.len() - n])
+        };
+        Some(Decimal {
+            negative,
+            head,
+            tail,
+            magnitude,
+        })
+    }
+
+    fn is_zero(&self) -> bool {
+        self.head.is_empty() && self.tail.is_empty()
+    }
+
+    fn cmp_magnitude(&self, other: &Decimal<'_>) -> Ordering {
+        match (self.is_zero(), other.is_zero()) {
+            (true, true) => return Ordering::Equal,
+            (true, false) => return Ordering::Less,
+            (false, true) => return Ordering::Greater,
+            _ => {}
+        }
+        self.magnitude.cmp(&other.magnitude).then_with(|| {
+            let a = self.head.iter().chain(self.tail);
+            let b = other.head.iter().chain(other.tail);
+            // Equal magnitudes: digit by digit, a shorter run padded with zeros.
+            a.cmp(b)
+        })
+    }
+
+    fn cmp(&self, other: &Decimal<'_>) -> Ordering {
+        let sign = |d: &Decimal<'_>| {
+            if d.is_zero() {
+                0
+            } else if d.negative {
+                -1
+            } else {
+                1
+            }
+        };
+        match sign(self).cmp(&sign(other)) {
+            Ordering::Equal if sign(self) < 0 => other.cmp_magnitude(self),
+            Ordering::Equal => self.cmp_magnitude(other),
+            o => o,
+        }
+    }
+}

@@ -1,0 +1,409 @@
+//! JSON search: the elements of an array (at a pointer; the document by
+//! default) whose value at a field pointer matches a pattern or
+//! satisfies a predicate, each built as select builds it, with its index,
+//! and the index of the next hit to continue from. [`Probe`], the sink
+//! that judges one value, is shared with JSON Lines, where each record is
+//! judged the same way.
+//!
+//! What a value is to a predicate: a string is text (its decoded
+//! content), a number is its literal (compared exactly), `true`/`false`
+//! and `null` their words, and an object or array is never matched. With
+//! no field, a value matches when any scalar in it does (keys aside).
+//! A field that is not there is missing: `is null` holds, nothing else.
+
+use std::io::BufRead;
+use std::ops::ControlFlow;
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use plumb_core::{
+    Predicate, Query, Refusal, SearchProgress, Subject, SubjectKind, TextStream, ViewFlags,
+};
+
+use crate::builder::ValueBuilder;
+use crate::parser::{Scalar, ScalarKind};
+use crate::pointer::{PathTracker, Pointer};
+use crate::sink::JsonSink;
+use crate::subtree::Subtree;
+
+/// The most bytes of JSON text one hit's value carries; a larger value
+/// is cut (its placeholders say so).
+pub const SEARCH_VALUE_BUDGET_BYTES: usize = 4 * 1024;
+
+/// Judges one value (a record, an element) against a predicate: feed it
+/// the value's events from its start, then ask [`Probe::matched`].
+pub struct Probe<'p> {
+    predicate: &'p Predicate,
+    field: Option<Pointer>,
+    path: PathTracker,
+    /// Containers open along the field's path.
+    on_path: usize,
+    /// Some(result) once decided.
+    decided: Option<bool>,
+}
+
+impl<'p> Probe<'p> {
+    /// A probe of the value at `field` (relative to the value judged), or
+    /// of any scalar in it when `None`.
+    pub fn new(predicate: &'p Predicate, field: Option<Pointer>) -> Probe<'p> {
+        Probe {
+            predicate,
+            // `""` names the value itself: any scalar in it, as none.
+            field: field.filter(|f| !f.tokens().is_empty()),
+            path: PathTracker::default(),
+            on_path: 0,
+            decided: None,
+        }
+    }
+
+    /// Ready for the next value.
+    pub fn reset(&mut self) {
+        self.path = PathTracker::default();
+        self.on_path = 0;
+        self.decided = None;
+    }
+
+    /// Whether the value judged matched.
+    pub fn matched(&self) -> bool {
+        match self.decided {
+            Some(m) => m,
+            None if self.field.is_some() => self.predicate.test(&Subject::missing()),
+            None => false,
+        }
+    }
+
+    /// Whether the value about to start is the field (and whether it is
+    /// on the field's path).
+    fn locate(&self) -> (bool, bool) {
+        let Some(field) = &self.field else {
+            return (false, false);
+        };
+        let depth = self.path.depth();
+        if self.on_path != depth {
+            return (false, false);
+        }
+        let on_path = depth == 0
+            || self
+                .path
+                .upcoming_at(depth - 1)
+                .is_some_and(|t| t.matches(&field.tokens()[depth - 1]));
+        (on_path && depth == field.tokens().len(), on_path)
+    }
+
+    fn decide(&mut self, subject: &Subject<'_>) {
+        if self.field.is_some() {
+            self.decided = Some(self.predicate.test(subject));
+        } else if self.predicate.test(subject) {
+            self.decided = Some(true);
+        }
+    }
+
+    fn start(&mut self, object: bool) {
+        if self.decided.is_none() {
+            let (is_field, on_path) = self.locate();
+            if is_field {
+                self.decide(&Subject::new(SubjectKind::Container, b""));
+            } else if on_path {
+                self.on_path = self.path.depth() + 1;
+            }
+        }
+        self.path.value_starts();
+        self.path.open(object);
+    }
+
+    fn end(&mut self) {
+        let depth = self.path.depth();
+        self.path.close();
+        if self.on_path == depth && depth > 0 {
+            self.on_path = depth - 1;
+        }
+    }
+}
+
+/// A scalar as a predicate sees it.
+fn scalar_subject<'a>(s: &Scalar<'a>) -> Subject<'a> {
+    let kind = match s.kind {
+        ScalarKind::String => SubjectKind::Text,
+        ScalarKind::Number => SubjectKind::Number,
+        ScalarKind::True | ScalarKind::False => SubjectKind::Bool,
+        ScalarKind::Null => SubjectKind::Null,
+    };
+    Subject::new(kind, s.raw)
+}
+
+impl JsonSink for Probe<'_> {
+    fn start_object(&mut self, _depth: usize, _at: u64) -> ControlFlow<()> {
+        self.start(true);
+        ControlFlow::Continue(())
+    }
+    fn key_bytes(&mut self, key: &[u8], _truncated: bool) -> ControlFlow<()> {
+        self.path.key(key);
+        ControlFlow::Continue(())
+    }
+    fn end_object(&mut self) -> ControlFlow<()> {
+        self.end();
+        ControlFlow::Continue(())
+    }
+    fn start_array(&mut self, _depth: usize, _at: u64) -> ControlFlow<()> {
+        self.start(false);
+        ControlFlow::Continue(())
+    }
+    fn end_array(&mut self) -> ControlFlow<()> {
+        self.end();
+        ControlFlow::Continue(())
+    }
+    fn scalar(&mut self, s: &Scalar<'_>) -> ControlFlow<()> {
+        if self.decided.is_none() {
+            let is_field = match &self.field {
+                Some(_) => self.locate().0,
+                None => true,
+            };
+            if is_field {
+                self.decide(&scalar_subject(s));
+            }
+        }
+        self.path.value_starts();
+        ControlFlow::Continue(())
+    }
+}
+
+/// One element that matched.
+#[derive(Debug, Serialize)]
+pub struct ElementHit {
+    /// Its 0-based index in the array (the `offset` a select of it takes).
+    pub index: u64,
+    /// Its byte offset.
+    pub byte_offset: u64,
+    /// The element, built as select builds it (cut to
+    /// [`SEARCH_VALUE_BUDGET_BYTES`] when larger).
+    pub value: Box<RawValue>,
+}
+
+/// The answer of JSON search.
+#[derive(Debug, Serialize)]
+pub struct JsonSearch {
+    /// Always true.
+    pub ok: bool,
+    /// `json`.
+    pub format: &'static str,
+    /// Exact, or cut when a hit's value was cut.
+    pub view: ViewFlags,
+    /// The array searched.
+    pub pointer: String,
+    /// The field judged in each element, or null for any scalar in it.
+    pub field: Option<String>,
+    /// The hits, in order (none with `count_only`).
+    pub hits: Vec<ElementHit>,
+    /// The element the search started at.
+    pub offset: u64,
+    /// The limit applied.
+    pub limit: usize,
+    /// Hits returned.
+    pub returned: usize,
+    /// How many hits were seen and where to continue.
+    #[serde(flatten)]
+    pub progress: SearchProgress,
+}
+
+struct ElementSink<'q> {
+    query: &'q Query,
+    probe: Probe<'q>,
+    builder: Option<ValueBuilder>,
+    /// Containers open inside the array (0 between elements).
+    depth: usize,
+    index: u64,
+    start: u64,
+    hits: Vec<ElementHit>,
+    progress: SearchProgress,
+    cut: bool,
+    not_array: Option<&'static str>,
+    seen_root: bool,
+}
+
+impl ElementSink<'_> {
+    fn begin(&mut self, at: u64) {
+        self.start = at;
+        self.probe.reset();
+        self.builder = (self.index >= self.query.offset && !self.query.count_only)
+            .then(|| ValueBuilder::new(SEARCH_VALUE_BUDGET_BYTES));
+    }
+
+    /// An element ended; returns Break when the search is over.
+    fn close(&mut self) -> ControlFlow<()> {
+        let index = self.index;
+        self.index += 1;
+        if index < self.query.offset || !self.probe.matched() {
+            return ControlFlow::Continue(());
+        }
+        self.progress.total += 1;
+        if self.query.count_only {
+            return ControlFlow::Continue(());
+        }
+        if self.hits.len() >= self.query.limit {
+            self.progress.has_more = true;
+            self.progress.next_offset = Some(index);
+            return ControlFlow::Break(());
+        }
+        if let Some(b) = self.builder.take() {
+            let built = b.finish();
+            self.cut |= built.cut;
+            self.hits.push(ElementHit {
+                index,
+                byte_offset: self.start,
+                value: built.json,
+            });
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn open(&mut self, object: bool, at: u64) -> ControlFlow<()> {
+        if !self.seen_root {
+            self.seen_root = true;
+            if object {
+                self.not_array = Some("an object");
+                return ControlFlow::Break(());
+            }
+            return ControlFlow::Continue(());
+        }
+        if self.depth == 0 {
+            self.begin(at);
+        }
+        self.depth += 1;
+        let d = self.depth - 1;
+        if let Some(b) = self.builder.as_mut() {
+            let _ = if object {
+                b.start_object(d, at)
+            } else {
+                b.start_array(d, at)
+            };
+        }
+        if object {
+            self.probe.start_object(d, at)
+        } else {
+            self.probe.start_array(d, at)
+        }
+    }
+
+    fn shut(&mut self, object: bool) -> ControlFlow<()> {
+        if self.depth == 0 {
+            // The array itself closed.
+            return ControlFlow::Break(());
+        }
+        self.depth -= 1;
+        if let Some(b) = self.builder.as_mut() {
+            let _ = if object {
+                b.end_object()
+            } else {
+                b.end_array()
+            };
+        }
+        let _ = if object {
+            self.probe.end_object()
+        } else {
+            self.probe.end_array()
+        };
+        if self.depth == 0 {
+            return self.close();
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+impl JsonSink for ElementSink<'_> {
+    fn start_object(&mut self, _depth: usize, at: u64) -> ControlFlow<()> {
+        self.open(true, at)
+    }
+    fn key_bytes(&mut self, key: &[u8], truncated: bool) -> ControlFlow<()> {
+        if let Some(b) = self.builder.as_mut() {
+            let _ = b.key_bytes(key, truncated);
+        }
+        self.probe.key_bytes(key, truncated)
+    }
+    // Adapters (the subtree) hand keys on as text.
+    fn key(&mut self, key: &str, truncated: bool) -> ControlFlow<()> {
+        self.key_bytes(key.as_bytes(), truncated)
+    }
+    fn end_object(&mut self) -> ControlFlow<()> {
+        self.shut(true)
+    }
+    fn start_array(&mut self, _depth: usize, at: u64) -> ControlFlow<()> {
+        self.open(false, at)
+    }
+    fn end_array(&mut self) -> ControlFlow<()> {
+        self.shut(false)
+    }
+    fn scalar(&mut self, s: &Scalar<'_>) -> ControlFlow<()> {
+        if !self.seen_root {
+            self.seen_root = true;
+            self.not_array = Some("a scalar");
+            return ControlFlow::Break(());
+        }
+        if self.depth == 0 {
+            self.begin(s.byte_offset);
+            if let Some(b) = self.builder.as_mut() {
+                let _ = b.scalar(s);
+            }
+            let _ = self.probe.scalar(s);
+            return self.close();
+        }
+        if let Some(b) = self.builder.as_mut() {
+            let _ = b.scalar(s);
+        }
+        self.probe.scalar(s)
+    }
+}
+
+/// Searches the elements of the array at `pointer` (`""`: the document)
+/// for `query`, judging each element's value at `field` (any scalar in
+/// it when `None`). Reading stops at the hit past the limit.
+///
+/// # Errors
+/// `invalid-argument` for a pointer or field that is not an RFC 6901
+/// pointer, or a value at `pointer` that is not an array;
+/// `pointer-not-found`; the stream's refusals and syntax errors.
+pub fn search<R: BufRead>(
+    stream: TextStream<R>,
+    pointer: &str,
+    field: Option<&str>,
+    query: &Query,
+) -> Result<JsonSearch, Refusal> {
+    let target = Pointer::parse(pointer)?;
+    let field_ptr = field.map(Pointer::parse).transpose()?;
+    let inner = ElementSink {
+        query,
+        probe: Probe::new(&query.predicate, field_ptr),
+        builder: None,
+        depth: 0,
+        index: 0,
+        start: 0,
+        hits: Vec::new(),
+        progress: SearchProgress::default(),
+        cut: false,
+        not_array: None,
+        seen_root: false,
+    };
+    let mut sink = Subtree::new(inner, target);
+    let _stopped = super::drive(stream, &mut sink)?;
+    let mut inner = sink.into_inner();
+    if let Some(what) = inner.not_array {
+        return Err(Refusal::invalid_argument(format!(
+            "the value at `{}` is {what}, not an array; search takes the elements of an array: \
+             point at one with the pointer option",
+            plumb_core::echo(pointer)
+        )));
+    }
+    inner.progress.total_exact = !inner.progress.has_more;
+    Ok(JsonSearch {
+        ok: true,
+        format: "json",
+        view: ViewFlags::exact().with_cut(inner.cut),
+        pointer: pointer.to_owned(),
+        field: field.map(str::to_owned),
+        returned: inner.hits.len(),
+        hits: inner.hits,
+        offset: query.offset,
+        limit: query.limit,
+        progress: inner.progress,
+    })
+}
