@@ -116,12 +116,13 @@ pub fn jsonpath_to_pointer(path: &str) -> Result<String, Refusal> {
 /// take it.
 pub fn data_schema(registry: &Registry) -> Value {
     let ops: Vec<&str> = Op::ALL.iter().map(|op| op.as_str()).collect();
-    let formats = registry.names();
+    let mut formats = registry.names();
+    formats.extend(registry.lines_reader().map(|r| r.name()));
     let mut properties = Map::new();
     properties.insert(
         "op".to_owned(),
         json!({"type": "string", "enum": ops,
-               "description": "inspect (what is in the file), select (a bounded window of it, verbatim) or validate (is it well formed)"}),
+               "description": "inspect (what is in the file), select (a bounded window of it, verbatim), validate (is it well formed) or search (where a pattern or predicate holds: lines, rows, records, elements)"}),
     );
     properties.insert(
         "path".to_owned(),

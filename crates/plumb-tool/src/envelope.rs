@@ -117,7 +117,7 @@ pub fn json_len(v: &Value) -> usize {
     serde_json::to_vec(v).map_or(usize::MAX, |b| b.len())
 }
 
-const WINDOW_FIELDS: [&str; 3] = ["rows", "records", "items"];
+const WINDOW_FIELDS: [&str; 4] = ["rows", "records", "items", "hits"];
 
 /// Shortens a select window to the most leading items that fit; returns
 /// `(kept, total)` when it had to.
@@ -152,18 +152,31 @@ fn shorten_window(envelope: &mut Value, cap: usize) -> Option<(usize, usize)> {
         .get("offset")
         .and_then(Value::as_u64)
         .unwrap_or(0);
+    // A search goes on after its last kept hit, in the unit of its
+    // format (a text hit's 1-based line is the next 0-based one).
+    let next = match (field, lo.checked_sub(1).map(|i| &items[i])) {
+        ("hits", Some(hit)) => ["row", "record", "index"]
+            .iter()
+            .find_map(|k| hit.get(*k).and_then(Value::as_u64).map(|n| n + 1))
+            .or_else(|| hit.get("line").and_then(Value::as_u64))
+            .unwrap_or(offset),
+        _ => offset + lo as u64,
+    };
     if let Some(r) = envelope["result"].as_object_mut() {
         r.insert("returned".into(), Value::from(lo));
         r.insert("has_more".into(), Value::from(true));
         r.insert("shortened".into(), Value::from(true));
+        if field == "hits" {
+            r.insert("next_offset".into(), Value::from(next));
+            r.insert("total_exact".into(), Value::from(false));
+        }
     }
     if let Some(c) = envelope.get_mut("counts").and_then(Value::as_object_mut) {
         c.insert("returned".into(), Value::from(lo));
         c.insert("has_more".into(), Value::from(true));
     }
     envelope["hint"] = Value::from(format!(
-        "the window was shortened to {lo} of {total} to fit the {cap}-byte observation; continue with offset={}",
-        offset + lo as u64
+        "the window was shortened to {lo} of {total} to fit the {cap}-byte observation; continue with offset={next}"
     ));
     Some((lo, total))
 }

@@ -25,7 +25,10 @@ pub const TOOL_NAMES: [&str; 2] = ["data", "read"];
 pub const DATA_DESCRIPTION: &str = "Look into a CSV, TSV, JSON or JSON Lines file of any size without loading it. \
 op=inspect: format, columns and their types, keys, counts, problems. op=select: a bounded window, verbatim \
 (offset/limit; columns for CSV; pointer for JSON). op=validate: is it well formed, and where is the first fault. \
-Answers say whether they are exact, sampled or cut, and how to continue.";
+op=search: where a pattern (regex; plain text is a literal) or a where predicate (= x, > x, is null, ...) holds: \
+lines of any text file (format text, the default for non-data files), CSV rows (column), JSON Lines records or \
+JSON array elements (field: a pointer inside each; pointer: the array); hits come with line, row or record \
+numbers and next_offset to continue. Answers say whether they are exact, sampled or cut, and how to continue.";
 
 /// What the `read` tool does, for a model.
 pub const READ_DESCRIPTION: &str = "Read lines [offset, offset+limit) of any text file (at most 512 lines and 24 KiB). \
@@ -196,6 +199,7 @@ impl Toolbox {
                 let format = answer.format();
                 let view = answer.view();
                 let window = answer.window();
+                let next = answer.next_offset();
                 // Only the JSON is needed from here: the typed answer is
                 // freed once written, before its bounded tree is read back.
                 let mut text = Vec::new();
@@ -230,11 +234,14 @@ impl Toolbox {
                     envelope["counts"] = json!({
                         "returned": w.returned, "offset": w.offset, "limit": w.limit, "has_more": w.has_more,
                     });
-                    if w.has_more {
-                        envelope["hint"] = Value::from(format!(
-                            "more follows; continue with offset={}",
-                            w.offset + w.returned
-                        ));
+                    if let Some(next) = next.filter(|_| w.has_more) {
+                        envelope["hint"] = Value::from(if op == plumb::Op::Search {
+                            format!(
+                                "more hits follow; search again with the same arguments and offset={next}"
+                            )
+                        } else {
+                            format!("more follows; continue with offset={next}")
+                        });
                     }
                 }
                 envelope["result"] = bounded.value;
