@@ -55,6 +55,12 @@ async def main(binary):
                 check(structured(r)["refusal"]["reason"] == "outside-root", "the typed refusal travels")
                 r = await session.call_tool("data", {"op": "select", "file": "people.csv", "offset": "2", "columns": "name"})
                 check(structured(r)["result"]["rows"] == [["cy"]], "repaired arguments")
+                r = await session.call_tool("data", {"op": "search", "path": "people.csv", "column": "name", "where": "> b", "limit": 1})
+                s = structured(r)
+                check([h["row"] for h in s["result"]["hits"]] == [1], "a CSV search's first hit")
+                check(s["result"]["next_offset"] == 2 and "offset=2" in s["hint"], "the hint names the next search")
+                r = await session.call_tool("data", {"op": "search", "path": "notes.md", "pattern": "two"})
+                check(structured(r)["result"]["hits"][0]["line"] == 2, "a text search finds its line")
     print(f"python mcp client: {PASSED} checks passed")
 
 

@@ -474,3 +474,92 @@ fn other_encodings_by_byte_order_mark_and_by_option() {
     let out = plumb(&["read", latin, "--encoding", "klingon", "--json"]);
     assert_eq!(json_of(&out)["reason"], "invalid-argument");
 }
+
+#[test]
+fn search_each_format_through_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("app.log");
+    std::fs::write(&log, "start\nerror: disk full\nok\nERROR: net\n").unwrap();
+    let log = log.display().to_string();
+    // Text, as grep -n prints it; the count on stderr.
+    let out = plumb(&["search", &log, "error", "-i"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "2:error: disk full\n4:ERROR: net\n"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("2 matching lines"));
+    let v = json_of(&plumb(&["search", &log, "error", "--limit", "1", "--json"]));
+    assert_eq!(
+        (v["format"].clone(), v["next_offset"].clone()),
+        ("text".into(), Value::Null)
+    );
+    assert_eq!(v["hits"][0]["line"], 2);
+    let v = json_of(&plumb(&["search", &log, "e", "--limit", "1", "--json"]));
+    assert_eq!(
+        v["next_offset"], 3,
+        "the 0-based line of the next hit (net)"
+    );
+    let v = json_of(&plumb(&[
+        "search",
+        &log,
+        "-c",
+        "--where",
+        "is not empty",
+        "--json",
+    ]));
+    assert_eq!(
+        (v["total"].clone(), v["total_exact"].clone()),
+        (4.into(), true.into())
+    );
+    // CSV rows by a column predicate.
+    let v = json_of(&plumb(&[
+        "search",
+        &sample(),
+        "--column",
+        "0",
+        "--where",
+        ">= 4",
+        "--json",
+    ]));
+    assert_eq!(v["format"], "csv");
+    let rows: Vec<u64> = v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["row"].as_u64().unwrap())
+        .collect();
+    assert_eq!(rows, [3, 4]);
+    // JSON Lines records and JSON elements by a field.
+    let jl = dir.path().join("e.jsonl");
+    std::fs::write(&jl, "{\"s\": \"failed\"}\n{\"s\": \"ok\"}\n").unwrap();
+    let v = json_of(&plumb(&[
+        "search",
+        &jl.display().to_string(),
+        "--field",
+        "/s",
+        "--where",
+        "= failed",
+        "--json",
+    ]));
+    assert_eq!(v["hits"][0]["record"], 0);
+    let js = dir.path().join("e.json");
+    std::fs::write(&js, "{\"items\": [{\"s\": \"ok\"}, {\"s\": \"failed\"}]}").unwrap();
+    let v = json_of(&plumb(&[
+        "search",
+        &js.display().to_string(),
+        "fail",
+        "--pointer",
+        "/items",
+        "--field",
+        "/s",
+        "--json",
+    ]));
+    assert_eq!(v["hits"][0]["index"], 1);
+    // A bad regex is a refusal with the regex crate's message, exit 2.
+    let out = plumb(&["search", &log, "(", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let v = json_of(&out);
+    assert_eq!(v["reason"], "invalid-argument");
+    assert!(v["message"].as_str().unwrap().contains("unclosed group"));
+}

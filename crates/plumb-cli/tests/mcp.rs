@@ -99,6 +99,49 @@ async fn an_mcp_session_over_stdio() {
         json!([["cy"]])
     );
 
+    // search: a CSV predicate, a JSON Lines field, a text pattern, each
+    // with where to continue.
+    std::fs::write(
+        dir.path().join("events.jsonl"),
+        "{\"user\": {\"id\": 42}}\n{\"user\": {\"id\": 7}}\n{\"user\": {\"id\": 42}}\n",
+    )
+    .unwrap();
+    let search = |a: Value| {
+        let client = &client;
+        async move {
+            let r = client
+                .call_tool(CallToolRequestParams::new("data").with_arguments(args(a)))
+                .await
+                .unwrap();
+            assert_eq!(r.is_error, Some(false));
+            r.structured_content.unwrap()
+        }
+    };
+    let s = search(
+        json!({"op": "search", "path": "people.csv", "column": "name", "where": "> b", "limit": 1}),
+    )
+    .await;
+    assert_eq!(s["result"]["hits"][0]["row"], 1);
+    assert_eq!(s["result"]["next_offset"], 2);
+    assert_eq!(
+        s["hint"],
+        "more hits follow; search again with the same arguments and offset=2"
+    );
+    let s = search(json!({"op": "search", "path": "events.jsonl", "field": "/user/id", "where": "= 42", "offset": 1})).await;
+    assert_eq!(s["result"]["hits"][0]["record"], 2);
+    assert_eq!(
+        (
+            s["result"]["total"].clone(),
+            s["result"]["total_exact"].clone()
+        ),
+        (json!(1), json!(true))
+    );
+    let s =
+        search(json!({"op": "search", "path": "notes.md", "pattern": "TWO", "ignore_case": true}))
+            .await;
+    assert_eq!(s["details"]["format"], "text");
+    assert_eq!(s["result"]["hits"][0]["line"], 2);
+
     client.cancel().await.unwrap();
 }
 

@@ -245,8 +245,9 @@ impl CompareOp {
 /// What a value must be for its record to be a hit.
 #[derive(Clone, Debug)]
 pub enum Predicate {
-    /// Its text contains a match of the pattern.
-    Pattern(Matcher),
+    /// Its text contains a match of the pattern (boxed: a compiled
+    /// regex is large beside the other forms).
+    Pattern(Box<Matcher>),
     /// It compares to an operand: as numbers, exactly, when both are
     /// numbers; otherwise as text, byte by byte.
     Compare {
@@ -461,11 +462,11 @@ impl Query {
     pub fn from_request(req: &Request) -> Result<Query, Refusal> {
         let opts = &req.options;
         let predicate = match (opts.text("pattern"), opts.text("where")) {
-            (Some(p), None) => Predicate::Pattern(Matcher::new(
+            (Some(p), None) => Predicate::Pattern(Box::new(Matcher::new(
                 p,
                 opts.flag("ignore_case").unwrap_or(false),
                 opts.flag("word").unwrap_or(false),
-            )?),
+            )?)),
             (None, Some(w)) => {
                 if opts.flag("ignore_case").is_some() || opts.flag("word").is_some() {
                     return Err(Refusal::invalid_argument(

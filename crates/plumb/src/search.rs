@@ -42,6 +42,32 @@ pub const LONG_LINE_OVERLAP: usize = 64 * 1024;
 /// a hit at the start of the next block.
 const CONTEXT_KEEP_BYTES: usize = 64 * 1024;
 
+/// The sizes a text search works with: the constants above, smaller in
+/// tests so that every block edge and long-line seam is crossed.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct Tuning {
+    /// The first block size.
+    pub block: usize,
+    /// The longest line held whole.
+    pub line_max: usize,
+    /// The overlap of a long line's pieces.
+    pub overlap: usize,
+    /// The context bytes kept across a block edge.
+    pub context_keep: usize,
+}
+
+impl Default for Tuning {
+    fn default() -> Tuning {
+        Tuning {
+            block: TEXT_BLOCK_BYTES,
+            line_max: TEXT_LINE_MAX_BYTES,
+            overlap: LONG_LINE_OVERLAP,
+            context_keep: CONTEXT_KEEP_BYTES,
+        }
+    }
+}
+
 /// The options of a text search.
 pub const TEXT_OPTIONS: [OptionSpec; 1] = [OptionSpec {
     name: "context",
@@ -181,6 +207,7 @@ impl_answer!(
 /// offset `base`.
 struct Block<'r> {
     reader: Box<dyn BufRead + Send + 'r>,
+    line_max: usize,
     data: Vec<u8>,
     len: usize,
     base: u64,
@@ -194,8 +221,8 @@ impl Block<'_> {
         self.data.copy_within(keep..self.len, 0);
         self.len -= keep;
         self.base += keep as u64;
-        if grow && self.len == self.data.len() && self.data.len() < TEXT_LINE_MAX_BYTES {
-            let size = (self.data.len() * 2).min(TEXT_LINE_MAX_BYTES);
+        if grow && self.len == self.data.len() && self.data.len() < self.line_max {
+            let size = (self.data.len() * 2).min(self.line_max);
             self.data.resize(size, 0);
         }
         while self.len < self.data.len() && !self.eof {
@@ -300,10 +327,30 @@ pub fn search_text(
     query: &Query,
     context: u64,
 ) -> Result<TextSearch, Refusal> {
+    search_text_tuned(source, query, context, Tuning::default())
+}
+
+/// [`search_text`] with the sizes given (for tests).
+///
+/// # Errors
+/// As [`search_text`].
+#[doc(hidden)]
+pub fn search_text_tuned(
+    source: &dyn Source,
+    query: &Query,
+    context: u64,
+    tune: Tuning,
+) -> Result<TextSearch, Refusal> {
     let cancel = source.cancel_token();
+    let tune = Tuning {
+        block: tune.block.max(4),
+        line_max: tune.line_max.max(tune.block.max(4)),
+        ..tune
+    };
     let mut block = Block {
         reader: source.open()?,
-        data: vec![0; TEXT_BLOCK_BYTES],
+        line_max: tune.line_max,
+        data: vec![0; tune.block],
         len: 0,
         base: 0,
         eof: false,
@@ -322,6 +369,7 @@ pub fn search_text(
         cut: false,
         inexact: false,
         floor: bom,
+        tune,
     };
     s.run(&mut block, bom, cancel)?;
     s.progress.total_exact = !s.progress.has_more && !s.inexact;
@@ -363,6 +411,7 @@ struct Searcher<'q> {
     inexact: bool,
     /// The first index of the block that holds text (the BOM skipped).
     floor: usize,
+    tune: Tuning,
 }
 
 impl Searcher<'_> {
@@ -407,7 +456,7 @@ impl Searcher<'_> {
             }
             let end = block.complete_end(pos);
             if self.long.is_some() || (end == pos && block.len == block.data.len() && !block.eof) {
-                if block.data.len() < TEXT_LINE_MAX_BYTES && self.long.is_none() {
+                if block.data.len() < self.tune.line_max && self.long.is_none() {
                     let keep = self.keep_from(&block.data, pos);
                     self.lines.upto(&block.data, keep);
                     self.lines.at -= keep;
@@ -448,7 +497,7 @@ impl Searcher<'_> {
             }
             let prev = memchr::memrchr(b'\n', &data[self.floor..keep - 1])
                 .map_or(self.floor, |i| self.floor + i + 1);
-            if pos - prev > CONTEXT_KEEP_BYTES {
+            if pos - prev > self.tune.context_keep {
                 break;
             }
             keep = prev;
@@ -632,6 +681,13 @@ impl Searcher<'_> {
         let piece_end = newline.unwrap_or(block.len);
         let long = self.long.as_ref().map(|l| (l.matched, l.line, l.start));
         if let Some((false, line, start)) = long {
+            // A piece after a seam may open inside a character.
+            let lead = block.data[pos..piece_end]
+                .iter()
+                .take(3)
+                .take_while(|&&b| b & 0xC0 == 0x80)
+                .count();
+            let pos = pos + lead;
             let piece = &block.data[pos..content_end(&block.data, pos, piece_end)];
             let found = match &self.query.predicate {
                 Predicate::Pattern(m) => m
@@ -715,7 +771,14 @@ impl Searcher<'_> {
             }
             None => {
                 // Keep the overlap (a match may straddle the seam).
-                let keep = block.len.saturating_sub(LONG_LINE_OVERLAP).max(pos);
+                // At least a literal's length, so none is missed.
+                let needle = self
+                    .query
+                    .predicate
+                    .matcher()
+                    .map_or(0, |m| m.pattern().len());
+                let back = self.tune.overlap.max(needle).min(block.len / 2);
+                let keep = (block.len - back).max(pos);
                 self.floor = 0;
                 self.lines.at = 0;
                 block.refill(keep, false)?;

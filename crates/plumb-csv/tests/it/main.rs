@@ -6,5 +6,6 @@ mod cell;
 mod conformance;
 mod ops;
 mod parser;
+mod search;
 mod stats;
 mod util;

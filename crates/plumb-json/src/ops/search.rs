@@ -342,13 +342,13 @@ impl JsonSink for ElementSink<'_> {
         if self.depth == 0 {
             self.begin(s.byte_offset);
             if let Some(b) = self.builder.as_mut() {
-                let _ = b.scalar(s);
+                b.scalar(s);
             }
             let _ = self.probe.scalar(s);
             return self.close();
         }
         if let Some(b) = self.builder.as_mut() {
-            let _ = b.scalar(s);
+            b.scalar(s);
         }
         self.probe.scalar(s)
     }

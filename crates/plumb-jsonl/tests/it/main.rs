@@ -1,6 +1,8 @@
 //! Integration tests for plumb-jsonl: the seed's focused tests, every
 //! split, the conformance cases, and linear time.
 
+mod search;
+
 use std::io::BufReader;
 
 use plumb_core::TextStream;

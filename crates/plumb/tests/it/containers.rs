@@ -88,10 +88,14 @@ fn every_container_answers_as_the_plain_file_does() {
     for (name, ext) in CONTAINERS {
         let path = write(dir.path(), &format!("t.csv.{ext}"), &compress(name, &data));
         for op in Op::ALL {
-            let req = if op == Op::Select {
-                window.clone()
-            } else {
-                Request::default()
+            let req = match op {
+                Op::Select => window.clone(),
+                Op::Search => {
+                    let mut r = window.clone();
+                    r.set("pattern", serde_json::json!("7")).unwrap();
+                    r
+                }
+                _ => Request::default(),
             };
             let want = plumb.run(op, &plain_path, None, &req).unwrap().to_json();
             let got = plumb.run(op, &path, None, &req).unwrap().to_json();

@@ -4,6 +4,16 @@ use plumb::{Op, Options, Plumb, Request, Window};
 use plumb_core::RefusalReason;
 use serde_json::json;
 
+/// A request every op takes: a search needs a pattern (one that matches
+/// nothing, so the scan reads on to the fault).
+fn for_op(op: Op) -> Request {
+    let mut req = Request::default();
+    if op == Op::Search {
+        req.set("pattern", json!("no such text")).unwrap();
+    }
+    req
+}
+
 #[test]
 fn a_latin1_byte_is_invalid_utf8_at_its_offset_for_every_op() {
     let dir = tempfile::tempdir().unwrap();
@@ -11,7 +21,7 @@ fn a_latin1_byte_is_invalid_utf8_at_its_offset_for_every_op() {
     std::fs::write(&p, b"name,city\nJos\xe9,Lyon\n").unwrap();
     let plumb = Plumb::new();
     for op in Op::ALL {
-        let e = plumb.run(op, &p, None, &Request::default()).unwrap_err();
+        let e = plumb.run(op, &p, None, &for_op(op)).unwrap_err();
         assert_eq!(e.reason(), RefusalReason::InvalidUtf8, "{op:?}");
         assert_eq!(e.byte_offset(), Some(13), "{op:?}");
         let v = serde_json::to_value(&e).unwrap();
@@ -21,7 +31,7 @@ fn a_latin1_byte_is_invalid_utf8_at_its_offset_for_every_op() {
     // The seed's file: the first bad byte at offset 9.
     std::fs::write(&p, b"a,b\n1,caf\xe9\n").unwrap();
     for op in Op::ALL {
-        let e = plumb.run(op, &p, None, &Request::default()).unwrap_err();
+        let e = plumb.run(op, &p, None, &for_op(op)).unwrap_err();
         assert_eq!(
             (e.reason(), e.byte_offset()),
             (RefusalReason::InvalidUtf8, Some(9))
@@ -44,7 +54,7 @@ fn invalid_utf8_names_its_line_and_column_for_every_op_and_read() {
     std::fs::write(&p, &bytes).unwrap();
     let plumb = Plumb::new();
     for op in Op::ALL {
-        let e = plumb.run(op, &p, None, &Request::default()).unwrap_err();
+        let e = plumb.run(op, &p, None, &for_op(op)).unwrap_err();
         assert_eq!(e.reason(), RefusalReason::InvalidUtf8, "{op:?}");
         assert_eq!(
             (e.byte_offset(), e.line(), e.column()),

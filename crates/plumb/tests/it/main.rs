@@ -9,4 +9,5 @@ mod detect;
 mod encodings;
 mod entry;
 mod read;
+mod search;
 mod snapshot;

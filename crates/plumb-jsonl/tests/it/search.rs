@@ -1,0 +1,269 @@
+//! JSON Lines and JSON search against Python's json (numbers read as
+//! exact decimals), fed whole and in small pieces, with continuation
+//! covering every hit exactly once.
+
+use std::io::BufReader;
+use std::process::Command;
+
+use plumb_core::{Query, Request, TextStream};
+use serde_json::json;
+
+fn query(opts: &[(&str, serde_json::Value)], offset: u64, limit: u64) -> Query {
+    let mut req = Request::default();
+    for (k, v) in opts {
+        req.set(k, v.clone()).unwrap();
+    }
+    req.set("offset", json!(offset)).unwrap();
+    req.set("limit", json!(limit)).unwrap();
+    Query::from_request(&req).unwrap()
+}
+
+fn generated() -> String {
+    let ids = [
+        "9007199254740993",
+        "9007199254740992",
+        "42",
+        "42.0",
+        "-1e2",
+        "\"42\"",
+        "null",
+        "true",
+        "[1]",
+        "{\"a\": 1}",
+    ];
+    let status = [
+        "\"failed\"",
+        "\"ok\"",
+        "\"FAILED twice\"",
+        "null",
+        "\"\"",
+        "\"é failed\"",
+    ];
+    let mut out = String::new();
+    for i in 0..2000usize {
+        let id = ids[i * 7 % ids.len()];
+        let st = status[i * 5 % status.len()];
+        match i % 11 {
+            0 => out.push_str(&format!("{{\"n\": {i}, \"status\": {st}}}\n")),
+            5 => out.push('\n'),
+            7 => out.push_str("not json\n"),
+            _ => out.push_str(&format!(
+                "{{\"n\": {i}, \"user\": {{\"id\": {id}, \"tags\": [\"x{i}\"]}}, \"status\": {st}}}\n"
+            )),
+        }
+    }
+    out
+}
+
+/// The records (0-based, blank lines not counted) Python says hold:
+/// `field` is a list of keys; a record that is not JSON is no hit.
+fn python_records(text: &str, field: &[&str], op: &str, operand: &str) -> Vec<u64> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.jsonl");
+    std::fs::write(&path, text).unwrap();
+    let script = r#"
+import json, sys, decimal, re
+path, op, operand = sys.argv[1], sys.argv[2], sys.argv[3]
+field = sys.argv[4:]
+MISSING = object()
+def num(s):
+    return decimal.Decimal(s) if re.fullmatch(r'-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?', s) else None
+out, k = [], -1
+for line in open(path, encoding='utf-8').read().split('\n'):
+    if not line.strip(): continue
+    k += 1
+    try: v = json.loads(line, parse_float=decimal.Decimal, parse_int=decimal.Decimal)
+    except ValueError: continue
+    for f in field:
+        v = v.get(f, MISSING) if isinstance(v, dict) else MISSING
+    if op == 'null': hit = v is MISSING or v is None
+    elif v is MISSING or isinstance(v, (dict, list)): hit = False
+    elif op == 're': hit = isinstance(v, str) and re.search(operand, v) is not None
+    else:
+        b = num(operand)
+        if isinstance(v, decimal.Decimal) and not isinstance(v, bool) and b is not None:
+            hit = {'=': v == b, '!=': v != b, '<': v < b, '>': v > b, '<=': v <= b, '>=': v >= b}[op]
+        else:
+            text = v if isinstance(v, str) else ('null' if v is None else 'true' if v is True else 'false' if v is False else None)
+            if op in ('=', '!='): hit = (text == operand) == (op == '=')
+            elif b is not None: hit = False
+            else: hit = isinstance(v, str) and {'<': v < operand, '>': v > operand, '<=': v <= operand, '>=': v >= operand}[op]
+    if hit: out.append(str(k))
+print(' '.join(out))
+"#;
+    let o = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(&path)
+        .arg(op)
+        .arg(operand)
+        .args(field)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout)
+        .unwrap()
+        .split_whitespace()
+        .map(|n| n.parse().unwrap())
+        .collect()
+}
+
+fn jsonl_records(
+    text: &str,
+    opts: &[(&str, serde_json::Value)],
+    field: Option<&str>,
+    page: u64,
+    piece: usize,
+) -> Vec<u64> {
+    let mut offset = 0;
+    let mut out = Vec::new();
+    loop {
+        let stream = TextStream::new(BufReader::with_capacity(piece, text.as_bytes()));
+        let a = plumb_jsonl::search(stream, field, &query(opts, offset, page)).unwrap();
+        out.extend(a.hits.iter().map(|h| h.record));
+        match a.progress.next_offset {
+            Some(n) => offset = n,
+            None => {
+                assert!(a.progress.total_exact);
+                return out;
+            }
+        }
+    }
+}
+
+/// The same records as the elements of one array (the broken lines
+/// dropped, blank lines gone): element `i` is the `i`th valid record.
+fn as_array(text: &str) -> (String, Vec<u64>) {
+    let mut valid = Vec::new();
+    let mut parts = Vec::new();
+    for (k, line) in text
+        .split('\n')
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+    {
+        if serde_json::from_str::<serde_json::Value>(line).is_ok() {
+            parts.push(line.to_owned());
+            valid.push(k as u64);
+        }
+    }
+    (format!("{{\"data\": [{}]}}", parts.join(",\n")), valid)
+}
+
+fn json_elements(
+    doc: &str,
+    opts: &[(&str, serde_json::Value)],
+    field: Option<&str>,
+    page: u64,
+    piece: usize,
+) -> Vec<u64> {
+    let mut offset = 0;
+    let mut out = Vec::new();
+    loop {
+        let stream = TextStream::new(BufReader::with_capacity(piece, doc.as_bytes()));
+        let a = plumb_json::search(stream, "/data", field, &query(opts, offset, page)).unwrap();
+        out.extend(a.hits.iter().map(|h| h.index));
+        match a.progress.next_offset {
+            Some(n) => offset = n,
+            None => return out,
+        }
+    }
+}
+
+#[test]
+fn records_and_elements_agree_with_python_json() {
+    let text = generated();
+    let (doc, valid) = as_array(&text);
+    for (field, ours, op, operand) in [
+        ("/user/id", "= 42", "=", "42"),
+        ("/user/id", "> 9007199254740992", ">", "9007199254740992"),
+        ("/user/id", "<= 42", "<=", "42"),
+        ("/user/id", "is null", "null", ""),
+        ("/user/id", "= true", "=", "true"),
+        ("/status", "= ok", "=", "ok"),
+        ("/status", "!= ok", "!=", "ok"),
+        ("/status", "> f", ">", "f"),
+        ("/status", "is null", "null", ""),
+    ] {
+        let keys: Vec<&str> = field.split('/').skip(1).collect();
+        let expected = python_records(&text, &keys, op, operand);
+        assert!(!expected.is_empty(), "{field} {ours}");
+        for (page, piece) in [(1000, 1 << 16), (9, 1), (40, 17)] {
+            let got = jsonl_records(&text, &[("where", json!(ours))], Some(field), page, piece);
+            assert_eq!(got, expected, "jsonl {field} {ours} {page} {piece}");
+            // Element i of the array is record valid[i].
+            let elements: Vec<u64> =
+                json_elements(&doc, &[("where", json!(ours))], Some(field), page, piece)
+                    .into_iter()
+                    .map(|i| valid[i as usize])
+                    .collect();
+            assert_eq!(elements, expected, "json {field} {ours} {page} {piece}");
+        }
+    }
+    for pattern in ["(?i)failed", "^é"] {
+        let expected = python_records(&text, &["status"], "re", pattern);
+        assert!(!expected.is_empty());
+        assert_eq!(
+            jsonl_records(
+                &text,
+                &[("pattern", json!(pattern))],
+                Some("/status"),
+                13,
+                7
+            ),
+            expected
+        );
+    }
+}
+
+#[test]
+fn a_hit_carries_its_record_line_and_value() {
+    let text = "{\"id\": 1}\n\n{\"id\": 9007199254740993, \"s\": \"x\"}\nbroken\n{\"id\": 3}\n";
+    let stream = TextStream::new(text.as_bytes());
+    let a = plumb_jsonl::search(
+        stream,
+        Some("/id"),
+        &query(&[("where", json!("> 1"))], 0, 10),
+    )
+    .unwrap();
+    let hits: Vec<(u64, u64, u64)> = a
+        .hits
+        .iter()
+        .map(|h| (h.record, h.line, h.byte_offset))
+        .collect();
+    assert_eq!(hits, [(1, 3, 11), (3, 5, 53)]);
+    let v: serde_json::Value = serde_json::from_str(a.hits[0].value.get()).unwrap();
+    assert_eq!(v["id"]["$literal"], "9007199254740993");
+    assert_eq!((a.invalid_lines, a.progress.total), (1, 2));
+}
+
+#[test]
+fn without_a_field_any_scalar_may_match() {
+    let text = "{\"a\": {\"b\": [\"needle\"]}}\n{\"needle\": 1}\n\"needle\"\n";
+    let stream = TextStream::new(text.as_bytes());
+    let a =
+        plumb_jsonl::search(stream, None, &query(&[("pattern", json!("needle"))], 0, 10)).unwrap();
+    // Keys are not values: the second record has none that matches.
+    assert_eq!(a.hits.iter().map(|h| h.record).collect::<Vec<_>>(), [0, 2]);
+}
+
+#[test]
+fn json_search_refuses_a_value_that_is_not_an_array() {
+    let stream = TextStream::new(&b"{\"a\": {\"b\": 1}}"[..]);
+    let r = plumb_json::search(
+        stream,
+        "/a",
+        None,
+        &query(&[("where", json!("= 1"))], 0, 10),
+    )
+    .unwrap_err();
+    assert!(r.message().contains("not an array"), "{}", r.message());
+    let stream = TextStream::new(&b"{\"a\": []}"[..]);
+    let r = plumb_json::search(
+        stream,
+        "/nope",
+        None,
+        &query(&[("where", json!("= 1"))], 0, 10),
+    )
+    .unwrap_err();
+    assert_eq!(r.reason(), plumb_core::RefusalReason::PointerNotFound);
+}
