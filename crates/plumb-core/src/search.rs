@@ -108,6 +108,7 @@ pub const SEARCH_OPTIONS: [OptionSpec; 5] = [
 pub struct Matcher {
     pattern: String,
     literal: Option<memmem::Finder<'static>>,
+    prefix: Option<memmem::Finder<'static>>,
     regex: Regex,
     whole_text: bool,
 }
@@ -153,24 +154,38 @@ impl Matcher {
                     echo(pattern)
                 ))
             })?;
+        let hir = regex_syntax::ParserBuilder::new()
+            .case_insensitive(ignore_case)
+            .multi_line(true)
+            .crlf(true)
+            .build()
+            .parse(&source)
+            .ok();
         // \A and \z anchor to the whole text: a line is then searched on
         // its own, never as part of a block of lines.
         let whole_text = !plain
-            && regex_syntax::ParserBuilder::new()
-                .case_insensitive(ignore_case)
-                .multi_line(true)
-                .crlf(true)
-                .build()
-                .parse(&source)
-                .map(|hir| {
-                    let looks = hir.properties().look_set();
-                    looks.contains(regex_syntax::hir::Look::Start)
-                        || looks.contains(regex_syntax::hir::Look::End)
-                })
-                .unwrap_or(true);
+            && hir.as_ref().is_none_or(|hir| {
+                let looks = hir.properties().look_set();
+                looks.contains(regex_syntax::hir::Look::Start)
+                    || looks.contains(regex_syntax::hir::Look::End)
+            });
+        // The bytes every match starts with, when there are some: found
+        // with memchr/memmem, they pick the lines worth running the regex
+        // on, faster than a general multi-literal prefilter when the
+        // first byte is rare (`x[0-9]{3}y`).
+        let prefix = match (&hir, plain) {
+            (Some(hir), false) => {
+                let seq = regex_syntax::hir::literal::Extractor::new().extract(hir);
+                seq.longest_common_prefix()
+                    .filter(|p| !p.is_empty())
+                    .map(|p| memmem::Finder::new(p).into_owned())
+            }
+            _ => None,
+        };
         Ok(Matcher {
             pattern: pattern.to_owned(),
             literal: plain.then(|| memmem::Finder::new(pattern.as_bytes()).into_owned()),
+            prefix,
             regex,
             whole_text,
         })
@@ -190,6 +205,23 @@ impl Matcher {
     /// line must be searched on its own rather than within a block.
     pub fn anchors_whole_text(&self) -> bool {
         self.whole_text
+    }
+
+    /// The bytes every match of a regex starts with, when there are
+    /// some (none for a literal, which is its own).
+    pub fn required_prefix(&self) -> Option<&[u8]> {
+        self.prefix.as_ref().map(|f| f.needle())
+    }
+
+    /// The first place at or after `start` where a match could start (a
+    /// match of a literal, an occurrence of a regex's required prefix),
+    /// with `start` itself for a regex without one.
+    pub fn candidate(&self, hay: &[u8], start: usize) -> Option<usize> {
+        let rest = hay.get(start..)?;
+        match (&self.literal, &self.prefix) {
+            (Some(f), _) | (None, Some(f)) => f.find(rest).map(|i| start + i),
+            (None, None) => Some(start),
+        }
     }
 
     /// The first match at or after `start` in `hay`, as a byte range.

@@ -541,6 +541,25 @@ impl Searcher<'_> {
         };
         while *pos < end {
             let (ls, le, at) = match matcher {
+                Some(m) if m.required_prefix().is_some() => {
+                    // The first line holding the prefix; the regex runs
+                    // on that line alone, from the prefix on (no match
+                    // starts before it).
+                    let Some(c) = m.candidate(data, *pos) else {
+                        *pos = end;
+                        break;
+                    };
+                    let ls = memchr::memrchr(b'\n', &data[*pos..c]).map_or(*pos, |i| *pos + i + 1);
+                    let le = memchr::memchr(b'\n', &data[c..]).map_or(end, |i| c + i);
+                    let ce = content_end(data, ls, le);
+                    match m.find_at(&data[ls..ce], c.min(ce) - ls) {
+                        Some(at) => (ls, le, Some(at)),
+                        None => {
+                            *pos = (le + 1).min(end);
+                            continue;
+                        }
+                    }
+                }
                 Some(m) => {
                     let Some((ms, me)) = m.find_at(data, *pos) else {
                         *pos = end;
