@@ -289,6 +289,8 @@ pub enum Predicate {
         operand: String,
         /// Whether the operand reads as a number.
         numeric: bool,
+        /// The operand as a number, read once.
+        number: Option<NumberKey>,
     },
     /// It is empty text (`negated`: it is not).
     IsEmpty {
@@ -406,9 +408,16 @@ impl Predicate {
         } else {
             rest.to_owned()
         };
+        let number = Decimal::parse(operand.as_bytes()).map(|d| NumberKey {
+            negative: d.negative,
+            digits: [d.head, d.tail].concat(),
+            magnitude: d.magnitude,
+            small: small_decimal(operand.trim().as_bytes()),
+        });
         Ok(Predicate::Compare {
             op,
-            numeric: Decimal::parse(operand.as_bytes()).is_some(),
+            numeric: number.is_some(),
+            number,
             operand,
         })
     }
@@ -427,17 +436,22 @@ impl Predicate {
                 op,
                 operand,
                 numeric,
+                number,
             } => {
                 if absent {
                     return false;
                 }
-                if *numeric && subject.kind == SubjectKind::Number {
-                    if let Some(ord) = compare_number_literals(subject.text, operand.as_bytes()) {
-                        return op.holds(ord);
+                if let (Some(key), SubjectKind::Number) = (number, subject.kind) {
+                    if let (Some(k), Some(v)) = (key.small, small_decimal(subject.text)) {
+                        return op.holds(cmp_small(v, k));
+                    }
+                    if let Some(value) = Decimal::parse(subject.text) {
+                        return op.holds(value.cmp(&key.as_decimal()));
                     }
                 }
                 match op {
-                    CompareOp::Eq | CompareOp::Ne => op.holds(subject.text.cmp(operand.as_bytes())),
+                    CompareOp::Eq => subject.text == operand.as_bytes(),
+                    CompareOp::Ne => subject.text != operand.as_bytes(),
                     // Order between a number and text is not defined:
                     // no hit, rather than a guess.
                     _ if *numeric => false,
@@ -609,6 +623,71 @@ fn is_continuation(b: u8) -> bool {
 /// ```
 pub fn compare_number_literals(a: &[u8], b: &[u8]) -> Option<Ordering> {
     Some(Decimal::parse(a)?.cmp(&Decimal::parse(b)?))
+}
+
+/// A predicate's numeric operand, read once: its sign, its significant
+/// digits and the power of ten of the first (see [`compare_number_literals`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NumberKey {
+    negative: bool,
+    digits: Vec<u8>,
+    magnitude: i64,
+    /// The operand as a short plain decimal, when it is one.
+    small: Option<(i64, u32)>,
+}
+
+/// A plain decimal of at most 18 digits (`-12.50`), as its digits and
+/// the count of them after the point: most cells are, and these compare
+/// in integer arithmetic, exactly, with no more reading.
+#[inline]
+fn small_decimal(text: &[u8]) -> Option<(i64, u32)> {
+    let (negative, digits) = match text.first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    if digits.is_empty() || digits.len() > 19 {
+        return None;
+    }
+    let mut m: i64 = 0;
+    let mut count = 0u32;
+    let mut frac: Option<u32> = None;
+    for &b in digits {
+        match b {
+            b'0'..=b'9' => {
+                m = m * 10 + i64::from(b - b'0');
+                count += 1;
+                if let Some(f) = frac.as_mut() {
+                    *f += 1;
+                }
+            }
+            b'.' if frac.is_none() => frac = Some(0),
+            _ => return None,
+        }
+    }
+    if count == 0 || count > 18 {
+        return None;
+    }
+    Some((if negative { -m } else { m }, frac.unwrap_or(0)))
+}
+
+/// Compares two short decimals exactly.
+#[inline]
+fn cmp_small((a, sa): (i64, u32), (b, sb): (i64, u32)) -> Ordering {
+    let scale = |v: i64, by: u32| i128::from(v) * 10i128.pow(by);
+    let s = sa.max(sb);
+    scale(a, s - sa).cmp(&scale(b, s - sb))
+}
+
+impl NumberKey {
+    fn as_decimal(&self) -> Decimal<'_> {
+        Decimal {
+            negative: self.negative,
+            head: &self.digits,
+            tail: &[],
+            magnitude: self.magnitude,
+        }
+    }
 }
 
 /// A decimal literal read without allocating: its sign, its significant

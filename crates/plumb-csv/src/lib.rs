@@ -54,8 +54,9 @@ pub use machine::{
 pub use reader::CsvReader;
 pub use report::{
     ColumnRef, ColumnReport, CsvInspect, CsvSearch, CsvSelect, CsvValidate, DialectReport,
-    PrecisionFact, RowHit, SelectCell, CSV_SEARCH_ROW_BYTES, CSV_SELECT_BUDGET_BYTES,
-    INSPECT_NARROW_TEXT_BYTES, INSPECT_SAMPLE_BUDGET_BYTES, INSPECT_WIDE_TEXT_COLUMNS,
+    PrecisionFact, RowHit, SelectCell, CSV_SEARCH_FETCH_BYTES, CSV_SEARCH_ROW_BYTES,
+    CSV_SELECT_BUDGET_BYTES, INSPECT_NARROW_TEXT_BYTES, INSPECT_SAMPLE_BUDGET_BYTES,
+    INSPECT_WIDE_TEXT_COLUMNS,
 };
 pub use scan::{HeaderMode, QuoteMode};
 
@@ -189,6 +190,11 @@ pub fn select<R: BufRead>(
 /// `column` (by header name or 0-based index) or in any column. Reading
 /// stops at the hit past the limit.
 ///
+/// With `rows_from`, a source with random access over the same bytes,
+/// cells are judged as they pass and never copied (a column search sees
+/// one cell a row), and each hit's row is read back from its byte range
+/// afterwards; without it, every row's cells are copied as they pass.
+///
 /// # Errors
 /// `unknown-column` for a name not in the header; `invalid-argument` for
 /// an index that is not a column, or a name when there is no header; and
@@ -199,9 +205,14 @@ pub fn search<R: BufRead>(
     opts: &CsvOptions,
     query: &plumb_core::Query,
     column: Option<ColumnRef>,
+    rows_from: Option<&dyn plumb_core::Source>,
 ) -> Result<CsvSearch, Refusal> {
-    let mut sink = report::SearchSink::new(query.clone(), column);
+    let rows_from = rows_from.filter(|s| s.read_range(0, 0).is_some());
+    let mut sink = report::SearchSink::new(query.clone(), column, rows_from.is_some());
     let summary = scan::scan(stream, format.dialect(opts), opts.header, None, &mut sink)?;
+    if let Some(source) = rows_from {
+        report::fetch_hits(&mut sink, source, &summary)?;
+    }
     Ok(sink.finish(format.name(), &summary))
 }
 

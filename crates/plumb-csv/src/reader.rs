@@ -209,6 +209,7 @@ impl FormatReader for CsvReader {
             &o,
             &query,
             column,
+            Some(source),
         )?))
     }
 }

@@ -184,6 +184,15 @@ pub(crate) trait RowSink {
     fn cell(&mut self, record: u64, index: usize, content: &[u8]) {
         let _ = (record, index, content);
     }
+    /// Whether cell `index` is wanted (see [`CsvSink::cell_wanted`]).
+    fn cell_wanted(&self, index: usize) -> bool {
+        let _ = index;
+        true
+    }
+    /// The one cell wanted, if only one is (see [`CsvSink::only_cell`]).
+    fn only_cell(&self) -> Option<usize> {
+        None
+    }
     /// Data row `index` (0-based, after the header).
     fn row(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()>;
     fn issue(&mut self, issue: &Issue) -> ControlFlow<()>;
@@ -350,6 +359,16 @@ impl<S: RowSink> CsvSink for Resolver<'_, S> {
     fn cell(&mut self, record: u64, index: usize, content: &[u8]) -> ControlFlow<()> {
         self.inner.cell(record, index, content);
         ControlFlow::Continue(())
+    }
+
+    #[inline]
+    fn cell_wanted(&self, index: usize) -> bool {
+        self.inner.cell_wanted(index)
+    }
+
+    #[inline]
+    fn only_cell(&self) -> Option<usize> {
+        self.inner.only_cell()
     }
 
     fn record(&mut self, record: &Record<'_>) -> ControlFlow<()> {

@@ -282,7 +282,45 @@ impl CsvParser {
         (opens, quotes): (u64, u64),
         sink: &mut S,
     ) -> ControlFlow<()> {
+        let only = sink.only_cell();
         loop {
+            if let Some(c) = only.filter(|&c| c != self.fields) {
+                // Pass over the fields before the wanted one (or all of
+                // them) by counting delimiters.
+                let n = ends.count_ones() as usize;
+                self.data.clear();
+                match c.checked_sub(self.fields).filter(|&k| k <= n) {
+                    Some(k) => {
+                        // Field c starts after the k-th delimiter.
+                        let mut e = ends;
+                        for _ in 1..k {
+                            e &= e - 1;
+                        }
+                        let d = e.trailing_zeros();
+                        ends = e & (e - 1);
+                        self.fields += k;
+                        if d + 1 == BLOCK as u32 {
+                            // It starts with the next block.
+                            return ControlFlow::Continue(());
+                        }
+                        self.start_cell(start, d + 1, opens);
+                        continue;
+                    }
+                    None => {
+                        if content_end < BLOCK as u32 {
+                            self.fields += n + 1;
+                        } else {
+                            // The last field goes on into the next block.
+                            let next = 64 - ends.leading_zeros();
+                            if ends != 0 && next < BLOCK as u32 {
+                                self.start_cell(start, next, opens);
+                            }
+                            self.fields += n;
+                        }
+                        return ControlFlow::Continue(());
+                    }
+                }
+            }
             let (end, next) = if ends != 0 {
                 let d = ends.trailing_zeros();
                 ends &= ends - 1;
@@ -308,7 +346,10 @@ impl CsvParser {
                 || !self.cell_escaped
                     && quotes & below(end.saturating_sub(1)) & !below(self.first_in(start)) == 0;
             self.fields += 1;
-            let flow = if plain && self.data.is_empty() {
+            let flow = if !sink.cell_wanted(self.fields - 1) {
+                self.data.clear();
+                ControlFlow::Continue(())
+            } else if plain && self.data.is_empty() {
                 sink.cell(self.record_no, self.fields - 1, raw)
             } else {
                 if plain {

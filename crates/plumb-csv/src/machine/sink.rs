@@ -118,6 +118,25 @@ pub trait CsvSink {
         ControlFlow::Continue(())
     }
 
+    /// Whether [`CsvSink::cell`] wants field `index` at all: a sink that
+    /// reads one column says no to the rest, and the block path then
+    /// skips them without slicing or unescaping. A hint only: cells may
+    /// still come, and a sink ignores those it did not want.
+    #[inline]
+    fn cell_wanted(&self, index: usize) -> bool {
+        let _ = index;
+        true
+    }
+
+    /// The one field [`CsvSink::cell`] wants, when the sink wants only
+    /// one (a column search): the block path then passes over the other
+    /// fields of a block by counting delimiters, not one by one. A hint
+    /// like [`CsvSink::cell_wanted`], which it must agree with.
+    #[inline]
+    fn only_cell(&self) -> Option<usize> {
+        None
+    }
+
     /// Record `record` (1-based), whose fields this sink would keep, has
     /// begun: its first byte was read, so it will be reported (at the
     /// latest by [`CsvParser::finish`](super::CsvParser::finish)). Called before any of its cells
@@ -188,6 +207,12 @@ impl<S: CsvSink + ?Sized> CsvSink for $ty {
     }
     fn cell(&mut self, record: u64, index: usize, content: &[u8]) -> ControlFlow<()> {
         (**self).cell(record, index, content)
+    }
+    fn cell_wanted(&self, index: usize) -> bool {
+        (**self).cell_wanted(index)
+    }
+    fn only_cell(&self) -> Option<usize> {
+        (**self).only_cell()
     }
     fn record_begins(&mut self, record: u64) -> ControlFlow<()> {
         (**self).record_begins(record)

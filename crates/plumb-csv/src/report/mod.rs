@@ -16,8 +16,8 @@ pub(crate) use inspect::InspectSink;
 pub use inspect::{
     CsvInspect, INSPECT_NARROW_TEXT_BYTES, INSPECT_SAMPLE_BUDGET_BYTES, INSPECT_WIDE_TEXT_COLUMNS,
 };
-pub(crate) use search::SearchSink;
-pub use search::{CsvSearch, RowHit, CSV_SEARCH_ROW_BYTES};
+pub(crate) use search::{fetch_hits, SearchSink};
+pub use search::{CsvSearch, RowHit, CSV_SEARCH_FETCH_BYTES, CSV_SEARCH_ROW_BYTES};
 pub(crate) use select::SelectSink;
 pub use select::{ColumnRef, CsvSelect, SelectCell, CSV_SELECT_BUDGET_BYTES};
 pub use validate::CsvValidate;

@@ -14,12 +14,12 @@ use std::ops::ControlFlow;
 use serde::Serialize;
 
 use plumb_core::{
-    echo, scan_decimal, Predicate, Query, Refusal, SearchProgress, Subject, SubjectKind, ViewFlags,
-    COLUMN_TRACK_CAP,
+    echo, CompareOp, Predicate, Query, Refusal, SearchProgress, Source, Subject, SubjectKind,
+    ViewFlags, COLUMN_TRACK_CAP,
 };
 
 use crate::cell::SENTINEL_TOKENS;
-use crate::machine::{Issue, Record};
+use crate::machine::{CsvParser, CsvSink, Issue, Record};
 use crate::scan::{RowSink, ScanSummary};
 
 use super::select::{budget_cells, unknown_column, Fit};
@@ -28,6 +28,10 @@ use super::{ColumnRef, DialectReport, SelectCell};
 /// The most bytes of cell text one hit's row carries: a wider row has
 /// its longest cells cut, each saying its full length.
 pub const CSV_SEARCH_ROW_BYTES: usize = 1024;
+
+/// The most bytes of a hit's row read back for its cells; a longer row
+/// is cut there (and the answer says so).
+pub const CSV_SEARCH_FETCH_BYTES: usize = 4 << 20;
 
 /// One row that matched.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -84,12 +88,28 @@ pub(crate) struct SearchSink {
     cut: bool,
     error: Option<Refusal>,
     resolved: bool,
+    /// Whether a hit's cells are read afterwards from its byte range (a
+    /// source with random access): cells are then judged as they pass
+    /// and never copied, and a column search hands over one cell a row.
+    fetch: bool,
+    /// The record whose cells are passing, and the first that matched.
+    cell_record: u64,
+    cell_hit: Option<usize>,
+    /// Without `fetch`: the cells of the record being read, as they came.
+    data: Vec<u8>,
+    ends: Vec<u32>,
+    /// Hits whose cells are to be read: (hit, first byte, next row's
+    /// first byte, when one followed).
+    pub(crate) to_fetch: Vec<(usize, u64, Option<u64>)>,
+    open_span: Option<usize>,
+    /// `= text` or `!= text` (true for `!=`): a cell's trimmed text is
+    /// compared with no more ado.
+    text_eq: Option<(Vec<u8>, bool)>,
 }
 
 impl SearchSink {
-    pub fn new(query: Query, column: Option<ColumnRef>) -> SearchSink {
+    pub fn new(query: Query, column: Option<ColumnRef>, fetch: bool) -> SearchSink {
         SearchSink {
-            query,
             wanted: column,
             column: None,
             header: None,
@@ -98,6 +118,32 @@ impl SearchSink {
             cut: false,
             error: None,
             resolved: false,
+            fetch,
+            cell_record: 0,
+            cell_hit: None,
+            data: Vec::new(),
+            ends: Vec::new(),
+            to_fetch: Vec::new(),
+            open_span: None,
+            text_eq: match &query.predicate {
+                Predicate::Compare {
+                    op: op @ (CompareOp::Eq | CompareOp::Ne),
+                    numeric: false,
+                    operand,
+                    ..
+                } => Some((operand.as_bytes().to_vec(), *op == CompareOp::Ne)),
+                _ => None,
+            },
+            query,
+        }
+    }
+
+    /// Gives hit `hit` the cells read from its byte range.
+    pub(crate) fn fill(&mut self, hit: usize, row: &Record<'_>, whole: bool) {
+        let cells = row_cells(row);
+        self.cut |= !whole || cut_cells(&cells);
+        if let Some(h) = self.hits.get_mut(hit) {
+            h.cells = cells;
         }
     }
 
@@ -163,21 +209,29 @@ impl SearchSink {
     }
 }
 
-/// A cell as a predicate sees it.
-fn cell_subject<'a>(cell: &'a [u8], predicate: &Predicate) -> Subject<'a> {
-    if matches!(predicate, Predicate::Pattern(_)) {
-        return Subject::new(SubjectKind::Text, cell);
-    }
+/// A cell without the spaces and tabs around it.
+#[inline]
+fn trim_blanks(cell: &[u8]) -> &[u8] {
     let blank = |b: &u8| *b == b' ' || *b == b'\t';
     let start = cell.iter().position(|b| !blank(b)).unwrap_or(cell.len());
     let end = cell
         .iter()
         .rposition(|b| !blank(b))
         .map_or(start, |e| e + 1);
-    let text = &cell[start..end];
-    let numeric = matches!(predicate, Predicate::Compare { numeric: true, .. })
-        && scan_decimal(text).is_some();
-    let sentinel = SENTINEL_TOKENS.iter().any(|t| t.as_bytes() == text);
+    &cell[start..end]
+}
+
+/// A cell as a predicate sees it.
+fn cell_subject<'a>(cell: &'a [u8], predicate: &Predicate) -> Subject<'a> {
+    if matches!(predicate, Predicate::Pattern(_)) {
+        return Subject::new(SubjectKind::Text, cell);
+    }
+    let text = trim_blanks(cell);
+    // A numeric comparison reads the cell as a number itself, and falls
+    // back to text when it is not one.
+    let numeric = matches!(predicate, Predicate::Compare { numeric: true, .. });
+    let sentinel = matches!(predicate, Predicate::IsNull { .. })
+        && SENTINEL_TOKENS.iter().any(|t| t.as_bytes() == text);
     Subject {
         kind: if numeric {
             SubjectKind::Number
@@ -187,6 +241,27 @@ fn cell_subject<'a>(cell: &'a [u8], predicate: &Predicate) -> Subject<'a> {
         text,
         null: text.is_empty() || sentinel,
     }
+}
+
+/// The cells a hit's row carries: verbatim, cut to fit
+/// [`CSV_SEARCH_ROW_BYTES`], those past the 10,000th counted.
+fn row_cells(row: &Record<'_>) -> Vec<SelectCell> {
+    let mut cells = budget_cells(
+        row,
+        0..row.len().min(COLUMN_TRACK_CAP),
+        Fit::Cut(CSV_SEARCH_ROW_BYTES),
+    )
+    .unwrap_or_default();
+    if row.len() > COLUMN_TRACK_CAP {
+        cells.push(SelectCell::Omitted((row.len() - COLUMN_TRACK_CAP) as u64));
+    }
+    cells
+}
+
+fn cut_cells(cells: &[SelectCell]) -> bool {
+    cells
+        .iter()
+        .any(|c| matches!(c, SelectCell::Cut { .. } | SelectCell::Omitted(_)))
 }
 
 impl RowSink for SearchSink {
@@ -206,7 +281,109 @@ impl RowSink for SearchSink {
         Ok(())
     }
 
+    fn keep_fields(&self) -> bool {
+        false
+    }
+
+    fn wants_cells(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn cell_wanted(&self, index: usize) -> bool {
+        !self.fetch || !self.resolved || self.column.is_none_or(|c| c == index)
+    }
+
+    #[inline]
+    fn only_cell(&self) -> Option<usize> {
+        self.column.filter(|_| self.fetch && self.resolved)
+    }
+
+    #[inline]
+    fn cell(&mut self, record: u64, index: usize, content: &[u8]) {
+        if self.cell_record != record {
+            self.cell_record = record;
+            self.cell_hit = None;
+            self.data.clear();
+            self.ends.clear();
+        }
+        if !self.fetch || !self.resolved {
+            self.data.extend_from_slice(content);
+            self.ends
+                .push(u32::try_from(self.data.len()).unwrap_or(u32::MAX));
+            return;
+        }
+        let wanted = match self.column {
+            Some(c) => c == index,
+            None => index < COLUMN_TRACK_CAP,
+        };
+        if !wanted || self.cell_hit.is_some() {
+            return;
+        }
+        let hit = match &self.text_eq {
+            Some((operand, negated)) => (trim_blanks(content) == operand.as_slice()) != *negated,
+            None => self
+                .query
+                .predicate
+                .test(&cell_subject(content, &self.query.predicate)),
+        };
+        if hit {
+            self.cell_hit = Some(index);
+        }
+    }
+
     fn row(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()> {
+        // The hit before this row ends where it starts.
+        if let Some(i) = self.open_span.take() {
+            if let Some(span) = self.to_fetch.get_mut(i) {
+                span.2 = Some(row.byte_offset);
+            }
+        }
+        if row.has_fields() {
+            return self.judge(index, row, None);
+        }
+        let came = self.cell_record == row.number;
+        if self.fetch && self.resolved {
+            let hit = if came { self.cell_hit } else { None };
+            // A short row lacks the column: the predicate sees it missing.
+            let hit = hit.or(match self.column {
+                Some(c) if c >= row.len() && self.query.predicate.test(&Subject::missing()) => {
+                    Some(c)
+                }
+                _ => None,
+            });
+            return self.judge(index, row, Some(hit));
+        }
+        // Its cells came one by one, copied.
+        let (data, ends) = (
+            std::mem::take(&mut self.data),
+            std::mem::take(&mut self.ends),
+        );
+        let ends_now: &[u32] = if came { &ends } else { &[] };
+        let mut rec = Record::from_parts(row.number, row.line, row.byte_offset, &data, ends_now);
+        rec.overflow = row.overflow;
+        let flow = self.judge(index, &rec, None);
+        (self.data, self.ends) = (data, ends);
+        self.data.clear();
+        self.ends.clear();
+        flow
+    }
+
+    fn issue(&mut self, _issue: &Issue) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
+}
+
+impl SearchSink {
+    /// Judges data row `index`: by the cells `row` holds, or by `judged`
+    /// (the column its passing cells matched in, if any) when they were
+    /// judged as they passed.
+    fn judge(
+        &mut self,
+        index: u64,
+        row: &Record<'_>,
+        judged: Option<Option<usize>>,
+    ) -> ControlFlow<()> {
         if !self.resolved {
             // No header: the first data row gives the width.
             if let Err(refusal) = self.resolve(row.len(), None) {
@@ -217,7 +394,11 @@ impl RowSink for SearchSink {
         if index < self.query.offset {
             return ControlFlow::Continue(());
         }
-        let Some(column) = self.matching_column(row) else {
+        let found = match judged {
+            Some(j) => j,
+            None => self.matching_column(row),
+        };
+        let Some(column) = found else {
             return ControlFlow::Continue(());
         };
         self.progress.total += 1;
@@ -229,19 +410,17 @@ impl RowSink for SearchSink {
             self.progress.next_offset = Some(index);
             return ControlFlow::Break(());
         }
-        let mut cells = budget_cells(
-            row,
-            0..row.len().min(COLUMN_TRACK_CAP),
-            Fit::Cut(CSV_SEARCH_ROW_BYTES),
-        )
-        .unwrap_or_default();
-        if row.len() > COLUMN_TRACK_CAP {
-            cells.push(SelectCell::Omitted((row.len() - COLUMN_TRACK_CAP) as u64));
-        }
-        self.cut |= row.overflow.is_some()
-            || cells
-                .iter()
-                .any(|c| matches!(c, SelectCell::Cut { .. } | SelectCell::Omitted(_)));
+        let cells = if judged.is_some() {
+            // Read afterwards from the row's bytes.
+            self.to_fetch.push((self.hits.len(), row.byte_offset, None));
+            self.open_span = Some(self.to_fetch.len() - 1);
+            Vec::new()
+        } else {
+            let cells = row_cells(row);
+            self.cut |= cut_cells(&cells);
+            cells
+        };
+        self.cut |= row.overflow.is_some();
         self.hits.push(RowHit {
             row: index,
             line: row.line,
@@ -251,8 +430,61 @@ impl RowSink for SearchSink {
         });
         ControlFlow::Continue(())
     }
+}
 
-    fn issue(&mut self, _issue: &Issue) -> ControlFlow<()> {
-        ControlFlow::Continue(())
+/// The first record of some bytes, its cells kept.
+#[derive(Default)]
+struct FirstRecord {
+    got: Option<(u64, u64, Vec<u8>, Vec<u32>)>,
+}
+
+impl CsvSink for FirstRecord {
+    fn record(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+        let mut data = Vec::new();
+        let mut ends = Vec::with_capacity(r.len());
+        for i in 0..r.len() {
+            data.extend_from_slice(r.get(i).unwrap_or_default());
+            ends.push(u32::try_from(data.len()).unwrap_or(u32::MAX));
+        }
+        self.got = Some((r.number, r.line, data, ends));
+        ControlFlow::Break(())
     }
+}
+
+/// Reads each hit's cells back from its byte range in `source`, parsed
+/// in the dialect the scan read with.
+///
+/// # Errors
+/// `read-error` when the source cannot be read there.
+pub(crate) fn fetch_hits(
+    sink: &mut SearchSink,
+    source: &dyn Source,
+    s: &ScanSummary,
+) -> Result<(), Refusal> {
+    for (hit, at, end) in std::mem::take(&mut sink.to_fetch) {
+        let full = end
+            .or(source.len())
+            .map_or(CSV_SEARCH_FETCH_BYTES as u64, |e| e.saturating_sub(at));
+        let len = usize::try_from(full)
+            .unwrap_or(usize::MAX)
+            .min(CSV_SEARCH_FETCH_BYTES);
+        let Some(bytes) = source.read_range(at, len) else {
+            continue;
+        };
+        let bytes = bytes?;
+        let mut parser = CsvParser::new(s.delimiter)
+            .with_quote(s.quote)
+            .with_delimiter_runs(s.runs)
+            .with_comment(s.comment)
+            .with_base_offset(at);
+        let mut first = FirstRecord::default();
+        if parser.push(&bytes, &mut first).is_continue() {
+            let _ = parser.finish(&mut first);
+        }
+        if let Some((number, line, data, ends)) = first.got {
+            let record = Record::from_parts(number, line, at, &data, &ends);
+            sink.fill(hit, &record, len as u64 >= full);
+        }
+    }
+    Ok(())
 }

@@ -389,3 +389,72 @@ fn block_path_at_every_split_of_a_long_example() {
         );
     }
 }
+
+/// Takes only one column's cells, as a column search does: the block
+/// path passes over the others by counting delimiters.
+struct OneColumn {
+    only: usize,
+    current: Option<String>,
+    seen: u64,
+    got: Vec<Option<String>>,
+}
+
+impl CsvSink for OneColumn {
+    fn keep_fields(&self) -> bool {
+        false
+    }
+    fn wants_cells(&self) -> bool {
+        true
+    }
+    fn cell_wanted(&self, index: usize) -> bool {
+        index == self.only
+    }
+    fn only_cell(&self) -> Option<usize> {
+        Some(self.only)
+    }
+    fn cell(&mut self, record: u64, index: usize, content: &[u8]) -> ControlFlow<()> {
+        assert_eq!(record, self.seen + 1, "cell of the record being read");
+        if index == self.only {
+            assert!(self.current.is_none(), "the wanted cell once");
+            self.current = Some(String::from_utf8(content.to_vec()).expect("utf8"));
+        }
+        ControlFlow::Continue(())
+    }
+    fn record(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+        self.seen += 1;
+        let cell = if r.has_fields() {
+            r.get(self.only)
+                .map(|c| String::from_utf8(c.to_vec()).unwrap())
+        } else {
+            self.current.take()
+        };
+        self.got.push(cell);
+        ControlFlow::Continue(())
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(600))]
+
+    /// A sink that wants one column gets, at any chunking, exactly the
+    /// cells of that column that kept records hold (none past a short
+    /// record's end).
+    #[test]
+    fn one_column_cells_are_the_kept_fields(
+        input in long_csvish(),
+        cuts in prop::collection::vec(0usize..4000, 0..8),
+        only in 0usize..5,
+    ) {
+        let (kept, _) = parse_pieces_in(&[&input], b',', Dialect::quoted(Some(b'"')), true);
+        let expected: Vec<Option<String>> = kept.records.iter().map(|r| r.get(only).cloned()).collect();
+        for pieces in [vec![&input[..]], cut(&input, cuts.clone())] {
+            let mut sink = OneColumn { only, current: None, seen: 0, got: Vec::new() };
+            let mut p = Dialect::quoted(Some(b'"')).parser(b',');
+            for piece in &pieces {
+                let _ = p.push(piece, &mut sink);
+            }
+            let _ = p.finish(&mut sink);
+            prop_assert_eq!(&sink.got, &expected);
+        }
+    }
+}

@@ -19,20 +19,39 @@ fn query(opts: &[(&str, serde_json::Value)], offset: u64, limit: u64) -> Query {
     Query::from_request(&req).unwrap()
 }
 
+/// Searches with the rows read back from the source (cells judged as
+/// they pass) and with every row's cells copied as it passes, and
+/// demands the same answer of both.
 fn run(
     data: &[u8],
     piece: usize,
     q: &Query,
     column: Option<&str>,
 ) -> Result<CsvSearch, plumb_core::Refusal> {
-    let stream = TextStream::new(BufReader::with_capacity(piece, data));
-    search(
-        stream,
-        CsvFormat::Csv,
-        &CsvOptions::default(),
-        q,
-        column.map(ColumnRef::parse),
-    )
+    let source = plumb_core::BytesSource::new("t.csv", data.to_vec());
+    let one = |rows_from: Option<&dyn plumb_core::Source>| {
+        let stream = TextStream::new(BufReader::with_capacity(piece, data));
+        let opts = CsvOptions::default();
+        search(
+            stream,
+            CsvFormat::Csv,
+            &opts,
+            q,
+            column.map(ColumnRef::parse),
+            rows_from,
+        )
+    };
+    let fetched = one(Some(&source));
+    let copied = one(None);
+    match (&fetched, &copied) {
+        (Ok(a), Ok(b)) => assert_eq!(
+            serde_json::to_value(a).unwrap(),
+            serde_json::to_value(b).unwrap()
+        ),
+        (Err(a), Err(b)) => assert_eq!(a, b),
+        _ => panic!("one way refused: {fetched:?} {copied:?}"),
+    }
+    fetched
 }
 
 /// Every hit's row, page by page from each `next_offset`.
