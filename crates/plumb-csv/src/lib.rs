@@ -207,7 +207,8 @@ pub fn search<R: BufRead>(
     column: Option<ColumnRef>,
     rows_from: Option<&dyn plumb_core::Source>,
 ) -> Result<CsvSearch, Refusal> {
-    let rows_from = rows_from.filter(|s| s.read_range(0, 0).is_some());
+    // Random access, asked as `read_at` (a decoded stream has none).
+    let rows_from = rows_from.filter(|s| s.read_at(0, &mut []).is_some());
     let mut sink = report::SearchSink::new(query.clone(), column, rows_from.is_some());
     let summary = scan::scan(stream, format.dialect(opts), opts.header, None, &mut sink)?;
     if let Some(source) = rows_from {
