@@ -6,7 +6,7 @@
 //! - `memtest [--mb N]`: peak RSS of the release binary on adversarial inputs.
 //! - `conformance [--data DIR]`: every suite in ../shared/conformance.
 //! - `bench [--seconds N] [--table-only]`: the benches and one table.
-//! - `peers [--mb N]`: the whole process beside xan and DuckDB on one CSV.
+//! - `peers [--mb N]`: the whole process beside xan, DuckDB and ripgrep.
 //! - `api [--bless]`: the public API of plumb-core and plumb against its snapshot.
 //! - `ci`: what `.ci/run` runs once its tools are installed.
 //!
@@ -67,8 +67,8 @@ enum Cmd {
         #[arg(long)]
         table_only: bool,
     },
-    /// Time the release binary beside the peer tools (xan, DuckDB) on a
-    /// generated CSV, whole process.
+    /// Time the release binary beside the peer tools (xan, DuckDB, rg)
+    /// on generated files, whole process: statistics and search.
     Peers {
         /// Size of the generated CSV, in MiB.
         #[arg(long, default_value_t = 256)]

@@ -1,9 +1,14 @@
 //! `cargo xtask peers [--mb N]`: the whole process of plumb beside the
-//! tools a user would pick instead, on one generated CSV, in one run:
-//! wall time (the best of three) and peak RSS of `plumb inspect`,
-//! `plumb inspect --stats`, `xan stats` and DuckDB's `SUMMARIZE` (each
-//! peer when it is installed: `cargo install xan`, `pip install
-//! duckdb`). The ratios are what count: plumb's time over the peer's.
+//! tools a user would pick instead, on generated files, in one run: wall
+//! time (the best of three) and peak RSS of
+//!
+//! - statistics: `plumb inspect`, `plumb inspect --stats`, `xan stats`
+//!   and DuckDB's `SUMMARIZE` on one CSV;
+//! - search: `plumb search` beside `rg -c` (a literal and a regex) on a
+//!   log, and a CSV column predicate beside plumb's own `validate`.
+//!
+//! Each peer runs when it is installed (`cargo install xan`, `pip install
+//! duckdb`, `apt install ripgrep`). The ratios are what count.
 
 use std::io::Write;
 use std::path::Path;
@@ -103,21 +108,7 @@ pub fn run(root: &Path, mb: u64) -> Result<bool, String> {
     println!("{mb} MiB CSV, best of three runs each");
     println!("| command | seconds | peak RSS (MiB) | plumb inspect --stats time / this |");
     println!("|---|---:|---:|---:|");
-    let mut results = Vec::new();
-    for (name, program, args) in &runs {
-        let mut best = f64::MAX;
-        let mut rss = 0;
-        for _ in 0..3 {
-            let started = Instant::now();
-            let (kib, code) = peak_rss_kib(Path::new(program), args)?;
-            if code != 0 {
-                return Err(format!("{name} exited {code}"));
-            }
-            best = best.min(started.elapsed().as_secs_f64());
-            rss = rss.max(kib);
-        }
-        results.push((name.clone(), best, rss));
-    }
+    let results = time_runs(&runs)?;
     let stats_time = results.get(1).map_or(f64::NAN, |r| r.1);
     for (name, secs, kib) in &results {
         println!(
@@ -126,5 +117,136 @@ pub fn run(root: &Path, mb: u64) -> Result<bool, String> {
             stats_time / secs
         );
     }
+    search(&plumb_path(root), dir.path(), &f, mb)?;
     Ok(true)
+}
+
+fn plumb_path(root: &Path) -> String {
+    root.join("target/release/plumb").display().to_string()
+}
+
+/// A log of `bytes`: timestamped lines of a few words, one in 100,000
+/// holding a request id.
+fn generate_log(path: &Path, bytes: u64) -> std::io::Result<()> {
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let words = [
+        "GET",
+        "POST",
+        "/api/v1/items",
+        "status=200",
+        "status=500",
+        "user",
+        "session",
+    ];
+    pieces_until(&mut w, bytes, |i| {
+        let n = 4 + (i % 7) as usize;
+        let mut line = format!("2026-12-01T10:{:02}:{:02}Z", i % 60, (i / 60) % 60);
+        for k in 0..n {
+            line.push(' ');
+            line.push_str(words[((i >> k) % 7) as usize]);
+        }
+        if i % 100_000 == 77 {
+            line.push_str(" rid=needle-4242");
+        }
+        line.push('\n');
+        line
+    })?;
+    w.flush()
+}
+
+/// The best of three runs of each command: (name, seconds, peak RSS in
+/// KiB). Exit code 1 is taken as an answer (`rg -c` finding nothing).
+fn time_runs(runs: &[(String, String, Vec<String>)]) -> Result<Vec<(String, f64, u64)>, String> {
+    let mut results = Vec::new();
+    for (name, program, args) in runs {
+        let mut best = f64::MAX;
+        let mut rss = 0;
+        for _ in 0..3 {
+            let started = Instant::now();
+            let (kib, code) = peak_rss_kib(Path::new(program), args)?;
+            if code > 1 {
+                return Err(format!("{name} exited {code}"));
+            }
+            best = best.min(started.elapsed().as_secs_f64());
+            rss = rss.max(kib);
+        }
+        results.push((name.clone(), best, rss));
+    }
+    Ok(results)
+}
+
+/// Search beside its peers: each plumb row with the row it is measured
+/// against, and the ratio of their times.
+fn search(plumb: &str, dir: &Path, csv: &str, mb: u64) -> Result<(), String> {
+    let log = dir.join("app.log");
+    generate_log(&log, mb << 20).map_err(|e| e.to_string())?;
+    let log = log.display().to_string();
+    let strs = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    let mut pairs: Vec<(&str, Vec<String>, &str, String, Vec<String>)> = Vec::new();
+    let rg = found("rg", &["--version"]);
+    if !rg {
+        eprintln!("rg not found (apt install ripgrep): the text rows are left out");
+    }
+    for (label, pattern) in [
+        ("literal", "needle-4242"),
+        ("regex", r"needle-[0-9]+2$"),
+        ("regex, no literal", r"[a-z]{4}=5\d\d"),
+    ] {
+        if rg {
+            pairs.push((
+                label,
+                strs(&[plumb, "search", &log, pattern, "--count-only", "--json"]),
+                "rg -c",
+                "rg".into(),
+                strs(&["-c", pattern, &log]),
+            ));
+        }
+    }
+    for (column, predicate) in [
+        ("city", "= Lyon"),
+        ("amount", "> 5000.5"),
+        ("id", "= 123456"),
+    ] {
+        pairs.push((
+            "CSV column",
+            strs(&[
+                plumb,
+                "search",
+                csv,
+                "--column",
+                column,
+                "--where",
+                predicate,
+                "--count-only",
+                "--json",
+            ]),
+            "plumb validate",
+            plumb.to_owned(),
+            strs(&["validate", csv, "--json"]),
+        ));
+    }
+    println!();
+    println!("{mb} MiB files, search beside its peer, best of three runs each");
+    println!("| search | plumb s | peer | peer s | plumb / peer | plumb RSS (MiB) |");
+    println!("|---|---:|---|---:|---:|---:|");
+    for (label, ours, peer, program, args) in pairs {
+        let rows = time_runs(&[
+            ("plumb".into(), ours[0].clone(), ours[1..].to_vec()),
+            (peer.into(), program, args),
+        ])?;
+        let shown = ours[1..]
+            .iter()
+            .filter(|a| !a.contains('/') && !a.starts_with("--count") && *a != "--json")
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" ");
+        println!(
+            "| {label}: {shown} | {:.3} | {peer} | {:.3} | {:.2}x | {:.1} |",
+            rows[0].1,
+            rows[1].1,
+            rows[0].1 / rows[1].1,
+            rows[0].2 as f64 / 1024.0
+        );
+    }
+    Ok(())
 }
