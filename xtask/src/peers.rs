@@ -175,6 +175,10 @@ fn time_runs(runs: &[(String, String, Vec<String>)]) -> Result<Vec<(String, f64,
     Ok(results)
 }
 
+/// A plumb command line and its peer's: (label, plumb's arguments with
+/// the program first, the peer's name, program and arguments).
+type Pair<'a> = (&'a str, Vec<String>, &'a str, String, Vec<String>);
+
 /// Search beside its peers: each plumb row with the row it is measured
 /// against, and the ratio of their times.
 fn search(plumb: &str, dir: &Path, csv: &str, mb: u64) -> Result<(), String> {
@@ -182,7 +186,7 @@ fn search(plumb: &str, dir: &Path, csv: &str, mb: u64) -> Result<(), String> {
     generate_log(&log, mb << 20).map_err(|e| e.to_string())?;
     let log = log.display().to_string();
     let strs = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
-    let mut pairs: Vec<(&str, Vec<String>, &str, String, Vec<String>)> = Vec::new();
+    let mut pairs: Vec<Pair> = Vec::new();
     let rg = found("rg", &["--version"]);
     if !rg {
         eprintln!("rg not found (apt install ripgrep): the text rows are left out");
