@@ -305,6 +305,43 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
         p.clone(),
         vec![cli("inspect", &p, &["--stats"])],
     ));
+    out.push((
+        "search hitting every row (csv)",
+        p.clone(),
+        vec![
+            cli("search", &p, &["note", "--limit", "1000"]),
+            cli(
+                "search",
+                &p,
+                &[
+                    "--column",
+                    "key",
+                    "--where",
+                    "is not null",
+                    "--limit",
+                    "1000",
+                ],
+            ),
+            cli(
+                "search",
+                &p,
+                &["--column", "amount", "--where", "> 50000.5", "--count-only"],
+            ),
+            cli(
+                "search",
+                &p,
+                &[
+                    "--format",
+                    "text",
+                    "k[0-9a-f]+,",
+                    "--limit",
+                    "1000",
+                    "--context",
+                    "10",
+                ],
+            ),
+        ],
+    ));
     let p = dir.join("distinct.jsonl");
     write_file(&p, |w| {
         pieces_until(w, size, |i| {
@@ -320,6 +357,36 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
         "distinct values everywhere (jsonl, stats)",
         p.clone(),
         vec![cli("inspect", &p, &["--stats"])],
+    ));
+    out.push((
+        "search hitting every record (jsonl)",
+        p.clone(),
+        vec![
+            cli(
+                "search",
+                &p,
+                &["--field", "/user/key", "k", "--limit", "1000"],
+            ),
+            cli(
+                "search",
+                &p,
+                &["--field", "/id", "--where", ">= 0", "--count-only"],
+            ),
+        ],
+    ));
+    // One line as long as the file: searched in pieces, never held.
+    let p = dir.join("one_line.txt");
+    write_file(&p, |w| {
+        pieces_until(w, size, |i| format!("word{} ", i % 1000))?;
+        w.write_all(b"NEEDLE")
+    })?;
+    out.push((
+        "one line as long as the file (text search)",
+        p.clone(),
+        vec![
+            cli("search", &p, &["NEEDLE"]),
+            cli("search", &p, &["w[a-z]+9{3} ", "--count-only"]),
+        ],
     ));
     out.extend(bombs(dir)?);
     out.extend(layered(dir, size)?);

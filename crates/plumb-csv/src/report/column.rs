@@ -92,13 +92,12 @@ pub(super) fn text_cap(index: usize) -> usize {
 #[derive(Clone, Debug)]
 pub(super) struct ColumnAcc {
     classes: ClassHistogram,
-    /// Sentinel cells by index in [`SENTINEL_TOKENS`].
-    sentinels: [u64; SENTINEL_TOKENS.len()],
     samples: Vec<String>,
     /// `u64::MAX` and 0 until a cell is seen.
     min_len: u64,
     max_len: u64,
-    range: NumericRange,
+    /// Boxed on the first number: a column of text holds none.
+    range: Option<Box<NumericRange>>,
     precision: BTreeMap<PrecisionKind, PrecisionFact>,
     /// Cells looked at for new sample values. A column with fewer than
     /// five distinct values stops looking after [`SAMPLE_LOOKS`] cells
@@ -120,6 +119,8 @@ pub(super) struct ColumnAcc {
 /// A column's rarer facts.
 #[derive(Clone, Debug, Default)]
 struct Rare {
+    /// Sentinel cells by index in [`SENTINEL_TOKENS`].
+    sentinels: [u64; SENTINEL_TOKENS.len()],
     /// Numbers written with a decimal comma.
     comma_decimals: u64,
     /// Date cells by form (see [`date_slot`]).
@@ -178,11 +179,10 @@ impl ColumnAcc {
             decimal_comma,
             codes: 0,
             classes: ClassHistogram::default(),
-            sentinels: [0; SENTINEL_TOKENS.len()],
             samples: Vec::new(),
             min_len: u64::MAX,
             max_len: 0,
-            range: NumericRange::with_literal_cap(text_cap),
+            range: None,
             precision: BTreeMap::new(),
             looks: 0,
             text_cap,
@@ -306,12 +306,12 @@ impl ColumnAcc {
         let number = match frac_digits {
             None => {
                 self.tally(CellClass::Integer, len);
-                self.range.add_i64(value);
+                self.range().add_i64(value);
                 NumberIn::Int(value)
             }
             Some(f) => {
                 self.tally(CellClass::Float, len);
-                self.range.add_short_decimal(value, f);
+                self.range().add_short_decimal(value, f);
                 NumberIn::Decimal {
                     mantissa: value,
                     scale: f,
@@ -332,11 +332,11 @@ impl ColumnAcc {
         self.tally(CellClass::Integer, cell.len() as u64);
         let number = match i64::try_from(value) {
             Ok(v) => {
-                self.range.add_i64(v);
+                self.range().add_i64(v);
                 NumberIn::Int(v)
             }
             Err(_) => {
-                self.range
+                self.range()
                     .add_integer(std::str::from_utf8(cell).unwrap_or_default());
                 NumberIn::Rounded(value as f64)
             }
@@ -391,7 +391,7 @@ impl ColumnAcc {
             CellClass::Empty => return,
             CellClass::Sentinel => {
                 if let Some(i) = scan.sentinel {
-                    self.sentinels[i] += 1;
+                    self.rare().sentinels[i] += 1;
                 }
             }
             CellClass::Float if code_shaped_float(scan.trimmed) => {
@@ -436,20 +436,28 @@ impl ColumnAcc {
         self.rare.get_or_insert_with(Box::default)
     }
 
+    /// The range, made on the first number.
+    #[inline]
+    fn range(&mut self) -> &mut NumericRange {
+        let cap = self.text_cap;
+        self.range
+            .get_or_insert_with(|| Box::new(NumericRange::with_literal_cap(cap)))
+    }
+
     /// Folds a number into the range, exactly.
     fn add_number(&mut self, number: DecimalScan, trimmed: &[u8], record: u64) {
         if let Some(v) = number.small_integer() {
-            self.range.add_i64(v);
+            self.range().add_i64(v);
         } else if let Some((m, d)) = number.short_decimal() {
             if m == 0 && number.is_negative() {
                 // `-0.0` keeps its sign as a double.
-                self.range.add_float(-0.0);
+                self.range().add_float(-0.0);
             } else {
-                self.range.add_short_decimal(m, d);
+                self.range().add_short_decimal(m, d);
             }
         } else if let Some(v) = number.exponent_f64() {
             // A short literal with an exponent near its digits.
-            self.range.add_float(v);
+            self.range().add_float(v);
         } else {
             // Long literals and far exponents: the general path, with the
             // precision check (short ones never misstate).
@@ -465,9 +473,11 @@ impl ColumnAcc {
         let strings = self.classes.get(CellClass::String);
         if self.codes >= 3 && self.codes * 10 >= strings * 9 {
             for (i, token) in SENTINEL_TOKENS.iter().enumerate() {
-                let n = self.sentinels[i];
+                let n = self.rare.as_ref().map_or(0, |r| r.sentinels[i]);
                 if n > 0 && code_shaped(token.as_bytes()) {
-                    self.sentinels[i] = 0;
+                    if let Some(r) = self.rare.as_mut() {
+                        r.sentinels[i] = 0;
+                    }
                     self.classes
                         .shift(CellClass::Sentinel, CellClass::String, n);
                 }
@@ -539,6 +549,9 @@ impl ColumnAcc {
             }
         };
         if !self.samples.iter().any(|s| s == kept) {
+            // One at a time: ten thousand columns of one sample each
+            // should not hold room for four.
+            self.samples.reserve_exact(1);
             self.samples.push(kept.to_owned());
             if self.samples.len() == SAMPLE_VALUES_CAP {
                 self.looks = SAMPLE_LOOKS;
@@ -552,14 +565,14 @@ impl ColumnAcc {
             CellClass::Float => {
                 let (parsed, kind) = float_value_and_precision(digits, &number);
                 if let Some(v) = parsed {
-                    self.range.add_float(v);
+                    self.range().add_float(v);
                 }
                 kind
             }
             _ => {
                 // A number literal is ASCII, so this never falls back.
                 let text = std::str::from_utf8(digits).unwrap_or_default();
-                self.range.add_integer(text);
+                self.range().add_integer(text);
                 number_precision_of(text, None)
             }
         };
@@ -596,7 +609,14 @@ impl ColumnAcc {
             .is_some_and(|r| r.comma_decimals > 0)
             .then_some(",");
         let empty = self.classes.get(CellClass::Empty);
-        let (min, max) = self.range.bounds();
+        let (min, max) = match &self.range {
+            Some(r) => r.bounds(),
+            None => NumericRange::default().bounds(),
+        };
+        let sentinels = self
+            .rare
+            .as_ref()
+            .map_or([0; SENTINEL_TOKENS.len()], |r| r.sentinels);
         ColumnReport {
             index,
             name,
@@ -604,7 +624,7 @@ impl ColumnAcc {
             empty,
             sentinels: SENTINEL_TOKENS
                 .iter()
-                .zip(self.sentinels)
+                .zip(sentinels)
                 .filter(|&(_, n)| n > 0)
                 .map(|(token, n)| ((*token).to_owned(), n))
                 .collect(),

@@ -45,9 +45,10 @@ pub const INSPECT_SAMPLE_BUDGET_BYTES: usize = 1 << 20;
 /// column's [`text_cap`]: what inspect keeps of a header or a sample
 /// row, so that neither grows with the column count or the cell length.
 fn capped_row(r: &Record<'_>) -> Vec<String> {
-    (0..r.len().min(COLUMN_TRACK_CAP))
-        .filter_map(|i| Some(lossy_prefix(r.get(i)?, text_cap(i))))
-        .collect()
+    let n = r.len().min(COLUMN_TRACK_CAP);
+    let mut out = Vec::with_capacity(n);
+    out.extend((0..n).filter_map(|i| Some(lossy_prefix(r.get(i)?, text_cap(i)))));
+    out
 }
 
 /// The answer of CSV inspect.
