@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Every target, named after the public entry point it drives.
-pub const TARGETS: [&str; 14] = [
+pub const TARGETS: [&str; 16] = [
     "containers",
     "layers",
     "text_stream",
@@ -22,11 +22,13 @@ pub const TARGETS: [&str; 14] = [
     "tool_paths",
     "tree_paths",
     "mcp_lines",
+    "search_text",
+    "csv_search",
 ];
 
 fn seeds(target: &str, root: &Path, data: &Path) -> Vec<PathBuf> {
     let dirs: Vec<PathBuf> = match target {
-        "csv_push" | "csv_inspect" => vec![
+        "csv_push" | "csv_inspect" | "csv_search" => vec![
             data.join("csv-spectrum/csvs"),
             data.join("csvlint/cases"),
             data.join("tsv-utils-csv2tsv/input"),
@@ -34,7 +36,9 @@ fn seeds(target: &str, root: &Path, data: &Path) -> Vec<PathBuf> {
         "json_push" => vec![data.join("json-testsuite/test_parsing")],
         "jsonl_lines" => vec![data.join("jsonlines/cases")],
         "text_stream" => vec![data.join("utf8/kuhn"), data.join("csvlint/fixtures")],
-        "read_interval" => vec![data.join("jsonlines/cases"), root.join("examples/data")],
+        "read_interval" | "search_text" => {
+            vec![data.join("jsonlines/cases"), root.join("examples/data")]
+        }
         "tool_paths" | "number_judgement" | "tree_paths" => vec![],
         "mcp_lines" => vec![root.join("fuzz/seeds/mcp_lines")],
         _ => vec![
