@@ -276,6 +276,7 @@ impl CompareOp {
 
 /// What a value must be for its record to be a hit.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub enum Predicate {
     /// Its text contains a match of the pattern (boxed: a compiled
     /// regex is large beside the other forms).
@@ -307,6 +308,7 @@ pub enum Predicate {
 
 /// What a value is, as an engine found it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SubjectKind {
     /// Text (a CSV cell that is not a number, a JSON string).
     Text,
