@@ -420,11 +420,27 @@ pub trait Answer: Debug + Send + Any {
 
 /// Implements [`Answer`] for a `Serialize` result type with a `view`
 /// field and a `format: &'static str` field. `verdict`, `window` and
-/// (optionally) `next_offset` are given as closures over the value.
+/// (optionally) `next_offset` are given as closures over the value, or
+/// `search` names the shape every search answer shares.
 #[macro_export]
 macro_rules! impl_answer {
     ($ty:ty) => {
         $crate::impl_answer!($ty, |_a: &$ty| None, |_a: &$ty| None);
+    };
+    // A search answer: `returned`, `offset`, `limit` and a
+    // `progress: SearchProgress`, whose `next_offset` is where to go on.
+    ($ty:ty, search) => {
+        $crate::impl_answer!(
+            $ty,
+            |_a: &$ty| None,
+            |a: &$ty| Some($crate::WindowCounts {
+                returned: a.returned as u64,
+                offset: a.offset,
+                limit: a.limit as u64,
+                has_more: a.progress.has_more,
+            }),
+            |a: &$ty| a.progress.next_offset
+        );
     };
     ($ty:ty, $verdict:expr, $window:expr) => {
         $crate::impl_answer!($ty, $verdict, $window, |a: &$ty| {

@@ -26,17 +26,7 @@ impl_answer!(CsvSelect, |_a: &CsvSelect| None, |a: &CsvSelect| Some(
     }
 ));
 
-impl_answer!(
-    CsvSearch,
-    |_a: &CsvSearch| None,
-    |a: &CsvSearch| Some(WindowCounts {
-        returned: a.returned as u64,
-        offset: a.offset,
-        limit: a.limit as u64,
-        has_more: a.progress.has_more,
-    }),
-    |a: &CsvSearch| a.progress.next_offset
-);
+impl_answer!(CsvSearch, search);
 
 /// Reads CSV or TSV through the plumb-csv engine.
 #[derive(Debug, Clone, Copy)]

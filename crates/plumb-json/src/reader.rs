@@ -10,17 +10,7 @@ use crate::{
     JsonValidate,
 };
 
-impl_answer!(
-    JsonSearch,
-    |_a: &JsonSearch| None,
-    |a: &JsonSearch| Some(WindowCounts {
-        returned: a.returned as u64,
-        offset: a.offset,
-        limit: a.limit as u64,
-        has_more: a.progress.has_more,
-    }),
-    |a: &JsonSearch| a.progress.next_offset
-);
+impl_answer!(JsonSearch, search);
 
 impl_answer!(JsonInspect);
 impl_answer!(

@@ -9,17 +9,7 @@ use crate::{
     inspect_outlined, select, validate, JsonlInspect, JsonlSearch, JsonlSelect, JsonlValidate,
 };
 
-impl_answer!(
-    JsonlSearch,
-    |_a: &JsonlSearch| None,
-    |a: &JsonlSearch| Some(WindowCounts {
-        returned: a.returned as u64,
-        offset: a.offset,
-        limit: a.limit as u64,
-        has_more: a.progress.has_more,
-    }),
-    |a: &JsonlSearch| a.progress.next_offset
-);
+impl_answer!(JsonlSearch, search);
 
 impl_answer!(JsonlInspect);
 impl_answer!(

@@ -25,7 +25,7 @@ use serde::Serialize;
 use plumb_core::{
     cut_around, impl_answer, judge_head, CancelToken, FormatReader, Op, OptionKind, OptionSpec,
     Predicate, Query, Refusal, Request, SearchProgress, Source, Subject, SubjectKind, ViewFlags,
-    WindowCounts, BINARY_SNIFF_BYTES, SEARCH_CONTEXT_MAX, SEARCH_TEXT_BYTES,
+    BINARY_SNIFF_BYTES, SEARCH_CONTEXT_MAX, SEARCH_TEXT_BYTES,
 };
 
 /// The block a text search reads at a time.
@@ -191,17 +191,7 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-impl_answer!(
-    TextSearch,
-    |_a: &TextSearch| None,
-    |a: &TextSearch| Some(WindowCounts {
-        returned: a.returned as u64,
-        offset: a.offset,
-        limit: a.limit as u64,
-        has_more: a.progress.has_more,
-    }),
-    |a: &TextSearch| a.progress.next_offset
-);
+impl_answer!(TextSearch, search);
 
 /// The block being searched: `data[..len]` holds the file's bytes from
 /// offset `base`.
