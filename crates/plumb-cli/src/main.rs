@@ -27,6 +27,99 @@ use serde_json::{json, Value};
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
+    #[command(flatten)]
+    screen: Screen,
+}
+
+/// How the readable output is laid out; `--json` ignores all of it.
+#[derive(Args, Debug, Clone)]
+struct Screen {
+    /// The width to lay tables out to: 0 for unlimited [default: the
+    /// terminal's, else COLUMNS, else 80].
+    #[arg(long, value_name = "N", global = true)]
+    width: Option<usize>,
+    /// Colour by meaning: auto (on a terminal, never under NO_COLOR),
+    /// always, never.
+    #[arg(long, value_name = "WHEN", global = true, default_value = "auto",
+          value_parser = ["auto", "always", "never"])]
+    color: String,
+    /// Show each row of a window as a record, one field per line.
+    #[arg(long, global = true)]
+    vertical: bool,
+    /// Print straight to the terminal, never through PAGER.
+    #[arg(long, global = true)]
+    no_pager: bool,
+}
+
+/// The default width when neither a terminal nor COLUMNS gives one.
+const DEFAULT_WIDTH: usize = 80;
+
+impl Screen {
+    fn look(&self) -> render::Look {
+        let stdout = std::io::stdout();
+        let width = match self.width {
+            Some(0) => None,
+            Some(n) => Some(n),
+            None => Some(
+                std::env::var("COLUMNS")
+                    .ok()
+                    .and_then(|c| c.trim().parse::<usize>().ok())
+                    .filter(|c| *c > 0)
+                    .or_else(|| terminal_size().map(|(_, w)| w))
+                    .unwrap_or(DEFAULT_WIDTH),
+            ),
+        };
+        render::Look {
+            width,
+            colour: render::colour(&self.color, stdout.is_terminal()),
+            vertical: self.vertical,
+        }
+    }
+}
+
+/// The terminal's rows and columns, when stdout is one.
+fn terminal_size() -> Option<(usize, usize)> {
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    console::Term::stdout()
+        .size_checked()
+        .map(|(rows, cols)| (usize::from(rows), usize::from(cols)))
+        .filter(|(_, cols)| *cols > 0)
+}
+
+/// Readable output to stdout: through the pager when stdout is a
+/// terminal and the text is taller than it (`PAGER`, else `less`, with
+/// `LESS=FRX` unless set, as git does), else straight out.
+fn present(text: &str, screen: &Screen) -> Result<(), ExitCode> {
+    if screen.no_pager {
+        return emit(text);
+    }
+    let Some((rows, _)) = terminal_size() else {
+        return emit(text);
+    };
+    if text.lines().count() < rows {
+        return emit(text);
+    }
+    let pager = std::env::var("PAGER").unwrap_or_else(|_| "less".to_owned());
+    let pager = pager.trim();
+    if pager.is_empty() || pager == "cat" {
+        return emit(text);
+    }
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c").arg(pager).stdin(std::process::Stdio::piped());
+    if std::env::var_os("LESS").is_none() {
+        cmd.env("LESS", "FRX");
+    }
+    let Ok(mut child) = cmd.spawn() else {
+        return emit(text);
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        // The reader quitting early (`q` in less) closes the pipe: fine.
+        let _ = stdin.write_all(text.as_bytes());
+    }
+    let _ = child.wait();
+    Ok(())
 }
 
 #[derive(Subcommand, Debug)]
@@ -351,12 +444,11 @@ fn refuse(refusal: &Refusal, json: bool) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn show(answer: &Value, json: bool) -> Result<(), ExitCode> {
+fn show(answer: &Value, json: bool, screen: &Screen) -> Result<(), ExitCode> {
     if json {
         emit(&(answer.to_string() + "\n"))
     } else {
-        let colour = render::colour(std::io::stdout().is_terminal());
-        emit(&render::render(answer, colour))
+        present(&render::generic(answer, &screen.look()), screen)
     }
 }
 
@@ -472,6 +564,7 @@ fn merge_member(from_path: Option<String>, given: Option<&str>) -> Result<Option
 
 fn data(
     plumb: &Plumb,
+    screen: &Screen,
     op: Op,
     common: &Common,
     sub: &clap::ArgMatches,
@@ -529,7 +622,16 @@ fn data(
             } else if op == Op::Search && a.format() == "text" {
                 grep_lines(&a.to_json())
             } else {
-                show(&a.to_json(), false)
+                let look = screen.look();
+                let v = a.to_json();
+                let text = match op {
+                    Op::Inspect => render::inspect(&v, &look),
+                    Op::Select => render::select(&v, &look),
+                    Op::Validate => render::validate(&v, &look),
+                    Op::Search => render::search(&v, &look),
+                    _ => render::generic(&v, &look),
+                };
+                present(&text, screen)
             };
             if let Err(code) = shown {
                 return code;
@@ -578,7 +680,13 @@ fn grep_lines(answer: &Value) -> Result<(), ExitCode> {
     Ok(())
 }
 
-fn detect(path: &Path, format: Option<&str>, layers: &LayerArgs, json: bool) -> ExitCode {
+fn detect(
+    path: &Path,
+    format: Option<&str>,
+    layers: &LayerArgs,
+    json: bool,
+    screen: &Screen,
+) -> ExitCode {
     let plumb = Plumb::new();
     let (choice, path) = match layers.choice(path) {
         Ok(c) => c,
@@ -600,7 +708,7 @@ fn detect(path: &Path, format: Option<&str>, layers: &LayerArgs, json: bool) -> 
             if let Some(encoding) = d.encoding {
                 v["encoding"] = Value::from(encoding);
             }
-            match show(&v, json) {
+            match show(&v, json, screen) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(code) => code,
             }
@@ -617,7 +725,7 @@ fn detect(path: &Path, format: Option<&str>, layers: &LayerArgs, json: bool) -> 
                 v["found"] = found.clone();
                 v["message"] = Value::from(r.message());
             }
-            match show(&v, json) {
+            match show(&v, json, screen) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(code) => code,
             }
@@ -627,6 +735,7 @@ fn detect(path: &Path, format: Option<&str>, layers: &LayerArgs, json: bool) -> 
 }
 
 fn read_cmd(
+    screen: &Screen,
     path: &Path,
     offset: i64,
     limit: Option<u64>,
@@ -654,13 +763,27 @@ fn read_cmd(
         Ok(a) => {
             if json {
                 let v = serde_json::to_value(&a).unwrap_or(Value::Null);
-                return match show(&v, true) {
+                return match show(&v, true, screen) {
                     Ok(()) => ExitCode::SUCCESS,
                     Err(code) => code,
                 };
             }
-            if let Err(code) = emit(&a.text) {
+            let on_terminal = std::io::stdout().is_terminal();
+            let shown = if on_terminal {
+                present(&a.text, screen)
+            } else {
+                emit(&a.text)
+            };
+            if let Err(code) = shown {
                 return code;
+            }
+            if on_terminal && !a.text.is_empty() && !a.text.ends_with('\n') {
+                // The prompt would run on after the last line; say why
+                // the line break plumb adds is not the file's.
+                if let Err(code) = emit("\n") {
+                    return code;
+                }
+                eprintln!("plumb: (no newline at the end of the text)");
             }
             if a.line_truncated {
                 eprintln!("plumb: the line was cut at {} bytes", a.bytes);
@@ -677,9 +800,46 @@ fn read_cmd(
     }
 }
 
+/// A usage error: clap's text on stderr, as ever, unless the command
+/// line asks for `--json` (before any `--`), when it is a refusal on
+/// stdout like every other; exit 2 either way. Help and version are not
+/// errors and print as clap prints them.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit()
+    }
+    let json = std::env::args_os()
+        .skip(1)
+        .take_while(|a| a != "--")
+        .any(|a| a == "--json");
+    if !json {
+        e.exit()
+    }
+    let text = e.render().to_string();
+    // clap's first paragraph is the error; the rest is advice on --help.
+    let message = text
+        .split("\n\n")
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .trim_start_matches("error: ")
+        .to_owned();
+    let refusal = Refusal::invalid_argument(format!("usage: {message}"));
+    refuse(&refusal, true)
+}
+
 fn main() -> ExitCode {
     let plumb = Plumb::new();
-    let matches = command(plumb.registry()).get_matches();
+    let matches = match command(plumb.registry()).try_get_matches() {
+        Ok(m) => m,
+        Err(e) => return usage_error(e),
+    };
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
@@ -690,12 +850,23 @@ fn main() -> ExitCode {
             .cloned()
             .unwrap_or_default()
     };
+    let screen = &cli.screen;
     match cli.cmd {
-        Cmd::Inspect { common } => data(&plumb, Op::Inspect, &common, &sub("inspect"), None),
-        Cmd::Select { common } => data(&plumb, Op::Select, &common, &sub("select"), None),
-        Cmd::Validate { common } => data(&plumb, Op::Validate, &common, &sub("validate"), None),
+        Cmd::Inspect { common } => {
+            data(&plumb, screen, Op::Inspect, &common, &sub("inspect"), None)
+        }
+        Cmd::Select { common } => data(&plumb, screen, Op::Select, &common, &sub("select"), None),
+        Cmd::Validate { common } => data(
+            &plumb,
+            screen,
+            Op::Validate,
+            &common,
+            &sub("validate"),
+            None,
+        ),
         Cmd::Search { common, pattern } => data(
             &plumb,
+            screen,
             Op::Search,
             &common,
             &sub("search"),
@@ -706,14 +877,14 @@ fn main() -> ExitCode {
             format,
             layers,
             json,
-        } => detect(&path, format.as_deref(), &layers, json),
+        } => detect(&path, format.as_deref(), &layers, json, screen),
         Cmd::Read {
             path,
             offset,
             limit,
             layers,
             json,
-        } => read_cmd(&path, offset, limit, &layers, json),
+        } => read_cmd(screen, &path, offset, limit, &layers, json),
         Cmd::Tool { agent } => tool_cmd(&agent),
         Cmd::Mcp { agent } => mcp_cmd(&agent),
         Cmd::Completions { shell } => {

@@ -112,7 +112,8 @@ fn validate_exit_codes() {
     assert_eq!(v["ragged_rows"], 1);
     let out = plumb(&["validate", &sample()]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("valid: true"));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.starts_with("csv · valid ·"), "{text}");
 }
 
 #[test]
@@ -161,7 +162,7 @@ fn plain_output_is_not_json_and_has_tables() {
     let out = plumb(&["select", &sample(), "--limit", "2"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(serde_json::from_str::<Value>(&text).is_err());
-    assert!(text.contains("Ann Lee") && text.contains('┆'), "{text}");
+    assert!(text.contains("Ann Lee") && text.contains("──  "), "{text}");
     assert!(
         !text.contains("\x1b["),
         "no colour under NO_COLOR or off a terminal"
