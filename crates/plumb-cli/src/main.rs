@@ -472,15 +472,21 @@ impl Progress {
             while !flag.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(100));
                 if bar.is_none() && start.elapsed() >= Duration::from_secs(1) {
-                    let b = match total {
-                        Some(t) => indicatif::ProgressBar::new(t),
-                        None => indicatif::ProgressBar::new_spinner(),
+                    // A stream's size is not known: it gets a spinner
+                    // and the bytes read, never a made-up total.
+                    let (b, template) = match total {
+                        Some(t) => (
+                            indicatif::ProgressBar::new(t),
+                            "{spinner} {bytes}/{total_bytes} {bar:30} {bytes_per_sec} eta {eta}",
+                        ),
+                        None => (
+                            indicatif::ProgressBar::new_spinner(),
+                            "{spinner} {bytes} read {bytes_per_sec}",
+                        ),
                     };
                     b.set_style(
-                        indicatif::ProgressStyle::with_template(
-                            "{spinner} {bytes}/{total_bytes} {bar:30} {bytes_per_sec} eta {eta}",
-                        )
-                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                        indicatif::ProgressStyle::with_template(template)
+                            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
                     );
                     bar = Some(b);
                 }
@@ -508,12 +514,30 @@ impl Drop for Progress {
     }
 }
 
+/// A stream that counts the bytes read from it, for the progress bar.
+struct Counted<R> {
+    inner: R,
+    counter: Arc<AtomicU64>,
+}
+
+impl<R: std::io::Read> std::io::Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.counter.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
 /// The source a command-line path names: `-` for standard input, a pipe
 /// or FIFO named explicitly read once as a stream, any other path a file
 /// (judged by the handle it opened, as ever).
 fn open_source(path: &Path, counter: &Arc<AtomicU64>) -> Result<Box<dyn Source>, Refusal> {
     if path == Path::new("-") {
-        return Ok(Box::new(StreamSource::stdin()));
+        let stdin = Counted {
+            inner: std::io::stdin(),
+            counter: counter.clone(),
+        };
+        return Ok(Box::new(StreamSource::new("stdin", stdin)));
     }
     #[cfg(unix)]
     {
@@ -521,6 +545,10 @@ fn open_source(path: &Path, counter: &Arc<AtomicU64>) -> Result<Box<dyn Source>,
         if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo()) {
             let file = std::fs::File::open(path)
                 .map_err(|e| Refusal::from_io(&e, Some(&path.display().to_string())))?;
+            let file = Counted {
+                inner: file,
+                counter: counter.clone(),
+            };
             return Ok(Box::new(StreamSource::new(
                 path.display().to_string(),
                 file,

@@ -896,11 +896,7 @@ type Lead<'a> = (&'a [&'a str], &'a dyn Fn(&Value) -> Vec<Cell>);
 
 /// A window of rows (arrays of cells) under a header row, with the
 /// row number or other position columns first when given.
-fn rows_grid(
-    rows: &[Value],
-    header: &Value,
-    lead: Option<Lead<'_>>,
-) -> Grid {
+fn rows_grid(rows: &[Value], header: &Value, lead: Option<Lead<'_>>) -> Grid {
     let mut heads: Vec<String> = Vec::new();
     if let Some((names, _)) = lead {
         heads.extend(names.iter().map(|n| (*n).to_owned()));
@@ -967,12 +963,17 @@ pub fn select(a: &Value, look: &Look) -> String {
     } else {
         return generic(a, look);
     }
-    out.push_str(&window_note(a, look));
+    let unit = if a["rows"].is_array() {
+        "rows"
+    } else {
+        "records"
+    };
+    out.push_str(&window_note(a, look, unit));
     out
 }
 
 /// Where a window sits and how to continue, in one dim line.
-fn window_note(a: &Value, look: &Look) -> String {
+fn window_note(a: &Value, look: &Look, unit: &str) -> String {
     let returned = a["returned"].as_u64();
     let offset = a["offset"].as_i64();
     let mut parts = Vec::new();
@@ -981,7 +982,7 @@ fn window_note(a: &Value, look: &Look) -> String {
             parts.push(if o < 0 {
                 format!("the last {n}")
             } else {
-                format!("{}–{}", o, o + n as i64 - 1)
+                format!("{unit} {}–{}", o, o + n as i64 - 1)
             });
         } else {
             parts.push("nothing in the window".to_owned());
