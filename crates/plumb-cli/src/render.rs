@@ -598,6 +598,16 @@ fn range(item: &Value) -> String {
     }
 }
 
+/// The cells a column and an outline path share: distinct (with
+/// statistics), range, samples.
+fn shared_facts(row: &mut Vec<Cell>, item: &Value, with_stats: bool) {
+    if with_stats {
+        row.push(Cell::number(distinct(item)));
+    }
+    row.push(Cell::plain(range(item)));
+    row.push(Cell::new(samples(item), Paint::Dim));
+}
+
 fn samples(item: &Value) -> String {
     item["samples"]
         .as_array()
@@ -736,11 +746,7 @@ fn inspect_table(a: &Value, look: &Look) -> String {
             Cell::new(ty_shown, type_paint(&ty)),
             Cell::number(nulls),
         ];
-        if with_stats {
-            row.push(Cell::number(distinct(c)));
-        }
-        row.push(Cell::plain(range(c)));
-        row.push(Cell::new(samples(c), Paint::Dim));
+        shared_facts(&mut row, c, with_stats);
         row.push(Cell::new(column_notes(c), Paint::Warn));
         grid.rows.push(row);
     }
@@ -850,11 +856,7 @@ fn inspect_tree(a: &Value, look: &Look) -> String {
             Cell::new(types_shown, type_paint(&main)),
             Cell::number(present),
         ];
-        if with_stats {
-            row.push(Cell::number(distinct(p)));
-        }
-        row.push(Cell::plain(range(p)));
-        row.push(Cell::new(samples(p), Paint::Dim));
+        shared_facts(&mut row, p, with_stats);
         grid.rows.push(row);
     }
     out.push('\n');
