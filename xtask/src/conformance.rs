@@ -79,6 +79,7 @@ fn csv_rows(bytes: &[u8], delimiter: u8, header: HeaderMode) -> Result<Parsed, S
             window: Window {
                 offset: Some(offset),
                 limit: Some(1000),
+                from_end: None,
             },
             columns: None,
         };

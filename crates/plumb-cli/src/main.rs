@@ -383,7 +383,8 @@ fn option_arg(d: &DeclaredOption) -> clap::Arg {
         .long(d.spec.flag())
         .value_name(value_name)
         .help(help)
-        .allow_hyphen_values(matches!(d.spec.kind, OptionKind::Text))
+        // `--offset -N`: the last N (select), refused elsewhere by name.
+        .allow_hyphen_values(matches!(d.spec.kind, OptionKind::Text) || d.spec.name == "offset")
         .action(clap::ArgAction::Set);
     if matches!(d.spec.kind, OptionKind::Flag) {
         // `--stats` alone turns it on, as a switch does; `--stats=false`

@@ -990,8 +990,10 @@ fn window_note(a: &Value, look: &Look, unit: &str) -> String {
             parts.push("nothing in the window".to_owned());
         }
     }
-    if a["counted_from_end"] == Value::Bool(true) {
-        parts.push("numbered from the end (the start was not scanned)".to_owned());
+    if let (Some(n), Some(r), true) = (a["from_end"].as_u64(), returned, offset.is_none()) {
+        parts.push(format!(
+            "{r} {unit} from {n} before the end; counted from the end, start not scanned"
+        ));
     }
     if a["shortened"] == Value::Bool(true) {
         parts.push("cut to the byte budget".to_owned());

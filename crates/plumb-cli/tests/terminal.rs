@@ -197,7 +197,7 @@ fn usage_errors_are_json_under_json() {
         vec!["select", file, "--json", "--limit", "many"],
         vec!["read", file, "--json", "--offset", "x"],
         vec!["inspect", file, "--json", "--no-such-flag"],
-        vec!["select", file, "--json", "--offset", "-3"],
+        vec!["inspect", file, "--json", "--offset", "-3"],
         vec!["search", file, "--json", "--offset", "-1", "x"],
         vec!["inspect", "--json"],
     ] {
@@ -473,4 +473,37 @@ fn on_a_terminal_the_progress_bar_shows_for_a_slow_source() {
     .unwrap();
     t.wait_for("__DONE__");
     assert_eq!(std::fs::read_to_string(dir.path().join("err")).unwrap(), "");
+}
+
+#[test]
+fn select_from_the_end() {
+    let file = sample();
+    let file = file.to_str().unwrap();
+    let out = plumb(&["select", file, "--offset", "-2", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["rows"][0][1], "Dee");
+    assert_eq!(v["rows"][1][1], "Eve");
+    assert_eq!(
+        (v["offset"].clone(), v["from_end"].clone()),
+        (3.into(), 2.into())
+    );
+    let text =
+        String::from_utf8(plumb(&["select", file, "--offset", "-2", "--width", "80"]).stdout)
+            .unwrap();
+    assert!(text.contains("rows 3–4"), "{text}");
+    // Formats that cannot say where their end is refuse, never give the head.
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("a.json");
+    std::fs::write(&json, "[1,2,3]").unwrap();
+    let out = plumb(&["select", json.to_str().unwrap(), "--offset", "-1", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("cannot select from the end"),
+        "{v}"
+    );
 }

@@ -39,6 +39,7 @@ mod refusal;
 mod search;
 mod stats;
 mod stream;
+mod tail;
 mod view;
 
 pub use cancel::CancelToken;
@@ -77,4 +78,5 @@ pub use stream::{
     judge_head, Chunk, StreamStats, TextStream, BINARY_SNIFF_BYTES, BUFFERED_CHUNK_BYTES,
     CHUNK_BYTES, UTF8_BOM,
 };
+pub use tail::{last_lines_start, SliceSource, TailStart, TAIL_BLOCK_BYTES, TAIL_SCAN_MAX_BYTES};
 pub use view::ViewFlags;

@@ -190,6 +190,24 @@ impl OptionSpec {
     }
 }
 
+/// N of an offset given as `-N` (a whole negative number, or text that
+/// spells one).
+fn negative_count(raw: &Value) -> Option<u64> {
+    match raw {
+        Value::Number(n) => n
+            .as_i64()
+            .filter(|i| *i < 0)
+            .map(i64::unsigned_abs)
+            .or_else(|| {
+                n.as_f64()
+                    .filter(|f| *f < 0.0 && whole(&-f))
+                    .map(|f| (-f) as u64)
+            }),
+        Value::String(s) => s.trim().strip_prefix('-')?.parse::<u64>().ok(),
+        _ => None,
+    }
+}
+
 fn whole(f: &f64) -> bool {
     f.fract() == 0.0 && *f >= 0.0 && *f < 9e15
 }
@@ -202,7 +220,7 @@ pub const COMMON_OPTIONS: [OptionSpec; 9] = [
         kind: OptionKind::Count,
         default: Some("0"),
         ops: &[Op::Select, Op::Search],
-        doc: "lines, rows, records or elements to skip (a search starts there)",
+        doc: "lines, rows, records or elements to skip (a search starts there); -N selects the last N (CSV, TSV, JSON Lines)",
     },
     OptionSpec {
         name: "limit",
@@ -239,6 +257,10 @@ pub struct Window {
     pub offset: Option<u64>,
     /// Items to return; the reader's default when left out.
     pub limit: Option<u64>,
+    /// Select only: the last N items instead (a negative `offset`, `-N`),
+    /// read backwards from the end where the reader can
+    /// ([`crate::FormatReader::selects_from_end`]); none when left out.
+    pub from_end: Option<u64>,
 }
 
 /// How far a scan goes and how much it keeps.
@@ -405,7 +427,7 @@ impl Options {
 /// ```
 /// use plumb_core::{Options, Request, Window};
 /// let req = Request {
-///     window: Window { offset: Some(10), limit: Some(5) },
+///     window: Window { offset: Some(10), limit: Some(5), from_end: None },
 ///     options: Options::new().with("columns", "id,name"),
 ///     ..Request::default()
 /// };
@@ -434,7 +456,9 @@ impl Request {
     /// req.set("limit", json!("10"))?.set("pointer", json!("/items"))?;
     /// assert_eq!(req.window.limit, Some(10));
     /// assert_eq!(req.options.text("pointer"), Some("/items"));
-    /// assert!(req.set("offset", json!(-1)).is_err());
+    /// req.set("offset", json!(-3))?;
+    /// assert_eq!((req.window.offset, req.window.from_end), (None, Some(3)));
+    /// assert!(req.set("offset", json!(-1.5)).is_err());
     /// # Ok::<(), plumb_core::Refusal>(())
     /// ```
     ///
@@ -445,10 +469,21 @@ impl Request {
             self.options.set(name, raw);
             return Ok(self);
         };
+        if spec.name == "offset" {
+            if let Some(n) = negative_count(&raw) {
+                // `-N`: the last N items; `-0` is the start, as 0 is.
+                self.window.offset = None;
+                self.window.from_end = (n > 0).then_some(n);
+                return Ok(self);
+            }
+        }
         let value = spec.normalize(&raw)?;
         let n = value.as_u64();
         match spec.name {
-            "offset" => self.window.offset = n,
+            "offset" => {
+                self.window.offset = n;
+                self.window.from_end = None;
+            }
             "limit" => self.window.limit = n,
             "max_rows" => self.scan.max_rows = n,
             "sample_rows" => {
@@ -466,7 +501,7 @@ impl Request {
     /// The names of the [`COMMON_OPTIONS`] that are set.
     pub fn given_common(&self) -> Vec<&'static str> {
         let set = [
-            self.window.offset.is_some(),
+            self.window.offset.is_some() || self.window.from_end.is_some(),
             self.window.limit.is_some(),
             self.scan.max_rows.is_some(),
             self.scan.sample_rows.is_some(),

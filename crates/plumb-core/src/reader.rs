@@ -328,6 +328,20 @@ impl Op {
         source: &dyn Source,
         req: &Request,
     ) -> Result<Box<dyn Answer>, Refusal> {
+        if let Some(n) = req.window.from_end {
+            if self != Op::Select {
+                return Err(Refusal::invalid_argument(format!(
+                    "a negative offset (-{n}: the last {n}) is for select; {} takes an offset of 0 or more",
+                    self.as_str()
+                )));
+            }
+            if !reader.selects_from_end() {
+                return Err(Refusal::invalid_argument(format!(
+                    "{} cannot select from the end (offset -{n}); give an offset of 0 or more",
+                    reader.name()
+                )));
+            }
+        }
         match self {
             Op::Inspect => reader.inspect(source, req),
             Op::Select => reader.select(source, req),
@@ -549,5 +563,13 @@ pub trait FormatReader: Send + Sync {
     fn search(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
         let _ = (source, req);
         Err(Op::Search.unsupported(self.name()))
+    }
+
+    /// Whether [`FormatReader::select`] serves [`crate::Window::from_end`]
+    /// (a negative offset: the last N items). False by default: a reader
+    /// that does not say so is never handed one ([`Op::run`] refuses it
+    /// first), so no reader returns the head when the tail was asked for.
+    fn selects_from_end(&self) -> bool {
+        false
     }
 }

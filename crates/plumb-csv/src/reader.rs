@@ -17,14 +17,14 @@ impl_answer!(
     |a: &CsvValidate| Some(a.valid),
     |_a: &CsvValidate| None
 );
-impl_answer!(CsvSelect, |_a: &CsvSelect| None, |a: &CsvSelect| Some(
-    WindowCounts {
+impl_answer!(CsvSelect, |_a: &CsvSelect| None, |a: &CsvSelect| a
+    .offset
+    .map(|offset| WindowCounts {
         returned: a.returned as u64,
-        offset: a.offset,
+        offset,
         limit: a.limit as u64,
         has_more: a.has_more,
-    }
-));
+    }));
 
 impl_answer!(CsvSearch, search);
 
@@ -167,6 +167,10 @@ impl FormatReader for CsvReader {
         Ok(Box::new(inspect(text_stream(source)?, self.format, &o)?))
     }
 
+    fn selects_from_end(&self) -> bool {
+        true
+    }
+
     fn select(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
         let o = self.options(req)?;
         let window = SelectOptions {
@@ -176,6 +180,15 @@ impl FormatReader for CsvReader {
                 .list("columns")
                 .map(|cols| cols.into_iter().map(ColumnRef::parse).collect()),
         };
+        if let Some(n) = req.window.from_end {
+            return Ok(Box::new(crate::report::select_last(
+                source,
+                self.format,
+                &o,
+                &window,
+                n,
+            )?));
+        }
         Ok(Box::new(select(
             text_stream(source)?,
             self.format,

@@ -154,6 +154,7 @@ fn wide_peaks(cols: usize) -> [(&'static str, usize); 3] {
         window: plumb_core::Window {
             offset: Some(0),
             limit: Some(2),
+            from_end: None,
         },
         columns: (cols <= 1_000_000).then(|| "1,3".split(',').map(ColumnRef::parse).collect()),
     };
@@ -246,6 +247,7 @@ fn records_at_the_cap_are_held_once_not_twice() {
             window: plumb_core::Window {
                 offset: Some(0),
                 limit: Some(10),
+                from_end: None,
             },
             columns: None,
         };

@@ -25,6 +25,7 @@ mod ops;
 mod reader;
 mod search;
 mod splitter;
+mod tail;
 
 use std::path::Path;
 
@@ -39,6 +40,7 @@ pub use ops::{
 pub use reader::{JsonlReader, JSONL_OPTIONS};
 pub use search::{search, JsonlSearch, RecordHit};
 pub use splitter::{Line, LineSink, LineSplitter, JSONL_MAX_LINE_BYTES};
+pub use tail::select_last;
 
 /// [`inspect`] over a file.
 ///

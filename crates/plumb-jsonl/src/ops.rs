@@ -50,7 +50,7 @@ fn oversized_message(len: u64) -> String {
 
 /// Drives a stream through the splitter into `sink`; returns whether the
 /// sink stopped the scan, and the BOM flag.
-fn drive<R: BufRead, S: LineSink>(
+pub(crate) fn drive<R: BufRead, S: LineSink>(
     mut stream: TextStream<R>,
     sink: &mut S,
 ) -> Result<(bool, bool), Refusal> {
@@ -456,8 +456,9 @@ pub fn inspect_outlined<R: BufRead>(
 pub enum SelectedRecord {
     /// A record that is one JSON value.
     Value {
-        /// The 1-based physical line.
-        line: u64,
+        /// The 1-based physical line; null in a window counted from the
+        /// end ([`JsonlSelect::counted_from_end`]).
+        line: Option<u64>,
         /// The value (compact JSON, with placeholders where cut).
         value: Box<RawValue>,
         /// Whether a placeholder stands in for part of it.
@@ -465,8 +466,9 @@ pub enum SelectedRecord {
     },
     /// A record that is not, in its place.
     Error {
-        /// The 1-based physical line.
-        line: u64,
+        /// The 1-based physical line; null in a window counted from the
+        /// end.
+        line: Option<u64>,
         /// What is wrong with it.
         error: String,
     },
@@ -484,7 +486,13 @@ pub struct JsonlSelect {
     /// The window, in file order.
     pub records: Vec<SelectedRecord>,
     /// Records skipped (non-blank lines).
-    pub offset: u64,
+    pub offset: Option<u64>,
+    /// With a negative offset (`-N`): N, the window starting N records
+    /// before the end; null otherwise.
+    pub from_end: Option<u64>,
+    /// Whether the window was found by reading backwards from the end, so
+    /// the records' lines and offset from the start are not known (null).
+    pub counted_from_end: bool,
     /// The limit applied.
     pub limit: usize,
     /// Records returned.
@@ -541,13 +549,13 @@ impl LineSink for SelectLines {
                 let built = sink.finish();
                 self.cut |= built.cut;
                 SelectedRecord::Value {
-                    line: line.number,
+                    line: Some(line.number),
                     value: built.json,
                     truncated: built.cut,
                 }
             }
             Err(e) => SelectedRecord::Error {
-                line: line.number,
+                line: Some(line.number),
                 error: e.message().to_owned(),
             },
         };
@@ -561,7 +569,7 @@ impl LineSink for SelectLines {
             Ok(false) => ControlFlow::Continue(()),
             Ok(true) => {
                 self.records.push(SelectedRecord::Error {
-                    line: number,
+                    line: Some(number),
                     error: oversized_message(len),
                 });
                 ControlFlow::Continue(())
@@ -593,7 +601,9 @@ pub fn select<R: BufRead>(stream: TextStream<R>, window: &Window) -> Result<Json
         view: ViewFlags::exact().with_cut(sink.cut),
         returned: sink.records.len(),
         records: sink.records,
-        offset: sink.offset,
+        offset: Some(sink.offset),
+        from_end: None,
+        counted_from_end: false,
         limit: sink.limit,
         has_more: sink.has_more,
     })

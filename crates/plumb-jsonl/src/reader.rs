@@ -17,16 +17,14 @@ impl_answer!(
     |a: &JsonlValidate| Some(a.valid),
     |_a: &JsonlValidate| None
 );
-impl_answer!(
-    JsonlSelect,
-    |_a: &JsonlSelect| None,
-    |a: &JsonlSelect| Some(WindowCounts {
+impl_answer!(JsonlSelect, |_a: &JsonlSelect| None, |a: &JsonlSelect| a
+    .offset
+    .map(|offset| WindowCounts {
         returned: a.returned as u64,
-        offset: a.offset,
+        offset,
         limit: a.limit as u64,
         has_more: a.has_more,
-    })
-);
+    }));
 
 /// The options JSON Lines declares: how many paths inspect's outline
 /// lists, statistics, and the field a search judges.
@@ -76,7 +74,14 @@ impl FormatReader for JsonlReader {
         )?))
     }
 
+    fn selects_from_end(&self) -> bool {
+        true
+    }
+
     fn select(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
+        if let Some(n) = req.window.from_end {
+            return Ok(Box::new(crate::tail::select_last(source, &req.window, n)?));
+        }
         Ok(Box::new(select(text_stream(source)?, &req.window)?))
     }
 

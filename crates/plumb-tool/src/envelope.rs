@@ -152,6 +152,13 @@ fn shorten_window(envelope: &mut Value, cap: usize) -> Option<(usize, usize)> {
         .get("offset")
         .and_then(Value::as_u64)
         .unwrap_or(0);
+    // A window counted from the end (no offset from the start) goes on
+    // by a smaller negative offset.
+    let from_end = envelope["result"]
+        .get("offset")
+        .is_some_and(Value::is_null)
+        .then(|| envelope["result"].get("from_end").and_then(Value::as_u64))
+        .flatten();
     // A search goes on after its last kept hit, in the unit of its
     // format (a text hit's 1-based line is the next 0-based one).
     let next = match (field, lo.checked_sub(1).map(|i| &items[i])) {
@@ -162,12 +169,19 @@ fn shorten_window(envelope: &mut Value, cap: usize) -> Option<(usize, usize)> {
             .unwrap_or(offset),
         _ => offset + lo as u64,
     };
+    let next = match from_end {
+        Some(n) if field != "hits" => format!("-{}", n.saturating_sub(lo as u64)),
+        _ => next.to_string(),
+    };
     if let Some(r) = envelope["result"].as_object_mut() {
         r.insert("returned".into(), Value::from(lo));
         r.insert("has_more".into(), Value::from(true));
         r.insert("shortened".into(), Value::from(true));
         if field == "hits" {
-            r.insert("next_offset".into(), Value::from(next));
+            r.insert(
+                "next_offset".into(),
+                Value::from(next.parse::<u64>().unwrap_or(0)),
+            );
             r.insert("total_exact".into(), Value::from(false));
         }
     }

@@ -244,6 +244,20 @@ impl Toolbox {
                         });
                     }
                 }
+                // A window counted from the end has no offset from the
+                // start: it goes on by a smaller negative one.
+                if let (None, Some(n), Some(true)) = (
+                    window,
+                    bounded.value["from_end"].as_u64(),
+                    bounded.value["has_more"].as_bool(),
+                ) {
+                    let returned = bounded.value["returned"].as_u64().unwrap_or(0);
+                    let left = n.saturating_sub(returned);
+                    if left > 0 {
+                        envelope["hint"] =
+                            Value::from(format!("more follows; continue with offset=-{left}"));
+                    }
+                }
                 envelope["result"] = bounded.value;
                 if fit_noted(&mut envelope, cap, bounded.trimmed) || bounded.cut {
                     let cut = view.with_cut(true);

@@ -8,7 +8,7 @@
 //!
 //! let plumb = Plumb::new();
 //! let data = BytesSource::new("events.jsonl", "{\"id\": 1}\n{\"id\": 9007199254740993}\n");
-//! let req = Request { window: Window { offset: Some(1), limit: None }, ..Request::default() };
+//! let req = Request { window: Window { offset: Some(1), limit: None, from_end: None }, ..Request::default() };
 //! let answer = plumb.run_source(Op::Select, &data, None, &req)?;
 //! let json = answer.to_json();
 //! assert_eq!(json["records"][0]["value"]["id"]["precision"], "unsafe-integer");

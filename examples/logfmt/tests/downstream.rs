@@ -48,6 +48,7 @@ fn every_entry_point_answers_in_the_cli_shapes() {
         window: Window {
             offset: Some(1),
             limit: Some(1),
+            from_end: None,
         },
         ..Default::default()
     };

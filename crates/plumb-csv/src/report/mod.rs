@@ -9,6 +9,7 @@ mod inspect;
 mod search;
 mod select;
 mod stats;
+mod tail;
 mod validate;
 
 pub use column::{ColumnReport, PrecisionFact};
@@ -20,6 +21,7 @@ pub(crate) use search::{fetch_hits, SearchSink};
 pub use search::{CsvSearch, RowHit, CSV_SEARCH_FETCH_BYTES, CSV_SEARCH_ROW_BYTES};
 pub(crate) use select::SelectSink;
 pub use select::{ColumnRef, CsvSelect, SelectCell, CSV_SELECT_BUDGET_BYTES};
+pub(crate) use tail::select_last;
 pub use validate::CsvValidate;
 pub(crate) use validate::ValidateSink;
 

@@ -121,8 +121,18 @@ pub struct CsvSelect {
     /// missing from a short row is null; see [`SelectCell`] for the
     /// placeholders of cut and omitted cells.
     pub rows: Vec<Vec<SelectCell>>,
-    /// Data rows skipped before the window.
-    pub offset: u64,
+    /// Data rows skipped before the window; null when the window was
+    /// counted from the end and the start was not scanned (`from_end`).
+    pub offset: Option<u64>,
+    /// With a negative offset (`-N`): N, the window starting N rows
+    /// before the end; null otherwise.
+    pub from_end: Option<u64>,
+    /// Whether the window was found by reading backwards from the end,
+    /// so the rows' numbers from the start are not known (`offset` is
+    /// null). False for a window counted from the start, and for a tail
+    /// that had to be read from the start (a stream, a short file, a
+    /// file whose end did not parse on its own), which has its `offset`.
+    pub counted_from_end: bool,
     /// The limit applied (clamped to 1..=1000).
     pub limit: usize,
     /// Rows returned.
@@ -190,7 +200,9 @@ impl SelectSink {
             columns: self.projection,
             returned: self.rows.len(),
             rows: self.rows,
-            offset: self.offset,
+            offset: Some(self.offset),
+            from_end: None,
+            counted_from_end: false,
             limit: self.limit,
             has_more: self.has_more,
             shortened: self.shortened,

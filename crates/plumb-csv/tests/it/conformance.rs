@@ -37,6 +37,7 @@ fn csv_spectrum_matches_its_expected_json() {
             window: plumb_core::Window {
                 offset: Some(0),
                 limit: Some(1000),
+                from_end: None,
             },
             columns: None,
         };

@@ -8,4 +8,5 @@ mod ops;
 mod parser;
 mod search;
 mod stats;
+mod tail;
 mod util;

@@ -60,6 +60,7 @@ fn select_returns_a_verbatim_window() {
         window: plumb_core::Window {
             offset: Some(1),
             limit: Some(1),
+            from_end: None,
         },
         columns: None,
     };
@@ -73,7 +74,7 @@ fn select_returns_a_verbatim_window() {
         ]]
     );
     assert!(r.has_more);
-    assert_eq!((r.offset, r.limit, r.returned), (1, 1, 1));
+    assert_eq!((r.offset, r.limit, r.returned), (Some(1), 1, 1));
     assert_eq!(r.header.as_ref().unwrap().len(), 3);
 }
 
@@ -83,6 +84,7 @@ fn select_clamps_the_limit() {
         window: plumb_core::Window {
             offset: Some(0),
             limit: Some(5000),
+            from_end: None,
         },
         columns: None,
     };
@@ -98,6 +100,7 @@ fn select_projects_by_name_and_index() {
         window: plumb_core::Window {
             offset: Some(0),
             limit: Some(2),
+            from_end: None,
         },
         columns: Some("temperature,0".split(',').map(ColumnRef::parse).collect()),
     };
@@ -402,6 +405,7 @@ fn select_cuts_a_header_past_the_budget_and_says_so() {
         window: plumb_core::Window {
             offset: Some(0),
             limit: Some(5),
+            from_end: None,
         },
         columns: None,
     };
@@ -564,6 +568,7 @@ fn select_reports_the_issues_of_its_window() {
         window: plumb_core::Window {
             offset: Some(3),
             limit: Some(3),
+            from_end: None,
         },
         ..SelectOptions::default()
     };
@@ -612,6 +617,7 @@ fn tsv_reads_stray_quotes_as_text_under_auto() {
         window: plumb_core::Window {
             offset: Some(10),
             limit: Some(1),
+            from_end: None,
         },
         columns: None,
     };

@@ -387,7 +387,7 @@ pub fn select<R: BufRead>(
     sel: &JsonSelectOptions,
 ) -> Result<JsonSelect, Refusal> {
     let target = Pointer::parse(&sel.pointer)?;
-    let Window { offset, limit } = sel.window;
+    let Window { offset, limit, .. } = sel.window;
     if target.tokens().iter().any(|t| t == WILDCARD) {
         let (offset, limit) = (offset.unwrap_or(0), clamp_limit(limit));
         let mut sink = WildcardSink::new(target.tokens().to_vec(), offset, limit);

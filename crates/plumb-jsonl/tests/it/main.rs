@@ -2,6 +2,7 @@
 //! split, the conformance cases, and linear time.
 
 mod search;
+mod tail;
 
 use std::io::BufReader;
 
@@ -80,6 +81,7 @@ fn a_window_keeps_the_broken_record_in_place() {
     let w = Window {
         offset: Some(2),
         limit: Some(3),
+        from_end: None,
     };
     let v = every_way(FIXTURE, |s| select(s, &w).unwrap());
     assert_eq!(
@@ -132,6 +134,7 @@ fn pointer_free_windows_and_the_end() {
     let w = Window {
         offset: Some(5),
         limit: Some(10),
+        from_end: None,
     };
     let v = select(stream(FIXTURE), &w).unwrap();
     assert_eq!(v.returned, 2);

@@ -82,6 +82,7 @@ fn every_container_answers_as_the_plain_file_does() {
         window: Window {
             offset: Some(1234),
             limit: Some(7),
+            from_end: None,
         },
         ..Request::default()
     };

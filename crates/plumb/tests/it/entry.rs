@@ -169,6 +169,7 @@ fn answers_carry_views_verdicts_and_windows() {
                 window: Window {
                     offset: Some(1),
                     limit: Some(1),
+                    from_end: None,
                 },
                 ..Default::default()
             },
@@ -251,6 +252,7 @@ fn a_zero_limit_is_refused_by_select_and_read_in_the_same_words() {
         window: Window {
             offset: None,
             limit: Some(0),
+            from_end: None,
         },
         ..Request::default()
     };

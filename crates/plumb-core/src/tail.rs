@@ -1,0 +1,193 @@
+//! The last lines of a source, found by reading backwards from its end:
+//! what a select of the last N rows or records (`offset: -N`) stands on.
+//!
+//! A line break inside a quoted field is not a record boundary, and read
+//! backwards nothing says whether a break is inside quotes. What does:
+//! a file that ends outside quotes (every well-formed table does) is
+//! outside quotes at a break exactly when the quotes after that break
+//! are even in number. The search takes that, and the reader then parses
+//! forward from the boundary it found and checks the parse (see
+//! [`TailStart`]); a file whose parse does not hold is read from the
+//! start instead, which is always right.
+
+use std::io::{BufRead, BufReader, Read};
+
+use crate::{CancelToken, Refusal, Source};
+
+/// The bytes read backwards per step.
+pub const TAIL_BLOCK_BYTES: usize = 64 * 1024;
+
+/// How far back the search goes before it gives up (and the reader
+/// reads from the start instead): a few rows longer than this are rare
+/// enough that the slow exact way is the right answer for them.
+pub const TAIL_SCAN_MAX_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Where the last lines of a source start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TailStart {
+    /// The byte just after a line break (outside quotes, if the file
+    /// ends outside them) with at least the lines asked for after it.
+    At(u64),
+    /// The source holds fewer lines than asked for: all of it.
+    Whole,
+    /// [`TAIL_SCAN_MAX_BYTES`] passed before enough breaks were found.
+    TooFar,
+}
+
+/// Where the last `lines` lines of `source` start: line breaks are `\n`
+/// (a `\r` before one belongs to its line), the break that ends the last
+/// line is not counted, and with a `quote` byte a break is counted only
+/// where the quotes after it are even in number. `None` when the source
+/// has no random access (a stream): it must be read from the start.
+///
+/// ```
+/// use plumb_core::{last_lines_start, BytesSource, TailStart};
+/// let src = BytesSource::new("t.csv", "a,b\n1,\"x\ny\"\n2,z\n");
+/// assert_eq!(last_lines_start(&src, 1, Some(b'"')).unwrap()?, TailStart::At(12));
+/// // The break inside the quoted field is not a boundary.
+/// assert_eq!(last_lines_start(&src, 2, Some(b'"')).unwrap()?, TailStart::At(4));
+/// assert_eq!(last_lines_start(&src, 3, Some(b'"')).unwrap()?, TailStart::Whole);
+/// # Ok::<(), plumb_core::Refusal>(())
+/// ```
+///
+/// # Errors
+/// `read-error` when a read fails.
+pub fn last_lines_start(
+    source: &dyn Source,
+    lines: u64,
+    quote: Option<u8>,
+) -> Option<Result<TailStart, Refusal>> {
+    source.read_at(0, &mut [])?.ok()?;
+    let len = source.len()?;
+    Some(search(source, len, lines, quote))
+}
+
+fn search(
+    source: &dyn Source,
+    len: u64,
+    lines: u64,
+    quote: Option<u8>,
+) -> Result<TailStart, Refusal> {
+    if lines == 0 {
+        return Ok(TailStart::At(len));
+    }
+    let mut block = vec![0u8; TAIL_BLOCK_BYTES];
+    let mut hi = len;
+    let mut quotes: u64 = 0;
+    let mut found: u64 = 0;
+    while hi > 0 {
+        if len - hi >= TAIL_SCAN_MAX_BYTES {
+            return Ok(TailStart::TooFar);
+        }
+        if source.cancel_token().is_some_and(CancelToken::is_cancelled) {
+            return Err(Refusal::aborted(hi));
+        }
+        let lo = hi.saturating_sub(TAIL_BLOCK_BYTES as u64);
+        let buf = &mut block[..(hi - lo) as usize];
+        read_exact_at(source, lo, buf)?;
+        for (i, &b) in buf.iter().enumerate().rev() {
+            let at = lo + i as u64;
+            if Some(b) == quote {
+                quotes += 1;
+            } else if b == b'\n' && at + 1 < len && quotes.is_multiple_of(2) {
+                found += 1;
+                if found == lines {
+                    return Ok(TailStart::At(at + 1));
+                }
+            }
+        }
+        hi = lo;
+    }
+    Ok(TailStart::Whole)
+}
+
+fn read_exact_at(source: &dyn Source, at: u64, buf: &mut [u8]) -> Result<(), Refusal> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match source.read_at(at + filled as u64, &mut buf[filled..]) {
+            Some(Ok(0)) => {
+                return Err(Refusal::new(
+                    crate::RefusalReason::ReadError,
+                    format!(
+                    "{} ended before its size while reading it from the end; it changed while read",
+                    crate::echo(source.name())
+                ),
+                ))
+            }
+            Some(Ok(n)) => filled += n,
+            Some(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Some(Err(e)) => return Err(Refusal::from_io(&e, Some(source.name()))),
+            None => {
+                return Err(Refusal::new(
+                    crate::RefusalReason::ReadError,
+                    "the source lost its random access",
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The part of a source from a byte on, as a source of its own: a reader
+/// parses the last lines of a file by reading this from a boundary that
+/// [`last_lines_start`] found.
+#[derive(Debug)]
+pub struct SliceSource<'a> {
+    inner: &'a dyn Source,
+    start: u64,
+}
+
+impl<'a> SliceSource<'a> {
+    /// The bytes of `inner` from `start` to its end.
+    pub fn new(inner: &'a dyn Source, start: u64) -> SliceSource<'a> {
+        SliceSource { inner, start }
+    }
+}
+
+/// Sequential reads through `read_at`, from a position on.
+struct AtReader<'a> {
+    inner: &'a dyn Source,
+    pos: u64,
+}
+
+impl Read for AtReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self.inner.read_at(self.pos, buf) {
+            Some(Ok(n)) => {
+                self.pos += n as u64;
+                Ok(n)
+            }
+            Some(Err(e)) => Err(e),
+            None => Err(std::io::Error::other("the source lost its random access")),
+        }
+    }
+}
+
+impl Source for SliceSource<'_> {
+    fn open(&self) -> Result<Box<dyn BufRead + Send + '_>, Refusal> {
+        Ok(Box::new(BufReader::with_capacity(
+            TAIL_BLOCK_BYTES,
+            AtReader {
+                inner: self.inner,
+                pos: self.start,
+            },
+        )))
+    }
+
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn len(&self) -> Option<u64> {
+        self.inner.len().map(|l| l.saturating_sub(self.start))
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Option<std::io::Result<usize>> {
+        self.inner.read_at(self.start.saturating_add(offset), buf)
+    }
+
+    fn cancel_token(&self) -> Option<&CancelToken> {
+        self.inner.cancel_token()
+    }
+}
