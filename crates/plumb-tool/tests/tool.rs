@@ -620,3 +620,67 @@ fn statistics_through_the_tool_are_labelled_and_fit_the_envelope() {
         .iter()
         .all(|c| c["stats"]["accuracy"]["top"].is_object()));
 }
+
+#[test]
+fn a_window_from_the_end_goes_on_by_a_smaller_negative_offset() {
+    let f = fixture();
+    let mut text = String::from("id,note\n");
+    for i in 0..60_000 {
+        text.push_str(&format!(
+            "{i},\"row {i}, quoted, with words enough to fill a window\"\n"
+        ));
+    }
+    assert!(
+        text.len() > 1024 * 1024,
+        "read backwards, not from the start"
+    );
+    std::fs::write(f.root.join("data/long.csv"), text).unwrap();
+    let a = tools(&f).call(
+        "data",
+        json!({"op": "select", "path": "data/long.csv", "offset": -100, "limit": 3}),
+        None,
+    );
+    assert_eq!(a["ok"], true, "{a}");
+    assert_eq!(
+        a["result"]["rows"][0],
+        json!([
+            "59900",
+            "row 59900, quoted, with words enough to fill a window"
+        ])
+    );
+    assert_eq!(a["result"]["counted_from_end"], true);
+    assert_eq!(a["hint"], "more follows; continue with offset=-97");
+    // Following the hint gives the next rows.
+    let b = tools(&f).call(
+        "data",
+        json!({"op": "select", "path": "data/long.csv", "offset": -97, "limit": 1}),
+        None,
+    );
+    assert_eq!(b["result"]["rows"][0][0], "59903");
+    // A window too large for the observation is shortened, and its hint
+    // still counts from the end.
+    let c = tools(&f).call(
+        "data",
+        json!({"op": "select", "path": "data/long.csv", "offset": -1000, "limit": 1000}),
+        None,
+    );
+    let kept = c["result"]["returned"].as_u64().unwrap();
+    assert!(
+        kept < 1000 && json_len(&c) <= OBSERVATION_CAP_BYTES,
+        "{kept}"
+    );
+    assert_eq!(
+        c["hint"].as_str().unwrap(),
+        format!(
+            "the window was shortened to {kept} of 1000 to fit the {OBSERVATION_CAP_BYTES}-byte observation; continue with offset=-{}",
+            1000 - kept
+        )
+    );
+    // Search takes no negative offset.
+    let d = tools(&f).call(
+        "data",
+        json!({"op": "search", "path": "data/long.csv", "pattern": "row", "offset": -1}),
+        None,
+    );
+    assert_eq!(d["refusal"]["reason"], "invalid-argument", "{d}");
+}
