@@ -134,6 +134,10 @@ pub fn data_schema(registry: &Registry) -> Value {
     );
     for d in registry.options() {
         let mut schema = d.spec.kind.json_schema();
+        if d.spec.name == "offset" {
+            // `-N` starts N from the end (select of CSV, TSV, JSON Lines).
+            schema = json!({"type": "integer"});
+        }
         let ops: Vec<&str> = d.ops.iter().map(|op| op.as_str()).collect();
         schema["description"] = Value::from(format!("{} ({})", d.help(), ops.join(", ")));
         properties.insert(d.spec.name.to_owned(), schema);

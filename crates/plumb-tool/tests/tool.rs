@@ -676,6 +676,10 @@ fn a_window_from_the_end_goes_on_by_a_smaller_negative_offset() {
             1000 - kept
         )
     );
+    // The schema a client validates against admits it.
+    let schema = plumb_tool::data_schema(plumb::Plumb::new().registry());
+    assert_eq!(schema["properties"]["offset"]["type"], "integer");
+    assert!(schema["properties"]["offset"].get("minimum").is_none());
     // Search takes no negative offset.
     let d = tools(&f).call(
         "data",
