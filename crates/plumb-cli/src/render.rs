@@ -541,6 +541,18 @@ fn table_notes(look: &Look, a: &Value, out: &mut String) {
     }
 }
 
+/// A table answer's first lines: the summary, the dialect, the notes.
+fn table_head(look: &Look, a: &Value, parts: Vec<String>) -> String {
+    let mut out = summary(look, a, parts);
+    let d = dialect(a);
+    if !d.is_empty() {
+        out.push_str(&look.line(&d.join(" · ")));
+        out.push('\n');
+    }
+    table_notes(look, a, &mut out);
+    out
+}
+
 /// The problems an answer lists, one wrapped line each.
 fn problems(look: &Look, items: &[Value], total: Option<u64>, out: &mut String) {
     if items.is_empty() {
@@ -706,13 +718,7 @@ fn inspect_table(a: &Value, look: &Look) -> String {
     let mut parts: Vec<String> = rows.into_iter().collect();
     let ncols = columns.len() as u64 + a["untracked_columns"].as_u64().unwrap_or(0);
     parts.extend(count(&Value::from(ncols), "column", "columns"));
-    let mut out = summary(look, a, parts);
-    let d = dialect(a);
-    if !d.is_empty() {
-        out.push_str(&look.line(&d.join(" · ")));
-        out.push('\n');
-    }
-    table_notes(look, a, &mut out);
+    let mut out = table_head(look, a, parts);
     let with_stats = columns.iter().any(|c| c["stats"].is_object());
     let mut heads = vec!["#", "column", "type", "nulls"];
     if with_stats {
@@ -1024,13 +1030,7 @@ pub fn validate(a: &Value, look: &Look) -> String {
     if let Some(n) = a["rows_scanned"].as_u64() {
         parts.push(format!("{n} rows scanned"));
     }
-    let mut out = summary(look, a, parts);
-    let d = dialect(a);
-    if !d.is_empty() {
-        out.push_str(&look.line(&d.join(" · ")));
-        out.push('\n');
-    }
-    table_notes(look, a, &mut out);
+    let mut out = table_head(look, a, parts);
     let mut items: Vec<Value> = a["issues"].as_array().cloned().unwrap_or_default();
     if let Some(first) = a.get("first_invalid").filter(|v| v.is_object()) {
         items.push(first.clone());
