@@ -654,7 +654,7 @@ fn data(
                 let look = screen.look();
                 let v = a.to_json();
                 let text = match op {
-                    Op::Inspect => render::inspect(&v, &look),
+                    Op::Inspect => render::inspect(&v, &look, source.len()),
                     Op::Select => render::select(&v, &look),
                     Op::Validate => render::validate(&v, &look),
                     Op::Search => render::search(&v, &look),

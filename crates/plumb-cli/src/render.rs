@@ -661,14 +661,35 @@ fn distinct(item: &Value) -> String {
 /// `inspect` for a person: a summary line, then one line per column or
 /// path, problems, and the sample. Answers of a shape it does not know
 /// (a third-party reader's) fall back to [`generic`].
-pub fn inspect(a: &Value, look: &Look) -> String {
+/// `size` is the file's size in bytes, when known (a stream's is not).
+pub fn inspect(a: &Value, look: &Look, size: Option<u64>) -> String {
+    let size = size.map(bytes);
     if a["columns"].is_array() {
-        inspect_table(a, look)
+        inspect_table(a, look, size)
     } else if a["outline"]["paths"].is_array() {
-        inspect_tree(a, look)
+        inspect_tree(a, look, size)
     } else {
-        generic(a, look)
+        let mut out = generic(a, look);
+        if let Some(s) = size {
+            out.insert_str(0, &format!("{}{s}\n", look.heading("size: ")));
+        }
+        out
     }
+}
+
+/// A size as a person reads it: `812 B`, `1.4 KiB`, `3.0 GiB`.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
 }
 
 fn summary(look: &Look, a: &Value, parts: Vec<String>) -> String {
@@ -705,7 +726,7 @@ fn strip(s: &str) -> String {
     out
 }
 
-fn inspect_table(a: &Value, look: &Look) -> String {
+fn inspect_table(a: &Value, look: &Look, size: Option<String>) -> String {
     let columns = a["columns"]
         .as_array()
         .map(Vec::as_slice)
@@ -715,7 +736,7 @@ fn inspect_table(a: &Value, look: &Look) -> String {
         (None, Some(n)) => Some(format!("at least {n} rows")),
         _ => None,
     };
-    let mut parts: Vec<String> = rows.into_iter().collect();
+    let mut parts: Vec<String> = size.into_iter().chain(rows).collect();
     let ncols = columns.len() as u64 + a["untracked_columns"].as_u64().unwrap_or(0);
     parts.extend(count(&Value::from(ncols), "column", "columns"));
     let mut out = table_head(look, a, parts);
@@ -778,8 +799,8 @@ fn inspect_table(a: &Value, look: &Look) -> String {
     out
 }
 
-fn inspect_tree(a: &Value, look: &Look) -> String {
-    let mut parts = Vec::new();
+fn inspect_tree(a: &Value, look: &Look, size: Option<String>) -> String {
+    let mut parts: Vec<String> = size.into_iter().collect();
     if let Some(n) = a["rows_scanned"].as_u64() {
         let sampled = a["view"]["sampled"] == Value::Bool(true);
         parts.push(format!(

@@ -366,7 +366,7 @@ fn on_a_terminal_colour_width_and_pager() {
     assert!(screen.contains("__DONE__"), "{screen}");
     assert!(screen.contains("\x1b["), "colour on a terminal: {screen}");
     let plain = strip_escapes(&screen);
-    assert!(plain.contains("tsv · 12 rows · 53 columns"), "{plain}");
+    assert!(plain.contains(" · 12 rows · 53 columns · exact"), "{plain}");
     assert_fits(&plain, 80, "inspect on an 80-column terminal");
     // The same under NO_COLOR, and piped: no colour.
     let t = Tmux::start(80, 200, &cmd, &[("NO_COLOR", "1")]);
