@@ -28,7 +28,7 @@ impl LineSink for CountLines {
 
 /// Files up to this size are read from the start for a window counted
 /// from the end: as fast, and their records keep their line numbers.
-const TAIL_READ_WHOLE_BYTES: u64 = 1024 * 1024;
+pub const TAIL_READ_WHOLE_BYTES: u64 = 1024 * 1024;
 
 /// Selects the records that start `n` records before the end (at most
 /// the window's limit of them): read backwards from the end where the
