@@ -5,7 +5,8 @@
 //! - `fuzz [TARGET] [--seconds N]`: the fuzzing campaign.
 //! - `memtest [--mb N]`: peak RSS of the release binary on adversarial inputs.
 //! - `conformance [--data DIR]`: every suite in ../shared/conformance.
-//! - `bench [--seconds N] [--table-only]`: the benches and one table.
+//! - `bench [--seconds N] [--table-only] [--save NAME] [--compare NAME]`:
+//!   the benches and one table, against a saved baseline.
 //! - `peers [--mb N]`: the whole process beside xan, DuckDB and ripgrep.
 //! - `api [--bless]`: the public API of plumb-core and plumb against its snapshot.
 //! - `ci`: what `.ci/run` runs once its tools are installed.
@@ -66,6 +67,21 @@ enum Cmd {
         /// Print the table from the last run without running the benches.
         #[arg(long)]
         table_only: bool,
+        /// Run only the whole-process comparison: plumb's release binary
+        /// beside xan, the `csv` crate and serde_json on generated files
+        /// (`--mb` MiB each); without it, it follows the criterion table.
+        #[arg(long)]
+        process: bool,
+        /// Size of each generated file of the whole-process comparison, in MiB.
+        #[arg(long, default_value_t = 256)]
+        mb: u64,
+        /// Keep each bench's time as `benches/baselines/NAME.json`.
+        #[arg(long, value_name = "NAME")]
+        save: Option<String>,
+        /// Print each bench's time against `benches/baselines/NAME.json`
+        /// (above 1.00x: slower than then).
+        #[arg(long, value_name = "NAME")]
+        compare: Option<String>,
     },
     /// Time the release binary beside the peer tools (xan, DuckDB, rg)
     /// on generated files, whole process: statistics and search.
@@ -121,13 +137,37 @@ fn main() -> ExitCode {
         Cmd::Bench {
             seconds,
             table_only,
-        } => match bench::run(&root, seconds, table_only) {
-            Ok(()) => true,
-            Err(e) => {
-                eprintln!("bench: {e}");
-                false
+            process,
+            mb,
+            save,
+            compare,
+        } => {
+            let criterion = if process {
+                Ok(())
+            } else {
+                bench::run(
+                    &root,
+                    seconds,
+                    table_only,
+                    save.as_deref(),
+                    compare.as_deref(),
+                )
+            };
+            let whole = criterion.and_then(|()| {
+                if table_only {
+                    return Ok(true);
+                }
+                println!();
+                peers::process(&root, mb)
+            });
+            match whole {
+                Ok(ok) => ok,
+                Err(e) => {
+                    eprintln!("bench: {e}");
+                    false
+                }
             }
-        },
+        }
         Cmd::Peers { mb } => match peers::run(&root, mb) {
             Ok(ok) => ok,
             Err(e) => {

@@ -122,6 +122,9 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
             cli("inspect", p, &[]),
             cli("select", p, &["--offset", "1000", "--limit", "5"]),
             cli("validate", p, &[]),
+            // In parts on eight threads, more than this machine has
+            // cores: each part holds its own reader and parser.
+            cli("validate", p, &["--threads", "8"]),
         ]
     };
 
@@ -303,7 +306,12 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
     out.push((
         "distinct values everywhere (csv, stats)",
         p.clone(),
-        vec![cli("inspect", &p, &["--stats"])],
+        vec![
+            cli("inspect", &p, &["--stats"]),
+            // Parts on eight threads, more than this machine has cores:
+            // each holds its own reader and parser.
+            cli("validate", &p, &["--threads", "8"]),
+        ],
     ));
     out.push((
         "search hitting every row (csv)",
@@ -356,7 +364,10 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
     out.push((
         "distinct values everywhere (jsonl, stats)",
         p.clone(),
-        vec![cli("inspect", &p, &["--stats"])],
+        vec![
+            cli("inspect", &p, &["--stats"]),
+            cli("validate", &p, &["--threads", "8"]),
+        ],
     ));
     out.push((
         "search hitting every record (jsonl)",

@@ -254,3 +254,151 @@ fn search(plumb: &str, dir: &Path, csv: &str, mb: u64) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// One row of the whole-process table: a label, plumb's arguments, and
+/// each peer (name, program, arguments).
+type SpeedRow = (
+    &'static str,
+    Vec<String>,
+    Vec<(&'static str, String, Vec<String>)>,
+);
+
+/// The whole-process comparison of issue 22's table, one command: CSV
+/// validate and inspect, JSON and JSON Lines validate, each beside the
+/// peers a user would pick (xan when installed; the `csv` crate and
+/// serde_json through `peer-harness`), on the benches' generated inputs
+/// of `mb` MiB in page cache. Prints each peer's time and plumb's time
+/// over it (below 1.00x: plumb is faster).
+pub fn process(root: &Path, mb: u64) -> Result<bool, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    for args in [
+        &["build", "--release", "-p", "plumb-cli"][..],
+        &[
+            "build",
+            "--release",
+            "-p",
+            "plumb-benches",
+            "--bin",
+            "peer-harness",
+        ][..],
+    ] {
+        let ok = Command::new(&cargo)
+            .args(args)
+            .current_dir(root)
+            .status()
+            .map_err(|e| e.to_string())?
+            .success();
+        if !ok {
+            return Err(format!("cargo {} failed", args.join(" ")));
+        }
+    }
+    let harness = root
+        .join("target/release/peer-harness")
+        .display()
+        .to_string();
+    let plumb = plumb_path(root);
+    let dir = tempfile::Builder::new()
+        .prefix("plumb-process-")
+        .tempdir_in(root.join("target"))
+        .map_err(|e| e.to_string())?;
+    let mut files = Vec::new();
+    for (kind, name) in [
+        ("mixed-csv", "mixed.csv"),
+        ("objects-json", "objects.json"),
+        ("records-jsonl", "records.jsonl"),
+    ] {
+        let path = dir.path().join(name).display().to_string();
+        let ok = Command::new(&harness)
+            .args(["gen", kind, &path, &mb.to_string()])
+            .stdout(std::process::Stdio::null())
+            .status()
+            .map_err(|e| e.to_string())?
+            .success();
+        if !ok {
+            return Err(format!("peer-harness gen {kind} failed"));
+        }
+        files.push(path);
+    }
+    let s = |v: &[&str]| v.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
+    let (csv, json, jsonl) = (&files[0], &files[1], &files[2]);
+    let xan = found("xan", &["--version"]);
+    if !xan {
+        eprintln!("xan not found (cargo install xan): its rows are left out");
+    }
+    let mut rows: Vec<SpeedRow> = vec![
+        (
+            "CSV validate",
+            s(&["validate", csv, "--json"]),
+            vec![(
+                "csv crate ByteRecord loop",
+                harness.clone(),
+                s(&["csv-records", csv]),
+            )],
+        ),
+        ("CSV inspect", s(&["inspect", csv, "--json"]), vec![]),
+        (
+            "JSON validate",
+            s(&["validate", json, "--json"]),
+            vec![
+                (
+                    "serde_json from_reader",
+                    harness.clone(),
+                    s(&["serde-reader", json]),
+                ),
+                (
+                    "serde_json from_slice",
+                    harness.clone(),
+                    s(&["serde-slice", json]),
+                ),
+            ],
+        ),
+        (
+            "JSONL validate",
+            s(&["validate", jsonl, "--json"]),
+            vec![(
+                "serde_json per line",
+                harness.clone(),
+                s(&["serde-lines", jsonl]),
+            )],
+        ),
+    ];
+    if xan {
+        rows[0]
+            .2
+            .push(("xan count", "xan".into(), s(&["count", csv])));
+        rows[1]
+            .2
+            .push(("xan stats", "xan".into(), s(&["stats", csv])));
+    }
+    println!("{mb} MiB generated files in page cache, whole process, best of three runs each");
+    println!("| operation | plumb s | plumb RSS (MiB) | peer | peer s | plumb / peer |");
+    println!("|---|---:|---:|---|---:|---:|");
+    for (label, args, peers) in rows {
+        let mut runs = vec![("plumb".to_owned(), plumb.clone(), args)];
+        runs.extend(
+            peers
+                .iter()
+                .map(|(n, p, a)| ((*n).to_owned(), p.clone(), a.clone())),
+        );
+        let times = time_runs(&runs)?;
+        let ours = &times[0];
+        if times.len() == 1 {
+            println!(
+                "| {label} | {:.3} | {:.1} | (none installed) | | |",
+                ours.1,
+                ours.2 as f64 / 1024.0
+            );
+        }
+        for peer in &times[1..] {
+            println!(
+                "| {label} | {:.3} | {:.1} | {} | {:.3} | {:.2}x |",
+                ours.1,
+                ours.2 as f64 / 1024.0,
+                peer.0,
+                peer.1,
+                ours.1 / peer.1
+            );
+        }
+    }
+    Ok(true)
+}

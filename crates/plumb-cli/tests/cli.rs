@@ -564,3 +564,99 @@ fn search_each_format_through_the_cli() {
     assert_eq!(v["reason"], "invalid-argument");
     assert!(v["message"].as_str().unwrap().contains("unclosed group"));
 }
+
+/// JSON Lines validate of a file past `PARALLEL_MIN_BYTES` answers the
+/// same with one thread and with several, valid or not (the fault is
+/// reported with a sequential scan's line and message), and `--threads`
+/// applies to validate and inspect only.
+#[test]
+fn threads_never_change_a_jsonl_validate_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    let mut i = 0u64;
+    while (text.len() as u64) < plumb_jsonl::PARALLEL_MIN_BYTES + (1 << 20) {
+        text.push_str(&format!("{{\"id\":{i},\"name\":\"n{i}\",\"ok\":true}}\n"));
+        if i % 1000 == 7 {
+            text.push('\n');
+        }
+        i += 1;
+    }
+    let valid = dir.path().join("big.jsonl");
+    std::fs::write(&valid, &text).unwrap();
+    // A broken record three quarters in: in a later part with two threads.
+    let at = text.len() * 3 / 4;
+    let at = at + text[at..].find('\n').unwrap() + 1;
+    let mut broken = text.clone();
+    broken.insert_str(at, "{\"id\": oops}\n");
+    let invalid = dir.path().join("broken.jsonl");
+    std::fs::write(&invalid, &broken).unwrap();
+    for (file, ok) in [(&valid, true), (&invalid, false)] {
+        let f = file.to_str().unwrap();
+        let one = json_of(&plumb(&["validate", f, "--threads", "1", "--json"]));
+        assert_eq!(one["valid"], ok);
+        for threads in ["2", "3", "0"] {
+            let many = json_of(&plumb(&["validate", f, "--threads", threads, "--json"]));
+            assert_eq!(many, one, "--threads {threads}");
+        }
+    }
+    let one = json_of(&plumb(&[
+        "validate",
+        valid.to_str().unwrap(),
+        "--threads",
+        "1",
+        "--json",
+    ]));
+    assert_eq!(one["rows_scanned"], i);
+    let refused = plumb(&[
+        "select",
+        valid.to_str().unwrap(),
+        "--threads",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(json_of(&refused)["reason"], "invalid-argument");
+}
+
+/// CSV validate of a file past `CSV_PARALLEL_MIN_BYTES`, with quoted
+/// line breaks throughout, answers the same on any number of threads,
+/// clean or with a ragged row late in the file.
+#[test]
+fn threads_never_change_a_csv_validate_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("id,note,amount\n");
+    let mut i = 0u64;
+    while (text.len() as u64) < plumb_csv::CSV_PARALLEL_MIN_BYTES + (1 << 20) {
+        text.push_str(&format!(
+            "{i},\"two\nlines, \"\"quoted\"\"\",{}.5\n",
+            i % 97
+        ));
+        i += 1;
+    }
+    let clean = dir.path().join("big.csv");
+    std::fs::write(&clean, &text).unwrap();
+    let at = text.len() * 4 / 5;
+    // After a row's last field: a row starts there.
+    let at = at + text[at..].find(".5\n").unwrap() + 3;
+    let mut ragged = text.clone();
+    ragged.insert_str(at, "7,short\n");
+    let bad = dir.path().join("ragged.csv");
+    std::fs::write(&bad, &ragged).unwrap();
+    for (file, ok) in [(&clean, true), (&bad, false)] {
+        let f = file.to_str().unwrap();
+        let one = json_of(&plumb(&["validate", f, "--threads", "1", "--json"]));
+        assert_eq!(one["valid"], ok);
+        for threads in ["2", "4", "0"] {
+            let many = json_of(&plumb(&["validate", f, "--threads", threads, "--json"]));
+            assert_eq!(many, one, "--threads {threads}");
+        }
+    }
+    let one = json_of(&plumb(&[
+        "validate",
+        clean.to_str().unwrap(),
+        "--threads",
+        "1",
+        "--json",
+    ]));
+    assert_eq!(one["rows_scanned"], i);
+}

@@ -57,6 +57,7 @@ pub use number::{
 };
 pub use options::{
     OptionKind, OptionSpec, Options, Request, RowCap, ScanBounds, Window, COMMON_OPTIONS,
+    SCAN_MAX_PARTS,
 };
 pub use reader::{
     text_stream, Answer, BytesSource, FileSource, FormatReader, Op, SniffScore, Source,

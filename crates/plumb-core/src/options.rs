@@ -214,7 +214,7 @@ fn whole(f: &f64) -> bool {
 
 /// The options every reader shares, declared once here: the select
 /// window and the scan bounds. Readers declare only their own.
-pub const COMMON_OPTIONS: [OptionSpec; 9] = [
+pub const COMMON_OPTIONS: [OptionSpec; 10] = [
     OptionSpec {
         name: "offset",
         kind: OptionKind::Count,
@@ -243,6 +243,13 @@ pub const COMMON_OPTIONS: [OptionSpec; 9] = [
         ops: &[Op::Inspect],
         doc: "rows or records in the inspect sample",
     },
+    OptionSpec {
+        name: "threads",
+        kind: OptionKind::Count,
+        default: None,
+        ops: &[Op::Inspect, Op::Validate],
+        doc: "threads a scan may use (0 or left out: every core); the answer is the same with any number (validate of a CSV, TSV or JSON Lines file of 16 MiB or more splits today)",
+    },
     crate::search::SEARCH_OPTIONS[0],
     crate::search::SEARCH_OPTIONS[1],
     crate::search::SEARCH_OPTIONS[2],
@@ -270,6 +277,29 @@ pub struct ScanBounds {
     pub max_rows: Option<u64>,
     /// Rows or records in the inspect sample.
     pub sample_rows: Option<usize>,
+    /// Threads a scan may use: every core the machine offers when left
+    /// out (the `threads` option's 0 too), one with `Some(1)`. Scans that
+    /// split a file into parts (CSV, TSV and JSON Lines validate of a
+    /// large file) honour it; their answers are the one-thread answers.
+    pub threads: Option<usize>,
+}
+
+/// The most parts (and threads) a split scan cuts a file into, whatever
+/// [`ScanBounds::threads`] says: each part holds its own reader, buffers
+/// and parser, so memory grows with the parts, and four keep the worst
+/// case (records at the caps in every part) under the 32 MiB bound
+/// (`cargo xtask memtest`).
+pub const SCAN_MAX_PARTS: usize = 4;
+
+impl ScanBounds {
+    /// The threads a scan may use: [`ScanBounds::threads`], else what
+    /// [`std::thread::available_parallelism`] says (1 when it cannot
+    /// tell); never 0. A split scan makes at most [`SCAN_MAX_PARTS`].
+    pub fn thread_count(&self) -> usize {
+        self.threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+            .max(1)
+    }
 }
 
 /// Rows counted against [`ScanBounds::max_rows`]: the one place the cap
@@ -489,6 +519,11 @@ impl Request {
             "sample_rows" => {
                 self.scan.sample_rows = n.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
             }
+            "threads" => {
+                self.scan.threads = n
+                    .filter(|&n| n > 0)
+                    .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+            }
             // The search options every format shares travel with the
             // reader's own, normalized already.
             _ => {
@@ -505,6 +540,7 @@ impl Request {
             self.window.limit.is_some(),
             self.scan.max_rows.is_some(),
             self.scan.sample_rows.is_some(),
+            self.scan.threads.is_some(),
         ];
         COMMON_OPTIONS
             .iter()

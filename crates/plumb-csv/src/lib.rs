@@ -28,6 +28,7 @@ mod block;
 mod cell;
 mod detect;
 mod machine;
+mod parallel;
 mod reader;
 mod report;
 mod scan;
@@ -50,6 +51,9 @@ pub use machine::{
     CsvParser, CsvSink, Issue, IssueKind, IssueReport, LineEndings, Record, CSV_LONG_FIELD_LINES,
     CSV_LONG_RECORD_FACTOR, CSV_LONG_RECORD_MIN_BYTES, CSV_MAX_FIELD_BYTES, CSV_MAX_RECORD_BYTES,
     FIELD_END_COST,
+};
+pub use parallel::{
+    validate_in_parts, validate_source, CSV_PARALLEL_MIN_BYTES, CSV_PARALLEL_MIN_HEAD_LINES,
 };
 pub use reader::CsvReader;
 pub use report::{

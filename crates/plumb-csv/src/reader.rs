@@ -7,8 +7,8 @@ use plumb_core::{
 
 use crate::scan::{parse_comment, parse_delimiter};
 use crate::{
-    inspect, search, select, validate, ColumnRef, CsvFormat, CsvInspect, CsvOptions, CsvSearch,
-    CsvSelect, CsvValidate, HeaderMode, QuoteMode, SelectOptions,
+    inspect, search, select, ColumnRef, CsvFormat, CsvInspect, CsvOptions, CsvSearch, CsvSelect,
+    CsvValidate, HeaderMode, QuoteMode, SelectOptions,
 };
 
 impl_answer!(CsvInspect);
@@ -199,7 +199,7 @@ impl FormatReader for CsvReader {
 
     fn validate(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
         let o = self.options(req)?;
-        Ok(Box::new(validate(text_stream(source)?, self.format, &o)?))
+        Ok(Box::new(crate::validate_source(source, self.format, &o)?))
     }
 
     fn search(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {

@@ -460,6 +460,9 @@ pub(crate) struct ScanSummary {
     pub endings: LineEndings,
     pub blank_lines: u64,
     pub rows: u64,
+    /// The header's field count, else the first row's (what rows are
+    /// held to); none before a row.
+    pub width: Option<usize>,
     pub ragged_rows: u64,
     /// The scan stopped before the end of the file (row cap or sink).
     pub stopped: bool,
@@ -512,47 +515,129 @@ pub(crate) fn scan<R: BufRead, S: RowSink>(
     let mut sample = Vec::new();
     let mut base = None;
     let mut eof = false;
-    let mut confidence = None;
-    let mut preamble = Vec::new();
-    let mut comment = asked.comment;
-    let mut comments_after = 0;
-    let ((delimiter, runs), quote, skip_lines) =
-        match (asked.delimiter, asked.quote, asked.skip_lines) {
-            (Some(d), QuoteMode::Char(q), Some(skip)) => (d, Some(q), skip),
-            (Some(d), QuoteMode::Off, Some(skip)) => (d, None, skip),
-            (delimiter, quote, skip) => {
-                while sample.len() < DELIMITER_SAMPLE_BYTES {
-                    match stream.next_chunk()? {
-                        Some(chunk) => {
-                            base.get_or_insert(chunk.byte_offset);
-                            sample.extend_from_slice(chunk.text.as_bytes());
-                        }
-                        None => {
-                            eof = true;
-                            break;
-                        }
+    let resolved = match (asked.delimiter, asked.quote, asked.skip_lines) {
+        (Some((d, runs)), QuoteMode::Char(q), Some(skip)) => {
+            Resolved::given(d, runs, Some(q), skip, asked.comment)
+        }
+        (Some((d, runs)), QuoteMode::Off, Some(skip)) => {
+            Resolved::given(d, runs, None, skip, asked.comment)
+        }
+        _ => {
+            while sample.len() < DELIMITER_SAMPLE_BYTES {
+                match stream.next_chunk()? {
+                    Some(chunk) => {
+                        base.get_or_insert(chunk.byte_offset);
+                        sample.extend_from_slice(chunk.text.as_bytes());
+                    }
+                    None => {
+                        eof = true;
+                        break;
                     }
                 }
-                let detection = detect_dialect(&sample, eof, delimiter, quote);
-                if delimiter.is_none() {
-                    confidence = Some(detection.confidence);
-                }
-                let skip = skip.unwrap_or_else(|| {
-                    let found = detect_preamble(&sample, eof, &detection, asked.comment);
-                    preamble = preamble_text(&sample, found.lines);
-                    // A file that opens with `#` notes marks comments so
-                    // (its commented header, if any, excepted).
-                    if found.marked && comment.is_none() {
-                        comment = Some(b'#');
-                        if found.commented_header {
-                            comments_after = found.lines + 1;
-                        }
-                    }
-                    found.lines
-                });
-                ((detection.delimiter, detection.runs), detection.quote, skip)
             }
-        };
+            Resolved::detect(&sample, eof, asked)
+        }
+    };
+    scan_resolved(stream, (sample, base), resolved, mode, max_rows, sink)
+}
+
+/// The dialect a scan runs with, every part of it settled: given by the
+/// caller or found on the sample.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Resolved {
+    pub delimiter: u8,
+    pub runs: bool,
+    pub quote: Option<u8>,
+    pub skip_lines: u64,
+    pub comment: Option<u8>,
+    /// Lines (from the file's start) before which a commented header is
+    /// not a comment.
+    pub comments_after: u64,
+    pub confidence: Option<f64>,
+    pub preamble: Vec<String>,
+}
+
+impl Resolved {
+    fn given(delimiter: u8, runs: bool, quote: Option<u8>, skip: u64, comment: Option<u8>) -> Self {
+        Resolved {
+            delimiter,
+            runs,
+            quote,
+            skip_lines: skip,
+            comment,
+            comments_after: 0,
+            confidence: None,
+            preamble: Vec::new(),
+        }
+    }
+
+    /// What the caller did not give, found on the first
+    /// [`DELIMITER_SAMPLE_BYTES`] of text (`eof`: the sample is the
+    /// whole text).
+    pub(crate) fn detect(sample: &[u8], eof: bool, asked: Asked) -> Resolved {
+        let detection = detect_dialect(sample, eof, asked.delimiter, asked.quote);
+        let confidence = asked.delimiter.is_none().then_some(detection.confidence);
+        let mut preamble = Vec::new();
+        let mut comment = asked.comment;
+        let mut comments_after = 0;
+        let skip = asked.skip_lines.unwrap_or_else(|| {
+            let found = detect_preamble(sample, eof, &detection, asked.comment);
+            preamble = preamble_text(sample, found.lines);
+            // A file that opens with `#` notes marks comments so (its
+            // commented header, if any, excepted).
+            if found.marked && comment.is_none() {
+                comment = Some(b'#');
+                if found.commented_header {
+                    comments_after = found.lines + 1;
+                }
+            }
+            found.lines
+        });
+        Resolved {
+            delimiter: detection.delimiter,
+            runs: detection.runs,
+            quote: detection.quote,
+            skip_lines: skip,
+            comment,
+            comments_after,
+            confidence,
+            preamble,
+        }
+    }
+
+    /// The dialect of a part of the file that starts past its head: no
+    /// lines to skip, no commented header, nothing detected.
+    pub(crate) fn for_later_part(&self) -> Resolved {
+        Resolved {
+            skip_lines: 0,
+            comments_after: 0,
+            confidence: None,
+            preamble: Vec::new(),
+            ..self.clone()
+        }
+    }
+}
+
+/// [`scan`] with the dialect settled: `sample` (text already read from
+/// the stream, at offset `base`) is pushed first, then the rest.
+pub(crate) fn scan_resolved<R: BufRead, S: RowSink>(
+    mut stream: TextStream<R>,
+    (sample, base): (Vec<u8>, Option<u64>),
+    resolved: Resolved,
+    mode: HeaderMode,
+    max_rows: Option<u64>,
+    sink: &mut S,
+) -> Result<ScanSummary, Refusal> {
+    let Resolved {
+        delimiter,
+        runs,
+        quote,
+        skip_lines,
+        comment,
+        comments_after,
+        confidence,
+        preamble,
+    } = resolved;
     let new_parser = |at: u64| {
         CsvParser::new(delimiter)
             .with_quote(quote)
@@ -594,6 +679,7 @@ pub(crate) fn scan<R: BufRead, S: RowSink>(
         comment_lines: parser.comment_lines(),
         preamble,
         rows: resolver.rows(),
+        width: resolver.width,
         ragged_rows: resolver.ragged_rows,
         stopped,
         bom: stream.stats().bom,

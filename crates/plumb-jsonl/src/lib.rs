@@ -22,6 +22,7 @@
 #![deny(missing_docs)]
 
 mod ops;
+mod parallel;
 mod reader;
 mod search;
 mod splitter;
@@ -37,6 +38,7 @@ pub use ops::{
     SelectedRecord, JSONL_SAMPLE_ROWS_DEFAULT, JSONL_SAMPLE_ROWS_MAX, KEY_HISTOGRAM_CAP,
     SELECT_LINE_BUDGET_BYTES,
 };
+pub use parallel::{validate_in_parts, validate_source, CUT_SEARCH_BYTES, PARALLEL_MIN_BYTES};
 pub use reader::{JsonlReader, JSONL_OPTIONS};
 pub use search::{search, JsonlSearch, RecordHit};
 pub use splitter::{Line, LineSink, LineSplitter, JSONL_MAX_LINE_BYTES};

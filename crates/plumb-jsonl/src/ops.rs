@@ -610,7 +610,7 @@ pub fn select<R: BufRead>(stream: TextStream<R>, window: &Window) -> Result<Json
 }
 
 /// The answer of JSON Lines validate.
-#[derive(Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct JsonlValidate {
     /// Always true (the scan ran; see `valid`).
     pub ok: bool,

@@ -5,9 +5,7 @@ use plumb_core::{
     WindowCounts,
 };
 
-use crate::{
-    inspect_outlined, select, validate, JsonlInspect, JsonlSearch, JsonlSelect, JsonlValidate,
-};
+use crate::{inspect_outlined, select, JsonlInspect, JsonlSearch, JsonlSelect, JsonlValidate};
 
 impl_answer!(JsonlSearch, search);
 
@@ -86,7 +84,7 @@ impl FormatReader for JsonlReader {
     }
 
     fn validate(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
-        Ok(Box::new(validate(text_stream(source)?, &req.scan)?))
+        Ok(Box::new(crate::validate_source(source, &req.scan)?))
     }
 
     fn search(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {

@@ -46,6 +46,11 @@ pub(crate) struct ValidateSink {
 }
 
 impl ValidateSink {
+    /// Issues found so far.
+    pub fn issue_count(&self) -> u64 {
+        self.issues.total
+    }
+
     pub fn finish(self, format: &'static str, s: &ScanSummary) -> CsvValidate {
         let valid = if self.issues.faults > 0 {
             Some(false)

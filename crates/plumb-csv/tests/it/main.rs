@@ -5,6 +5,7 @@ mod blocks;
 mod cell;
 mod conformance;
 mod ops;
+mod parallel;
 mod parser;
 mod search;
 mod stats;

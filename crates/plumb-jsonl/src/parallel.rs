@@ -1,0 +1,209 @@
+//! JSON Lines validate on several threads: a large file is cut into
+//! parts at line breaks (a record is one line, so every line break is a
+//! record boundary and no state crosses it), each part is validated on
+//! its own thread from its own reader, and the counts are added.
+//!
+//! The answer is always the one-thread answer. Parts only ever answer
+//! "every line valid" with their counts: when any part finds an invalid
+//! line, or its reader refuses (bad UTF-8, a read error, cancellation),
+//! the file is validated again on one thread, which stops at the first
+//! fault and says where, with the line numbers and messages of a
+//! sequential scan. A valid file, the case worth speeding up, pays
+//! nothing for that rule; an invalid one pays at most the parallel pass.
+//!
+//! `std::thread::scope` rather than rayon: one scoped thread per part is
+//! all this needs, and the engine crate keeps no thread pool.
+
+use std::io::{BufReader, Read};
+
+use plumb_core::{
+    text_stream, Refusal, ScanBounds, Source, TextStream, ViewFlags, BINARY_SNIFF_BYTES,
+    SCAN_MAX_PARTS,
+};
+
+use crate::ops::{validate, JsonlValidate};
+
+/// Files smaller than this are validated on one thread: starting threads
+/// and finding cut points costs more than it saves.
+pub const PARALLEL_MIN_BYTES: u64 = 16 << 20;
+
+/// How far past a part's nominal start a line break is looked for before
+/// the cut is given up (the part then joins its neighbour).
+pub const CUT_SEARCH_BYTES: u64 = 4 << 20;
+
+/// Bytes each part's reader asks the source for at a time.
+const PART_READ_BYTES: usize = 1 << 18;
+
+/// Validates `source` on [`ScanBounds::thread_count`] threads when it is
+/// a file of at least [`PARALLEL_MIN_BYTES`] with random access and no
+/// row cap applies; otherwise on one thread. The answer is the same
+/// either way.
+///
+/// # Errors
+/// The source's refusals, as a one-thread scan gives them.
+pub fn validate_source(source: &dyn Source, opts: &ScanBounds) -> Result<JsonlValidate, Refusal> {
+    let threads = opts.thread_count();
+    let big = source.len().is_some_and(|l| l >= PARALLEL_MIN_BYTES);
+    if threads > 1 && big && opts.max_rows.is_none() {
+        if let Some(answer) = validate_in_parts(source, opts, threads)? {
+            return Ok(answer);
+        }
+    }
+    validate(text_stream(source)?, opts)
+}
+
+/// Validates `source` in up to `parts` parts (at most [`SCAN_MAX_PARTS`])
+/// on as many threads, cut at
+/// line breaks; `None` when the parallel pass cannot give the answer (no
+/// random access, a part with an invalid line or a refusal, a row cap),
+/// for the caller to scan on one thread. Public so that tests can cut
+/// small files into many parts.
+///
+/// # Errors
+/// A read error while looking for cut points.
+pub fn validate_in_parts(
+    source: &dyn Source,
+    opts: &ScanBounds,
+    parts: usize,
+) -> Result<Option<JsonlValidate>, Refusal> {
+    let Some(len) = source.len() else {
+        return Ok(None);
+    };
+    if opts.max_rows.is_some() {
+        return Ok(None);
+    }
+    let Some(cuts) = cut_points(source, len, parts.clamp(1, SCAN_MAX_PARTS))? else {
+        return Ok(None);
+    };
+    // Each part's counts when every line of it is valid, else `None`
+    // (an invalid line, a refusal, a thread that panicked).
+    let results: Vec<Option<(u64, u64)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = cuts
+            .windows(2)
+            .map(|w| {
+                let (start, end) = (w[0], w[1]);
+                scope.spawn(move || match validate_part(source, opts, start, end) {
+                    Ok(v) if v.valid == Some(true) && v.view.exact => {
+                        Some((v.rows_scanned, v.blank_lines))
+                    }
+                    _ => None,
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().ok().flatten())
+            .collect()
+    });
+    let (mut rows, mut blank) = (0, 0);
+    for part in results {
+        // Where and what the first fault is, a sequential scan says.
+        let Some((r, b)) = part else {
+            return Ok(None);
+        };
+        rows += r;
+        blank += b;
+    }
+    Ok(Some(JsonlValidate {
+        ok: true,
+        format: "jsonl",
+        view: ViewFlags::of_scan(false),
+        valid: Some(true),
+        first_invalid: None,
+        rows_scanned: rows,
+        blank_lines: blank,
+    }))
+}
+
+/// One part, `start..end` of the file: the first as a file's head (NUL
+/// sniff, BOM), the others as streams that start inside the file.
+fn validate_part(
+    source: &dyn Source,
+    opts: &ScanBounds,
+    start: u64,
+    end: u64,
+) -> Result<JsonlValidate, Refusal> {
+    let reader = BufReader::with_capacity(
+        PART_READ_BYTES,
+        RangeReader {
+            source,
+            pos: start,
+            end,
+        },
+    );
+    let mut stream = TextStream::from_buf_read(reader);
+    if start > 0 {
+        stream = stream.mid_file(start);
+    }
+    if let Some(token) = source.cancel_token() {
+        stream = stream.with_cancel(token.clone());
+    }
+    validate(stream, opts)
+}
+
+/// Sequential reads of `pos..end` through [`Source::read_at`].
+struct RangeReader<'a> {
+    source: &'a dyn Source,
+    pos: u64,
+    end: u64,
+}
+
+impl Read for RangeReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = self.end.saturating_sub(self.pos);
+        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        if want == 0 {
+            return Ok(0);
+        }
+        match self.source.read_at(self.pos, &mut buf[..want]) {
+            Some(Ok(n)) => {
+                self.pos += n as u64;
+                Ok(n)
+            }
+            Some(Err(e)) => Err(e),
+            None => Err(std::io::Error::other("the source lost its random access")),
+        }
+    }
+}
+
+/// The part boundaries: 0, the byte after a line break near each
+/// `len * k / parts`, and `len`; strictly increasing, the first part at
+/// least [`BINARY_SNIFF_BYTES`] long so that its head is judged as a
+/// one-thread scan judges it. `None` without random access or when no
+/// cut is found (one part).
+fn cut_points(source: &dyn Source, len: u64, parts: usize) -> Result<Option<Vec<u64>>, Refusal> {
+    let mut cuts = vec![0u64];
+    let mut buf = vec![0u8; 1 << 16];
+    for k in 1..parts as u64 {
+        let nominal = (len / parts as u64) * k;
+        let mut at = nominal
+            .max(*cuts.last().unwrap_or(&0))
+            .max(BINARY_SNIFF_BYTES as u64);
+        let limit = at.saturating_add(CUT_SEARCH_BYTES).min(len);
+        let mut cut = None;
+        while at < limit {
+            let want = buf
+                .len()
+                .min(usize::try_from(limit - at).unwrap_or(usize::MAX));
+            let n = match source.read_at(at, &mut buf[..want]) {
+                None => return Ok(None),
+                Some(Ok(0)) => break,
+                Some(Ok(n)) => n,
+                Some(Err(e)) => return Err(Refusal::from_io(&e, Some(source.name()))),
+            };
+            if let Some(i) = memchr::memchr(b'\n', &buf[..n]) {
+                cut = Some(at + i as u64 + 1);
+                break;
+            }
+            at += n as u64;
+        }
+        if let Some(c) = cut.filter(|&c| c < len && c > *cuts.last().unwrap_or(&0)) {
+            cuts.push(c);
+        }
+    }
+    if cuts.len() == 1 {
+        return Ok(None);
+    }
+    cuts.push(len);
+    Ok(Some(cuts))
+}
