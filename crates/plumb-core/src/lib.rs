@@ -79,5 +79,7 @@ pub use stream::{
     judge_head, Chunk, StreamStats, TextStream, BINARY_SNIFF_BYTES, BUFFERED_CHUNK_BYTES,
     CHUNK_BYTES, UTF8_BOM,
 };
-pub use tail::{last_lines_start, SliceSource, TailStart, TAIL_BLOCK_BYTES, TAIL_SCAN_MAX_BYTES};
+pub use tail::{
+    last_lines_start, part_stream, SliceSource, TailStart, TAIL_BLOCK_BYTES, TAIL_SCAN_MAX_BYTES,
+};
 pub use view::ViewFlags;

@@ -12,7 +12,7 @@
 
 use std::io::{BufRead, BufReader, Read};
 
-use crate::{CancelToken, Refusal, Source};
+use crate::{CancelToken, Refusal, Source, TextStream};
 
 /// The bytes read backwards per step.
 pub const TAIL_BLOCK_BYTES: usize = 64 * 1024;
@@ -129,6 +129,38 @@ fn read_exact_at(source: &dyn Source, at: u64, buf: &mut [u8]) -> Result<(), Ref
     Ok(())
 }
 
+/// Bytes a part's reader asks its source for at a time.
+const PART_READ_BYTES: usize = 1 << 18;
+
+/// A text stream over bytes `start..end` of a source with random access,
+/// for a scan that splits a file into parts read on several threads. The
+/// part at 0 is read as a file's head (NUL sniff, BOM); the others as
+/// streams inside the file ([`TextStream::mid_file`]), so their offsets
+/// are the file's. The source's cancel token is armed. A source without
+/// random access gives a read error.
+pub fn part_stream(
+    source: &dyn Source,
+    start: u64,
+    end: u64,
+) -> TextStream<Box<dyn BufRead + Send + '_>> {
+    let reader: Box<dyn BufRead + Send + '_> = Box::new(BufReader::with_capacity(
+        PART_READ_BYTES,
+        AtReader {
+            inner: source,
+            pos: start,
+            end,
+        },
+    ));
+    let mut stream = TextStream::from_buf_read(reader);
+    if start > 0 {
+        stream = stream.mid_file(start);
+    }
+    match source.cancel_token() {
+        Some(token) => stream.with_cancel(token.clone()),
+        None => stream,
+    }
+}
+
 /// The part of a source from a byte on, as a source of its own: a reader
 /// parses the last lines of a file by reading this from a boundary that
 /// [`last_lines_start`] found.
@@ -145,15 +177,21 @@ impl<'a> SliceSource<'a> {
     }
 }
 
-/// Sequential reads through `read_at`, from a position on.
+/// Sequential reads through `read_at`, from a position up to an end.
 struct AtReader<'a> {
     inner: &'a dyn Source,
     pos: u64,
+    end: u64,
 }
 
 impl Read for AtReader<'_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        match self.inner.read_at(self.pos, buf) {
+        let left = self.end.saturating_sub(self.pos);
+        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        if want == 0 {
+            return Ok(0);
+        }
+        match self.inner.read_at(self.pos, &mut buf[..want]) {
             Some(Ok(n)) => {
                 self.pos += n as u64;
                 Ok(n)
@@ -171,6 +209,7 @@ impl Source for SliceSource<'_> {
             AtReader {
                 inner: self.inner,
                 pos: self.start,
+                end: u64::MAX,
             },
         )))
     }

@@ -23,11 +23,9 @@
 //! most cuts of such a file would land inside a field and every scan
 //! would run twice.
 
-use std::io::{BufReader, Read};
-
 #[cfg(doc)]
 use plumb_core::ScanBounds;
-use plumb_core::{text_stream, Refusal, Source, TextStream, SCAN_MAX_PARTS};
+use plumb_core::{text_stream, Refusal, Source, SCAN_MAX_PARTS};
 
 use crate::detect::DELIMITER_SAMPLE_BYTES;
 use crate::report::{CsvValidate, ValidateSink};
@@ -47,9 +45,6 @@ const CUT_SEARCH_BYTES: u64 = 4 << 20;
 /// The first part is at least this long, so that it holds the whole
 /// head the dialect and the preamble are read from.
 const FIRST_PART_MIN_BYTES: u64 = 1 << 20;
-
-/// Bytes each part's reader asks the source for at a time.
-const PART_READ_BYTES: usize = 1 << 18;
 
 /// Validates `source` on [`ScanBounds::thread_count`] threads when it is
 /// a file of at least [`CSV_PARALLEL_MIN_BYTES`] with random access and
@@ -134,7 +129,7 @@ pub fn validate_in_parts(
                 let later = later.clone();
                 scope.spawn(move || {
                     let mut sink = ValidateSink::default();
-                    let stream = part_stream(source, start, end);
+                    let stream = plumb_core::part_stream(source, start, end);
                     let summary = if start == 0 {
                         scan(stream, asked, opts.header, None, &mut sink)
                     } else {
@@ -194,56 +189,6 @@ pub fn validate_in_parts(
         }
     }
     Ok(merged.map(|m| ValidateSink::default().finish(format.name(), &m)))
-}
-
-/// A text stream over `start..end` of the source: the first part as a
-/// file's head (NUL sniff, BOM), the others as streams inside the file.
-fn part_stream(
-    source: &dyn Source,
-    start: u64,
-    end: u64,
-) -> TextStream<BufReader<RangeReader<'_>>> {
-    let reader = BufReader::with_capacity(
-        PART_READ_BYTES,
-        RangeReader {
-            source,
-            pos: start,
-            end,
-        },
-    );
-    let mut stream = TextStream::from_buf_read(reader);
-    if start > 0 {
-        stream = stream.mid_file(start);
-    }
-    if let Some(token) = source.cancel_token() {
-        stream = stream.with_cancel(token.clone());
-    }
-    stream
-}
-
-/// Sequential reads of `pos..end` through [`Source::read_at`].
-struct RangeReader<'a> {
-    source: &'a dyn Source,
-    pos: u64,
-    end: u64,
-}
-
-impl Read for RangeReader<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let left = self.end.saturating_sub(self.pos);
-        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-        if want == 0 {
-            return Ok(0);
-        }
-        match self.source.read_at(self.pos, &mut buf[..want]) {
-            Some(Ok(n)) => {
-                self.pos += n as u64;
-                Ok(n)
-            }
-            Some(Err(e)) => Err(e),
-            None => Err(std::io::Error::other("the source lost its random access")),
-        }
-    }
 }
 
 /// Whether a line feed of `sample` lies inside quotes.

@@ -14,11 +14,8 @@
 //! `std::thread::scope` rather than rayon: one scoped thread per part is
 //! all this needs, and the engine crate keeps no thread pool.
 
-use std::io::{BufReader, Read};
-
 use plumb_core::{
-    text_stream, Refusal, ScanBounds, Source, TextStream, ViewFlags, BINARY_SNIFF_BYTES,
-    SCAN_MAX_PARTS,
+    text_stream, Refusal, ScanBounds, Source, ViewFlags, BINARY_SNIFF_BYTES, SCAN_MAX_PARTS,
 };
 
 use crate::ops::{validate, JsonlValidate};
@@ -30,9 +27,6 @@ pub const PARALLEL_MIN_BYTES: u64 = 16 << 20;
 /// How far past a part's nominal start a line break is looked for before
 /// the cut is given up (the part then joins its neighbour).
 pub const CUT_SEARCH_BYTES: u64 = 4 << 20;
-
-/// Bytes each part's reader asks the source for at a time.
-const PART_READ_BYTES: usize = 1 << 18;
 
 /// Validates `source` on [`ScanBounds::thread_count`] threads when it is
 /// a file of at least [`PARALLEL_MIN_BYTES`] with random access and no
@@ -82,11 +76,13 @@ pub fn validate_in_parts(
             .windows(2)
             .map(|w| {
                 let (start, end) = (w[0], w[1]);
-                scope.spawn(move || match validate_part(source, opts, start, end) {
-                    Ok(v) if v.valid == Some(true) && v.view.exact => {
-                        Some((v.rows_scanned, v.blank_lines))
+                scope.spawn(move || {
+                    match validate(plumb_core::part_stream(source, start, end), opts) {
+                        Ok(v) if v.valid == Some(true) && v.view.exact => {
+                            Some((v.rows_scanned, v.blank_lines))
+                        }
+                        _ => None,
                     }
-                    _ => None,
                 })
             })
             .collect();
@@ -113,57 +109,6 @@ pub fn validate_in_parts(
         rows_scanned: rows,
         blank_lines: blank,
     }))
-}
-
-/// One part, `start..end` of the file: the first as a file's head (NUL
-/// sniff, BOM), the others as streams that start inside the file.
-fn validate_part(
-    source: &dyn Source,
-    opts: &ScanBounds,
-    start: u64,
-    end: u64,
-) -> Result<JsonlValidate, Refusal> {
-    let reader = BufReader::with_capacity(
-        PART_READ_BYTES,
-        RangeReader {
-            source,
-            pos: start,
-            end,
-        },
-    );
-    let mut stream = TextStream::from_buf_read(reader);
-    if start > 0 {
-        stream = stream.mid_file(start);
-    }
-    if let Some(token) = source.cancel_token() {
-        stream = stream.with_cancel(token.clone());
-    }
-    validate(stream, opts)
-}
-
-/// Sequential reads of `pos..end` through [`Source::read_at`].
-struct RangeReader<'a> {
-    source: &'a dyn Source,
-    pos: u64,
-    end: u64,
-}
-
-impl Read for RangeReader<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let left = self.end.saturating_sub(self.pos);
-        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-        if want == 0 {
-            return Ok(0);
-        }
-        match self.source.read_at(self.pos, &mut buf[..want]) {
-            Some(Ok(n)) => {
-                self.pos += n as u64;
-                Ok(n)
-            }
-            Some(Err(e)) => Err(e),
-            None => Err(std::io::Error::other("the source lost its random access")),
-        }
-    }
 }
 
 /// The part boundaries: 0, the byte after a line break near each
