@@ -591,22 +591,12 @@ fn threads_never_change_a_jsonl_validate_answer() {
     let invalid = dir.path().join("broken.jsonl");
     std::fs::write(&invalid, &broken).unwrap();
     for (file, ok) in [(&valid, true), (&invalid, false)] {
-        let f = file.to_str().unwrap();
-        let one = json_of(&plumb(&["validate", f, "--threads", "1", "--json"]));
+        let one = same_on_any_threads("validate", file, &["2", "3", "0"]);
         assert_eq!(one["valid"], ok);
-        for threads in ["2", "3", "0"] {
-            let many = json_of(&plumb(&["validate", f, "--threads", threads, "--json"]));
-            assert_eq!(many, one, "--threads {threads}");
+        if ok {
+            assert_eq!(one["rows_scanned"], i);
         }
     }
-    let one = json_of(&plumb(&[
-        "validate",
-        valid.to_str().unwrap(),
-        "--threads",
-        "1",
-        "--json",
-    ]));
-    assert_eq!(one["rows_scanned"], i);
     let refused = plumb(&[
         "select",
         valid.to_str().unwrap(),
@@ -643,20 +633,26 @@ fn threads_never_change_a_csv_validate_answer() {
     let bad = dir.path().join("ragged.csv");
     std::fs::write(&bad, &ragged).unwrap();
     for (file, ok) in [(&clean, true), (&bad, false)] {
-        let f = file.to_str().unwrap();
-        let one = json_of(&plumb(&["validate", f, "--threads", "1", "--json"]));
+        let one = same_on_any_threads("validate", file, &["2", "4", "0"]);
         assert_eq!(one["valid"], ok);
-        for threads in ["2", "4", "0"] {
-            let many = json_of(&plumb(&["validate", f, "--threads", threads, "--json"]));
-            assert_eq!(many, one, "--threads {threads}");
+        let facts = same_on_any_threads("inspect", file, &["2", "4", "0"]);
+        assert_eq!(facts["issues"].as_array().unwrap().is_empty(), ok);
+        if ok {
+            assert_eq!(one["rows_scanned"], i);
+            assert_eq!(facts["row_count"], i);
+            assert_eq!(facts["columns"][2]["max"], 96.5);
         }
     }
-    let one = json_of(&plumb(&[
-        "validate",
-        clean.to_str().unwrap(),
-        "--threads",
-        "1",
-        "--json",
-    ]));
-    assert_eq!(one["rows_scanned"], i);
+}
+
+/// `plumb OP FILE --json` on one thread and on each of `threads`: every
+/// answer the same. The one-thread answer.
+fn same_on_any_threads(op: &str, file: &Path, threads: &[&str]) -> Value {
+    let f = file.to_str().unwrap();
+    let one = json_of(&plumb(&[op, f, "--threads", "1", "--json"]));
+    for n in threads {
+        let many = json_of(&plumb(&[op, f, "--threads", n, "--json"]));
+        assert_eq!(many, one, "{op} --threads {n}");
+    }
+    one
 }

@@ -34,6 +34,7 @@ mod drive;
 mod file;
 mod number;
 mod options;
+mod parts;
 mod reader;
 mod refusal;
 mod search;
@@ -59,6 +60,7 @@ pub use options::{
     OptionKind, OptionSpec, Options, Request, RowCap, ScanBounds, Window, COMMON_OPTIONS,
     SCAN_MAX_PARTS,
 };
+pub use parts::{line_cuts, CUT_SEARCH_BYTES};
 pub use reader::{
     text_stream, Answer, BytesSource, FileSource, FormatReader, Op, SniffScore, Source,
     WindowCounts,

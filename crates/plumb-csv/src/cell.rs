@@ -392,6 +392,13 @@ impl ClassHistogram {
         self.counts[to.index()] += n;
     }
 
+    /// Adds the counts of `other` (a later part of the same column).
+    pub(crate) fn absorb(&mut self, other: &ClassHistogram) {
+        for (mine, theirs) in self.counts.iter_mut().zip(other.counts) {
+            *mine += theirs;
+        }
+    }
+
     /// How many cells of `class` were counted.
     pub fn get(&self, class: CellClass) -> u64 {
         self.counts[class.index()]

@@ -53,7 +53,8 @@ pub use machine::{
     FIELD_END_COST,
 };
 pub use parallel::{
-    validate_in_parts, validate_source, CSV_PARALLEL_MIN_BYTES, CSV_PARALLEL_MIN_HEAD_LINES,
+    inspect_in_parts, inspect_source, validate_in_parts, validate_source, CSV_PARALLEL_MIN_BYTES,
+    CSV_PARALLEL_MIN_HEAD_LINES,
 };
 pub use reader::CsvReader;
 pub use report::{
@@ -151,12 +152,7 @@ pub fn inspect<R: BufRead>(
     format: CsvFormat,
     opts: &CsvOptions,
 ) -> Result<CsvInspect, Refusal> {
-    let rows = opts
-        .scan
-        .sample_rows
-        .unwrap_or(INSPECT_SAMPLE_ROWS_DEFAULT)
-        .min(INSPECT_SAMPLE_ROWS_MAX);
-    let mut sink = report::InspectSink::new(rows, opts.stats);
+    let mut sink = report::InspectSink::new(sample_rows(opts), opts.stats);
     let summary = scan::scan(
         stream,
         format.dialect(opts),
@@ -165,6 +161,14 @@ pub fn inspect<R: BufRead>(
         &mut sink,
     )?;
     Ok(sink.finish(format.name(), &summary))
+}
+
+/// The sample rows inspect keeps: asked for, or the default, within the cap.
+fn sample_rows(opts: &CsvOptions) -> usize {
+    opts.scan
+        .sample_rows
+        .unwrap_or(INSPECT_SAMPLE_ROWS_DEFAULT)
+        .min(INSPECT_SAMPLE_ROWS_MAX)
 }
 
 /// Selects a window of rows, verbatim, optionally projected to columns.

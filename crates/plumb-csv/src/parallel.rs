@@ -25,11 +25,11 @@
 
 #[cfg(doc)]
 use plumb_core::ScanBounds;
-use plumb_core::{text_stream, Refusal, Source, SCAN_MAX_PARTS};
+use plumb_core::{line_cuts, text_stream, Refusal, Source, SCAN_MAX_PARTS};
 
 use crate::detect::DELIMITER_SAMPLE_BYTES;
-use crate::report::{CsvValidate, ValidateSink};
-use crate::scan::{scan, scan_resolved, HeaderMode, Resolved, ScanSummary};
+use crate::report::{CsvInspect, CsvValidate, InspectSink, ValidateSink};
+use crate::scan::{scan, scan_resolved, Asked, HeaderMode, Resolved, RowSink, ScanSummary};
 use crate::{CsvFormat, CsvOptions};
 
 /// Files smaller than this are validated on one thread.
@@ -38,9 +38,6 @@ pub const CSV_PARALLEL_MIN_BYTES: u64 = 16 << 20;
 /// Line feeds the first 64 KiB must hold for a file to be split: wider
 /// records are read on one thread.
 pub const CSV_PARALLEL_MIN_HEAD_LINES: usize = 16;
-
-/// How far past a part's nominal start a line break is looked for.
-const CUT_SEARCH_BYTES: u64 = 4 << 20;
 
 /// The first part is at least this long, so that it holds the whole
 /// head the dialect and the preamble are read from.
@@ -68,20 +65,22 @@ pub fn validate_source(
     crate::validate(text_stream(source)?, format, opts)
 }
 
-/// Validates `source` in up to `parts` parts (at most [`SCAN_MAX_PARTS`])
-/// on as many threads; `None`
-/// when the parts cannot give the answer (see the module's header), for
-/// the caller to scan on one thread. Public so that tests can cut small
-/// files into many parts: the first part is still at least 1 MiB.
-///
-/// # Errors
-/// A read error while reading the head or looking for cut points.
-pub fn validate_in_parts(
+/// What a split scan stands on: the dialect asked, the one the head
+/// settles, and where the file is cut.
+struct Plan {
+    asked: Asked,
+    resolved: Resolved,
+    cuts: Vec<u64>,
+}
+
+/// Reads the head and finds the cuts for a scan in up to `parts` parts;
+/// `None` when the file is not to be split (see the module's header).
+fn plan(
     source: &dyn Source,
     format: CsvFormat,
     opts: &CsvOptions,
     parts: usize,
-) -> Result<Option<CsvValidate>, Refusal> {
+) -> Result<Option<Plan>, Refusal> {
     let Some(len) = source.len() else {
         return Ok(None);
     };
@@ -105,7 +104,6 @@ pub fn validate_in_parts(
     drop(head);
     let asked = format.dialect(opts);
     let resolved = Resolved::detect(&sample, eof, asked);
-    let later = resolved.for_later_part();
     // Quoted line breaks in the head: cut where the quotes before the cut
     // are even in number, or most cuts would land inside a field.
     let parity = resolved.quote.filter(|&q| quoted_line_break(&sample, q));
@@ -117,21 +115,42 @@ pub fn validate_in_parts(
     }
     drop(sample);
     let parts = parts.min(SCAN_MAX_PARTS);
-    let Some(cuts) = cut_points(source, len, parts, parity)? else {
-        return Ok(None);
-    };
+    let cuts = line_cuts(source, len, parts, FIRST_PART_MIN_BYTES, parity)?;
+    Ok(cuts.map(|cuts| Plan {
+        asked,
+        resolved,
+        cuts,
+    }))
+}
 
-    let results: Vec<Option<(ScanSummary, u64)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = cuts
+/// Scans each part of `plan` on its own thread into a sink made by
+/// `make` (told whether its part is the first), and checks that together
+/// the parts read the file as one thread reads it: every part clean of
+/// ragged rows and read to its end, the head's dialect the one planned,
+/// its lines to skip inside the first part, every part as wide. `None`
+/// when any of that fails or a part was refused; otherwise the summary
+/// of the whole file and each part's sink with the records before its
+/// part.
+fn run_parts<S: RowSink + Send>(
+    source: &dyn Source,
+    plan: &Plan,
+    header: HeaderMode,
+    make: impl Fn(bool) -> S + Sync,
+) -> Option<(ScanSummary, Vec<(S, u64)>)> {
+    let later = plan.resolved.for_later_part();
+    let results: Vec<Option<(ScanSummary, S)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = plan
+            .cuts
             .windows(2)
             .map(|w| {
                 let (start, end) = (w[0], w[1]);
                 let later = later.clone();
+                let make = &make;
                 scope.spawn(move || {
-                    let mut sink = ValidateSink::default();
+                    let mut sink = make(start == 0);
                     let stream = plumb_core::part_stream(source, start, end);
                     let summary = if start == 0 {
-                        scan(stream, asked, opts.header, None, &mut sink)
+                        scan(stream, plan.asked, header, None, &mut sink)
                     } else {
                         scan_resolved(
                             stream,
@@ -142,7 +161,7 @@ pub fn validate_in_parts(
                             &mut sink,
                         )
                     };
-                    summary.ok().map(|s| (s, sink.issue_count()))
+                    summary.ok().map(|s| (s, sink))
                 })
             })
             .collect();
@@ -153,33 +172,34 @@ pub fn validate_in_parts(
     });
 
     let mut merged: Option<ScanSummary> = None;
+    let mut sinks = Vec::with_capacity(results.len());
     for part in results {
-        let Some((s, issues)) = part else {
-            return Ok(None);
-        };
-        if issues > 0 || s.stopped || s.ragged_rows > 0 {
-            return Ok(None);
+        let (s, sink) = part?;
+        if s.stopped || s.ragged_rows > 0 {
+            return None;
         }
         match merged.as_mut() {
             None => {
-                // The head must be the one read above, its lines to skip
-                // all inside the first part, its width known.
-                let same = s.delimiter == resolved.delimiter
-                    && s.runs == resolved.runs
-                    && s.quote == resolved.quote
-                    && s.comment == resolved.comment
-                    && s.skipped_lines == resolved.skip_lines
+                let r = &plan.resolved;
+                let same = s.delimiter == r.delimiter
+                    && s.runs == r.runs
+                    && s.quote == r.quote
+                    && s.comment == r.comment
+                    && s.skipped_lines == r.skip_lines
                     && s.width.is_some();
                 if !same {
-                    return Ok(None);
+                    return None;
                 }
+                sinks.push((sink, 0));
                 merged = Some(s);
             }
             Some(m) => {
                 if s.width.is_some_and(|w| Some(w) != m.width) {
-                    return Ok(None);
+                    return None;
                 }
+                sinks.push((sink, m.records));
                 m.rows += s.rows;
+                m.records += s.records;
                 m.blank_lines += s.blank_lines;
                 m.comment_lines += s.comment_lines;
                 m.endings.lf += s.endings.lf;
@@ -188,7 +208,105 @@ pub fn validate_in_parts(
             }
         }
     }
-    Ok(merged.map(|m| ValidateSink::default().finish(format.name(), &m)))
+    merged.map(|m| (m, sinks))
+}
+
+/// Validates `source` in up to `parts` parts (at most [`SCAN_MAX_PARTS`])
+/// on as many threads; `None`
+/// when the parts cannot give the answer (see the module's header), for
+/// the caller to scan on one thread. Public so that tests can cut small
+/// files into many parts: the first part is still at least 1 MiB.
+///
+/// # Errors
+/// A read error while reading the head or looking for cut points.
+pub fn validate_in_parts(
+    source: &dyn Source,
+    format: CsvFormat,
+    opts: &CsvOptions,
+    parts: usize,
+) -> Result<Option<CsvValidate>, Refusal> {
+    let Some(plan) = plan(source, format, opts, parts)? else {
+        return Ok(None);
+    };
+    let Some((summary, sinks)) = run_parts(source, &plan, opts.header, |_| ValidateSink::default())
+    else {
+        return Ok(None);
+    };
+    if sinks.iter().any(|(s, _)| s.issue_count() > 0) {
+        return Ok(None);
+    }
+    Ok(Some(
+        ValidateSink::default().finish(format.name(), &summary),
+    ))
+}
+
+/// Inspects `source` on [`ScanBounds::thread_count`] threads when it is
+/// a file of at least [`CSV_PARALLEL_MIN_BYTES`] with random access, no
+/// row cap applies and no statistics are asked for (their sketches merge
+/// only within their error); otherwise on one thread. The answer is the
+/// same either way.
+///
+/// # Errors
+/// The source's refusals, as a one-thread scan gives them.
+pub fn inspect_source(
+    source: &dyn Source,
+    format: CsvFormat,
+    opts: &CsvOptions,
+) -> Result<CsvInspect, Refusal> {
+    let threads = opts.scan.thread_count();
+    let big = source.len().is_some_and(|l| l >= CSV_PARALLEL_MIN_BYTES);
+    if threads > 1 && big {
+        if let Some(answer) = inspect_in_parts(source, format, opts, threads)? {
+            return Ok(answer);
+        }
+    }
+    crate::inspect(text_stream(source)?, format, opts)
+}
+
+/// Inspects `source` in up to `parts` parts on as many threads: each
+/// part's column facts are added to the ones before, as
+/// [`validate_in_parts`] adds counts. `None` when the parts cannot give
+/// the one-thread answer: besides what stops a split validate, any issue,
+/// statistics asked for, sample rows left to take past the first part,
+/// or facts that do not combine exactly.
+///
+/// # Errors
+/// A read error while reading the head or looking for cut points.
+pub fn inspect_in_parts(
+    source: &dyn Source,
+    format: CsvFormat,
+    opts: &CsvOptions,
+    parts: usize,
+) -> Result<Option<CsvInspect>, Refusal> {
+    if opts.stats {
+        return Ok(None);
+    }
+    let Some(plan) = plan(source, format, opts, parts)? else {
+        return Ok(None);
+    };
+    let rows = crate::sample_rows(opts);
+    let Some((summary, sinks)) = run_parts(source, &plan, opts.header, |first| {
+        if first {
+            InspectSink::new(rows, false)
+        } else {
+            InspectSink::later_part()
+        }
+    }) else {
+        return Ok(None);
+    };
+    let mut sinks = sinks.into_iter();
+    let Some((mut whole, _)) = sinks.next() else {
+        return Ok(None);
+    };
+    if whole.issue_count() > 0 || !whole.sample_settled() {
+        return Ok(None);
+    }
+    for (part, records_before) in sinks {
+        if part.issue_count() > 0 || !whole.absorb(part, records_before) {
+            return Ok(None);
+        }
+    }
+    Ok(Some(whole.finish(format.name(), &summary)))
 }
 
 /// Whether a line feed of `sample` lies inside quotes.
@@ -202,122 +320,4 @@ fn quoted_line_break(sample: &[u8], quote: u8) -> bool {
         }
     }
     false
-}
-
-/// Reads `from..to` of the source in blocks, handing each to `each`
-/// with its offset until it returns false; false on a read error or
-/// without random access.
-fn read_blocks(
-    source: &dyn Source,
-    from: u64,
-    to: u64,
-    mut each: impl FnMut(u64, &[u8]) -> bool,
-) -> Result<bool, Refusal> {
-    let mut buf = vec![0u8; 1 << 16];
-    let mut at = from;
-    while at < to {
-        let want = buf
-            .len()
-            .min(usize::try_from(to - at).unwrap_or(usize::MAX));
-        let n = match source.read_at(at, &mut buf[..want]) {
-            None => return Ok(false),
-            Some(Ok(0)) => return Ok(true),
-            Some(Ok(n)) => n,
-            Some(Err(e)) => return Err(Refusal::from_io(&e, Some(source.name()))),
-        };
-        if !each(at, &buf[..n]) {
-            return Ok(true);
-        }
-        at += n as u64;
-    }
-    Ok(true)
-}
-
-/// The part boundaries: 0, the byte after a line feed near each
-/// `len * k / parts` (the first at least [`FIRST_PART_MIN_BYTES`] in),
-/// and `len`; strictly increasing. With `parity`, a line feed counts only
-/// where the quote characters before it are even in number (counted on
-/// as many threads as there are cuts). `None` without random access or
-/// when no cut is found.
-fn cut_points(
-    source: &dyn Source,
-    len: u64,
-    parts: usize,
-    parity: Option<u8>,
-) -> Result<Option<Vec<u64>>, Refusal> {
-    let mut nominal: Vec<u64> = Vec::new();
-    for k in 1..parts as u64 {
-        let at = ((len / parts as u64) * k).max(FIRST_PART_MIN_BYTES);
-        if at < len && nominal.last().is_none_or(|&l| at > l) {
-            nominal.push(at);
-        }
-    }
-    // The quotes before each nominal point, odd or even.
-    let mut odd = vec![false; nominal.len()];
-    if let Some(q) = parity {
-        let counts: Vec<Result<Option<u64>, Refusal>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = nominal
-                .iter()
-                .enumerate()
-                .map(|(i, &to)| {
-                    let from = if i == 0 { 0 } else { nominal[i - 1] };
-                    scope.spawn(move || {
-                        let mut n = 0u64;
-                        let ok = read_blocks(source, from, to, |_, block| {
-                            n += block.iter().filter(|&&b| b == q).count() as u64;
-                            true
-                        })?;
-                        Ok(ok.then_some(n))
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or(Ok(None)))
-                .collect()
-        });
-        let mut total = 0u64;
-        for (slot, count) in odd.iter_mut().zip(counts) {
-            let Some(n) = count? else {
-                return Ok(None);
-            };
-            total += n;
-            *slot = total % 2 == 1;
-        }
-    }
-    let mut cuts = vec![0u64];
-    for (&start, &odd_before) in nominal.iter().zip(&odd) {
-        let last = *cuts.last().unwrap_or(&0);
-        let from = start.max(last);
-        let limit = from.saturating_add(CUT_SEARCH_BYTES).min(len);
-        // Quotes between the nominal point and `from` (when an earlier
-        // cut ran past it) would change the parity: no cut then.
-        if from != start && parity.is_some() {
-            continue;
-        }
-        let mut inside = odd_before;
-        let mut cut = None;
-        let readable = read_blocks(source, from, limit, |at, block| {
-            for (i, &b) in block.iter().enumerate() {
-                if Some(b) == parity {
-                    inside = !inside;
-                } else if b == b'\n' && !inside {
-                    cut = Some(at + i as u64 + 1);
-                    return false;
-                }
-            }
-            true
-        })?;
-        if !readable {
-            return Ok(None);
-        }
-        if let Some(c) = cut.filter(|&c| c < len && c > last) {
-            cuts.push(c);
-        }
-    }
-    if cuts.len() == 1 {
-        return Ok(None);
-    }
-    cuts.push(len);
-    Ok(Some(cuts))
 }

@@ -7,7 +7,7 @@ use plumb_core::{
 
 use crate::scan::{parse_comment, parse_delimiter};
 use crate::{
-    inspect, search, select, ColumnRef, CsvFormat, CsvInspect, CsvOptions, CsvSearch, CsvSelect,
+    search, select, ColumnRef, CsvFormat, CsvInspect, CsvOptions, CsvSearch, CsvSelect,
     CsvValidate, HeaderMode, QuoteMode, SelectOptions,
 };
 
@@ -164,7 +164,7 @@ impl FormatReader for CsvReader {
 
     fn inspect(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
         let o = self.options(req)?;
-        Ok(Box::new(inspect(text_stream(source)?, self.format, &o)?))
+        Ok(Box::new(crate::inspect_source(source, self.format, &o)?))
     }
 
     fn selects_from_end(&self) -> bool {

@@ -460,6 +460,9 @@ pub(crate) struct ScanSummary {
     pub endings: LineEndings,
     pub blank_lines: u64,
     pub rows: u64,
+    /// Records the parser numbered (the header and dropped records
+    /// count): what a later part's record numbers are offset by.
+    pub records: u64,
     /// The header's field count, else the first row's (what rows are
     /// held to); none before a row.
     pub width: Option<usize>,
@@ -679,6 +682,7 @@ pub(crate) fn scan_resolved<R: BufRead, S: RowSink>(
         comment_lines: parser.comment_lines(),
         preamble,
         rows: resolver.rows(),
+        records: parser.records(),
         width: resolver.width,
         ragged_rows: resolver.ragged_rows,
         stopped,

@@ -38,7 +38,7 @@ pub use ops::{
     SelectedRecord, JSONL_SAMPLE_ROWS_DEFAULT, JSONL_SAMPLE_ROWS_MAX, KEY_HISTOGRAM_CAP,
     SELECT_LINE_BUDGET_BYTES,
 };
-pub use parallel::{validate_in_parts, validate_source, CUT_SEARCH_BYTES, PARALLEL_MIN_BYTES};
+pub use parallel::{validate_in_parts, validate_source, PARALLEL_MIN_BYTES};
 pub use reader::{JsonlReader, JSONL_OPTIONS};
 pub use search::{search, JsonlSearch, RecordHit};
 pub use splitter::{Line, LineSink, LineSplitter, JSONL_MAX_LINE_BYTES};

@@ -15,7 +15,8 @@
 //! all this needs, and the engine crate keeps no thread pool.
 
 use plumb_core::{
-    text_stream, Refusal, ScanBounds, Source, ViewFlags, BINARY_SNIFF_BYTES, SCAN_MAX_PARTS,
+    line_cuts, text_stream, Refusal, ScanBounds, Source, ViewFlags, BINARY_SNIFF_BYTES,
+    SCAN_MAX_PARTS,
 };
 
 use crate::ops::{validate, JsonlValidate};
@@ -23,10 +24,6 @@ use crate::ops::{validate, JsonlValidate};
 /// Files smaller than this are validated on one thread: starting threads
 /// and finding cut points costs more than it saves.
 pub const PARALLEL_MIN_BYTES: u64 = 16 << 20;
-
-/// How far past a part's nominal start a line break is looked for before
-/// the cut is given up (the part then joins its neighbour).
-pub const CUT_SEARCH_BYTES: u64 = 4 << 20;
 
 /// Validates `source` on [`ScanBounds::thread_count`] threads when it is
 /// a file of at least [`PARALLEL_MIN_BYTES`] with random access and no
@@ -66,7 +63,16 @@ pub fn validate_in_parts(
     if opts.max_rows.is_some() {
         return Ok(None);
     }
-    let Some(cuts) = cut_points(source, len, parts.clamp(1, SCAN_MAX_PARTS))? else {
+    // The first part holds the whole head that a one-thread scan judges
+    // (the NUL sniff), so that its verdict on the head is the same.
+    let Some(cuts) = line_cuts(
+        source,
+        len,
+        parts.clamp(1, SCAN_MAX_PARTS),
+        BINARY_SNIFF_BYTES as u64,
+        None,
+    )?
+    else {
         return Ok(None);
     };
     // Each part's counts when every line of it is valid, else `None`
@@ -109,46 +115,4 @@ pub fn validate_in_parts(
         rows_scanned: rows,
         blank_lines: blank,
     }))
-}
-
-/// The part boundaries: 0, the byte after a line break near each
-/// `len * k / parts`, and `len`; strictly increasing, the first part at
-/// least [`BINARY_SNIFF_BYTES`] long so that its head is judged as a
-/// one-thread scan judges it. `None` without random access or when no
-/// cut is found (one part).
-fn cut_points(source: &dyn Source, len: u64, parts: usize) -> Result<Option<Vec<u64>>, Refusal> {
-    let mut cuts = vec![0u64];
-    let mut buf = vec![0u8; 1 << 16];
-    for k in 1..parts as u64 {
-        let nominal = (len / parts as u64) * k;
-        let mut at = nominal
-            .max(*cuts.last().unwrap_or(&0))
-            .max(BINARY_SNIFF_BYTES as u64);
-        let limit = at.saturating_add(CUT_SEARCH_BYTES).min(len);
-        let mut cut = None;
-        while at < limit {
-            let want = buf
-                .len()
-                .min(usize::try_from(limit - at).unwrap_or(usize::MAX));
-            let n = match source.read_at(at, &mut buf[..want]) {
-                None => return Ok(None),
-                Some(Ok(0)) => break,
-                Some(Ok(n)) => n,
-                Some(Err(e)) => return Err(Refusal::from_io(&e, Some(source.name()))),
-            };
-            if let Some(i) = memchr::memchr(b'\n', &buf[..n]) {
-                cut = Some(at + i as u64 + 1);
-                break;
-            }
-            at += n as u64;
-        }
-        if let Some(c) = cut.filter(|&c| c < len && c > *cuts.last().unwrap_or(&0)) {
-            cuts.push(c);
-        }
-    }
-    if cuts.len() == 1 {
-        return Ok(None);
-    }
-    cuts.push(len);
-    Ok(Some(cuts))
 }

@@ -497,8 +497,16 @@ impl NumericRange {
         if value.is_nan() {
             return;
         }
-        self.float_min = Some(self.float_min.map_or(value, |m| m.min(value)));
-        self.float_max = Some(self.float_max.map_or(value, |m| m.max(value)));
+        // Ordered as `total_cmp` orders them (`-0.0` below `0.0`), not by
+        // `f64::min`, which may return either zero: ends that do not
+        // depend on the order of the values are what lets ranges of parts
+        // merge into the range of the whole.
+        if self.float_min.is_none_or(|m| value.total_cmp(&m).is_lt()) {
+            self.float_min = Some(value);
+        }
+        if self.float_max.is_none_or(|m| value.total_cmp(&m).is_gt()) {
+            self.float_max = Some(value);
+        }
     }
 
     /// Adds every value of `other`: the range of both, as if each value

@@ -114,7 +114,20 @@ pub(super) struct ColumnAcc {
     /// floats), boxed on first need so that ten thousand columns of
     /// text stay small.
     rare: Option<Box<Rare>>,
+    /// Set in a part of the file after the first (a scan on several
+    /// threads): the column then keeps up to [`LATER_SAMPLE_ROOM`]
+    /// samples, each with the look it was found on (`sample_looks`), so
+    /// that [`ColumnAcc::absorb`] can pick the samples a one-thread scan
+    /// would have picked.
+    later: bool,
+    sample_looks: Vec<u32>,
 }
+
+/// The samples a column of a later part keeps: enough that, whichever
+/// of them the parts before already hold (at most one fewer than
+/// [`SAMPLE_VALUES_CAP`], or they would have stopped looking), the new
+/// ones still fill the samples.
+const LATER_SAMPLE_ROOM: usize = 2 * SAMPLE_VALUES_CAP - 1;
 
 /// A column's rarer facts.
 #[derive(Clone, Debug, Default)]
@@ -133,6 +146,38 @@ struct Rare {
     /// Statistics, when asked for (here, so that a column without them
     /// is no larger than before).
     stats: Option<Box<ColumnStats>>,
+}
+
+impl Rare {
+    /// Takes in a later part's rare facts (see [`ColumnAcc::absorb`]).
+    fn absorb(&mut self, later: Rare) -> bool {
+        for (mine, theirs) in self.sentinels.iter_mut().zip(later.sentinels) {
+            *mine += theirs;
+        }
+        for (mine, theirs) in self.dates.iter_mut().zip(later.dates) {
+            *mine += theirs;
+        }
+        self.comma_decimals += later.comma_decimals;
+        self.code_floats += later.code_floats;
+        match (&mut self.code_float_ends, later.code_float_ends) {
+            (_, None) => {}
+            (mine @ None, theirs) => *mine = theirs,
+            // The ends keep the first of equal values, and one without a
+            // value (NaN) never moves them: an earlier NaN end stays, and
+            // a later part whose first end is NaN never compared its
+            // other values with these ends.
+            (Some(_), Some((lo, _))) if lo.0.is_nan() => return false,
+            (Some((lo, hi)), Some((their_lo, their_hi))) => {
+                if their_lo.0 < lo.0 {
+                    *lo = their_lo;
+                }
+                if their_hi.0 > hi.0 {
+                    *hi = their_hi;
+                }
+            }
+        }
+        true
+    }
 }
 
 /// A code-shaped float's value and literal.
@@ -166,10 +211,13 @@ fn date_slot(form: DateForm) -> usize {
 }
 
 impl ColumnAcc {
-    /// The accumulator of column `index`.
-    fn new(index: usize, decimal_comma: bool, stats: bool) -> ColumnAcc {
+    /// The accumulator of column `index` (`later`: in a part of the file
+    /// after the first).
+    fn new(index: usize, decimal_comma: bool, stats: bool, later: bool) -> ColumnAcc {
         let text_cap = text_cap(index);
         ColumnAcc {
+            later,
+            sample_looks: Vec::new(),
             rare: stats.then(|| {
                 Box::new(Rare {
                     stats: Some(Box::new(ColumnStats::new(index))),
@@ -196,9 +244,10 @@ pub(super) fn track_columns(
     n: usize,
     decimal_comma: bool,
     stats: bool,
+    later: bool,
 ) {
     while columns.len() < n {
-        columns.push(ColumnAcc::new(columns.len(), decimal_comma, stats));
+        columns.push(ColumnAcc::new(columns.len(), decimal_comma, stats, later));
     }
 }
 
@@ -553,7 +602,13 @@ impl ColumnAcc {
             // should not hold room for four.
             self.samples.reserve_exact(1);
             self.samples.push(kept.to_owned());
-            if self.samples.len() == SAMPLE_VALUES_CAP {
+            let room = if self.later {
+                self.sample_looks.push(self.looks - 1);
+                LATER_SAMPLE_ROOM
+            } else {
+                SAMPLE_VALUES_CAP
+            };
+            if self.samples.len() == room {
                 self.looks = SAMPLE_LOOKS;
             }
         }
@@ -593,6 +648,67 @@ impl ColumnAcc {
                 example: lossy_prefix(literal, self.text_cap),
                 record,
             });
+    }
+
+    /// Takes in the same column of the next part of the file, read on
+    /// another thread, as if its cells had come here: counts and ranges
+    /// add up, first examples keep the earlier part's (with `records_before`
+    /// added to the later part's record numbers), and samples are the
+    /// ones a one-thread scan would have picked. False when the two
+    /// cannot be combined exactly (statistics, whose sketches merge only
+    /// within their error; a later part whose code-shaped floats begin
+    /// with one that has no value): the caller then scans on one thread.
+    pub(super) fn absorb(&mut self, later: ColumnAcc, records_before: u64) -> bool {
+        let stats = |a: &ColumnAcc| a.rare.as_ref().is_some_and(|r| r.stats.is_some());
+        if stats(self) || stats(&later) {
+            return false;
+        }
+        self.classes.absorb(&later.classes);
+        self.min_len = self.min_len.min(later.min_len);
+        self.max_len = self.max_len.max(later.max_len);
+        self.codes += later.codes;
+        match (&mut self.range, later.range) {
+            (Some(mine), Some(theirs)) => mine.merge(&theirs),
+            (mine @ None, theirs) => *mine = theirs,
+            (Some(_), None) => {}
+        }
+        for (kind, fact) in later.precision {
+            self.precision
+                .entry(kind)
+                .and_modify(|f| f.count += fact.count)
+                .or_insert(PrecisionFact {
+                    record: fact.record + records_before,
+                    ..fact
+                });
+        }
+        if let Some(theirs) = later.rare {
+            if !self.rare().absorb(*theirs) {
+                return false;
+            }
+        }
+        // The samples this column would have gone on to find: a later
+        // sample found on the later part's look `i` was this column's
+        // look `looks + i`, if it still looked then.
+        if self.looks < SAMPLE_LOOKS {
+            let looked = self.looks;
+            for (text, at) in later.samples.into_iter().zip(later.sample_looks) {
+                if u64::from(looked) + u64::from(at) >= u64::from(SAMPLE_LOOKS) {
+                    break;
+                }
+                if !self.samples.contains(&text) {
+                    self.samples.push(text);
+                    if self.samples.len() == SAMPLE_VALUES_CAP {
+                        break;
+                    }
+                }
+            }
+            self.looks = if self.samples.len() == SAMPLE_VALUES_CAP {
+                SAMPLE_LOOKS
+            } else {
+                looked.saturating_add(later.looks).min(SAMPLE_LOOKS)
+            };
+        }
+        true
     }
 
     pub(super) fn report(mut self, index: usize, name: Option<String>) -> ColumnReport {

@@ -117,6 +117,9 @@ pub(crate) struct InspectSink {
     decimal_comma: bool,
     /// Whether columns keep statistics.
     stats: bool,
+    /// Whether this sink reads a part of the file after the first (see
+    /// [`InspectSink::later_part`]).
+    later: bool,
 }
 
 impl InspectSink {
@@ -132,7 +135,52 @@ impl InspectSink {
             sample_rows,
             sample_bytes: 0,
             sample_shortened: false,
+            later: false,
         }
+    }
+
+    /// A sink for a part of the file after the first, read on its own
+    /// thread: it keeps no sample rows, and its columns keep what
+    /// [`InspectSink::absorb`] needs to add them to the first part's.
+    pub fn later_part() -> InspectSink {
+        InspectSink {
+            later: true,
+            ..InspectSink::new(0, false)
+        }
+    }
+
+    /// Issues found.
+    pub fn issue_count(&self) -> u64 {
+        self.issues.total
+    }
+
+    /// Whether the sample rows are all taken (or none more could be):
+    /// a later part would have added none.
+    pub fn sample_settled(&self) -> bool {
+        self.sample_shortened || self.sample.len() >= self.sample_rows
+    }
+
+    /// Takes in the sink of the next part of the file, as if its rows had
+    /// come here; `records_before` is the records before that part. False
+    /// when the two cannot be combined exactly (see
+    /// [`ColumnAcc::absorb`]).
+    pub fn absorb(&mut self, later: InspectSink, records_before: u64) -> bool {
+        self.widest = self.widest.max(later.widest);
+        for (i, theirs) in later.columns.into_iter().enumerate() {
+            if i == self.columns.len() {
+                track_columns(
+                    &mut self.columns,
+                    i + 1,
+                    self.decimal_comma,
+                    self.stats,
+                    false,
+                );
+            }
+            if !self.columns[i].absorb(theirs, records_before) {
+                return false;
+            }
+        }
+        true
     }
 
     pub fn finish(self, format: &'static str, s: &ScanSummary) -> CsvInspect {
@@ -140,7 +188,13 @@ impl InspectSink {
         let width = self.widest.max(header.as_ref().map_or(0, Vec::len));
         let tracked = width.min(COLUMN_TRACK_CAP);
         let mut accs = self.columns;
-        track_columns(&mut accs, tracked, self.decimal_comma, self.stats);
+        track_columns(
+            &mut accs,
+            tracked,
+            self.decimal_comma,
+            self.stats,
+            self.later,
+        );
         let columns = accs
             .into_iter()
             .enumerate()
@@ -194,7 +248,13 @@ impl RowSink for InspectSink {
         if let Some(acc) = self.columns.get_mut(index) {
             acc.add_plain(content, record);
         } else if index < COLUMN_TRACK_CAP {
-            track_columns(&mut self.columns, index + 1, self.decimal_comma, self.stats);
+            track_columns(
+                &mut self.columns,
+                index + 1,
+                self.decimal_comma,
+                self.stats,
+                self.later,
+            );
             self.columns[index].add(content, record);
         }
     }
@@ -213,7 +273,13 @@ impl RowSink for InspectSink {
         }
         let tracked = n.min(COLUMN_TRACK_CAP);
         if self.columns.len() < tracked {
-            track_columns(&mut self.columns, tracked, self.decimal_comma, self.stats);
+            track_columns(
+                &mut self.columns,
+                tracked,
+                self.decimal_comma,
+                self.stats,
+                self.later,
+            );
         }
         for (acc, cell) in self.columns.iter_mut().zip(row.iter()) {
             acc.add(cell, row.number);

@@ -6,6 +6,7 @@ mod cell;
 mod conformance;
 mod ops;
 mod parallel;
+mod parallel_inspect;
 mod parser;
 mod search;
 mod stats;

@@ -1,0 +1,191 @@
+//! CSV inspect in parts on several threads against the one-thread scan:
+//! column facts added part by part must be the facts of one pass, down
+//! to the samples picked, the first example of each precision fact and
+//! its record, and the ends of code-shaped floats.
+
+use plumb_core::{text_stream, BytesSource};
+use plumb_csv::{inspect, inspect_in_parts, CsvFormat, CsvInspect, CsvOptions};
+use proptest::prelude::*;
+
+const SIZE: usize = 3 << 20;
+
+fn sequential(bytes: &[u8], format: CsvFormat, opts: &CsvOptions) -> CsvInspect {
+    let src = BytesSource::new("t.csv", bytes.to_vec());
+    let answer = inspect(text_stream(&src).unwrap(), format, opts).unwrap();
+    answer
+}
+
+fn parts_only(
+    bytes: &[u8],
+    format: CsvFormat,
+    opts: &CsvOptions,
+    parts: usize,
+) -> Option<CsvInspect> {
+    let src = BytesSource::new("t.csv", bytes.to_vec());
+    inspect_in_parts(&src, format, opts, parts).unwrap()
+}
+
+/// How the generated table varies.
+#[derive(Clone, Debug)]
+struct Shape {
+    /// Every how many rows the sparse column has a value (the rest are
+    /// empty, which samples never look at).
+    every: usize,
+    /// Every how many of its values the sparse column takes a new one.
+    step: usize,
+    /// Rows (in thousands) where rare literals go: an integer a double
+    /// cannot hold, a code-shaped float, a date in another form, a
+    /// missing-value token.
+    rare_at: Vec<usize>,
+    sep: u8,
+}
+
+fn table(shape: &Shape) -> Vec<u8> {
+    let s = shape.sep as char;
+    let comma = shape.sep != b',';
+    let mut out = format!("id{s}sparse{s}amount{s}when{s}code{s}text\n").into_bytes();
+    let mut i = 0usize;
+    while out.len() < SIZE {
+        let sparse = if i.is_multiple_of(shape.every) {
+            format!("v{}", (i / shape.every) / shape.step)
+        } else {
+            String::new()
+        };
+        let rare = shape.rare_at.iter().position(|&r| r * 1000 + 7 == i);
+        let amount = match (rare, i % 5) {
+            (Some(k), _) => [
+                "9007199254740993",
+                "1E5",
+                "3E2",
+                "NA",
+                "-0.0",
+                "0.1234567890123456789",
+            ][k % 6]
+                .to_owned(),
+            (None, 0) if comma => format!("{},{}", i % 97, i % 10),
+            (None, 0) => format!("{}.{}", i % 97, i % 10),
+            (None, 1) => "0.0".to_owned(),
+            (None, 2) => format!("-{}", i % 1000),
+            (None, _) => format!("{}", i * 31 % 100_000),
+        };
+        let when = match rare {
+            Some(k) if k % 2 == 0 => "03/04/2024".to_owned(),
+            Some(_) => "24/12/2023".to_owned(),
+            None => format!("2024-{:02}-{:02}", i % 12 + 1, i % 28 + 1),
+        };
+        let code = ["US", "DE", "FR", "NA", "GB"][i % 5];
+        let text = "é".repeat(i % 40);
+        out.extend_from_slice(
+            format!("{i}{s}{sparse}{s}{amount}{s}{when}{s}{code}{s}t{text}\n").as_bytes(),
+        );
+        i += 1;
+    }
+    out
+}
+
+#[test]
+fn column_facts_in_parts_are_the_facts_of_one_pass() {
+    let opts = CsvOptions::default();
+    for (shape, format) in [
+        (
+            Shape {
+                every: 7,
+                step: 900,
+                rare_at: vec![1, 20, 40, 60],
+                sep: b',',
+            },
+            CsvFormat::Csv,
+        ),
+        (
+            Shape {
+                every: 40,
+                step: 300,
+                rare_at: vec![50, 51, 52, 53, 54, 55],
+                sep: b'\t',
+            },
+            CsvFormat::Tsv,
+        ),
+        (
+            Shape {
+                every: 1,
+                step: 2,
+                rare_at: vec![],
+                sep: b';',
+            },
+            CsvFormat::Csv,
+        ),
+    ] {
+        let bytes = table(&shape);
+        let one = sequential(&bytes, format, &opts);
+        assert!(one.issues.is_empty());
+        assert_eq!(one.columns.len(), 6);
+        for parts in 2..=5 {
+            let got = parts_only(&bytes, format, &opts, parts).expect("a clean file: parts answer");
+            assert_eq!(got, one, "{parts} parts, {shape:?}");
+        }
+    }
+}
+
+#[test]
+fn a_precision_fact_found_in_a_later_part_keeps_its_record() {
+    let shape = Shape {
+        every: 3,
+        step: 10,
+        rare_at: vec![35],
+        sep: b',',
+    };
+    let bytes = table(&shape);
+    let opts = CsvOptions::default();
+    let one = sequential(&bytes, CsvFormat::Csv, &opts);
+    let fact = &one.columns[2].precision[0];
+    // Row 35,007 is record 35,009: one for the header, one-based.
+    assert_eq!(
+        (fact.example.as_str(), fact.record),
+        ("9007199254740993", 35_009)
+    );
+    assert_eq!(parts_only(&bytes, CsvFormat::Csv, &opts, 4), Some(one));
+}
+
+#[test]
+fn statistics_issues_and_short_samples_fall_back() {
+    let shape = Shape {
+        every: 2,
+        step: 5,
+        rare_at: vec![3],
+        sep: b',',
+    };
+    let bytes = table(&shape);
+    let stats = CsvOptions {
+        stats: true,
+        ..CsvOptions::default()
+    };
+    assert!(parts_only(&bytes, CsvFormat::Csv, &stats, 2).is_none());
+    let mut broken = bytes.clone();
+    let at = broken.len() - 30;
+    let at = at + broken[at..].iter().position(|&b| b == b'\n').unwrap() + 1;
+    broken.splice(at..at, b"1,\"open\n".iter().copied());
+    assert!(parts_only(&broken, CsvFormat::Csv, &CsvOptions::default(), 2).is_none());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+    /// Any sparseness and pace of new values (so that the samples fill
+    /// before, at or after a cut, or never), any rare literals anywhere,
+    /// any number of parts: the one-thread answer.
+    #[test]
+    fn parts_agree_with_one_thread(
+        every in 1usize..60,
+        step in 1usize..1500,
+        rare_at in proptest::collection::vec(0usize..70, 0..8),
+        parts in 2usize..7,
+        tab in proptest::bool::ANY,
+    ) {
+        let sep = if tab { b'\t' } else { b',' };
+        let format = if tab { CsvFormat::Tsv } else { CsvFormat::Csv };
+        let bytes = table(&Shape { every, step, rare_at, sep });
+        let opts = CsvOptions::default();
+        let one = sequential(&bytes, format, &opts);
+        let got = parts_only(&bytes, format, &opts, parts);
+        prop_assert_eq!(got, Some(one));
+    }
+}
