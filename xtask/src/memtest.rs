@@ -125,6 +125,7 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
             // In parts on eight threads, more than this machine has
             // cores: each part holds its own reader and parser.
             cli("validate", p, &["--threads", "8"]),
+            cli("inspect", p, &["--threads", "8"]),
         ]
     };
 
@@ -309,8 +310,9 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
         vec![
             cli("inspect", &p, &["--stats"]),
             // Parts on eight threads, more than this machine has cores:
-            // each holds its own reader and parser.
+            // each holds its own reader, parser and column facts.
             cli("validate", &p, &["--threads", "8"]),
+            cli("inspect", &p, &["--threads", "8"]),
         ],
     ));
     out.push((

@@ -1,6 +1,6 @@
-//! CSV/TSV validate on several threads: the file is cut into parts at
-//! line breaks, each part validated on its own thread, and the counts
-//! added.
+//! CSV/TSV validate and inspect on several threads: the file is cut
+//! into parts at line breaks, each part scanned on its own thread, and
+//! the counts (and, for inspect, the column facts) added in file order.
 //!
 //! A line break is a record boundary only outside quotes, which a part
 //! cannot know on its own. Each part after the first is read as if it
@@ -15,6 +15,9 @@
 //! refusal, a quoted line break at a cut, a row cap) sends the file
 //! through the one-thread scan, which says where the first fault is. A
 //! clean file, the case worth speeding up, pays nothing for that rule.
+//! Inspect also falls back when statistics are asked for (their sketches
+//! merge only within their stated error) and when column facts cannot be
+//! added exactly (see `ColumnAcc::absorb`).
 //!
 //! Where the head shows quoted line breaks, the cuts are chosen so that
 //! the guess holds: the quote characters before each cut are counted
