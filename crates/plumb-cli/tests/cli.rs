@@ -591,7 +591,7 @@ fn threads_never_change_a_jsonl_validate_answer() {
     let invalid = dir.path().join("broken.jsonl");
     std::fs::write(&invalid, &broken).unwrap();
     for (file, ok) in [(&valid, true), (&invalid, false)] {
-        let one = same_on_any_threads("validate", file, &["2", "3", "0"]);
+        let one = same_on_any_threads("validate", file, &[], &["2", "3", "0"]);
         assert_eq!(one["valid"], ok);
         if ok {
             assert_eq!(one["rows_scanned"], i);
@@ -633,26 +633,36 @@ fn threads_never_change_a_csv_validate_answer() {
     let bad = dir.path().join("ragged.csv");
     std::fs::write(&bad, &ragged).unwrap();
     for (file, ok) in [(&clean, true), (&bad, false)] {
-        let one = same_on_any_threads("validate", file, &["2", "4", "0"]);
+        let one = same_on_any_threads("validate", file, &[], &["2", "4", "0"]);
         assert_eq!(one["valid"], ok);
-        let facts = same_on_any_threads("inspect", file, &["2", "4", "0"]);
+        let facts = same_on_any_threads("inspect", file, &[], &["2", "4", "0"]);
         assert_eq!(facts["issues"].as_array().unwrap().is_empty(), ok);
+        let count = ["--column", "amount", "--where", "> 90", "--count-only"];
+        let found = same_on_any_threads("search", file, &count, &["2", "4", "0"]);
         if ok {
             assert_eq!(one["rows_scanned"], i);
             assert_eq!(facts["row_count"], i);
             assert_eq!(facts["columns"][2]["max"], 96.5);
+            // `{i % 97}.5` is over 90 for i % 97 in 90..=96.
+            let over = (0..i).filter(|k| k % 97 >= 90).count();
+            assert_eq!(found["total"], over);
         }
     }
 }
 
-/// `plumb OP FILE --json` on one thread and on each of `threads`: every
-/// answer the same. The one-thread answer.
-fn same_on_any_threads(op: &str, file: &Path, threads: &[&str]) -> Value {
+/// `plumb OP FILE ARGS.. --json` on one thread and on each of
+/// `threads`: every answer the same. The one-thread answer.
+fn same_on_any_threads(op: &str, file: &Path, args: &[&str], threads: &[&str]) -> Value {
     let f = file.to_str().unwrap();
-    let one = json_of(&plumb(&[op, f, "--threads", "1", "--json"]));
+    let run = |n: &str| {
+        let mut all = vec![op, f];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--threads", n, "--json"]);
+        json_of(&plumb(&all))
+    };
+    let one = run("1");
     for n in threads {
-        let many = json_of(&plumb(&[op, f, "--threads", n, "--json"]));
-        assert_eq!(many, one, "{op} --threads {n}");
+        assert_eq!(run(n), one, "{op} {args:?} --threads {n}");
     }
     one
 }

@@ -53,8 +53,8 @@ pub use machine::{
     FIELD_END_COST,
 };
 pub use parallel::{
-    inspect_in_parts, inspect_source, validate_in_parts, validate_source, CSV_PARALLEL_MIN_BYTES,
-    CSV_PARALLEL_MIN_HEAD_LINES,
+    inspect_in_parts, inspect_source, search_in_parts, search_source, validate_in_parts,
+    validate_source, CSV_PARALLEL_MIN_BYTES, CSV_PARALLEL_MIN_HEAD_LINES,
 };
 pub use reader::CsvReader;
 pub use report::{

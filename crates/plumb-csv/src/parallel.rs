@@ -28,10 +28,14 @@
 
 #[cfg(doc)]
 use plumb_core::ScanBounds;
-use plumb_core::{line_cuts, text_stream, Refusal, Source, SCAN_MAX_PARTS};
+use std::sync::{Arc, Condvar, Mutex};
+
+use plumb_core::{line_cuts, text_stream, Query, Refusal, Source, SCAN_MAX_PARTS};
 
 use crate::detect::DELIMITER_SAMPLE_BYTES;
-use crate::report::{CsvInspect, CsvValidate, InspectSink, ValidateSink};
+use crate::report::{
+    ColumnRef, CsvInspect, CsvSearch, CsvValidate, InspectSink, SearchSink, ValidateSink,
+};
 use crate::scan::{scan, scan_resolved, Asked, HeaderMode, Resolved, RowSink, ScanSummary};
 use crate::{CsvFormat, CsvOptions};
 
@@ -138,7 +142,7 @@ fn run_parts<S: RowSink + Send>(
     source: &dyn Source,
     plan: &Plan,
     header: HeaderMode,
-    make: impl Fn(bool) -> S + Sync,
+    make: impl Fn(bool) -> Option<S> + Sync,
 ) -> Option<(ScanSummary, Vec<(S, u64)>)> {
     let later = plan.resolved.for_later_part();
     let results: Vec<Option<(ScanSummary, S)>> = std::thread::scope(|scope| {
@@ -150,7 +154,7 @@ fn run_parts<S: RowSink + Send>(
                 let later = later.clone();
                 let make = &make;
                 scope.spawn(move || {
-                    let mut sink = make(start == 0);
+                    let mut sink = make(start == 0)?;
                     let stream = plumb_core::part_stream(source, start, end);
                     let summary = if start == 0 {
                         scan(stream, plan.asked, header, None, &mut sink)
@@ -164,6 +168,7 @@ fn run_parts<S: RowSink + Send>(
                             &mut sink,
                         )
                     };
+                    sink.part_done();
                     summary.ok().map(|s| (s, sink))
                 })
             })
@@ -231,7 +236,13 @@ pub fn validate_in_parts(
     let Some(plan) = plan(source, format, opts, parts)? else {
         return Ok(None);
     };
-    let Some((summary, sinks)) = run_parts(source, &plan, opts.header, |_| ValidateSink::default())
+    let Some((summary, sinks)) =
+        run_parts(
+            source,
+            &plan,
+            opts.header,
+            |_| Some(ValidateSink::default()),
+        )
     else {
         return Ok(None);
     };
@@ -289,11 +300,11 @@ pub fn inspect_in_parts(
     };
     let rows = crate::sample_rows(opts);
     let Some((summary, sinks)) = run_parts(source, &plan, opts.header, |first| {
-        if first {
+        Some(if first {
             InspectSink::new(rows, false)
         } else {
             InspectSink::later_part()
-        }
+        })
     }) else {
         return Ok(None);
     };
@@ -310,6 +321,141 @@ pub fn inspect_in_parts(
         }
     }
     Ok(Some(whole.finish(format.name(), &summary)))
+}
+
+/// Searches `source` (see [`crate::search`]) on
+/// [`ScanBounds::thread_count`] threads when the search counts its hits
+/// (`count_only`) from the first row of a file of at least
+/// [`CSV_PARALLEL_MIN_BYTES`] with random access; otherwise on one
+/// thread. The answer is the same either way.
+///
+/// # Errors
+/// As [`crate::search`].
+pub fn search_source(
+    source: &dyn Source,
+    format: CsvFormat,
+    opts: &CsvOptions,
+    query: &Query,
+    column: Option<ColumnRef>,
+) -> Result<CsvSearch, Refusal> {
+    let threads = opts.scan.thread_count();
+    let big = source.len().is_some_and(|l| l >= CSV_PARALLEL_MIN_BYTES);
+    if threads > 1 && big {
+        if let Some(answer) = search_in_parts(source, format, opts, query, column.clone(), threads)?
+        {
+            return Ok(answer);
+        }
+    }
+    crate::search(
+        text_stream(source)?,
+        format,
+        opts,
+        query,
+        column,
+        Some(source),
+    )
+}
+
+/// Counts the hits of `query` in up to `parts` parts on as many threads,
+/// each part's count added to the ones before. The first part resolves
+/// the column (by the header's names, or the first row's width) and
+/// tells the later parts, which wait for it. `None` when the parts cannot
+/// give the one-thread answer: a search that returns hits or starts past
+/// the first row, besides what stops a split validate (any issue
+/// included; a one-thread search reads past issues, and says so in no
+/// count, but a part after an issue may have started inside a quoted
+/// field).
+///
+/// # Errors
+/// A read error while reading the head or looking for cut points.
+pub fn search_in_parts(
+    source: &dyn Source,
+    format: CsvFormat,
+    opts: &CsvOptions,
+    query: &Query,
+    column: Option<ColumnRef>,
+    parts: usize,
+) -> Result<Option<CsvSearch>, Refusal> {
+    if !query.count_only || query.offset != 0 {
+        return Ok(None);
+    }
+    let Some(plan) = plan(source, format, opts, parts)? else {
+        return Ok(None);
+    };
+    let handoff = Arc::new(Handoff::default());
+    let Some((summary, sinks)) = run_parts(source, &plan, opts.header, |first| {
+        if first {
+            let sink = SearchSink::new(query.clone(), column.clone(), true);
+            Some(sink.publishing(Publisher(Arc::clone(&handoff))))
+        } else {
+            let resolved = handoff.wait()?;
+            Some(SearchSink::later_part(query.clone(), resolved))
+        }
+    }) else {
+        return Ok(None);
+    };
+    let mut sinks = sinks.into_iter();
+    let Some((mut whole, _)) = sinks.next() else {
+        return Ok(None);
+    };
+    if whole.issue_count() > 0 {
+        return Ok(None);
+    }
+    for (part, _) in sinks {
+        if part.issue_count() > 0 {
+            return Ok(None);
+        }
+        whole.add_total(part.total());
+    }
+    Ok(Some(whole.finish(format.name(), &summary)))
+}
+
+/// The column the first part of a split search resolved, for the later
+/// parts: `Some(column)` (`None` inside: any column), or `None` when the
+/// first part resolved none (a refusal, or no row), each later part then
+/// giving up.
+#[derive(Default)]
+struct Handoff {
+    told: Mutex<Option<Option<Option<usize>>>>,
+    ready: Condvar,
+}
+
+impl Handoff {
+    fn tell(&self, column: Option<Option<usize>>) {
+        let mut told = self.told.lock().unwrap_or_else(|e| e.into_inner());
+        if told.is_none() {
+            *told = Some(column);
+            self.ready.notify_all();
+        }
+    }
+
+    fn wait(&self) -> Option<Option<usize>> {
+        let mut told = self.told.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(column) = *told {
+                return column;
+            }
+            told = self.ready.wait(told).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// The first part's end of a [`Handoff`]. Told once; dropped untold (the
+/// part ended, was refused, or its thread unwound) it tells the later
+/// parts that no column came, so that none waits forever.
+pub(crate) struct Publisher(Arc<Handoff>);
+
+impl Publisher {
+    /// Tells the later parts the column (`None`: none was resolved).
+    pub(crate) fn tell(self, column: Option<Option<usize>>) {
+        self.0.tell(column);
+    }
+}
+
+impl Drop for Publisher {
+    fn drop(&mut self) {
+        self.0.tell(None);
+    }
 }
 
 /// Whether a line feed of `sample` lies inside quotes.

@@ -7,8 +7,8 @@ use plumb_core::{
 
 use crate::scan::{parse_comment, parse_delimiter};
 use crate::{
-    search, select, ColumnRef, CsvFormat, CsvInspect, CsvOptions, CsvSearch, CsvSelect,
-    CsvValidate, HeaderMode, QuoteMode, SelectOptions,
+    select, ColumnRef, CsvFormat, CsvInspect, CsvOptions, CsvSearch, CsvSelect, CsvValidate,
+    HeaderMode, QuoteMode, SelectOptions,
 };
 
 impl_answer!(CsvInspect);
@@ -206,13 +206,12 @@ impl FormatReader for CsvReader {
         let o = self.options(req)?;
         let query = plumb_core::Query::from_request(req)?;
         let column = req.options.text("column").map(ColumnRef::parse);
-        Ok(Box::new(search(
-            text_stream(source)?,
+        Ok(Box::new(crate::search_source(
+            source,
             self.format,
             &o,
             &query,
             column,
-            Some(source),
         )?))
     }
 }

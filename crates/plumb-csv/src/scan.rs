@@ -203,6 +203,9 @@ pub(crate) trait RowSink {
     fn finish(&mut self) -> Result<(), Refusal> {
         Ok(())
     }
+    /// A scan of a part of the file (on its own thread) returned, with a
+    /// result or a refusal.
+    fn part_done(&mut self) {}
 }
 
 /// The first record, held while the header decision waits for a second

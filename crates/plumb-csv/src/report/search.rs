@@ -20,6 +20,7 @@ use plumb_core::{
 
 use crate::cell::SENTINEL_TOKENS;
 use crate::machine::{CsvParser, CsvSink, Issue, Record};
+use crate::parallel::Publisher;
 use crate::scan::{RowSink, ScanSummary};
 
 use super::select::{budget_cells, unknown_column, Fit};
@@ -105,6 +106,11 @@ pub(crate) struct SearchSink {
     /// `= text` or `!= text` (true for `!=`): a cell's trimmed text is
     /// compared with no more ado.
     text_eq: Option<(Vec<u8>, bool)>,
+    /// Issues seen (a search reads past them; a split search does not).
+    issues: u64,
+    /// In the first part of a split search: where the column it resolves
+    /// is told to the later parts, which wait for it.
+    publisher: Option<Publisher>,
 }
 
 impl SearchSink {
@@ -135,7 +141,41 @@ impl SearchSink {
                 _ => None,
             },
             query,
+            issues: 0,
+            publisher: None,
         }
+    }
+
+    /// The sink of the first part of a split search: the column it
+    /// resolves (or that it resolved none) goes to `publisher`.
+    pub fn publishing(mut self, publisher: Publisher) -> SearchSink {
+        self.publisher = Some(publisher);
+        self
+    }
+
+    /// The sink of a later part of a split search, its column resolved
+    /// already (`None`: any column). Cells are judged as they pass.
+    pub fn later_part(query: Query, column: Option<usize>) -> SearchSink {
+        SearchSink {
+            column,
+            resolved: true,
+            ..SearchSink::new(query, None, true)
+        }
+    }
+
+    /// Hits seen (with `count_only`, all of them).
+    pub fn total(&self) -> u64 {
+        self.progress.total
+    }
+
+    /// Adds hits counted by a later part of a split count.
+    pub fn add_total(&mut self, hits: u64) {
+        self.progress.total += hits;
+    }
+
+    /// Issues seen.
+    pub fn issue_count(&self) -> u64 {
+        self.issues
     }
 
     /// Gives hit `hit` the cells read from its byte range.
@@ -191,6 +231,19 @@ impl SearchSink {
             }
         });
         Ok(())
+    }
+
+    /// [`SearchSink::resolve`], telling a waiting later part the column.
+    fn resolve_and_tell(
+        &mut self,
+        width: usize,
+        header: Option<&Record<'_>>,
+    ) -> Result<(), Refusal> {
+        let resolved = self.resolve(width, header);
+        if let Some(p) = self.publisher.take() {
+            p.tell(resolved.is_ok().then_some(self.column));
+        }
+        resolved
     }
 
     /// The first column of `row` that matches, if any.
@@ -271,7 +324,7 @@ impl RowSink for SearchSink {
 
     fn header(&mut self, header: Option<&Record<'_>>) -> Result<(), Refusal> {
         if let Some(h) = header {
-            self.resolve(h.len(), Some(h))?;
+            self.resolve_and_tell(h.len(), Some(h))?;
             self.header = budget_cells(
                 h,
                 0..h.len().min(COLUMN_TRACK_CAP),
@@ -370,7 +423,13 @@ impl RowSink for SearchSink {
     }
 
     fn issue(&mut self, _issue: &Issue) -> ControlFlow<()> {
+        self.issues += 1;
         ControlFlow::Continue(())
+    }
+
+    fn part_done(&mut self) {
+        // A first part that resolved no column tells the later ones so.
+        self.publisher = None;
     }
 }
 
@@ -386,7 +445,7 @@ impl SearchSink {
     ) -> ControlFlow<()> {
         if !self.resolved {
             // No header: the first data row gives the width.
-            if let Err(refusal) = self.resolve(row.len(), None) {
+            if let Err(refusal) = self.resolve_and_tell(row.len(), None) {
                 self.error = Some(refusal);
                 return ControlFlow::Break(());
             }

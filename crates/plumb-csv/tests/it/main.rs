@@ -7,6 +7,7 @@ mod conformance;
 mod ops;
 mod parallel;
 mod parallel_inspect;
+mod parallel_search;
 mod parser;
 mod search;
 mod stats;
