@@ -643,41 +643,60 @@ pub struct NumberKey {
 /// in integer arithmetic, exactly, with no more reading.
 #[inline]
 fn small_decimal(text: &[u8]) -> Option<(i64, u32)> {
-    let (negative, digits) = match text.first()? {
+    let (negative, body) = match text.first()? {
         b'-' => (true, &text[1..]),
         b'+' => (false, &text[1..]),
         _ => (false, text),
     };
-    if digits.is_empty() || digits.len() > 19 {
+    // At most 18 digits and a point: the digits cannot pass an i64.
+    if body.is_empty() || body.len() > 19 {
         return None;
     }
     let mut m: i64 = 0;
-    let mut count = 0u32;
-    let mut frac: Option<u32> = None;
-    for &b in digits {
-        match b {
-            b'0'..=b'9' => {
-                m = m * 10 + i64::from(b - b'0');
-                count += 1;
-                if let Some(f) = frac.as_mut() {
-                    *f += 1;
-                }
-            }
-            b'.' if frac.is_none() => frac = Some(0),
-            _ => return None,
-        }
+    let mut i = 0;
+    while let Some(&b) = body.get(i).filter(|b| b.is_ascii_digit()) {
+        m = m.wrapping_mul(10).wrapping_add(i64::from(b - b'0'));
+        i += 1;
     }
-    if count == 0 || count > 18 {
+    let whole = i;
+    let mut scale = 0;
+    if body.get(i) == Some(&b'.') {
+        i += 1;
+        let from = i;
+        while let Some(&b) = body.get(i).filter(|b| b.is_ascii_digit()) {
+            m = m.wrapping_mul(10).wrapping_add(i64::from(b - b'0'));
+            i += 1;
+        }
+        scale = (i - from) as u32;
+    }
+    let digits = whole + scale as usize;
+    if i != body.len() || digits == 0 || digits > 18 {
         return None;
     }
-    Some((if negative { -m } else { m }, frac.unwrap_or(0)))
+    Some((if negative { -m } else { m }, scale))
 }
+
+/// Powers of ten to `10^18`, for scaling short decimals.
+const POW10_I128: [i128; 19] = {
+    let mut t = [1i128; 19];
+    let mut i = 1;
+    while i < 19 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
 
 /// Compares two short decimals exactly.
 #[inline]
 fn cmp_small((a, sa): (i64, u32), (b, sb): (i64, u32)) -> Ordering {
-    let scale = |v: i64, by: u32| i128::from(v) * 10i128.pow(by);
+    if sa == sb {
+        return a.cmp(&b);
+    }
+    // Both have at most 18 digits and 18 decimals: scaled to the finer
+    // scale, each stays under 10^36, inside an i128.
     let s = sa.max(sb);
+    let scale = |v: i64, by: u32| i128::from(v) * POW10_I128[by as usize];
     scale(a, s - sa).cmp(&scale(b, s - sb))
 }
 

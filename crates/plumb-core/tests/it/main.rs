@@ -1,6 +1,7 @@
 //! Integration tests for plumb-core: one binary, a module per topic.
 
 mod number;
+mod predicate;
 mod refusal;
 mod source;
 mod stats;
