@@ -122,12 +122,27 @@ impl Default for Outline {
     }
 }
 
-fn cut(text: &str) -> Box<str> {
+fn cut(text: &str) -> &str {
     let mut end = text.len().min(OUTLINE_SAMPLE_BYTES);
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    text[..end].into()
+    &text[..end]
+}
+
+/// Key equality that settles most pairs on the length and the last
+/// byte, without a call into `memcmp` (keys are short and a record's
+/// keys are compared against every member path's).
+#[inline]
+fn same_key(held: &[u8], key: &[u8]) -> bool {
+    held.len() == key.len()
+        && held.last() == key.last()
+        && if key.len() <= 16 {
+            // A match compares every byte: a loop, not a call.
+            held.iter().zip(key).all(|(a, b)| a == b)
+        } else {
+            held == key
+        }
 }
 
 /// A key kept as bytes, as text (keys come from the parser as UTF-8).
@@ -321,10 +336,10 @@ impl Outline {
             }
             return (Some(star), 0);
         }
-        if let Some((_, child)) = n.members.get(hint).filter(|(k, _)| **k == *key) {
+        if let Some((_, child)) = n.members.get(hint).filter(|(k, _)| same_key(k, key)) {
             return (Some(*child), hint + 1);
         }
-        if let Some(at) = n.members.iter().position(|(k, _)| **k == *key) {
+        if let Some(at) = n.members.iter().position(|(k, _)| same_key(k, key)) {
             return (Some(n.members[at].1), at + 1);
         }
         if n.members.len() >= OUTLINE_COLLAPSE_KEYS {
@@ -558,9 +573,11 @@ impl JsonSink for Outline {
             add_stats(st, s, t as u8);
         }
         if n.samples.len() < OUTLINE_SAMPLES && !matches!(s.kind, ScalarKind::Null) {
+            // Compared before it is copied: a path of one or two values
+            // (a flag) compares on every value and copies none.
             let text = cut(s.text());
-            if !n.samples.contains(&text) {
-                n.samples.push(text);
+            if !n.samples.iter().any(|held| **held == *text) {
+                n.samples.push(text.into());
             }
         }
         ControlFlow::Continue(())

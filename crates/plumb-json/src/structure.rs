@@ -116,7 +116,12 @@ impl KeySet {
                 return true;
             }
             if self.ends.len() < LINEAR_KEYS {
-                self.arena.extend_from_slice(key);
+                // Keys are short; a byte loop beats a call into memcpy.
+                if key.len() <= 16 {
+                    self.arena.extend(key.iter().copied());
+                } else {
+                    self.arena.extend_from_slice(key);
+                }
                 self.ends.push(self.arena.len() as u32);
                 return false;
             }

@@ -12,7 +12,7 @@ use plumb_core::{
     FIRST_ISSUES_CAP,
 };
 use plumb_json::{
-    scan_text, type_name, JsonParser, JsonSink, Null, Outline, Scalar, Structure, Tee,
+    scan_text, JsonParser, JsonSink, Null, Outline, Scalar, ScalarKind, Structure, Tee,
     ValueBuilder, OUTLINE_LIST_DEFAULT, SAMPLE_BUDGET_BYTES,
 };
 
@@ -162,16 +162,88 @@ pub struct JsonlInspect {
 /// [`ValueBuilder`] (the other parts, composed with [`Tee`]) do not keep.
 struct RecordTypes<'a> {
     depth: usize,
-    root: Option<&'static str>,
-    top_keys: &'a mut Vec<(Vec<u8>, Option<&'static str>)>,
+    root: Option<usize>,
+    top_keys: &'a mut TopKeys,
+}
+
+/// The value types inspect counts, by index: counts are kept in arrays
+/// and made maps of names only for the answer.
+const VALUE_TYPES: [&str; 6] = ["object", "array", "string", "number", "boolean", "null"];
+const OBJECT: usize = 0;
+const ARRAY: usize = 1;
+const NULL: usize = 5;
+
+/// A scalar's place in [`VALUE_TYPES`] (named as `plumb_json::type_name` names it).
+fn scalar_type(kind: ScalarKind) -> usize {
+    match kind {
+        ScalarKind::String => 2,
+        ScalarKind::Number => 3,
+        ScalarKind::True | ScalarKind::False => 4,
+        ScalarKind::Null => NULL,
+    }
+}
+
+/// Counts by type index as the answer's map of the types seen.
+fn type_map(counts: &[u64; 6]) -> BTreeMap<&'static str, u64> {
+    VALUE_TYPES
+        .iter()
+        .zip(counts)
+        .filter(|(_, &n)| n > 0)
+        .map(|(&t, &n)| (t, n))
+        .collect()
+}
+
+/// Byte equality for keys: short ones compared in a loop rather than a
+/// call into `memcmp` (a hit compares every byte, and most keys hit).
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len()
+        && if b.len() <= 16 {
+            a.iter().zip(b).all(|(x, y)| x == y)
+        } else {
+            a == b
+        }
+}
+
+/// One record's top-level keys, in one buffer reused record to record
+/// (a key costs no allocation), each with the type of its value.
+#[derive(Default)]
+struct TopKeys {
+    bytes: Vec<u8>,
+    keys: Vec<(usize, Option<usize>)>,
+}
+
+impl TopKeys {
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.keys.clear();
+    }
+
+    /// The keys in order: bytes and type.
+    fn iter(&self) -> impl Iterator<Item = (&[u8], Option<usize>)> + '_ {
+        let mut start = 0;
+        self.keys.iter().map(move |&(end, t)| {
+            let key = &self.bytes[start..end];
+            start = end;
+            (key, t)
+        })
+    }
+}
+
+/// A tracked top-level key: its name, its bytes, the records carrying
+/// it and its values' types (by [`VALUE_TYPES`] index).
+struct KeyStat {
+    name: String,
+    raw: Box<[u8]>,
+    count: u64,
+    types: [u64; 6],
 }
 
 impl RecordTypes<'_> {
-    fn value_type(&mut self, t: &'static str) {
+    fn value_type(&mut self, t: usize) {
         if self.depth == 0 {
             self.root = Some(t);
-        } else if self.depth == 1 && self.root == Some("object") {
-            if let Some(last) = self.top_keys.last_mut() {
+        } else if self.depth == 1 && self.root == Some(OBJECT) {
+            if let Some(last) = self.top_keys.keys.last_mut() {
                 last.1 = Some(t);
             }
         }
@@ -183,18 +255,24 @@ impl JsonSink for RecordTypes<'_> {
         false
     }
     fn start_object(&mut self, _: usize, _: u64) -> ControlFlow<()> {
-        self.value_type("object");
+        self.value_type(OBJECT);
         self.depth += 1;
         ControlFlow::Continue(())
     }
     fn start_array(&mut self, _: usize, _: u64) -> ControlFlow<()> {
-        self.value_type("array");
+        self.value_type(ARRAY);
         self.depth += 1;
         ControlFlow::Continue(())
     }
     fn key_bytes(&mut self, key: &[u8], _: bool) -> ControlFlow<()> {
         if self.depth == 1 {
-            self.top_keys.push((key.to_vec(), None));
+            if key.len() <= 16 {
+                self.top_keys.bytes.extend(key.iter().copied());
+            } else {
+                self.top_keys.bytes.extend_from_slice(key);
+            }
+            let end = self.top_keys.bytes.len();
+            self.top_keys.keys.push((end, None));
         }
         ControlFlow::Continue(())
     }
@@ -207,7 +285,7 @@ impl JsonSink for RecordTypes<'_> {
         ControlFlow::Continue(())
     }
     fn scalar(&mut self, s: &Scalar<'_>) -> ControlFlow<()> {
-        self.value_type(type_name(s.kind));
+        self.value_type(scalar_type(s.kind));
         ControlFlow::Continue(())
     }
 }
@@ -220,13 +298,18 @@ struct InspectLines {
     blank: u64,
     invalid: Vec<InvalidLine>,
     invalid_count: u64,
-    root_types: BTreeMap<&'static str, u64>,
+    root_types: [u64; 6],
     keys: HashMap<Vec<u8>, usize>,
-    key_stats: Vec<(String, u64, BTreeMap<&'static str, u64>)>,
+    key_stats: Vec<KeyStat>,
+    /// The tracked keys of the last valid record, in its order: records
+    /// tend to repeat their keys in one order, so the key at the same
+    /// place is tried before the map.
+    last_keys: Vec<Option<usize>>,
+    this_keys: Vec<Option<usize>>,
     untracked: HashMap<Vec<u8>, ()>,
     /// A distinct untracked key went uncounted: the count is a lower bound.
     untracked_dropped: bool,
-    top_keys: Vec<(Vec<u8>, Option<&'static str>)>,
+    top_keys: TopKeys,
     sample: Vec<Box<RawValue>>,
     sample_shortened: bool,
     sample_rows: usize,
@@ -241,6 +324,47 @@ impl InspectLines {
         if self.invalid.len() < FIRST_ISSUES_CAP {
             self.invalid.push(InvalidLine { line, message });
         }
+    }
+
+    /// Counts the top-level keys of a valid record.
+    fn count_keys(&mut self) {
+        self.this_keys.clear();
+        for (at, (key, t)) in self.top_keys.iter().enumerate() {
+            let guess = self.last_keys.get(at).copied().flatten();
+            let idx = match guess.filter(|&i| same_bytes(&self.key_stats[i].raw, key)) {
+                Some(i) => Some(i),
+                None => match self.keys.get(key) {
+                    Some(&i) => Some(i),
+                    None if self.key_stats.len() < KEY_HISTOGRAM_CAP => {
+                        self.key_stats.push(KeyStat {
+                            name: String::from_utf8_lossy(key).into_owned(),
+                            raw: key.into(),
+                            count: 0,
+                            types: [0; 6],
+                        });
+                        self.keys.insert(key.to_vec(), self.key_stats.len() - 1);
+                        Some(self.key_stats.len() - 1)
+                    }
+                    None => {
+                        if self.untracked.len() < plumb_core::COLUMN_TRACK_CAP {
+                            self.untracked.insert(key.to_vec(), ());
+                        } else if !self.untracked.contains_key(key) {
+                            self.untracked_dropped = true;
+                        }
+                        None
+                    }
+                },
+            };
+            self.this_keys.push(idx);
+            if let Some(i) = idx {
+                let entry = &mut self.key_stats[i];
+                entry.count += 1;
+                if let Some(t) = t {
+                    entry.types[t] += 1;
+                }
+            }
+        }
+        std::mem::swap(&mut self.last_keys, &mut self.this_keys);
     }
 
     fn record(&mut self, line: &Line<'_>) {
@@ -273,36 +397,8 @@ impl InspectLines {
                 self.invalid_line(line.number, e.message().to_owned());
             }
             Ok(_) => {
-                *self.root_types.entry(root.unwrap_or("null")).or_default() += 1;
-                for (key, t) in self.top_keys.drain(..) {
-                    let idx = match self.keys.get(&key) {
-                        Some(&i) => Some(i),
-                        None if self.key_stats.len() < KEY_HISTOGRAM_CAP => {
-                            self.key_stats.push((
-                                String::from_utf8_lossy(&key).into_owned(),
-                                0,
-                                BTreeMap::new(),
-                            ));
-                            self.keys.insert(key, self.key_stats.len() - 1);
-                            Some(self.key_stats.len() - 1)
-                        }
-                        None => {
-                            if self.untracked.len() < plumb_core::COLUMN_TRACK_CAP {
-                                self.untracked.insert(key, ());
-                            } else if !self.untracked.contains_key(&key) {
-                                self.untracked_dropped = true;
-                            }
-                            None
-                        }
-                    };
-                    if let Some(i) = idx {
-                        let entry = &mut self.key_stats[i];
-                        entry.1 += 1;
-                        if let Some(t) = t {
-                            *entry.2.entry(t).or_default() += 1;
-                        }
-                    }
-                }
+                self.root_types[root.unwrap_or(NULL)] += 1;
+                self.count_keys();
                 if let Some(b) = builder.filter(ValueBuilder::is_done) {
                     let built = b.finish();
                     self.sample_shortened |= built.cut;
@@ -385,12 +481,14 @@ pub fn inspect_outlined<R: BufRead>(
         blank: 0,
         invalid: Vec::new(),
         invalid_count: 0,
-        root_types: BTreeMap::new(),
+        root_types: [0; 6],
         keys: HashMap::new(),
         key_stats: Vec::new(),
+        last_keys: Vec::new(),
+        this_keys: Vec::new(),
         untracked: HashMap::new(),
         untracked_dropped: false,
-        top_keys: Vec::new(),
+        top_keys: TopKeys::default(),
         sample: Vec::new(),
         sample_shortened: false,
         sample_rows: opts
@@ -414,12 +512,12 @@ pub fn inspect_outlined<R: BufRead>(
     let mut line_precision = sink.precision;
     line_precision.by_kind = precision.by_kind;
     line_precision.first.truncate(FIRST_ISSUES_CAP);
-    let key_order = sink.key_stats.iter().map(|(k, _, _)| k.clone()).collect();
+    let key_order = sink.key_stats.iter().map(|k| k.name.clone()).collect();
     let mut keys = BTreeMap::new();
     let mut key_types = BTreeMap::new();
-    for (k, n, types) in sink.key_stats {
-        keys.insert(k.clone(), n);
-        key_types.insert(k, types);
+    for k in sink.key_stats {
+        keys.insert(k.name.clone(), k.count);
+        key_types.insert(k.name, type_map(&k.types));
     }
     let untracked_capped = sink.untracked_dropped;
     Ok(JsonlInspect {
@@ -434,7 +532,7 @@ pub fn inspect_outlined<R: BufRead>(
         blank_lines: sink.blank,
         invalid: sink.invalid,
         invalid_count: sink.invalid_count,
-        root_types: sink.root_types,
+        root_types: type_map(&sink.root_types),
         keys,
         key_order,
         untracked_keys: sink.untracked.len() as u64,

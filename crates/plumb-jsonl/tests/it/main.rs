@@ -382,3 +382,80 @@ fn stats_per_key_hold_under_chunking_and_collapse() {
         (0..300u64).map(|i| i % 50).sum::<u64>()
     );
 }
+
+/// inspect's key histogram against serde_json.
+mod key_histogram {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The JSON type name of a value, as inspect names them.
+    fn json_type(v: &Value) -> &'static str {
+        match v {
+            Value::Object(_) => "object",
+            Value::Array(_) => "array",
+            Value::String(_) => "string",
+            Value::Number(_) => "number",
+            Value::Bool(_) => "boolean",
+            Value::Null => "null",
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Key counts, key order and value types per key against serde_json:
+        /// records whose keys come in changing orders (the lookup tries the
+        /// last record's order first), with types that change, between
+        /// records that are not objects.
+        #[test]
+        fn key_histogram_matches_serde_json(
+            records in prop::collection::vec(
+                prop_oneof![
+                    prop::collection::vec((0usize..12, 0usize..4), 0..8).prop_map(Some),
+                    Just(None),
+                ],
+                1..40,
+            )
+        ) {
+            let values = ["1", "\"s\"", "[true]", "null"];
+            let mut text = String::new();
+            for r in &records {
+                match r {
+                    Some(members) => {
+                        let mut seen = std::collections::HashSet::new();
+                        let body: Vec<String> = members
+                            .iter()
+                            .filter(|(k, _)| seen.insert(*k))
+                            .map(|(k, v)| format!("\"key{k}\":{}", values[*v]))
+                            .collect();
+                        text.push_str(&format!("{{{}}}\n", body.join(",")));
+                    }
+                    None => text.push_str("[1,2]\n"),
+                }
+            }
+            let got = inspect(stream(&text), &ScanBounds::default()).unwrap();
+            let mut keys = std::collections::BTreeMap::<String, u64>::new();
+            let mut order = Vec::<String>::new();
+            let mut types = std::collections::BTreeMap::<String, std::collections::BTreeMap<&str, u64>>::new();
+            let mut roots = std::collections::BTreeMap::<&str, u64>::new();
+            for line in text.lines() {
+                let v: Value = serde_json::from_str(line).unwrap();
+                *roots.entry(json_type(&v)).or_default() += 1;
+                if let Value::Object(m) = v {
+                    for (k, v) in m {
+                        if !keys.contains_key(&k) {
+                            order.push(k.clone());
+                        }
+                        *keys.entry(k.clone()).or_default() += 1;
+                        *types.entry(k).or_default().entry(json_type(&v)).or_default() += 1;
+                    }
+                }
+            }
+            prop_assert_eq!(&got.keys, &keys);
+            prop_assert_eq!(&got.key_order, &order);
+            prop_assert_eq!(&got.root_types, &roots);
+            let got_types: std::collections::BTreeMap<String, std::collections::BTreeMap<&str, u64>> =
+                got.key_types.clone().into_iter().collect();
+            prop_assert_eq!(got_types, types);
+        }
+    }
+}
