@@ -369,6 +369,8 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
         vec![
             cli("inspect", &p, &["--stats"]),
             cli("validate", &p, &["--threads", "8"]),
+            // Each part holds its own outline and key facts.
+            cli("inspect", &p, &["--threads", "8"]),
         ],
     ));
     out.push((

@@ -567,10 +567,10 @@ fn search_each_format_through_the_cli() {
 
 /// JSON Lines validate of a file past `PARALLEL_MIN_BYTES` answers the
 /// same with one thread and with several, valid or not (the fault is
-/// reported with a sequential scan's line and message), and `--threads`
-/// applies to validate and inspect only.
+/// reported with a sequential scan's line and message), inspect gives
+/// the same facts, and `--threads` does not apply to select.
 #[test]
-fn threads_never_change_a_jsonl_validate_answer() {
+fn threads_never_change_a_jsonl_validate_or_inspect_answer() {
     let dir = tempfile::tempdir().unwrap();
     let mut text = String::new();
     let mut i = 0u64;
@@ -596,6 +596,9 @@ fn threads_never_change_a_jsonl_validate_answer() {
         if ok {
             assert_eq!(one["rows_scanned"], i);
         }
+        let facts = same_on_any_threads("inspect", file, &[], &["2", "3", "0"]);
+        assert_eq!(facts["invalid_count"], u64::from(!ok));
+        assert_eq!(facts["key_order"], serde_json::json!(["id", "name", "ok"]));
     }
     let refused = plumb(&[
         "select",

@@ -356,6 +356,85 @@ impl Outline {
         (Some(child), members.len())
     }
 
+    /// Joins in the outline of the values that follow those this one
+    /// was shown, learnt by another `Outline` (a later part of a JSON
+    /// Lines file read on several threads), so that this outline is the
+    /// one a single outline shown all the values would have learnt.
+    ///
+    /// Returns false, leaving this outline half joined (to be dropped),
+    /// when that cannot be promised: when either keeps statistics (their
+    /// sketches merge within their error, not exactly), or when either,
+    /// or the two together, reached a cap (a collapsed wide object, the
+    /// path cap), where what one outline keeps depends on the order the
+    /// values came in. Samples join exactly: the first
+    /// [`OUTLINE_SAMPLES`] distinct values of the two in order are among
+    /// this one's and the later one's first ones.
+    pub fn absorb(&mut self, later: &Outline) -> bool {
+        let capped = |o: &Outline| {
+            o.stats
+                || o.values_cut > 0
+                || !o.frames.is_empty()
+                || o.nodes.iter().any(|n| n.star.is_some())
+        };
+        if capped(self) || capped(later) {
+            return false;
+        }
+        let mut work = vec![(0u32, 0u32)];
+        while let Some((d, s)) = work.pop() {
+            let src = &later.nodes[s as usize];
+            let dn = &mut self.nodes[d as usize];
+            for (a, b) in dn.types.iter_mut().zip(src.types) {
+                *a += b;
+            }
+            for (mine, theirs) in [
+                (&mut dn.length, src.length),
+                (&mut dn.string_length, src.string_length),
+            ] {
+                if let Some((lo, hi)) = theirs {
+                    widen(mine, lo);
+                    widen(mine, hi);
+                }
+            }
+            if let Some(r) = &src.range {
+                match &mut dn.range {
+                    Some(mine) => mine.merge(r),
+                    None => dn.range = Some(r.clone()),
+                }
+            }
+            for sample in &src.samples {
+                if dn.samples.len() < OUTLINE_SAMPLES && !dn.samples.contains(sample) {
+                    dn.samples.push(sample.clone());
+                }
+            }
+            if let Some(items) = src.items {
+                let Some(mine) = self.items_of(d) else {
+                    return false;
+                };
+                work.push((mine, items));
+            }
+            // Members in the later outline's first-seen order, after this
+            // one's: the order one outline would have met them in.
+            for (key, child) in &src.members {
+                let dn = &self.nodes[d as usize];
+                let mine = match dn.members.iter().find(|(k, _)| same_key(k, key)) {
+                    Some(&(_, mine)) => mine,
+                    None => {
+                        if dn.members.len() >= OUTLINE_COLLAPSE_KEYS {
+                            return false;
+                        }
+                        let Some(mine) = self.alloc() else {
+                            return false;
+                        };
+                        self.nodes[d as usize].members.push((key.clone(), mine));
+                        mine
+                    }
+                };
+                work.push((mine, *child));
+            }
+        }
+        true
+    }
+
     /// The outline as JSON: at most `budget` paths, depth first in
     /// document order, each with its facts; what was left out is counted.
     ///

@@ -292,6 +292,26 @@ impl Structure {
         &self.precision
     }
 
+    /// Joins in the reports of the text that follows this one, read by
+    /// another `Structure` (a later part of a file read on several
+    /// threads): counts add, the first facts stay in text order up to
+    /// the cap, the deeper nesting stands. Both must be between values.
+    pub fn absorb(&mut self, later: &Structure) {
+        let d = &mut self.duplicates;
+        d.count += later.duplicates.count;
+        d.checked_fully &= later.duplicates.checked_fully;
+        d.first.extend(later.duplicates.first.iter().cloned());
+        d.first.truncate(FIRST_ISSUES_CAP);
+        let p = &mut self.precision;
+        p.count += later.precision.count;
+        for (kind, n) in &later.precision.by_kind {
+            *p.by_kind.entry(*kind).or_default() += n;
+        }
+        p.first.extend(later.precision.first.iter().cloned());
+        p.first.truncate(FIRST_ISSUES_CAP);
+        self.max_depth = self.max_depth.max(later.max_depth);
+    }
+
     /// Takes both reports.
     pub fn into_reports(self) -> (DuplicateReport, PrecisionReport) {
         (self.duplicates, self.precision)

@@ -21,6 +21,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod inspect;
 mod ops;
 mod parallel;
 mod reader;
@@ -32,13 +33,17 @@ use std::path::Path;
 
 use plumb_core::{Refusal, ScanBounds, TextStream, Window};
 
+pub use inspect::{
+    inspect, inspect_outlined, JsonlInspect, LineDuplicate, LineDuplicates, LinePrecision,
+    LinePrecisionReport, JSONL_SAMPLE_ROWS_DEFAULT, JSONL_SAMPLE_ROWS_MAX, KEY_HISTOGRAM_CAP,
+};
 pub use ops::{
-    inspect, inspect_outlined, select, validate, InvalidLine, JsonlInspect, JsonlSelect,
-    JsonlValidate, LineDuplicate, LineDuplicates, LinePrecision, LinePrecisionReport,
-    SelectedRecord, JSONL_SAMPLE_ROWS_DEFAULT, JSONL_SAMPLE_ROWS_MAX, KEY_HISTOGRAM_CAP,
+    select, validate, InvalidLine, JsonlSelect, JsonlValidate, SelectedRecord,
     SELECT_LINE_BUDGET_BYTES,
 };
-pub use parallel::{validate_in_parts, validate_source, PARALLEL_MIN_BYTES};
+pub use parallel::{
+    inspect_in_parts, inspect_source, validate_in_parts, validate_source, PARALLEL_MIN_BYTES,
+};
 pub use reader::{JsonlReader, JSONL_OPTIONS};
 pub use search::{search, JsonlSearch, RecordHit};
 pub use splitter::{Line, LineSink, LineSplitter, JSONL_MAX_LINE_BYTES};

@@ -1,7 +1,10 @@
-//! JSON Lines validate on several threads: a large file is cut into
-//! parts at line breaks (a record is one line, so every line break is a
-//! record boundary and no state crosses it), each part is validated on
-//! its own thread from its own reader, and the counts are added.
+//! JSON Lines validate and inspect on several threads: a large file is
+//! cut into parts at line breaks (a record is one line, so every line
+//! break is a record boundary and no state crosses it), each part is
+//! read on its own thread from its own reader, and the parts' answers
+//! are joined in file order: validate's counts add; inspect's facts join
+//! as [`InspectLines::absorb`](crate::inspect) says, or the file is read
+//! again on one thread where they cannot join exactly.
 //!
 //! The answer is always the one-thread answer. Parts only ever answer
 //! "every line valid" with their counts: when any part finds an invalid
@@ -19,6 +22,7 @@ use plumb_core::{
     SCAN_MAX_PARTS,
 };
 
+use crate::inspect::{answer, scan, InspectLines, JsonlInspect};
 use crate::ops::{validate, JsonlValidate};
 
 /// Files smaller than this are validated on one thread: starting threads
@@ -115,4 +119,90 @@ pub fn validate_in_parts(
         rows_scanned: rows,
         blank_lines: blank,
     }))
+}
+
+/// Inspects `source` on [`ScanBounds::thread_count`] threads when it is a
+/// file of at least [`PARALLEL_MIN_BYTES`] with random access, no row cap
+/// applies and the outline keeps no statistics; otherwise on one thread.
+/// The answer is the same either way.
+///
+/// # Errors
+/// The source's refusals, as a one-thread scan gives them.
+pub fn inspect_source(
+    source: &dyn Source,
+    opts: &ScanBounds,
+    outline: impl Into<plumb_json::OutlineOptions>,
+) -> Result<JsonlInspect, Refusal> {
+    let listing = outline.into();
+    let threads = opts.thread_count();
+    let big = source.len().is_some_and(|l| l >= PARALLEL_MIN_BYTES);
+    if threads > 1 && big {
+        if let Some(answer) = inspect_in_parts(source, opts, listing, threads)? {
+            return Ok(answer);
+        }
+    }
+    crate::inspect_outlined(text_stream(source)?, opts, listing)
+}
+
+/// Inspects `source` in up to `parts` parts (at most [`SCAN_MAX_PARTS`])
+/// on as many threads, cut at line breaks; `None` when the parts cannot
+/// give the one-thread answer (no random access, a row cap, statistics,
+/// a refusal in a part, an invalid line past the first part, a cap
+/// reached: see [`InspectLines::absorb`](crate::inspect)), for the caller
+/// to scan on one thread. Public so that tests can cut small files into
+/// many parts.
+///
+/// # Errors
+/// A read error while looking for cut points.
+pub fn inspect_in_parts(
+    source: &dyn Source,
+    opts: &ScanBounds,
+    outline: impl Into<plumb_json::OutlineOptions>,
+    parts: usize,
+) -> Result<Option<JsonlInspect>, Refusal> {
+    let listing = outline.into();
+    let Some(len) = source.len() else {
+        return Ok(None);
+    };
+    if opts.max_rows.is_some() || listing.stats {
+        return Ok(None);
+    }
+    let Some(cuts) = line_cuts(
+        source,
+        len,
+        parts.clamp(1, SCAN_MAX_PARTS),
+        BINARY_SNIFF_BYTES as u64,
+        None,
+    )?
+    else {
+        return Ok(None);
+    };
+    let results: Vec<Option<(InspectLines, bool)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = cuts
+            .windows(2)
+            .map(|w| {
+                let (start, end) = (w[0], w[1]);
+                scope.spawn(move || {
+                    scan(plumb_core::part_stream(source, start, end), opts, listing).ok()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().ok().flatten())
+            .collect()
+    });
+    let mut results = results.into_iter();
+    let Some(Some((mut first, bom))) = results.next() else {
+        return Ok(None);
+    };
+    for part in results {
+        let Some((later, _)) = part else {
+            return Ok(None);
+        };
+        if !first.absorb(later) {
+            return Ok(None);
+        }
+    }
+    Ok(Some(answer(first, bom, listing.paths)))
 }

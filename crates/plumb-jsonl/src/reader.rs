@@ -5,7 +5,7 @@ use plumb_core::{
     WindowCounts,
 };
 
-use crate::{inspect_outlined, select, JsonlInspect, JsonlSearch, JsonlSelect, JsonlValidate};
+use crate::{inspect_source, select, JsonlInspect, JsonlSearch, JsonlSelect, JsonlValidate};
 
 impl_answer!(JsonlSearch, search);
 
@@ -65,8 +65,8 @@ impl FormatReader for JsonlReader {
     }
 
     fn inspect(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
-        Ok(Box::new(inspect_outlined(
-            text_stream(source)?,
+        Ok(Box::new(inspect_source(
+            source,
             &req.scan,
             plumb_json::outline_options(req),
         )?))

@@ -2,6 +2,7 @@
 //! split, the conformance cases, and linear time.
 
 mod parallel;
+mod parallel_inspect;
 mod search;
 mod tail;
 
