@@ -18,11 +18,11 @@
 //! all this needs, and the engine crate keeps no thread pool.
 
 use plumb_core::{
-    line_cuts, text_stream, Refusal, ScanBounds, Source, ViewFlags, BINARY_SNIFF_BYTES,
+    line_cuts, text_stream, Refusal, ScanBounds, Source, TextStream, ViewFlags, BINARY_SNIFF_BYTES,
     SCAN_MAX_PARTS,
 };
 
-use crate::inspect::{answer, scan, InspectLines, JsonlInspect};
+use crate::inspect::{answer, scan, JsonlInspect};
 use crate::ops::{validate, JsonlValidate};
 
 /// Files smaller than this are validated on one thread: starting threads
@@ -61,46 +61,15 @@ pub fn validate_in_parts(
     opts: &ScanBounds,
     parts: usize,
 ) -> Result<Option<JsonlValidate>, Refusal> {
-    let Some(len) = source.len() else {
-        return Ok(None);
-    };
-    if opts.max_rows.is_some() {
-        return Ok(None);
-    }
-    // The first part holds the whole head that a one-thread scan judges
-    // (the NUL sniff), so that its verdict on the head is the same.
-    let Some(cuts) = line_cuts(
-        source,
-        len,
-        parts.clamp(1, SCAN_MAX_PARTS),
-        BINARY_SNIFF_BYTES as u64,
-        None,
-    )?
+    // Each part's counts when every line of it is valid, else `None`
+    // (an invalid line, a refusal, a thread that panicked).
+    let Some(results) = in_parts(source, opts, parts, |stream| match validate(stream, opts) {
+        Ok(v) if v.valid == Some(true) && v.view.exact => Some((v.rows_scanned, v.blank_lines)),
+        _ => None,
+    })?
     else {
         return Ok(None);
     };
-    // Each part's counts when every line of it is valid, else `None`
-    // (an invalid line, a refusal, a thread that panicked).
-    let results: Vec<Option<(u64, u64)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = cuts
-            .windows(2)
-            .map(|w| {
-                let (start, end) = (w[0], w[1]);
-                scope.spawn(move || {
-                    match validate(plumb_core::part_stream(source, start, end), opts) {
-                        Ok(v) if v.valid == Some(true) && v.view.exact => {
-                            Some((v.rows_scanned, v.blank_lines))
-                        }
-                        _ => None,
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().ok().flatten())
-            .collect()
-    });
     let (mut rows, mut blank) = (0, 0);
     for part in results {
         // Where and what the first fault is, a sequential scan says.
@@ -161,37 +130,15 @@ pub fn inspect_in_parts(
     parts: usize,
 ) -> Result<Option<JsonlInspect>, Refusal> {
     let listing = outline.into();
-    let Some(len) = source.len() else {
-        return Ok(None);
-    };
-    if opts.max_rows.is_some() || listing.stats {
+    if listing.stats {
         return Ok(None);
     }
-    let Some(cuts) = line_cuts(
-        source,
-        len,
-        parts.clamp(1, SCAN_MAX_PARTS),
-        BINARY_SNIFF_BYTES as u64,
-        None,
-    )?
+    let Some(results) = in_parts(source, opts, parts, |stream| {
+        scan(stream, opts, listing).ok()
+    })?
     else {
         return Ok(None);
     };
-    let results: Vec<Option<(InspectLines, bool)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = cuts
-            .windows(2)
-            .map(|w| {
-                let (start, end) = (w[0], w[1]);
-                scope.spawn(move || {
-                    scan(plumb_core::part_stream(source, start, end), opts, listing).ok()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().ok().flatten())
-            .collect()
-    });
     let mut results = results.into_iter();
     let Some(Some((mut first, bom))) = results.next() else {
         return Ok(None);
@@ -205,4 +152,49 @@ pub fn inspect_in_parts(
         }
     }
     Ok(Some(answer(first, bom, listing.paths)))
+}
+
+/// Cuts `source` at line breaks into up to `parts` parts (at most
+/// [`SCAN_MAX_PARTS`]) and runs `read` on each part's stream on a thread
+/// of its own; the parts' results in file order (`None` for a part whose
+/// thread panicked), or `None` when the file cannot be split (no random
+/// access, a row cap, too small to cut).
+fn in_parts<T: Send>(
+    source: &dyn Source,
+    opts: &ScanBounds,
+    parts: usize,
+    read: impl Fn(TextStream<Box<dyn std::io::BufRead + Send + '_>>) -> Option<T> + Sync,
+) -> Result<Option<Vec<Option<T>>>, Refusal> {
+    let Some(len) = source.len() else {
+        return Ok(None);
+    };
+    if opts.max_rows.is_some() {
+        return Ok(None);
+    }
+    // The first part holds the whole head that a one-thread scan judges
+    // (the NUL sniff), so that its verdict on the head is the same.
+    let Some(cuts) = line_cuts(
+        source,
+        len,
+        parts.clamp(1, SCAN_MAX_PARTS),
+        BINARY_SNIFF_BYTES as u64,
+        None,
+    )?
+    else {
+        return Ok(None);
+    };
+    let read = &read;
+    Ok(Some(std::thread::scope(|scope| {
+        let handles: Vec<_> = cuts
+            .windows(2)
+            .map(|w| {
+                let (start, end) = (w[0], w[1]);
+                scope.spawn(move || read(plumb_core::part_stream(source, start, end)))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().ok().flatten())
+            .collect()
+    })))
 }
