@@ -131,10 +131,15 @@ fn cut(text: &str) -> &str {
 }
 
 /// Key equality that settles most pairs on the length and the last
-/// byte, without a call into `memcmp` (keys are short and a record's
-/// keys are compared against every member path's).
+/// byte, without a call into `memcmp` (keys are short, and each key of a
+/// record is compared with those held before it).
+///
+/// ```
+/// assert!(plumb_json::same_key(b"name", b"name"));
+/// assert!(!plumb_json::same_key(b"name", b"nome"));
+/// ```
 #[inline]
-fn same_key(held: &[u8], key: &[u8]) -> bool {
+pub fn same_key(held: &[u8], key: &[u8]) -> bool {
     held.len() == key.len()
         && held.last() == key.last()
         && if key.len() <= 16 {

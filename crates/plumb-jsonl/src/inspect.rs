@@ -14,8 +14,8 @@ use plumb_core::{
     PrecisionKind, Refusal, RowCap, ScanBounds, TextStream, ViewFlags, FIRST_ISSUES_CAP,
 };
 use plumb_json::{
-    scan_text, JsonParser, JsonSink, Outline, Scalar, ScalarKind, Structure, Tee, ValueBuilder,
-    OUTLINE_LIST_DEFAULT, SAMPLE_BUDGET_BYTES,
+    same_key, scan_text, JsonParser, JsonSink, Outline, Scalar, ScalarKind, Structure, Tee,
+    ValueBuilder, OUTLINE_LIST_DEFAULT, SAMPLE_BUDGET_BYTES,
 };
 
 use crate::ops::{drive, oversized_message, InvalidLine};
@@ -163,17 +163,6 @@ fn type_map(counts: &[u64; 6]) -> BTreeMap<&'static str, u64> {
         .filter(|(_, &n)| n > 0)
         .map(|(&t, &n)| (t, n))
         .collect()
-}
-
-/// Byte equality for keys: short ones compared in a loop rather than a
-/// call into `memcmp` (a hit compares every byte, and most keys hit).
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len()
-        && if b.len() <= 16 {
-            a.iter().zip(b).all(|(x, y)| x == y)
-        } else {
-            a == b
-        }
 }
 
 /// One record's top-level keys, in one buffer reused record to record
@@ -379,7 +368,7 @@ impl InspectLines {
         self.this_keys.clear();
         for (at, (key, t)) in self.top_keys.iter().enumerate() {
             let guess = self.last_keys.get(at).copied().flatten();
-            let idx = match guess.filter(|&i| same_bytes(&self.key_stats[i].raw, key)) {
+            let idx = match guess.filter(|&i| same_key(&self.key_stats[i].raw, key)) {
                 Some(i) => Some(i),
                 None => match self.keys.get(key) {
                     Some(&i) => Some(i),
