@@ -66,6 +66,11 @@ pub const CSV_MAX_FIELD_BYTES: usize = 1 << 20;
 /// to its next line break.
 pub const CSV_MAX_RECORD_BYTES: usize = 16 << 20;
 
+/// How much of the record buffers the parser keeps between records
+/// beyond what the last record used: enough that ordinary records never
+/// reallocate, small beside [`CSV_MAX_RECORD_BYTES`].
+const RETAINED_BYTES: usize = 1 << 20;
+
 /// What one field end costs against [`CSV_MAX_RECORD_BYTES`] beyond its
 /// delimiter: the parser stores each end as a `u32`, so a record of
 /// millions of empty fields is bounded like a record of long ones.
@@ -721,6 +726,18 @@ impl CsvParser {
         sink.issue(&issue)
     }
 
+    /// Gives back what the record buffers hold past [`RETAINED_BYTES`]
+    /// after a long record. A header of long names grows the bytes, rows
+    /// of short cells the field ends: kept, the pages one record touched
+    /// would add to those the next grows. Shrunk in place, not freed, a
+    /// large buffer stays mapped on its own and its pages go back to the
+    /// system rather than into the allocator's heap.
+    #[cold]
+    fn trim_buffers(&mut self) {
+        self.data.shrink_to(RETAINED_BYTES);
+        self.ends.shrink_to(RETAINED_BYTES / FIELD_END_COST);
+    }
+
     /// Lets the sink take a kept record's buffers.
     #[inline(never)]
     fn offer_buffers<S: CsvSink + ?Sized>(&mut self, sink: &mut S) {
@@ -763,6 +780,11 @@ impl CsvParser {
         };
         if self.mode == Mode::Keep {
             self.offer_buffers(sink);
+        }
+        if self.data.capacity() > RETAINED_BYTES
+            || self.ends.capacity() * FIELD_END_COST > RETAINED_BYTES
+        {
+            self.trim_buffers();
         }
         self.data.clear();
         self.ends.clear();

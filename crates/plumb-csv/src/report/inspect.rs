@@ -2,9 +2,13 @@
 //! precision facts, the header and a sample of rows, within caps that do
 //! not grow with the column count or the cell length.
 //!
-//! Cells arrive one by one from the parser's block path (as slices of the
-//! input), except in the rows the sample keeps, which come whole from the
-//! byte machine. A cell that `scan_plain_number` reads (most numeric
+//! Cells arrive one by one from the parser (from the block path as
+//! slices of the input), the sample rows' too: they are copied, cut, as
+//! they pass, so that no data row is ever held whole. (A record runs to
+//! [`CSV_MAX_RECORD_BYTES`](crate::CSV_MAX_RECORD_BYTES) in the parser's
+//! buffers; with the column state of 10,000 tracked columns beside it,
+//! holding it would cost most of the memory bound.) Only a first record
+//! the header decision keeps comes whole. A cell that `scan_plain_number` reads (most numeric
 //! cells) is folded inline, with 16 to 19 digit integers and fractions
 //! judged from the digits already read; every other cell goes through
 //! `scan_cell`. A proptest and the `csv_inspect` fuzz target hold the two
@@ -109,6 +113,8 @@ pub(crate) struct InspectSink {
     widest: usize,
     issues: IssueList,
     sample: Vec<Vec<String>>,
+    /// The cells of the sample row being read, cut as in [`capped_row`].
+    sample_cells: Vec<String>,
     sample_rows: usize,
     /// Bytes of cell text in `sample`.
     sample_bytes: usize,
@@ -132,6 +138,7 @@ impl InspectSink {
             widest: 0,
             issues: IssueList::default(),
             sample: Vec::new(),
+            sample_cells: Vec::new(),
             sample_rows,
             sample_bytes: 0,
             sample_shortened: false,
@@ -181,6 +188,19 @@ impl InspectSink {
             }
         }
         true
+    }
+
+    /// Adds a row's cut cells to the sample while they fit its budget.
+    fn add_sample(&mut self, cells: Vec<String>) {
+        let bytes: usize = cells.iter().map(String::len).sum();
+        if !self.sample.is_empty() && self.sample_bytes + bytes > INSPECT_SAMPLE_BUDGET_BYTES {
+            // The sample is full.
+            self.sample_shortened = true;
+            self.sample_rows = self.sample.len();
+        } else {
+            self.sample_bytes += bytes;
+            self.sample.push(cells);
+        }
     }
 
     pub fn finish(self, format: &'static str, s: &ScanSummary) -> CsvInspect {
@@ -235,8 +255,7 @@ impl RowSink for InspectSink {
     }
 
     fn keep_fields(&self) -> bool {
-        // The sample needs whole rows; every later row comes cell by cell.
-        self.sample.len() < self.sample_rows
+        false
     }
 
     fn wants_cells(&self) -> bool {
@@ -245,6 +264,10 @@ impl RowSink for InspectSink {
 
     #[inline]
     fn cell(&mut self, record: u64, index: usize, content: &[u8]) {
+        if self.sample.len() < self.sample_rows && index < COLUMN_TRACK_CAP {
+            self.sample_cells
+                .push(lossy_prefix(content, text_cap(index)));
+        }
         if let Some(acc) = self.columns.get_mut(index) {
             acc.add_plain(content, record);
         } else if index < COLUMN_TRACK_CAP {
@@ -269,6 +292,10 @@ impl RowSink for InspectSink {
         self.widest = self.widest.max(n);
         if !row.has_fields() {
             // Its cells came one by one.
+            if self.sample.len() < self.sample_rows {
+                let cells = std::mem::take(&mut self.sample_cells);
+                self.add_sample(cells);
+            }
             return ControlFlow::Continue(());
         }
         let tracked = n.min(COLUMN_TRACK_CAP);
@@ -285,16 +312,7 @@ impl RowSink for InspectSink {
             acc.add(cell, row.number);
         }
         if self.sample.len() < self.sample_rows {
-            let cells = capped_row(row);
-            let bytes: usize = cells.iter().map(String::len).sum();
-            if !self.sample.is_empty() && self.sample_bytes + bytes > INSPECT_SAMPLE_BUDGET_BYTES {
-                // The sample is full: later rows come cell by cell.
-                self.sample_shortened = true;
-                self.sample_rows = self.sample.len();
-            } else {
-                self.sample_bytes += bytes;
-                self.sample.push(cells);
-            }
+            self.add_sample(capped_row(row));
         }
         ControlFlow::Continue(())
     }
