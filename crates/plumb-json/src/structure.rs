@@ -71,24 +71,55 @@ pub struct PrecisionReport {
 /// and compare them exactly (no hashing, no false duplicates); past
 /// [`LINEAR_KEYS`] keys the object switches to a set of 64-bit keyed
 /// hashes, where a false duplicate needs a SipHash collision.
+///
+/// Objects at one level are mostly alike (the records of an array), so
+/// a new object starts by reading its keys against the last object's,
+/// still in the arena: while they come in the same order, each is new
+/// to this object at the cost of one comparison, since the arena never
+/// holds a key twice. The first key out of order drops the rest of the
+/// last object's keys, and from there keys are looked up in full.
 #[derive(Default)]
 struct KeySet {
     arena: Vec<u8>,
     ends: Vec<u32>,
     set: HashSet<u64>,
     full: bool,
+    /// How many of this object's keys there are while they still follow
+    /// the last object's in order (those keys are `ends[..matched]`, and
+    /// `ends[matched..]` the last object's rest); `None` once they did
+    /// not.
+    matched: Option<usize>,
 }
 
 impl KeySet {
-    fn clear(&mut self) {
-        self.arena.clear();
-        self.ends.clear();
+    /// Readies the set for a new object at its level.
+    fn begin(&mut self) {
         self.set.clear();
         self.full = false;
+        self.matched = Some(0);
+    }
+
+    /// The object's keys are all in: the last object's rest is dropped,
+    /// so the arena holds exactly this object's keys for the next one.
+    fn end(&mut self) {
+        if let Some(m) = self.matched.take() {
+            self.truncate(m);
+        }
+    }
+
+    fn truncate(&mut self, keys: usize) {
+        if keys < self.ends.len() {
+            let bytes = match keys {
+                0 => 0,
+                k => self.ends[k - 1] as usize,
+            };
+            self.arena.truncate(bytes);
+            self.ends.truncate(keys);
+        }
     }
 
     fn len(&self) -> usize {
-        self.ends.len() + self.set.len()
+        self.matched.unwrap_or(self.ends.len()) + self.set.len()
     }
 
     fn contains_linear(&self, key: &[u8]) -> bool {
@@ -111,6 +142,20 @@ impl KeySet {
 
     /// Inserts a key; returns whether it was already there.
     fn insert(&mut self, key: &[u8], hasher: &RandomState) -> bool {
+        if let Some(m) = self.matched {
+            if let Some(&end) = self.ends.get(m) {
+                let start = match m {
+                    0 => 0,
+                    k => self.ends[k - 1] as usize,
+                };
+                if self.arena.get(start..end as usize) == Some(key) {
+                    self.matched = Some(m + 1);
+                    return false;
+                }
+            }
+            self.truncate(m);
+            self.matched = None;
+        }
         if self.set.is_empty() {
             if self.contains_linear(key) {
                 return true;
@@ -197,7 +242,7 @@ impl Structure {
             while self.sets.len() <= d {
                 self.sets.push(KeySet::default());
             }
-            self.sets[d].clear();
+            self.sets[d].begin();
         }
     }
 
@@ -234,8 +279,9 @@ impl Structure {
         self.path.close();
         if self.open.pop() == Some(true) {
             let d = self.open.len();
-            if let Some(set) = self.sets.get(d) {
+            if let Some(set) = self.sets.get_mut(d) {
                 self.tracked = self.tracked.saturating_sub(set.len());
+                set.end();
             }
         }
     }

@@ -116,3 +116,103 @@ proptest! {
         prop_assert_eq!(&*tee.1, &whole);
     }
 }
+
+/// A generated value for the duplicate-key oracle: objects whose keys
+/// come from a few names (so repeats and shared orders are common).
+#[derive(Clone, Debug)]
+enum Gen {
+    Leaf,
+    Object(Vec<(usize, Gen)>),
+    Array(Vec<Gen>),
+}
+
+fn key_name(k: usize) -> String {
+    format!("k{k}")
+}
+
+fn gen_value() -> impl Strategy<Value = Gen> {
+    Just(Gen::Leaf).prop_recursive(3, 200, 40, |inner| {
+        prop_oneof![
+            // Few names: objects that repeat, extend or reorder another.
+            prop::collection::vec((0usize..6, inner.clone()), 0..8).prop_map(Gen::Object),
+            // Many names: objects that pass the linear-compare bound.
+            prop::collection::vec((0usize..60, inner.clone()), 20..45).prop_map(Gen::Object),
+            prop::collection::vec(inner, 0..6).prop_map(Gen::Array),
+        ]
+    })
+}
+
+fn write_gen(g: &Gen, out: &mut String) {
+    match g {
+        Gen::Leaf => out.push('1'),
+        Gen::Array(items) => {
+            out.push('[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_gen(v, out);
+            }
+            out.push(']');
+        }
+        Gen::Object(members) => {
+            out.push('{');
+            for (i, (k, v)) in members.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&format!("\"{}\":", key_name(*k)));
+                write_gen(v, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// The duplicate keys of `g` in document order: (object pointer, key).
+fn oracle_duplicates(g: &Gen, pointer: &str, out: &mut Vec<(String, String)>) {
+    match g {
+        Gen::Leaf => {}
+        Gen::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                oracle_duplicates(v, &format!("{pointer}/{i}"), out);
+            }
+        }
+        Gen::Object(members) => {
+            let mut seen = std::collections::HashSet::new();
+            for (k, v) in members {
+                if !seen.insert(*k) {
+                    out.push((pointer.to_owned(), key_name(*k)));
+                }
+                oracle_duplicates(v, &format!("{pointer}/{}", key_name(*k)), out);
+            }
+        }
+    }
+}
+
+proptest! {
+    /// Duplicate keys as a per-object set finds them, in order, with their
+    /// objects' pointers, whatever the objects before at the same level
+    /// held (the structure reads keys against the last object's first).
+    #[test]
+    fn duplicate_keys_match_a_set_per_object(
+        values in prop::collection::vec(gen_value(), 1..6),
+    ) {
+        let root = Gen::Array(values);
+        let mut doc = String::new();
+        write_gen(&root, &mut doc);
+        let mut structure = Structure::default();
+        feed(doc.as_bytes(), &mut structure).unwrap();
+        let mut expected = Vec::new();
+        oracle_duplicates(&root, "", &mut expected);
+        let report = structure.duplicates();
+        prop_assert_eq!(report.count, expected.len() as u64, "{}", doc);
+        prop_assert!(report.checked_fully);
+        let found: Vec<(String, String)> = report
+            .first
+            .iter()
+            .map(|d| (d.pointer.clone(), d.key.clone()))
+            .collect();
+        prop_assert_eq!(&found[..], &expected[..found.len()], "{}", doc);
+    }
+}
