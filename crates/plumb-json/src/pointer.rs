@@ -164,12 +164,63 @@ pub(crate) fn index_matches(token: &str, index: u64) -> bool {
     token.parse::<u64>() == Ok(index)
 }
 
+/// The longest key a frame keeps in place.
+const SHORT_KEY: usize = 32;
+
+/// The key of an open object's current member. Every key of a scan
+/// passes through here, so short ones (most) are kept in place with
+/// fixed-width moves, which cost less than a call into `memcpy`; longer
+/// ones go to the heap.
+#[derive(Clone, Debug, Default)]
+struct KeyBuf {
+    short: [u8; SHORT_KEY],
+    len: usize,
+    long: Vec<u8>,
+}
+
+impl KeyBuf {
+    fn set(&mut self, key: &[u8]) {
+        let n = key.len();
+        self.len = n;
+        let d = &mut self.short;
+        // Two moves of a fixed width that overlap cover any length
+        // between that width and twice it.
+        if n > SHORT_KEY {
+            self.long.clear();
+            self.long.extend_from_slice(key);
+        } else if n >= 16 {
+            d[..16].copy_from_slice(&key[..16]);
+            d[n - 16..n].copy_from_slice(&key[n - 16..]);
+        } else if n >= 8 {
+            d[..8].copy_from_slice(&key[..8]);
+            d[n - 8..n].copy_from_slice(&key[n - 8..]);
+        } else if n >= 4 {
+            d[..4].copy_from_slice(&key[..4]);
+            d[n - 4..n].copy_from_slice(&key[n - 4..]);
+        } else {
+            d[..n].copy_from_slice(key);
+        }
+    }
+
+    fn get(&self) -> &[u8] {
+        if self.len > SHORT_KEY {
+            &self.long
+        } else {
+            &self.short[..self.len]
+        }
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+}
+
 #[derive(Clone, Debug)]
 enum Frame {
     /// Keys are kept as bytes and read as text only when a pointer is
     /// asked for: most scans never ask.
     Object {
-        key: Vec<u8>,
+        key: KeyBuf,
     },
     Array {
         next: u64,
@@ -211,7 +262,11 @@ impl PathTracker {
         };
         match (frame, object) {
             (Frame::Object { key }, true) => key.clear(),
-            (f, true) => *f = Frame::Object { key: Vec::new() },
+            (f, true) => {
+                *f = Frame::Object {
+                    key: KeyBuf::default(),
+                }
+            }
             (f, false) => *f = Frame::Array { next: 0 },
         }
         self.open += 1;
@@ -231,13 +286,7 @@ impl PathTracker {
     /// A key was read in the innermost object.
     pub fn key(&mut self, key: &[u8]) {
         if let Some(Frame::Object { key: k }) = self.last_mut() {
-            k.clear();
-            // Keys are short; a byte loop beats a call into memcpy.
-            if key.len() <= 16 {
-                k.extend(key.iter().copied());
-            } else {
-                k.extend_from_slice(key);
-            }
+            k.set(key);
         }
     }
 
@@ -250,9 +299,9 @@ impl PathTracker {
     /// `level` (0 is the root container): a key, or an element index.
     pub fn token_at(&self, level: usize) -> Option<PathToken<'_>> {
         match self.frames.get(level).filter(|_| level < self.open)? {
-            Frame::Object { key } => {
-                Some(PathToken::Key(std::str::from_utf8(key).unwrap_or_default()))
-            }
+            Frame::Object { key } => Some(PathToken::Key(
+                std::str::from_utf8(key.get()).unwrap_or_default(),
+            )),
             Frame::Array { next } => Some(PathToken::Index(next.saturating_sub(1))),
         }
     }
@@ -261,9 +310,9 @@ impl PathTracker {
     /// will have, before [`PathTracker::value_starts`] is called for it.
     pub fn upcoming_at(&self, level: usize) -> Option<PathToken<'_>> {
         match self.frames.get(level).filter(|_| level < self.open)? {
-            Frame::Object { key } => {
-                Some(PathToken::Key(std::str::from_utf8(key).unwrap_or_default()))
-            }
+            Frame::Object { key } => Some(PathToken::Key(
+                std::str::from_utf8(key.get()).unwrap_or_default(),
+            )),
             Frame::Array { next } => Some(PathToken::Index(*next)),
         }
     }
@@ -281,7 +330,9 @@ impl PathTracker {
         for f in self.frames.iter().take(n.min(self.open)) {
             out.push('/');
             match f {
-                Frame::Object { key } => out.push_str(&escape_token(&String::from_utf8_lossy(key))),
+                Frame::Object { key } => {
+                    out.push_str(&escape_token(&String::from_utf8_lossy(key.get())))
+                }
                 Frame::Array { next } => out.push_str(&next.saturating_sub(1).to_string()),
             }
         }

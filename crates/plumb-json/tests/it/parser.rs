@@ -264,3 +264,32 @@ fn nan_and_infinity_are_refused_naming_the_cause() {
     let (_, err) = check(b"[nul]");
     assert!(!err.unwrap().contains("NaN"));
 }
+
+/// Keys of every length around the path tracker's in-place widths (4,
+/// 8, 16, 32 bytes) come back whole in pointers, and a shorter key after
+/// a longer one leaves nothing of it behind; a level that turns from an
+/// array into an object and back keeps its key right.
+#[test]
+fn path_keys_of_every_length_round_trip() {
+    use plumb_json::{PathToken, PathTracker};
+    let mut t = PathTracker::default();
+    t.open(true);
+    for n in (0..80).chain((0..80).rev()) {
+        let key: String = (0..n)
+            .map(|i| char::from(b'a' + (i * 7 + n) as u8 % 26))
+            .collect();
+        t.key(key.as_bytes());
+        assert_eq!(t.pointer(), format!("/{key}"), "{n}");
+        assert_eq!(t.token_at(0), Some(PathToken::Key(&key)), "{n}");
+        t.value_starts();
+        t.open(false);
+        t.value_starts();
+        assert_eq!(t.pointer(), format!("/{key}/0"), "{n}");
+        t.close();
+        t.value_starts();
+        t.open(true);
+        t.key(b"inner");
+        assert_eq!(t.pointer(), format!("/{key}/inner"), "{n}");
+        t.close();
+    }
+}
