@@ -107,13 +107,16 @@ impl KeySet {
         }
     }
 
+    /// Where key `k` of the arena starts.
+    fn key_start(&self, k: usize) -> usize {
+        k.checked_sub(1)
+            .and_then(|i| self.ends.get(i))
+            .map_or(0, |&e| e as usize)
+    }
+
     fn truncate(&mut self, keys: usize) {
         if keys < self.ends.len() {
-            let bytes = match keys {
-                0 => 0,
-                k => self.ends[k - 1] as usize,
-            };
-            self.arena.truncate(bytes);
+            self.arena.truncate(self.key_start(keys));
             self.ends.truncate(keys);
         }
     }
@@ -144,11 +147,8 @@ impl KeySet {
     fn insert(&mut self, key: &[u8], hasher: &RandomState) -> bool {
         if let Some(m) = self.matched {
             if let Some(&end) = self.ends.get(m) {
-                let start = match m {
-                    0 => 0,
-                    k => self.ends[k - 1] as usize,
-                };
-                if self.arena.get(start..end as usize) == Some(key) {
+                let held = self.arena.get(self.key_start(m)..end as usize);
+                if held == Some(key) {
                     self.matched = Some(m + 1);
                     return false;
                 }

@@ -8,8 +8,10 @@
 //! [`CSV_MAX_RECORD_BYTES`](crate::CSV_MAX_RECORD_BYTES) in the parser's
 //! buffers; with the column state of 10,000 tracked columns beside it,
 //! holding it would cost most of the memory bound.) Only a first record
-//! the header decision keeps comes whole. A cell that `scan_plain_number` reads (most numeric
-//! cells) is folded inline, with 16 to 19 digit integers and fractions
+//! the header decision keeps comes whole.
+//!
+//! A cell that `scan_plain_number` reads (most numeric cells) is folded
+//! inline, with 16 to 19 digit integers and fractions
 //! judged from the digits already read; every other cell goes through
 //! `scan_cell`. A proptest and the `csv_inspect` fuzz target hold the two
 //! paths to the same report.
