@@ -262,7 +262,17 @@ pub enum CompareOp {
 }
 
 impl CompareOp {
-    fn holds(self, ord: Ordering) -> bool {
+    /// Whether a value ordered `ord` against the operand satisfies the
+    /// comparison.
+    ///
+    /// ```
+    /// use std::cmp::Ordering;
+    /// use plumb_core::CompareOp;
+    /// assert!(CompareOp::Le.holds(Ordering::Equal));
+    /// assert!(!CompareOp::Gt.holds(Ordering::Equal));
+    /// ```
+    #[inline]
+    pub fn holds(self, ord: Ordering) -> bool {
         match self {
             CompareOp::Eq => ord == Ordering::Equal,
             CompareOp::Ne => ord != Ordering::Equal,
@@ -444,11 +454,8 @@ impl Predicate {
                     return false;
                 }
                 if let (Some(key), SubjectKind::Number) = (number, subject.kind) {
-                    if let (Some(k), Some(v)) = (key.small, small_decimal(subject.text)) {
-                        return op.holds(cmp_small(v, k));
-                    }
-                    if let Some(value) = Decimal::parse(subject.text) {
-                        return op.holds(value.cmp(&key.as_decimal()));
+                    if let Some(ord) = key.compare(subject.text) {
+                        return op.holds(ord);
                     }
                 }
                 match op {
@@ -652,31 +659,39 @@ fn small_decimal(text: &[u8]) -> Option<(i64, u32)> {
     if body.is_empty() || body.len() > 19 {
         return None;
     }
+    // One pass, one test a byte: a digit, the one point, or no number.
     let mut m: i64 = 0;
-    let mut i = 0;
-    while let Some(&b) = body.get(i).filter(|b| b.is_ascii_digit()) {
-        m = m.wrapping_mul(10).wrapping_add(i64::from(b - b'0'));
-        i += 1;
-    }
-    let whole = i;
-    let mut scale = 0;
-    if body.get(i) == Some(&b'.') {
-        i += 1;
-        let from = i;
-        while let Some(&b) = body.get(i).filter(|b| b.is_ascii_digit()) {
-            m = m.wrapping_mul(10).wrapping_add(i64::from(b - b'0'));
-            i += 1;
+    let mut point = None;
+    for (k, &b) in body.iter().enumerate() {
+        let d = b.wrapping_sub(b'0');
+        if d < 10 {
+            m = m.wrapping_mul(10).wrapping_add(i64::from(d));
+        } else if b == b'.' && point.is_none() {
+            point = Some(k);
+        } else {
+            return None;
         }
-        scale = (i - from) as u32;
     }
-    let digits = whole + scale as usize;
-    if i != body.len() || digits == 0 || digits > 18 {
+    let digits = body.len() - usize::from(point.is_some());
+    if digits == 0 || digits > 18 {
         return None;
     }
+    let scale = point.map_or(0, |p| (body.len() - p - 1) as u32);
     Some((if negative { -m } else { m }, scale))
 }
 
 /// Powers of ten to `10^18`, for scaling short decimals.
+const POW10_I64: [i64; 19] = {
+    let mut t = [1i64; 19];
+    let mut i = 1;
+    while i < 19 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
+
+/// The same powers as i128, for products past an i64.
 const POW10_I128: [i128; 19] = {
     let mut t = [1i128; 19];
     let mut i = 1;
@@ -693,6 +708,16 @@ fn cmp_small((a, sa): (i64, u32), (b, sb): (i64, u32)) -> Ordering {
     if sa == sb {
         return a.cmp(&b);
     }
+    // Scaled to the finer scale in i64 when that fits (the usual case:
+    // a few decimals apart), else in i128 below.
+    let (x, y) = if sa < sb {
+        (a.checked_mul(POW10_I64[(sb - sa) as usize]), Some(b))
+    } else {
+        (Some(a), b.checked_mul(POW10_I64[(sa - sb) as usize]))
+    };
+    if let (Some(x), Some(y)) = (x, y) {
+        return x.cmp(&y);
+    }
     // Both have at most 18 digits and 18 decimals: scaled to the finer
     // scale, each stays under 10^36, inside an i128.
     let s = sa.max(sb);
@@ -701,6 +726,29 @@ fn cmp_small((a, sa): (i64, u32), (b, sb): (i64, u32)) -> Ordering {
 }
 
 impl NumberKey {
+    /// How the number `text` (a cell, spaces already trimmed) orders
+    /// against this operand, exactly; `None` when `text` is no number.
+    /// A short plain decimal (most cells) is read and compared in
+    /// integer arithmetic, any other through the general comparison.
+    ///
+    /// ```
+    /// use std::cmp::Ordering;
+    /// use plumb_core::Predicate;
+    /// let Predicate::Compare { number: Some(key), .. } = Predicate::parse("> 5000.5").unwrap() else {
+    ///     unreachable!()
+    /// };
+    /// assert_eq!(key.compare(b"5000.50"), Some(Ordering::Equal));
+    /// assert_eq!(key.compare(b"1e4"), Some(Ordering::Greater));
+    /// assert_eq!(key.compare(b"Lyon"), None);
+    /// ```
+    #[inline]
+    pub fn compare(&self, text: &[u8]) -> Option<Ordering> {
+        if let (Some(k), Some(v)) = (self.small, small_decimal(text)) {
+            return Some(cmp_small(v, k));
+        }
+        Some(Decimal::parse(text)?.cmp(&self.as_decimal()))
+    }
+
     fn as_decimal(&self) -> Decimal<'_> {
         Decimal {
             negative: self.negative,

@@ -358,7 +358,7 @@ impl<S: RowSink> CsvSink for Resolver<'_, S> {
         self.decided && self.inner.wants_cells() && self.cap.has_room()
     }
 
-    #[inline]
+    #[inline(always)]
     fn cell(&mut self, record: u64, index: usize, content: &[u8]) -> ControlFlow<()> {
         self.inner.cell(record, index, content);
         ControlFlow::Continue(())

@@ -272,7 +272,7 @@ impl CsvParser {
     /// one at each bit of `ends` (delimiters), and the last at
     /// `content_end` when that is before the block's end (a line break).
     /// `quotes` is the block's opening quotes and all its quotes.
-    #[inline]
+    #[inline(always)]
     pub(super) fn hand_out<S: CsvSink + ?Sized>(
         &mut self,
         input: &[u8],
@@ -285,41 +285,36 @@ impl CsvParser {
         let only = sink.only_cell();
         loop {
             if let Some(c) = only.filter(|&c| c != self.fields) {
-                // Pass over the fields before the wanted one (or all of
-                // them) by counting delimiters.
-                let n = ends.count_ones() as usize;
+                // Pass over the fields before the wanted one (or, past it,
+                // all of them) by clearing delimiter bits: rows hold few
+                // delimiters a block, and this needs no population count.
                 self.data.clear();
-                match c.checked_sub(self.fields).filter(|&k| k <= n) {
-                    Some(k) => {
-                        // Field c starts after the k-th delimiter.
-                        let mut e = ends;
-                        for _ in 1..k {
-                            e &= e - 1;
-                        }
-                        let d = e.trailing_zeros();
-                        ends = e & (e - 1);
-                        self.fields += k;
-                        if d + 1 == BLOCK as u32 {
-                            // It starts with the next block.
-                            return ControlFlow::Continue(());
-                        }
-                        self.start_cell(start, d + 1, opens);
-                        continue;
-                    }
-                    None => {
-                        if content_end < BLOCK as u32 {
-                            self.fields += n + 1;
-                        } else {
-                            // The last field goes on into the next block.
-                            let next = 64 - ends.leading_zeros();
-                            if ends != 0 && next < BLOCK as u32 {
-                                self.start_cell(start, next, opens);
-                            }
-                            self.fields += n;
-                        }
+                let want = c.checked_sub(self.fields).unwrap_or(usize::MAX);
+                let mut passed = 0usize;
+                let mut last = BLOCK as u32;
+                while passed < want && ends != 0 {
+                    last = ends.trailing_zeros();
+                    ends &= ends - 1;
+                    passed += 1;
+                }
+                self.fields += passed;
+                if passed == want {
+                    // Field c starts after the delimiter at `last`.
+                    if last + 1 == BLOCK as u32 {
+                        // It starts with the next block.
                         return ControlFlow::Continue(());
                     }
+                    self.start_cell(start, last + 1, opens);
+                    continue;
                 }
+                if content_end < BLOCK as u32 {
+                    // The record ends here, with one more field.
+                    self.fields += 1;
+                } else if last + 1 < BLOCK as u32 {
+                    // The last field goes on into the next block.
+                    self.start_cell(start, last + 1, opens);
+                }
+                return ControlFlow::Continue(());
             }
             let (end, next) = if ends != 0 {
                 let d = ends.trailing_zeros();

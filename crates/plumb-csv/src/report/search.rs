@@ -14,8 +14,8 @@ use std::ops::ControlFlow;
 use serde::Serialize;
 
 use plumb_core::{
-    echo, CompareOp, Predicate, Query, Refusal, SearchProgress, Source, Subject, SubjectKind,
-    ViewFlags, COLUMN_TRACK_CAP,
+    echo, CompareOp, NumberKey, Predicate, Query, Refusal, SearchProgress, Source, Subject,
+    SubjectKind, ViewFlags, COLUMN_TRACK_CAP,
 };
 
 use crate::cell::SENTINEL_TOKENS;
@@ -106,6 +106,9 @@ pub(crate) struct SearchSink {
     /// `= text` or `!= text` (true for `!=`): a cell's trimmed text is
     /// compared with no more ado.
     text_eq: Option<(Vec<u8>, bool)>,
+    /// A comparison with a number: a cell that reads as one is compared
+    /// through the operand's key with no more ado.
+    number_cmp: Option<(CompareOp, NumberKey)>,
     /// Issues seen (a search reads past them; a split search does not).
     issues: u64,
     /// In the first part of a split search: where the column it resolves
@@ -138,6 +141,14 @@ impl SearchSink {
                     operand,
                     ..
                 } => Some((operand.as_bytes().to_vec(), *op == CompareOp::Ne)),
+                _ => None,
+            },
+            number_cmp: match &query.predicate {
+                Predicate::Compare {
+                    op,
+                    number: Some(key),
+                    ..
+                } => Some((*op, key.clone())),
                 _ => None,
             },
             query,
@@ -246,6 +257,13 @@ impl SearchSink {
         resolved
     }
 
+    /// Whether `cell` satisfies the predicate, the long way.
+    fn generic_test(&self, cell: &[u8]) -> bool {
+        self.query
+            .predicate
+            .test(&cell_subject(cell, &self.query.predicate))
+    }
+
     /// The first column of `row` that matches, if any.
     fn matching_column(&self, row: &Record<'_>) -> Option<usize> {
         let test = |i: usize| {
@@ -266,12 +284,37 @@ impl SearchSink {
 #[inline]
 fn trim_blanks(cell: &[u8]) -> &[u8] {
     let blank = |b: &u8| *b == b' ' || *b == b'\t';
+    // Most cells have nothing to trim: two byte tests tell.
+    if cell.first().is_some_and(|b| !blank(b)) && cell.last().is_some_and(|b| !blank(b)) {
+        return cell;
+    }
     let start = cell.iter().position(|b| !blank(b)).unwrap_or(cell.len());
     let end = cell
         .iter()
         .rposition(|b| !blank(b))
         .map_or(start, |e| e + 1);
     &cell[start..end]
+}
+
+/// Whether two byte strings are equal: short ones (most cells) with a
+/// few fixed-width loads, overlapping when the length is between
+/// widths, rather than a call to `memcmp` per cell.
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    fn word<const N: usize>(s: &[u8], at: usize) -> Option<[u8; N]> {
+        s.get(at..at + N)?.try_into().ok()
+    }
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=8 => word::<4>(a, 0) == word::<4>(b, 0) && word::<4>(a, n - 4) == word::<4>(b, n - 4),
+        9..=16 => word::<8>(a, 0) == word::<8>(b, 0) && word::<8>(a, n - 8) == word::<8>(b, n - 8),
+        _ => a == b,
+    }
 }
 
 /// A cell as a predicate sees it.
@@ -352,7 +395,7 @@ impl RowSink for SearchSink {
         self.column.filter(|_| self.fetch && self.resolved)
     }
 
-    #[inline]
+    #[inline(always)]
     fn cell(&mut self, record: u64, index: usize, content: &[u8]) {
         if self.cell_record != record {
             self.cell_record = record;
@@ -374,11 +417,14 @@ impl RowSink for SearchSink {
             return;
         }
         let hit = match &self.text_eq {
-            Some((operand, negated)) => (trim_blanks(content) == operand.as_slice()) != *negated,
-            None => self
-                .query
-                .predicate
-                .test(&cell_subject(content, &self.query.predicate)),
+            Some((operand, negated)) => same_bytes(trim_blanks(content), operand) != *negated,
+            None => match &self.number_cmp {
+                Some((op, key)) => match key.compare(trim_blanks(content)) {
+                    Some(ord) => op.holds(ord),
+                    None => self.generic_test(content),
+                },
+                None => self.generic_test(content),
+            },
         };
         if hit {
             self.cell_hit = Some(index);
@@ -437,6 +483,7 @@ impl SearchSink {
     /// Judges data row `index`: by the cells `row` holds, or by `judged`
     /// (the column its passing cells matched in, if any) when they were
     /// judged as they passed.
+    #[inline]
     fn judge(
         &mut self,
         index: u64,
@@ -464,12 +511,26 @@ impl SearchSink {
         if self.query.count_only {
             return ControlFlow::Continue(());
         }
+        self.take_hit(index, row, column, judged.is_some())
+    }
+
+    /// Keeps the hit in data row `index` (matched in `column`), or stops
+    /// at the limit. Out of line: most rows are no hit, and the checks
+    /// before this stay small enough to sit in the row's path.
+    #[inline(never)]
+    fn take_hit(
+        &mut self,
+        index: u64,
+        row: &Record<'_>,
+        column: usize,
+        fetch: bool,
+    ) -> ControlFlow<()> {
         if self.hits.len() >= self.query.limit {
             self.progress.has_more = true;
             self.progress.next_offset = Some(index);
             return ControlFlow::Break(());
         }
-        let cells = if judged.is_some() {
+        let cells = if fetch {
             // Read afterwards from the row's bytes.
             self.to_fetch.push((self.hits.len(), row.byte_offset, None));
             self.open_span = Some(self.to_fetch.len() - 1);
@@ -546,4 +607,27 @@ pub(crate) fn fetch_hits(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_bytes;
+
+    /// Every length across the fixed-width branches, equal, one byte
+    /// off at each position, and one byte shorter.
+    #[test]
+    fn same_bytes_agrees_with_slice_equality() {
+        for n in 0..40usize {
+            let a: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+            assert!(same_bytes(&a, &a.clone()), "length {n}");
+            for k in 0..n {
+                let mut b = a.clone();
+                b[k] ^= 1;
+                assert!(!same_bytes(&a, &b), "length {n}, byte {k} differs");
+            }
+            if n > 0 {
+                assert!(!same_bytes(&a, &a[..n - 1]), "length {n} against one less");
+            }
+        }
+    }
 }
