@@ -121,10 +121,15 @@ impl CsvParser {
             }
             if self.in_record {
                 let end = at + BLOCK as u64;
-                let fields = self.fields as u64 + u64::from((delims | lfs).count_ones());
+                let spent = end - self.record_offset;
+                let over = |fields: u64| {
+                    spent + FIELD_END_COST as u64 * fields > CSV_MAX_RECORD_BYTES as u64
+                };
+                // The block ends at most one field a byte: the fields are
+                // counted only when that bound would pass the cap.
                 if end - self.field_offset > CSV_MAX_FIELD_BYTES as u64
-                    || end - self.record_offset + FIELD_END_COST as u64 * fields
-                        > CSV_MAX_RECORD_BYTES as u64
+                    || over(self.fields as u64 + BLOCK as u64)
+                        && over(self.fields as u64 + u64::from((delims | lfs).count_ones()))
                 {
                     return ControlFlow::Continue(());
                 }
@@ -133,6 +138,18 @@ impl CsvParser {
             let start = *i;
             let line0 = self.line;
             let line_at = |k: u32| line0 + u64::from((m.lf & below(k)).count_ones());
+            // The line at bit `k`, where `passed` line breaks are behind:
+            // with no line break inside quotes (the usual block) that is
+            // the count of them, and no population count is needed.
+            let plain = m.lf == lfs;
+            let line_after = |passed: u64, k: u32| {
+                if plain {
+                    line0 + passed
+                } else {
+                    line_at(k)
+                }
+            };
+            let mut passed = 0u64;
             let cells = if self.in_record {
                 self.mode == Mode::Cells
             } else {
@@ -152,7 +169,8 @@ impl CsvParser {
                 let content_end = p - u32::from(crlf);
                 if !self.in_record {
                     if content_end == pos {
-                        self.line = line_at(p + 1);
+                        passed += 1;
+                        self.line = line_after(passed, p + 1);
                         self.count_ending(crlf);
                         self.blank_lines += 1;
                         pos = p + 1;
@@ -160,7 +178,7 @@ impl CsvParser {
                         sink.blank_line(self.line - 1)?;
                         continue;
                     }
-                    self.line = line_at(pos);
+                    self.line = line_after(passed, pos);
                     if !self.open_in_block(sink, cells, start, pos, at, opens) {
                         *i = start + pos as usize;
                         return ControlFlow::Continue(());
@@ -172,7 +190,8 @@ impl CsvParser {
                 } else {
                     self.fields += in_line.count_ones() as usize + 1;
                 }
-                self.line = line_at(p + 1);
+                passed += 1;
+                self.line = line_after(passed, p + 1);
                 self.count_ending(crlf);
                 pos = p + 1;
                 *i = start + pos as usize;
@@ -182,7 +201,7 @@ impl CsvParser {
             if pos < BLOCK as u32 {
                 // The rest of the block belongs to a record still open.
                 if !self.in_record {
-                    self.line = line_at(pos);
+                    self.line = line_after(passed, pos);
                     if !self.open_in_block(sink, cells, start, pos, at, opens) {
                         *i = start + pos as usize;
                         return ControlFlow::Continue(());
@@ -210,7 +229,8 @@ impl CsvParser {
                 self.quote_line = line_at(k);
                 self.quote_offset = at + u64::from(k);
             }
-            self.line = line0 + u64::from(m.lf.count_ones());
+            // Every line break of the block was passed.
+            self.line = line_after(passed, BLOCK as u32);
             self.state = if inside >> 63 != 0 {
                 State::Quoted
             } else if closes >> 63 != 0 {
