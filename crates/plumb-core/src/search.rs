@@ -691,17 +691,6 @@ const POW10_I64: [i64; 19] = {
     t
 };
 
-/// The same powers as i128, for products past an i64.
-const POW10_I128: [i128; 19] = {
-    let mut t = [1i128; 19];
-    let mut i = 1;
-    while i < 19 {
-        t[i] = t[i - 1] * 10;
-        i += 1;
-    }
-    t
-};
-
 /// Compares two short decimals exactly.
 #[inline]
 fn cmp_small((a, sa): (i64, u32), (b, sb): (i64, u32)) -> Ordering {
@@ -721,7 +710,7 @@ fn cmp_small((a, sa): (i64, u32), (b, sb): (i64, u32)) -> Ordering {
     // Both have at most 18 digits and 18 decimals: scaled to the finer
     // scale, each stays under 10^36, inside an i128.
     let s = sa.max(sb);
-    let scale = |v: i64, by: u32| i128::from(v) * POW10_I128[by as usize];
+    let scale = |v: i64, by: u32| i128::from(v) * i128::from(POW10_I64[by as usize]);
     scale(a, s - sa).cmp(&scale(b, s - sb))
 }
 
