@@ -103,12 +103,8 @@ pub(crate) struct SearchSink {
     /// first byte, when one followed).
     pub(crate) to_fetch: Vec<(usize, u64, Option<u64>)>,
     open_span: Option<usize>,
-    /// `= text` or `!= text` (true for `!=`): a cell's trimmed text is
-    /// compared with no more ado.
-    text_eq: Option<(Vec<u8>, bool)>,
-    /// A comparison with a number: a cell that reads as one is compared
-    /// through the operand's key with no more ado.
-    number_cmp: Option<(CompareOp, NumberKey)>,
+    /// The predicate's short way, when it has one.
+    quick: Quick,
     /// Issues seen (a search reads past them; a split search does not).
     issues: u64,
     /// In the first part of a split search: where the column it resolves
@@ -134,23 +130,7 @@ impl SearchSink {
             ends: Vec::new(),
             to_fetch: Vec::new(),
             open_span: None,
-            text_eq: match &query.predicate {
-                Predicate::Compare {
-                    op: op @ (CompareOp::Eq | CompareOp::Ne),
-                    numeric: false,
-                    operand,
-                    ..
-                } => Some((operand.as_bytes().to_vec(), *op == CompareOp::Ne)),
-                _ => None,
-            },
-            number_cmp: match &query.predicate {
-                Predicate::Compare {
-                    op,
-                    number: Some(key),
-                    ..
-                } => Some((*op, key.clone())),
-                _ => None,
-            },
+            quick: Quick::of(&query.predicate),
             query,
             issues: 0,
             publisher: None,
@@ -257,13 +237,6 @@ impl SearchSink {
         resolved
     }
 
-    /// Whether `cell` satisfies the predicate, the long way.
-    fn generic_test(&self, cell: &[u8]) -> bool {
-        self.query
-            .predicate
-            .test(&cell_subject(cell, &self.query.predicate))
-    }
-
     /// The first column of `row` that matches, if any.
     fn matching_column(&self, row: &Record<'_>) -> Option<usize> {
         let test = |i: usize| {
@@ -276,6 +249,43 @@ impl SearchSink {
         match self.column {
             Some(c) => test(c).then_some(c),
             None => (0..row.len().min(COLUMN_TRACK_CAP)).find(|&i| test(i)),
+        }
+    }
+}
+
+/// A predicate's short way for a cell passing in a column search.
+enum Quick {
+    /// `= text` or `!= text` (`negated` for `!=`): the trimmed cell is
+    /// compared with the operand's bytes.
+    TextEq { operand: Vec<u8>, negated: bool },
+    /// A comparison with a number: a cell that reads as one is compared
+    /// through the operand's key (any other goes the long way).
+    Number { op: CompareOp, key: NumberKey },
+    /// Every cell goes through [`Predicate::test`].
+    None,
+}
+
+impl Quick {
+    fn of(predicate: &Predicate) -> Quick {
+        match predicate {
+            Predicate::Compare {
+                op: op @ (CompareOp::Eq | CompareOp::Ne),
+                numeric: false,
+                operand,
+                ..
+            } => Quick::TextEq {
+                operand: operand.as_bytes().to_vec(),
+                negated: *op == CompareOp::Ne,
+            },
+            Predicate::Compare {
+                op,
+                number: Some(key),
+                ..
+            } => Quick::Number {
+                op: *op,
+                key: key.clone(),
+            },
+            _ => Quick::None,
         }
     }
 }
@@ -416,16 +426,18 @@ impl RowSink for SearchSink {
         if !wanted || self.cell_hit.is_some() {
             return;
         }
-        let hit = match &self.text_eq {
-            Some((operand, negated)) => same_bytes(trim_blanks(content), operand) != *negated,
-            None => match &self.number_cmp {
-                Some((op, key)) => match key.compare(trim_blanks(content)) {
-                    Some(ord) => op.holds(ord),
-                    None => self.generic_test(content),
-                },
-                None => self.generic_test(content),
-            },
+        let quick = match &self.quick {
+            Quick::TextEq { operand, negated } => {
+                Some(same_bytes(trim_blanks(content), operand) != *negated)
+            }
+            Quick::Number { op, key } => key.compare(trim_blanks(content)).map(|o| op.holds(o)),
+            Quick::None => None,
         };
+        let hit = quick.unwrap_or_else(|| {
+            self.query
+                .predicate
+                .test(&cell_subject(content, &self.query.predicate))
+        });
         if hit {
             self.cell_hit = Some(index);
         }
