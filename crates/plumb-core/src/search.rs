@@ -20,6 +20,7 @@ use memchr::memmem;
 use regex::bytes::{Regex, RegexBuilder};
 
 use crate::caps::echo;
+use crate::number::small::{cmp_small, small_decimal};
 use crate::options::{OptionKind, OptionSpec, Request};
 use crate::reader::Op;
 use crate::refusal::Refusal;
@@ -645,75 +646,6 @@ pub struct NumberKey {
     small: Option<(i64, u32)>,
 }
 
-/// A plain decimal of at most 18 digits (`-12.50`), as its digits and
-/// the count of them after the point: most cells are, and these compare
-/// in integer arithmetic, exactly, with no more reading.
-#[inline]
-fn small_decimal(text: &[u8]) -> Option<(i64, u32)> {
-    let (negative, body) = match text.first()? {
-        b'-' => (true, &text[1..]),
-        b'+' => (false, &text[1..]),
-        _ => (false, text),
-    };
-    // At most 18 digits and a point: the digits cannot pass an i64.
-    if body.is_empty() || body.len() > 19 {
-        return None;
-    }
-    // One pass, one test a byte: a digit, the one point, or no number.
-    let mut m: i64 = 0;
-    let mut point = None;
-    for (k, &b) in body.iter().enumerate() {
-        let d = b.wrapping_sub(b'0');
-        if d < 10 {
-            m = m.wrapping_mul(10).wrapping_add(i64::from(d));
-        } else if b == b'.' && point.is_none() {
-            point = Some(k);
-        } else {
-            return None;
-        }
-    }
-    let digits = body.len() - usize::from(point.is_some());
-    if digits == 0 || digits > 18 {
-        return None;
-    }
-    let scale = point.map_or(0, |p| (body.len() - p - 1) as u32);
-    Some((if negative { -m } else { m }, scale))
-}
-
-/// Powers of ten to `10^18`, for scaling short decimals.
-const POW10_I64: [i64; 19] = {
-    let mut t = [1i64; 19];
-    let mut i = 1;
-    while i < 19 {
-        t[i] = t[i - 1] * 10;
-        i += 1;
-    }
-    t
-};
-
-/// Compares two short decimals exactly.
-#[inline]
-fn cmp_small((a, sa): (i64, u32), (b, sb): (i64, u32)) -> Ordering {
-    if sa == sb {
-        return a.cmp(&b);
-    }
-    // Scaled to the finer scale in i64 when that fits (the usual case:
-    // a few decimals apart), else in i128 below.
-    let (x, y) = if sa < sb {
-        (a.checked_mul(POW10_I64[(sb - sa) as usize]), Some(b))
-    } else {
-        (Some(a), b.checked_mul(POW10_I64[(sa - sb) as usize]))
-    };
-    if let (Some(x), Some(y)) = (x, y) {
-        return x.cmp(&y);
-    }
-    // Both have at most 18 digits and 18 decimals: scaled to the finer
-    // scale, each stays under 10^36, inside an i128.
-    let s = sa.max(sb);
-    let scale = |v: i64, by: u32| i128::from(v) * i128::from(POW10_I64[by as usize]);
-    scale(a, s - sa).cmp(&scale(b, s - sb))
-}
-
 impl NumberKey {
     /// How the number `text` (a cell, spaces already trimmed) orders
     /// against this operand, exactly; `None` when `text` is no number.
@@ -730,11 +662,18 @@ impl NumberKey {
     /// assert_eq!(key.compare(b"1e4"), Some(Ordering::Greater));
     /// assert_eq!(key.compare(b"Lyon"), None);
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn compare(&self, text: &[u8]) -> Option<Ordering> {
         if let (Some(k), Some(v)) = (self.small, small_decimal(text)) {
             return Some(cmp_small(v, k));
         }
+        self.compare_general(text)
+    }
+
+    /// [`NumberKey::compare`] for a cell or operand that is no short
+    /// plain decimal: out of line, to keep the usual way small.
+    #[inline(never)]
+    fn compare_general(&self, text: &[u8]) -> Option<Ordering> {
         Some(Decimal::parse(text)?.cmp(&self.as_decimal()))
     }
 

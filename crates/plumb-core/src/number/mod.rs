@@ -22,6 +22,7 @@
 
 mod decimal;
 mod shortest;
+pub(crate) mod small;
 
 pub use decimal::{scan_decimal, scan_plain_number, DecimalScan, PlainNumber};
 

@@ -35,7 +35,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(4000))]
     #[test]
     fn numeric_compare_agrees_with_the_general_comparison(
-        cell in literal(),
+        cell in prop_oneof![literal(), "[-+0-9.eE a]{0,12}"],
         operand in prop_oneof![literal(), "-?[0-9]{1,3}(\\.[0-9]{1,3})?"],
         op in prop_oneof![Just("<"), Just("<="), Just(">"), Just(">="), Just("="), Just("!=")],
     ) {

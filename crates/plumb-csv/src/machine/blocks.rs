@@ -361,7 +361,8 @@ impl CsvParser {
                 || !self.cell_escaped
                     && quotes & below(end.saturating_sub(1)) & !below(self.first_in(start)) == 0;
             self.fields += 1;
-            let flow = if !sink.cell_wanted(self.fields - 1) {
+            // Reached with `only` set, this is the one cell wanted.
+            let flow = if only.is_none() && !sink.cell_wanted(self.fields - 1) {
                 self.data.clear();
                 ControlFlow::Continue(())
             } else if plain && self.data.is_empty() {

@@ -451,19 +451,23 @@ impl RowSink for SearchSink {
             }
         }
         if row.has_fields() {
-            return self.judge(index, row, None);
+            return self.judge(index, row);
         }
         let came = self.cell_record == row.number;
         if self.fetch && self.resolved {
-            let hit = if came { self.cell_hit } else { None };
-            // A short row lacks the column: the predicate sees it missing.
-            let hit = hit.or(match self.column {
-                Some(c) if c >= row.len() && self.query.predicate.test(&Subject::missing()) => {
-                    Some(c)
-                }
-                _ => None,
-            });
-            return self.judge(index, row, Some(hit));
+            // Judged as its cells passed: the short way of `judge`.
+            let mut hit = if came { self.cell_hit } else { None };
+            if hit.is_none() {
+                hit = self.missing_hit(row.len());
+            }
+            let Some(column) = hit.filter(|_| index >= self.query.offset) else {
+                return ControlFlow::Continue(());
+            };
+            self.progress.total += 1;
+            if self.query.count_only {
+                return ControlFlow::Continue(());
+            }
+            return self.take_hit(index, row, column, true);
         }
         // Its cells came one by one, copied.
         let (data, ends) = (
@@ -473,7 +477,7 @@ impl RowSink for SearchSink {
         let ends_now: &[u32] = if came { &ends } else { &[] };
         let mut rec = Record::from_parts(row.number, row.line, row.byte_offset, &data, ends_now);
         rec.overflow = row.overflow;
-        let flow = self.judge(index, &rec, None);
+        let flow = self.judge(index, &rec);
         (self.data, self.ends) = (data, ends);
         self.data.clear();
         self.ends.clear();
@@ -492,16 +496,15 @@ impl RowSink for SearchSink {
 }
 
 impl SearchSink {
-    /// Judges data row `index`: by the cells `row` holds, or by `judged`
-    /// (the column its passing cells matched in, if any) when they were
-    /// judged as they passed.
-    #[inline]
-    fn judge(
-        &mut self,
-        index: u64,
-        row: &Record<'_>,
-        judged: Option<Option<usize>>,
-    ) -> ControlFlow<()> {
+    /// The searched column, when a row of `len` cells lacks it and the
+    /// predicate holds of a missing cell.
+    fn missing_hit(&self, len: usize) -> Option<usize> {
+        self.column
+            .filter(|&c| c >= len && self.query.predicate.test(&Subject::missing()))
+    }
+
+    /// Judges data row `index` by the cells `row` holds.
+    fn judge(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()> {
         if !self.resolved {
             // No header: the first data row gives the width.
             if let Err(refusal) = self.resolve_and_tell(row.len(), None) {
@@ -512,18 +515,14 @@ impl SearchSink {
         if index < self.query.offset {
             return ControlFlow::Continue(());
         }
-        let found = match judged {
-            Some(j) => j,
-            None => self.matching_column(row),
-        };
-        let Some(column) = found else {
+        let Some(column) = self.matching_column(row) else {
             return ControlFlow::Continue(());
         };
         self.progress.total += 1;
         if self.query.count_only {
             return ControlFlow::Continue(());
         }
-        self.take_hit(index, row, column, judged.is_some())
+        self.take_hit(index, row, column, false)
     }
 
     /// Keeps the hit in data row `index` (matched in `column`), or stops

@@ -1,0 +1,247 @@
+//! Short plain decimals (`-12.50`, `5000.5`, `123456`) read as an integer
+//! and a scale, and compared exactly in integer arithmetic: the fast way
+//! a numeric search predicate judges most cells.
+//!
+//! A cell of at most eight bytes after its sign (nearly every amount,
+//! count and identifier in real tables) is read eight bytes at once, as
+//! one `u64` ("SWAR": the digits checked and combined with a handful of
+//! word operations instead of a test and a multiply a byte). Longer
+//! cells, up to 18 digits, take a loop. Written here rather than taken
+//! from a crate: the number parsers on crates.io (`lexical`,
+//! `atoi`, `fast-float`) read to a binary integer or float and refuse or
+//! round, while this needs the exact digits and their scale, and to say
+//! "no plain decimal" for anything else (an exponent, a second point, a
+//! letter) so the general comparison takes it.
+
+use std::cmp::Ordering;
+
+/// Every byte of a word.
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// A plain decimal of at most 18 digits (`-12.50`), as its digits read
+/// as an integer and the count of them after the point; `None` for
+/// anything else (no digit, a second point, an exponent, a letter, more
+/// than 18 digits).
+#[inline(always)]
+pub(crate) fn small_decimal(text: &[u8]) -> Option<(i64, u32)> {
+    let (negative, body) = match text.first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let (m, scale) = if body.len() <= 8 {
+        short_body(body)?
+    } else {
+        long_body(body)?
+    };
+    Some((if negative { -m } else { m }, scale))
+}
+
+/// `mask(k)`: the low `k` bytes of a word (`k` up to 8).
+#[inline(always)]
+fn low_bytes(k: u32) -> u64 {
+    if k >= 8 {
+        !0
+    } else {
+        (1u64 << (8 * k)) - 1
+    }
+}
+
+/// One to eight bytes as a little-endian word, right-aligned: the first
+/// (most significant) byte at byte `8 - len`, and '0's (value-neutral
+/// leading zeros) below it. Two overlapping loads, not a copy.
+#[inline(always)]
+fn right_aligned(body: &[u8]) -> u64 {
+    let n = body.len();
+    let word = if n >= 4 {
+        let first = u32::from_le_bytes([body[0], body[1], body[2], body[3]]);
+        let last = u32::from_le_bytes([body[n - 4], body[n - 3], body[n - 2], body[n - 1]]);
+        // `first` lands at byte 8 - n, `last` at byte 4; where they
+        // overlap they hold the same bytes.
+        (u64::from(first) << (8 * (8 - n))) | (u64::from(last) << 32)
+    } else {
+        // One to three bytes: the first, middle and last cover them.
+        let three = u64::from(body[0])
+            | u64::from(body[n / 2]) << (8 * (n / 2))
+            | u64::from(body[n - 1]) << (8 * (n - 1));
+        three << (8 * (8 - n))
+    };
+    word | ((ONES * u64::from(b'0')) & low_bytes((8 - n) as u32))
+}
+
+/// One to eight bytes of digits with at most one point, read as a word.
+#[inline(always)]
+fn short_body(body: &[u8]) -> Option<(i64, u32)> {
+    let n = body.len() as u32;
+    if n == 0 {
+        return None;
+    }
+    let mut x = right_aligned(body);
+    // The first point, if any: the lowest byte equal to '.'. (The usual
+    // zero-byte test; a false hit can only sit above a true one.)
+    let dots = x ^ (ONES * u64::from(b'.'));
+    let zero = dots.wrapping_sub(ONES) & !dots & (ONES << 7);
+    let mut scale = 0;
+    if zero != 0 {
+        if n == 1 {
+            return None;
+        }
+        let q = zero.trailing_zeros() / 8;
+        // Close the gap: the bytes before the point move up one, and a
+        // '0' comes in at the bottom.
+        x = ((x & low_bytes(q)) << 8) | (x & !low_bytes(q + 1)) | u64::from(b'0');
+        scale = 7 - q;
+    }
+    // Each byte a digit exactly when its value xor '0' is below 10 (a
+    // second point, a sign or any other byte is not).
+    let d = x ^ (ONES * u64::from(b'0'));
+    if (d.wrapping_add(ONES * 0x76) | d) & (ONES << 7) != 0 {
+        return None;
+    }
+    // Eight digits to their value in three steps: pairs, then fours,
+    // then the whole (each step multiplies and adds neighbours at once).
+    let pairs = d.wrapping_mul(10).wrapping_add(d >> 8);
+    let lo = pairs & 0x0000_00FF_0000_00FF;
+    let hi = (pairs >> 16) & 0x0000_00FF_0000_00FF;
+    let v = lo
+        .wrapping_mul(100 + (1_000_000 << 32))
+        .wrapping_add(hi.wrapping_mul(1 + (10_000 << 32)))
+        >> 32;
+    Some(((v & 0xFFFF_FFFF) as i64, scale))
+}
+
+/// Nine to nineteen bytes: one pass, one test a byte.
+fn long_body(body: &[u8]) -> Option<(i64, u32)> {
+    // At most 18 digits and a point: the digits cannot pass an i64.
+    if body.is_empty() || body.len() > 19 {
+        return None;
+    }
+    let mut m: i64 = 0;
+    let mut point = None;
+    for (k, &b) in body.iter().enumerate() {
+        let d = b.wrapping_sub(b'0');
+        if d < 10 {
+            m = m.wrapping_mul(10).wrapping_add(i64::from(d));
+        } else if b == b'.' && point.is_none() {
+            point = Some(k);
+        } else {
+            return None;
+        }
+    }
+    let digits = body.len() - usize::from(point.is_some());
+    if digits == 0 || digits > 18 {
+        return None;
+    }
+    let scale = point.map_or(0, |p| (body.len() - p - 1) as u32);
+    Some((m, scale))
+}
+
+/// Powers of ten to `10^18`, for scaling short decimals.
+const POW10_I64: [i64; 19] = {
+    let mut t = [1i64; 19];
+    let mut i = 1;
+    while i < 19 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
+
+/// Compares two short decimals (digits, scale) exactly.
+#[inline(always)]
+pub(crate) fn cmp_small((a, sa): (i64, u32), (b, sb): (i64, u32)) -> Ordering {
+    if sa == sb {
+        return a.cmp(&b);
+    }
+    // Scaled to the finer scale in i64 when that fits (the usual case:
+    // a few decimals apart), else in i128.
+    let (x, y) = if sa < sb {
+        (a.checked_mul(POW10_I64[(sb - sa) as usize]), Some(b))
+    } else {
+        (Some(a), b.checked_mul(POW10_I64[(sa - sb) as usize]))
+    };
+    match (x, y) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        _ => cmp_wide((a, sa), (b, sb)),
+    }
+}
+
+/// [`cmp_small`] where a scaled side passes an i64.
+#[cold]
+fn cmp_wide((a, sa): (i64, u32), (b, sb): (i64, u32)) -> Ordering {
+    // Both have at most 18 digits and 18 decimals: scaled to the finer
+    // scale, each stays under 10^36, inside an i128.
+    let s = sa.max(sb);
+    let scale = |v: i64, by: u32| i128::from(v) * i128::from(POW10_I64[by as usize]);
+    scale(a, s - sa).cmp(&scale(b, s - sb))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every body of up to six bytes over digits, a point, signs, a
+    /// space and a letter: the word reading agrees with the loop.
+    #[test]
+    fn the_word_reading_agrees_with_the_loop_on_every_short_body() {
+        const ALPHABET: &[u8] = b"0159.-+ e/:";
+        let mut checked = 0;
+        for len in 0..=6u32 {
+            let count = ALPHABET.len().pow(len);
+            for mut k in 0..count {
+                let mut body = Vec::new();
+                for _ in 0..len {
+                    body.push(ALPHABET[k % ALPHABET.len()]);
+                    k /= ALPHABET.len();
+                }
+                let want = if body.is_empty() {
+                    None
+                } else {
+                    long_body(&body)
+                };
+                assert_eq!(
+                    short_body(&body),
+                    want,
+                    "{:?}",
+                    String::from_utf8_lossy(&body)
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 1_900_000);
+    }
+
+    #[test]
+    fn short_bodies_load_right_aligned_over_zeros() {
+        for n in 1..=8 {
+            let body: Vec<u8> = (b'A'..).take(n).collect();
+            let mut want = [b'0'; 8];
+            want[8 - n..].copy_from_slice(&body);
+            assert_eq!(right_aligned(&body), u64::from_le_bytes(want), "{n}");
+        }
+    }
+
+    #[test]
+    fn eight_bytes_read_whole() {
+        assert_eq!(short_body(b"99999999"), Some((99_999_999, 0)));
+        assert_eq!(short_body(b"12345.67"), Some((1_234_567, 2)));
+        assert_eq!(short_body(b".1234567"), Some((1_234_567, 7)));
+        assert_eq!(short_body(b"1234567."), Some((1_234_567, 0)));
+        assert_eq!(short_body(b"00000000"), Some((0, 0)));
+        assert_eq!(short_body(b"1234.6.7"), None);
+        assert_eq!(short_body(b"1234567a"), None);
+        assert_eq!(small_decimal(b"-4567.89"), Some((-456_789, 2)));
+        assert_eq!(small_decimal(b"+12345678.9"), Some((123_456_789, 1)));
+        assert_eq!(small_decimal(b"-"), None);
+        assert_eq!(small_decimal(b"."), None);
+    }
+
+    #[test]
+    fn scales_far_apart_compare_in_wide_arithmetic() {
+        let big = (999_999_999_999_999_999, 0);
+        let tiny = (1, 18);
+        assert_eq!(cmp_small(big, tiny), Ordering::Greater);
+        assert_eq!(cmp_small(tiny, big), Ordering::Less);
+        assert_eq!(cmp_small((-5, 1), (-50, 2)), Ordering::Equal);
+    }
+}
