@@ -6,8 +6,7 @@ use plumb_core::{
 };
 
 use crate::{
-    inspect_at, select, validate, JsonInspect, JsonSearch, JsonSelect, JsonSelectOptions,
-    JsonValidate,
+    inspect_at, select, JsonInspect, JsonSearch, JsonSelect, JsonSelectOptions, JsonValidate,
 };
 
 impl_answer!(JsonSearch, search);
@@ -136,7 +135,7 @@ impl FormatReader for JsonReader {
     }
 
     fn validate(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
-        Ok(Box::new(validate(text_stream(source)?, &req.scan)?))
+        Ok(Box::new(crate::validate_source(source, &req.scan)?))
     }
 
     fn search(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {

@@ -10,6 +10,7 @@ mod wildcard;
 pub use inspect::{inspect, inspect_at, inspect_outlined, JsonInspect};
 pub use search::{search, ElementHit, JsonSearch, Probe, SEARCH_VALUE_BUDGET_BYTES};
 pub use select::{select, JsonSelect};
+pub(crate) use validate::validate_part;
 pub use validate::{validate, JsonValidate, SyntaxError};
 pub use wildcard::WILDCARD;
 

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use plumb_core::{Refusal, RefusalReason, RowCap, ScanBounds, TextStream, ViewFlags};
 
-use crate::parser::Scalar;
+use crate::parser::{JsonParser, Scalar, Status};
 use crate::sink::JsonSink;
 use crate::structure::{DuplicateReport, Structure};
 
@@ -111,6 +111,59 @@ impl JsonSink for ValidateSink {
         self.st.scalar(s);
         ControlFlow::Continue(())
     }
+}
+
+/// What one part of a root array read on its own thread found, when the
+/// part was read whole and fault-free and ended where the next begins
+/// (see `crate::parallel`).
+pub(crate) struct PartVerdict {
+    /// Root elements begun in the part.
+    pub(crate) rows: u64,
+    /// Depth and duplicate keys, the root array counted open.
+    pub(crate) st: Structure,
+}
+
+/// Reads one part of a root array: the first from the file's start, a
+/// later one from just after a comma between root elements. `None`
+/// unless every byte parsed without fault and the part ended between
+/// root elements (or, the last part, with the document complete).
+pub(crate) fn validate_part<R: BufRead>(
+    mut stream: TextStream<R>,
+    first: bool,
+    last: bool,
+) -> Option<PartVerdict> {
+    let mut sink = ValidateSink {
+        st: Structure::default(),
+        depth: 0,
+        cap: RowCap::new(None),
+    };
+    if !first {
+        sink.depth = 1;
+        sink.st.start(false);
+    }
+    let mut parser: Option<JsonParser> = None;
+    while let Some(chunk) = stream.next_chunk().ok()? {
+        let p = parser.get_or_insert_with(|| {
+            if first {
+                JsonParser::new().with_base_offset(chunk.byte_offset)
+            } else {
+                JsonParser::in_root_array(chunk.byte_offset)
+            }
+        });
+        if p.push(chunk.text.as_bytes(), &mut sink).ok()? != Status::NeedInput {
+            return None;
+        }
+    }
+    let p = parser.as_mut()?;
+    let ended = if last {
+        p.finish(&mut sink).ok()? == Status::Done
+    } else {
+        p.between_root_elements()
+    };
+    ended.then_some(PartVerdict {
+        rows: sink.cap.rows(),
+        st: sink.st,
+    })
 }
 
 /// Validates a JSON stream. A syntax fault is an answer (`valid:

@@ -288,6 +288,26 @@ impl JsonParser {
         self.max_depth = 0;
     }
 
+    /// A parser placed inside a root array, just after the comma between
+    /// two of its elements, `base_offset` being the file offset of the
+    /// first byte to be pushed: for a scan that reads one large array in
+    /// parts on several threads (see `crate::parallel`). Its line numbers
+    /// count from 1 there; such a scan reports no position of its own.
+    pub(crate) fn in_root_array(base_offset: u64) -> JsonParser {
+        let mut p = JsonParser::new().with_base_offset(base_offset);
+        p.stack.push(ARR);
+        p.state = State::Value;
+        p.max_depth = 1;
+        p
+    }
+
+    /// Whether the input so far ended just after a comma between two
+    /// elements of a root array, with no fault: where a part of such an
+    /// array read by [`JsonParser::in_root_array`] begins.
+    pub(crate) fn between_root_elements(&self) -> bool {
+        self.state == State::Value && self.stack == [ARR] && !self.failed && !self.stopped
+    }
+
     /// Skips the per-push column carry (see [`crate::scan_text`]).
     pub(crate) fn set_lazy_columns(&mut self, lazy: bool) {
         self.lazy_columns = lazy;

@@ -4,6 +4,7 @@
 mod conformance;
 mod ops;
 mod outline;
+mod parallel;
 mod parser;
 mod sinks;
 mod util;

@@ -1,0 +1,217 @@
+//! JSON validate in parts: a root array cut between its elements gives
+//! exactly the one-thread answer when every part confirms its cut, and
+//! anything else (a fault, a separator inside a string, a duplicate key
+//! past the first part, a root that is no array of containers) falls
+//! back to the one-thread scan.
+
+use plumb_core::{text_stream, BytesSource, ScanBounds, BINARY_SNIFF_BYTES};
+use plumb_json::{validate, validate_in_parts, JsonValidate};
+use proptest::prelude::*;
+use serde_json::Value;
+
+fn as_value(v: &JsonValidate) -> Value {
+    serde_json::to_value(v).unwrap()
+}
+
+fn sequential(bytes: &[u8]) -> Value {
+    let src = BytesSource::new("t.json", bytes.to_vec());
+    as_value(&validate(text_stream(&src).unwrap(), &ScanBounds::default()).unwrap())
+}
+
+/// The parts' answer, when they give one.
+fn parts_only(bytes: &[u8], parts: usize) -> Option<Value> {
+    let src = BytesSource::new("t.json", bytes.to_vec());
+    validate_in_parts(&src, parts)
+        .unwrap()
+        .map(|v| as_value(&v))
+}
+
+/// What `validate_source` answers when it tries `parts`.
+fn in_parts(bytes: &[u8], parts: usize) -> Value {
+    parts_only(bytes, parts).unwrap_or_else(|| sequential(bytes))
+}
+
+/// An element: an object with a nested array and object, a string
+/// holding brackets, commas and escapes.
+fn element(n: usize) -> Value {
+    serde_json::json!({
+        "id": n,
+        "name": format!("n{n} \"q\" [x], {{y}}"),
+        "tags": ["a", {"deep": [n, null, true]}],
+        "v": n as f64 / 7.0,
+    })
+}
+
+/// Elements enough to fill several parts past the sniffed head, laid
+/// out minified, one per line, or pretty-printed.
+fn array(layout: u8, count: usize) -> Vec<u8> {
+    let items: Vec<Value> = (0..count).map(element).collect();
+    match layout {
+        0 => serde_json::to_vec(&items).unwrap(),
+        1 => {
+            let lines: Vec<String> = items.iter().map(|v| v.to_string()).collect();
+            format!("[\n{}\n]\n", lines.join(",\n")).into_bytes()
+        }
+        _ => serde_json::to_vec_pretty(&items).unwrap(),
+    }
+}
+
+#[test]
+fn a_valid_array_in_parts_answers_as_one_thread() {
+    for layout in 1..=2 {
+        let bytes = array(layout, 2000);
+        assert!(bytes.len() > BINARY_SNIFF_BYTES * 8);
+        let one = sequential(&bytes);
+        assert_eq!(one["valid"], true);
+        assert_eq!(one["rows_scanned"], 2000);
+        for parts in 2..=8 {
+            let got = parts_only(&bytes, parts)
+                .unwrap_or_else(|| panic!("layout {layout}, {parts} parts: not split"));
+            assert_eq!(got, one, "layout {layout}, {parts} parts");
+        }
+    }
+}
+
+#[test]
+fn minified_elements_with_nested_arrays_of_objects_are_not_split() {
+    // `},{` also separates the objects inside each element's `pairs`,
+    // so the head teaches no separator of root elements alone.
+    let nested: Vec<Value> = (0..2000)
+        .map(|n| serde_json::json!({"id": n, "pairs": [{"a": n}, {"b": n}]}))
+        .collect();
+    let bytes = serde_json::to_vec(&nested).unwrap();
+    for parts in 2..=4 {
+        assert_eq!(parts_only(&bytes, parts), None);
+        assert_eq!(in_parts(&bytes, parts), sequential(&bytes));
+    }
+    // Flat minified objects are.
+    let flat: Vec<Value> = (0..3000)
+        .map(|n| serde_json::json!({"id": n, "s": "x"}))
+        .collect();
+    let bytes = serde_json::to_vec(&flat).unwrap();
+    let got = parts_only(&bytes, 3).expect("flat minified objects split");
+    assert_eq!(got, sequential(&bytes));
+}
+
+#[test]
+fn a_separator_inside_a_string_past_the_head_is_caught() {
+    // The head is plain; later, every element's string holds the very
+    // separator the head taught, so cuts there land inside strings.
+    const PLAIN: usize = 110_000;
+    let mut items: Vec<String> = (0..150_000).map(|n| format!("{{\"id\":{n}}}")).collect();
+    let plain_bytes: usize = items[..PLAIN].iter().map(|i| i.len() + 1).sum();
+    assert!(plain_bytes > 1 << 20, "the traps lie past the head");
+    for (n, item) in items.iter_mut().enumerate().skip(PLAIN) {
+        *item = format!("{{\"s\":\"}},{{}},{{}},{{\",\"id\":{n}}}");
+    }
+    let bytes = format!("[{}]", items.join(",")).into_bytes();
+    let one = sequential(&bytes);
+    assert_eq!(one["valid"], true);
+    let mut refused = 0;
+    for parts in 2..=16 {
+        match parts_only(&bytes, parts) {
+            Some(got) => assert_eq!(got, one, "{parts} parts"),
+            None => refused += 1,
+        }
+    }
+    // A cut inside a string must have been made, and caught, at least once.
+    assert!(refused > 0);
+}
+
+#[test]
+fn a_fault_in_any_part_gets_the_one_thread_answer() {
+    let good = array(1, 2000);
+    let text = String::from_utf8(good).unwrap();
+    for at in [3, 500, 1200, 1990] {
+        // Break element `at`'s value: `"id": at,` loses its value.
+        let needle = format!("\"id\":{at},");
+        let bad = text.replacen(&needle, "\"id\":,", 1).into_bytes();
+        let one = sequential(&bad);
+        assert_eq!(one["valid"], false, "element {at}");
+        for parts in 2..=6 {
+            assert_eq!(parts_only(&bad, parts), None, "element {at}, {parts} parts");
+            assert_eq!(in_parts(&bad, parts), one);
+        }
+    }
+    // Cut short, or with trailing bytes after the root.
+    let cut = &text.as_bytes()[..text.len() - 5];
+    let trailing = format!("{text} x").into_bytes();
+    for bytes in [cut, &trailing[..]] {
+        for parts in 2..=4 {
+            assert_eq!(parts_only(bytes, parts), None);
+            assert_eq!(in_parts(bytes, parts), sequential(bytes));
+        }
+    }
+}
+
+#[test]
+fn a_duplicate_key_falls_back_past_the_first_part_and_counts_in_it() {
+    let text = String::from_utf8(array(1, 2000)).unwrap();
+    for at in [2, 1500] {
+        let needle = format!("{{\"id\":{at},");
+        let dup = text
+            .replacen(&needle, &format!("{{\"id\":{at},\"id\":0,"), 1)
+            .into_bytes();
+        let one = sequential(&dup);
+        assert_eq!(one["duplicate_keys"]["count"], 1);
+        for parts in 2..=6 {
+            assert_eq!(in_parts(&dup, parts), one, "element {at}, {parts} parts");
+        }
+    }
+}
+
+#[test]
+fn roots_that_are_no_array_of_containers_are_not_split() {
+    let scalars = format!(
+        "[{}]",
+        (0..20_000)
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(",\n")
+    );
+    let object = format!("{{\"a\": {}}}", String::from_utf8(array(1, 500)).unwrap());
+    for bytes in [scalars.as_bytes(), object.as_bytes(), b"[]".as_slice()] {
+        assert_eq!(parts_only(bytes, 4), None);
+    }
+}
+
+/// Strings that hold the separators, brackets, commas and escapes.
+fn tricky() -> impl Strategy<Value = String> {
+    proptest::collection::vec(
+        prop_oneof![
+            Just("},{"),
+            Just("},\\n{"),
+            Just("]"),
+            Just(","),
+            Just("\\\""),
+            Just("x"),
+            Just("\\\\"),
+        ],
+        0..6,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn parts_agree_with_one_thread_on_any_array(
+        strings in proptest::collection::vec(tricky(), 1..40),
+        count in 300usize..1500,
+        parts in 2usize..9,
+        newline in any::<bool>(),
+        dup_at in proptest::option::of(0usize..1500),
+    ) {
+        let sep = if newline { ",\n" } else { "," };
+        let items: Vec<String> = (0..count)
+            .map(|n| {
+                let s = &strings[n % strings.len()];
+                let dup = if dup_at == Some(n) { ",\"n\":0" } else { "" };
+                format!("{{\"n\":{n},\"s\":\"{s}\"{dup}}}")
+            })
+            .collect();
+        let bytes = format!("[{}]", items.join(sep)).into_bytes();
+        let one = sequential(&bytes);
+        prop_assert_eq!(in_parts(&bytes, parts), one);
+    }
+}
