@@ -374,9 +374,11 @@ pub fn process(root: &Path, mb: u64) -> Result<bool, String> {
             .push(("xan count -c", "xan".into(), s(&["count", "-c", csv])));
         // Without -c xan only counts line ends outside quotes, checking
         // no row's width: a lighter job than validate, shown for scale.
-        rows[0]
-            .2
-            .push(("xan count (no width check)", "xan".into(), s(&["count", csv])));
+        rows[0].2.push((
+            "xan count (no width check)",
+            "xan".into(),
+            s(&["count", csv]),
+        ));
         rows[1]
             .2
             .push(("xan stats", "xan".into(), s(&["stats", csv])));

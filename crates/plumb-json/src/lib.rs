@@ -55,7 +55,9 @@ pub use outline::{
     same_key, Outline, OutlineOptions, OUTLINE_COLLAPSE_KEYS, OUTLINE_KEY_SAMPLES,
     OUTLINE_LIST_DEFAULT, OUTLINE_MAX_NODES, OUTLINE_SAMPLES, OUTLINE_SAMPLE_BYTES,
 };
-pub use parallel::{validate_in_parts, validate_source, JSON_PARALLEL_MIN_BYTES};
+pub use parallel::{
+    inspect_in_parts, inspect_source, validate_in_parts, validate_source, JSON_PARALLEL_MIN_BYTES,
+};
 pub use parser::{
     JsonParser, Scalar, ScalarKind, Status, JSON_MAX_DEPTH, KEY_CAPTURE_BYTES, STRING_CAPTURE_BYTES,
 };

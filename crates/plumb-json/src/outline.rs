@@ -182,6 +182,15 @@ impl Outline {
         }
     }
 
+    /// After the outlines of the parts of one root array were joined
+    /// ([`Outline::absorb`]), each part having counted the root array
+    /// once with its own elements: the root is one array of `elements`.
+    pub(crate) fn join_root_array(&mut self, parts: u64, elements: u64) {
+        let root = &mut self.nodes[0];
+        root.types[1] = root.types[1].saturating_sub(parts.saturating_sub(1));
+        root.length = Some((elements, elements));
+    }
+
     /// Forgets the value being read (a JSON Lines record that turned out
     /// invalid): what it added stays counted, its open containers close.
     pub fn abandon_value(&mut self) {

@@ -1,6 +1,8 @@
-//! JSON validate on several threads, for a large document whose root is
-//! an array: the array is cut between its elements, each part is parsed
-//! on a thread of its own, and the parts' counts are added in file order.
+//! JSON validate and inspect on several threads, for a large document
+//! whose root is an array: the array is cut between its elements, each
+//! part is parsed on a thread of its own, and the parts' counts (and,
+//! for inspect, their keys, types and outlines) are joined in file
+//! order.
 //!
 //! A part cannot know on its own whether a byte is inside a string, so
 //! the cuts are a guess, checked after the fact (the speculation the
@@ -34,13 +36,15 @@ use std::ops::ControlFlow;
 
 use memchr::memmem;
 use plumb_core::{
-    part_stream, text_stream, Refusal, ScanBounds, Source, ViewFlags, BINARY_SNIFF_BYTES,
-    SCAN_MAX_PARTS,
+    part_stream, text_stream, Refusal, ScanBounds, Source, TextStream, ViewFlags,
+    BINARY_SNIFF_BYTES, SCAN_MAX_PARTS,
 };
 
-use crate::ops::validate_part;
+use std::io::BufRead;
+
+use crate::ops::{inspect_part, join_parts, validate_part};
 use crate::sink::JsonSink;
-use crate::{validate, JsonParser, JsonValidate, Scalar};
+use crate::{inspect_at, validate, JsonInspect, JsonParser, JsonValidate, OutlineOptions, Scalar};
 
 /// Files smaller than this are validated on one thread: starting threads
 /// and finding cuts costs more than it saves.
@@ -87,29 +91,12 @@ pub fn validate_in_parts(
     source: &dyn Source,
     parts: usize,
 ) -> Result<Option<JsonValidate>, Refusal> {
-    let Some(len) = source.len() else {
+    let Some(verdicts) = in_parts(source, parts, |stream, first, last| {
+        validate_part(stream, first, last)
+    })?
+    else {
         return Ok(None);
     };
-    let Some(cuts) = element_cuts(source, len, parts.clamp(1, SCAN_MAX_PARTS))? else {
-        return Ok(None);
-    };
-    let count = cuts.len() - 1;
-    let verdicts: Vec<_> = std::thread::scope(|scope| {
-        let handles: Vec<_> = cuts
-            .windows(2)
-            .enumerate()
-            .map(|(k, w)| {
-                let (start, end) = (w[0], w[1]);
-                scope.spawn(move || {
-                    validate_part(part_stream(source, start, end), k == 0, k + 1 == count)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().ok().flatten())
-            .collect()
-    });
     let mut verdicts = verdicts.into_iter();
     let Some(Some(mut whole)) = verdicts.next() else {
         return Ok(None);
@@ -137,6 +124,93 @@ pub fn validate_in_parts(
         max_depth,
         duplicate_keys,
     }))
+}
+
+/// Inspects `source` on [`ScanBounds::thread_count`] threads when it is
+/// a file of at least [`JSON_PARALLEL_MIN_BYTES`] with random access,
+/// whose root is an array, and the whole document is inspected without
+/// statistics or a row cap; otherwise on one thread. The answer is the
+/// same either way.
+///
+/// # Errors
+/// As [`crate::inspect_at`].
+pub fn inspect_source(
+    source: &dyn Source,
+    opts: &ScanBounds,
+    outline: impl Into<OutlineOptions>,
+    pointer: &str,
+) -> Result<JsonInspect, Refusal> {
+    let listing = outline.into();
+    let threads = opts.thread_count();
+    let big = source.len().is_some_and(|l| l >= JSON_PARALLEL_MIN_BYTES);
+    if threads > 1 && big && pointer.is_empty() {
+        if let Some(answer) = inspect_in_parts(source, opts, listing, threads)? {
+            return Ok(answer);
+        }
+    }
+    inspect_at(text_stream(source)?, opts, listing, pointer)
+}
+
+/// Inspects the whole of `source` in up to `parts` parts (see
+/// [`validate_in_parts`]), joining each later part's facts to the ones
+/// before as one pass would have gathered them; `None` when that cannot
+/// be promised (statistics, a row cap, and what `join_parts` in
+/// `ops/inspect.rs` lists), for the caller to scan on one thread.
+///
+/// # Errors
+/// A read error while reading the head or looking for cuts.
+pub fn inspect_in_parts(
+    source: &dyn Source,
+    opts: &ScanBounds,
+    outline: impl Into<OutlineOptions>,
+    parts: usize,
+) -> Result<Option<JsonInspect>, Refusal> {
+    let listing = outline.into();
+    if listing.stats || opts.max_rows.is_some() {
+        return Ok(None);
+    }
+    let Some(found) = in_parts(source, parts, |stream, first, last| {
+        inspect_part(stream, first, last, opts)
+    })?
+    else {
+        return Ok(None);
+    };
+    let found: Option<Vec<_>> = found.into_iter().collect();
+    Ok(found.and_then(|parts| join_parts(parts, listing.paths)))
+}
+
+/// Cuts `source` between the elements of its root array into up to
+/// `parts` parts and runs `read` on each part's stream (with whether it
+/// is the first and the last) on a thread of its own; the results in
+/// file order (`None` for a part whose thread panicked), or `None` when
+/// the file is not cut.
+fn in_parts<T: Send>(
+    source: &dyn Source,
+    parts: usize,
+    read: impl Fn(TextStream<Box<dyn BufRead + Send + '_>>, bool, bool) -> Option<T> + Sync,
+) -> Result<Option<Vec<Option<T>>>, Refusal> {
+    let Some(len) = source.len() else {
+        return Ok(None);
+    };
+    let Some(cuts) = element_cuts(source, len, parts.clamp(1, SCAN_MAX_PARTS))? else {
+        return Ok(None);
+    };
+    let count = cuts.len() - 1;
+    let read = &read;
+    Ok(Some(std::thread::scope(|scope| {
+        let handles: Vec<_> = cuts
+            .windows(2)
+            .enumerate()
+            .map(|(k, w)| {
+                let (start, end) = (w[0], w[1]);
+                scope.spawn(move || read(part_stream(source, start, end), k == 0, k + 1 == count))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().ok().flatten())
+            .collect()
+    })))
 }
 
 /// Up to `len` bytes of `source` from `at` (fewer at its end); `None`

@@ -5,9 +5,7 @@ use plumb_core::{
     SniffScore, Source, WindowCounts,
 };
 
-use crate::{
-    inspect_at, select, JsonInspect, JsonSearch, JsonSelect, JsonSelectOptions, JsonValidate,
-};
+use crate::{select, JsonInspect, JsonSearch, JsonSelect, JsonSelectOptions, JsonValidate};
 
 impl_answer!(JsonSearch, search);
 
@@ -118,8 +116,8 @@ impl FormatReader for JsonReader {
     }
 
     fn inspect(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
-        Ok(Box::new(inspect_at(
-            text_stream(source)?,
+        Ok(Box::new(crate::inspect_source(
+            source,
             &req.scan,
             outline_options(req),
             req.options.text("pointer").unwrap_or_default(),

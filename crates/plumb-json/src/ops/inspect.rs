@@ -88,6 +88,26 @@ struct InspectSink {
 }
 
 impl InspectSink {
+    fn new(opts: &ScanBounds) -> InspectSink {
+        InspectSink {
+            st: Structure::default(),
+            depth: 0,
+            root: None,
+            cap: RowCap::new(opts.max_rows),
+            keys: Vec::new(),
+            key_seen: HashSet::new(),
+            keys_uncounted: false,
+            types: BTreeMap::new(),
+            builder: None,
+            sample_shortened: false,
+            samples: Vec::new(),
+            sample_rows: opts
+                .sample_rows
+                .unwrap_or(JSON_SAMPLE_ROWS_DEFAULT)
+                .min(JSON_SAMPLE_ROWS_MAX),
+        }
+    }
+
     fn note_key(&mut self, key: &str) {
         if self.key_seen.contains(key) {
             return;
@@ -200,6 +220,11 @@ impl JsonSink for InspectSink {
     }
 }
 
+fn array_sample(samples: &[Box<RawValue>]) -> Box<RawValue> {
+    let parts: Vec<&str> = samples.iter().map(|r| r.get()).collect();
+    raw(&format!("[{}]", parts.join(",")))
+}
+
 fn raw(text: &str) -> Box<RawValue> {
     RawValue::from_string(text.to_owned())
         .unwrap_or_else(|_| RawValue::from_string("null".to_owned()).expect("null is JSON"))
@@ -253,23 +278,7 @@ pub fn inspect_at<R: BufRead>(
     } else {
         Outline::new()
     };
-    let mut sink = InspectSink {
-        st: Structure::default(),
-        depth: 0,
-        root: None,
-        cap: RowCap::new(opts.max_rows),
-        keys: Vec::new(),
-        key_seen: HashSet::new(),
-        keys_uncounted: false,
-        types: BTreeMap::new(),
-        builder: None,
-        sample_shortened: false,
-        samples: Vec::new(),
-        sample_rows: opts
-            .sample_rows
-            .unwrap_or(JSON_SAMPLE_ROWS_DEFAULT)
-            .min(JSON_SAMPLE_ROWS_MAX),
-    };
+    let mut sink = InspectSink::new(opts);
     let bom = if target.tokens().is_empty() {
         drive(stream, &mut Tee(&mut sink, &mut outline))?.1
     } else {
@@ -278,8 +287,7 @@ pub fn inspect_at<R: BufRead>(
     };
     let root_type = sink.root.unwrap_or("null");
     let sample = if root_type == "array" {
-        let parts: Vec<&str> = sink.samples.iter().map(|r| r.get()).collect();
-        raw(&format!("[{}]", parts.join(",")))
+        array_sample(&sink.samples)
     } else {
         sink.samples.pop().unwrap_or_else(|| raw("null"))
     };
@@ -306,5 +314,117 @@ pub fn inspect_at<R: BufRead>(
         bom,
         outline: outline.to_json_under(outline_paths, pointer),
         pointer: (!pointer.is_empty()).then(|| pointer.to_owned()),
+    })
+}
+
+/// What one part of a root array read on its own thread found (see
+/// `crate::parallel`): the sink's facts and the part's outline, the root
+/// array counted open in each.
+pub(crate) struct InspectPart {
+    sink: InspectSink,
+    outline: Outline,
+    bom: bool,
+}
+
+/// Inspects one part of a root array (see `crate::ops::validate_part`
+/// for the parts and when one answers); no statistics, no row cap.
+pub(crate) fn inspect_part<R: BufRead>(
+    stream: TextStream<R>,
+    first: bool,
+    last: bool,
+    opts: &ScanBounds,
+) -> Option<InspectPart> {
+    let mut sink = InspectSink::new(opts);
+    let mut outline = Outline::new();
+    if !first {
+        // Inside the root array, as the first part left it.
+        sink.root = Some("array");
+        sink.depth = 1;
+        sink.st.start(false);
+        let _ = outline.start_array(0, 0);
+    }
+    let bom = super::parse_part(stream, first, last, &mut Tee(&mut sink, &mut outline))?;
+    if !last {
+        // The root array closes here for this part's outline, which then
+        // holds no open frame and joins the next (its length is mended
+        // after the join).
+        let _ = outline.end_array();
+    }
+    Some(InspectPart { sink, outline, bom })
+}
+
+/// Joins the parts of a root array, in file order, into the answer one
+/// thread gives; `None` where that cannot be promised: a later part with
+/// a duplicate key or a precision fact (whose pointers would need the
+/// elements before the part), more distinct keys than are counted, a
+/// first part holding fewer elements than the sample, an outline that
+/// will not join (see [`Outline::absorb`]).
+pub(crate) fn join_parts(parts: Vec<InspectPart>, outline_paths: usize) -> Option<JsonInspect> {
+    let count = parts.len() as u64;
+    let mut parts = parts.into_iter();
+    let InspectPart {
+        sink: mut whole,
+        mut outline,
+        bom,
+    } = parts.next()?;
+    if whole.root != Some("array")
+        || whole.keys_uncounted
+        || whole.samples.len() < whole.sample_rows
+    {
+        return None;
+    }
+    let mut elements = whole.cap.rows();
+    for part in parts {
+        let later = part.sink;
+        let (dups, precision) = (later.st.duplicates(), later.st.precision());
+        if dups.count > 0 || !dups.checked_fully || precision.count > 0 || later.keys_uncounted {
+            return None;
+        }
+        elements += later.cap.rows();
+        // The later part's keys new here follow, in its first-seen order;
+        // past its listed ones that order is not kept, which matters
+        // only while the list has room.
+        for key in &later.keys {
+            if whole.key_seen.insert(key.clone()) && whole.keys.len() < KEY_LIST_CAP {
+                whole.keys.push(key.clone());
+            }
+        }
+        for key in &later.key_seen {
+            if whole.key_seen.insert(key.clone()) && whole.keys.len() < KEY_LIST_CAP {
+                return None;
+            }
+        }
+        if whole.key_seen.len() > COLUMN_TRACK_CAP {
+            return None;
+        }
+        for (t, n) in &later.types {
+            *whole.types.entry(t).or_default() += n;
+        }
+        whole.st.absorb(&later.st);
+        if !outline.absorb(&part.outline) {
+            return None;
+        }
+    }
+    outline.join_root_array(count, elements);
+    let max_depth = whole.st.max_depth();
+    let (duplicate_keys, precision) = whole.st.into_reports();
+    Some(JsonInspect {
+        ok: true,
+        format: "json",
+        view: ViewFlags::of_scan(false).with_cut(!duplicate_keys.checked_fully || outline.is_cut()),
+        root_type: "array",
+        count: elements,
+        keys: whole.keys,
+        key_count: whole.key_seen.len() as u64,
+        key_count_is_lower_bound: false,
+        types: whole.types,
+        sample: array_sample(&whole.samples),
+        sample_shortened: whole.sample_shortened,
+        max_depth,
+        duplicate_keys,
+        precision,
+        bom,
+        outline: outline.to_json_under(outline_paths, ""),
+        pointer: None,
     })
 }

@@ -8,9 +8,10 @@ mod validate;
 mod wildcard;
 
 pub use inspect::{inspect, inspect_at, inspect_outlined, JsonInspect};
+pub(crate) use inspect::{inspect_part, join_parts};
 pub use search::{search, ElementHit, JsonSearch, Probe, SEARCH_VALUE_BUDGET_BYTES};
 pub use select::{select, JsonSelect};
-pub(crate) use validate::validate_part;
+pub(crate) use validate::{parse_part, validate_part};
 pub use validate::{validate, JsonValidate, SyntaxError};
 pub use wildcard::WILDCARD;
 

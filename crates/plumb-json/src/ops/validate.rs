@@ -128,7 +128,7 @@ pub(crate) struct PartVerdict {
 /// unless every byte parsed without fault and the part ended between
 /// root elements (or, the last part, with the document complete).
 pub(crate) fn validate_part<R: BufRead>(
-    mut stream: TextStream<R>,
+    stream: TextStream<R>,
     first: bool,
     last: bool,
 ) -> Option<PartVerdict> {
@@ -141,6 +141,22 @@ pub(crate) fn validate_part<R: BufRead>(
         sink.depth = 1;
         sink.st.start(false);
     }
+    parse_part(stream, first, last, &mut sink)?;
+    Some(PartVerdict {
+        rows: sink.cap.rows(),
+        st: sink.st,
+    })
+}
+
+/// Parses one part of a root array into `sink` (see [`validate_part`]);
+/// `Some` with the BOM flag when it parsed without fault and ended
+/// between root elements (the last part: with the document complete).
+pub(crate) fn parse_part<R: BufRead, S: JsonSink>(
+    mut stream: TextStream<R>,
+    first: bool,
+    last: bool,
+    sink: &mut S,
+) -> Option<bool> {
     let mut parser: Option<JsonParser> = None;
     while let Some(chunk) = stream.next_chunk().ok()? {
         let p = parser.get_or_insert_with(|| {
@@ -150,20 +166,17 @@ pub(crate) fn validate_part<R: BufRead>(
                 JsonParser::in_root_array(chunk.byte_offset)
             }
         });
-        if p.push(chunk.text.as_bytes(), &mut sink).ok()? != Status::NeedInput {
+        if p.push(chunk.text.as_bytes(), sink).ok()? != Status::NeedInput {
             return None;
         }
     }
     let p = parser.as_mut()?;
     let ended = if last {
-        p.finish(&mut sink).ok()? == Status::Done
+        p.finish(sink).ok()? == Status::Done
     } else {
         p.between_root_elements()
     };
-    ended.then_some(PartVerdict {
-        rows: sink.cap.rows(),
-        st: sink.st,
-    })
+    ended.then(|| stream.stats().bom)
 }
 
 /// Validates a JSON stream. A syntax fault is an answer (`valid:

@@ -215,3 +215,117 @@ proptest! {
         prop_assert_eq!(in_parts(&bytes, parts), one);
     }
 }
+
+fn inspect_sequential(bytes: &[u8], opts: &ScanBounds) -> Value {
+    let src = BytesSource::new("t.json", bytes.to_vec());
+    let answer = plumb_json::inspect_outlined(text_stream(&src).unwrap(), opts, 200).unwrap();
+    serde_json::to_value(&answer).unwrap()
+}
+
+fn inspect_parts_only(bytes: &[u8], opts: &ScanBounds, parts: usize) -> Option<Value> {
+    let src = BytesSource::new("t.json", bytes.to_vec());
+    plumb_json::inspect_in_parts(&src, opts, 200, parts)
+        .unwrap()
+        .map(|v| serde_json::to_value(&v).unwrap())
+}
+
+/// Elements whose keys, shapes and values change along the array: keys
+/// first seen late, objects of other members, numbers a double
+/// misstates only near the start, strings of every length.
+fn varied(count: usize) -> Vec<u8> {
+    let items: Vec<String> = (0..count)
+        .map(|n| match n % 7 {
+            6 => format!("{{\"arr\":[{n}, \"x{n}\", {{\"in\": {}}}]}}", n % 3 == 0),
+            _ => {
+                let big = if n == 1 {
+                    ",\"big\":9007199254740993"
+                } else {
+                    ""
+                };
+                let late = format!(",\"k{}\":{}", n / 400, n as f64 / 3.0);
+                format!(
+                    "{{\"id\":{n},\"s\":\"{}\",\"tags\":[\"a\",{n}]{big}{late}}}",
+                    "y".repeat(n % 50)
+                )
+            }
+        })
+        .collect();
+    format!("[\n{}\n]\n", items.join(",\n")).into_bytes()
+}
+
+#[test]
+fn inspect_in_parts_answers_as_one_thread() {
+    for bytes in [varied(3000), array(1, 2000), array(2, 2000)] {
+        for sample_rows in [None, Some(0), Some(20)] {
+            let opts = ScanBounds {
+                sample_rows,
+                ..ScanBounds::default()
+            };
+            let one = inspect_sequential(&bytes, &opts);
+            for parts in 2..=8 {
+                let got = inspect_parts_only(&bytes, &opts, parts)
+                    .unwrap_or_else(|| panic!("{parts} parts, {sample_rows:?}: not split"));
+                assert_eq!(got, one, "{parts} parts, {sample_rows:?} samples");
+            }
+        }
+    }
+}
+
+#[test]
+fn inspect_in_parts_falls_back_where_a_join_would_differ() {
+    let text = String::from_utf8(varied(3000)).unwrap();
+    // A precision fact and a duplicate key late in the array: their
+    // pointers need the elements before them.
+    let late_big = text.replacen("{\"id\":2900,", "{\"id\":2900,\"big\":1e400,", 1);
+    let late_dup = text.replacen("{\"id\":2900,", "{\"id\":2900,\"id\":1,", 1);
+    for bytes in [late_big.as_bytes(), late_dup.as_bytes()] {
+        let opts = ScanBounds::default();
+        let one = inspect_sequential(bytes, &opts);
+        for parts in 2..=4 {
+            if let Some(got) = inspect_parts_only(bytes, &opts, parts) {
+                assert_eq!(got, one);
+            }
+        }
+        assert_eq!(inspect_parts_only(bytes, &opts, 4), None);
+    }
+    // Statistics, a row cap: one thread.
+    let bytes = text.as_bytes();
+    let capped = ScanBounds {
+        max_rows: Some(10),
+        ..ScanBounds::default()
+    };
+    assert_eq!(inspect_parts_only(bytes, &capped, 4), None);
+    let src = BytesSource::new("t.json", bytes.to_vec());
+    let stats = plumb_json::OutlineOptions {
+        paths: 200,
+        stats: true,
+    };
+    assert!(
+        plumb_json::inspect_in_parts(&src, &ScanBounds::default(), stats, 4)
+            .unwrap()
+            .is_none()
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+    #[test]
+    fn inspect_parts_agree_with_one_thread_on_any_array(
+        strings in proptest::collection::vec(tricky(), 1..40),
+        count in 300usize..1500,
+        parts in 2usize..9,
+        keys in 1usize..30,
+    ) {
+        let items: Vec<String> = (0..count)
+            .map(|n| {
+                let s = &strings[n % strings.len()];
+                format!("{{\"n\":{n},\"k{}\":\"{s}\",\"v\":[{}]}}", (n * 7) % keys, n % 5)
+            })
+            .collect();
+        let bytes = format!("[{}]", items.join(",\n")).into_bytes();
+        let opts = ScanBounds::default();
+        let one = inspect_sequential(&bytes, &opts);
+        let got = inspect_parts_only(&bytes, &opts, parts).unwrap_or_else(|| one.clone());
+        prop_assert_eq!(got, one);
+    }
+}
