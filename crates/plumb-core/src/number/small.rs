@@ -136,8 +136,9 @@ fn long_body(body: &[u8]) -> Option<(i64, u32)> {
     Some((m, scale))
 }
 
-/// Powers of ten to `10^18`, for scaling short decimals.
-const POW10_I64: [i64; 19] = {
+/// Powers of ten to `10^18` (the largest in an i64), for scaling short
+/// decimals here and exact sums in the column statistics.
+pub(crate) const POW10_I64: [i64; 19] = {
     let mut t = [1i64; 19];
     let mut i = 1;
     while i < 19 {

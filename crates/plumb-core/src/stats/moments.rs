@@ -11,6 +11,8 @@
 //! for the mean and Welford's update for the variance, each with a
 //! stated error bound.
 
+use crate::number::small::POW10_I64;
+
 /// The most digits after the point the exact sums follow.
 pub const EXACT_SCALE_MAX: u32 = 18;
 
@@ -166,15 +168,10 @@ struct ExactSums {
     squares: i128,
 }
 
-const POW10: [i128; 19] = {
-    let mut t = [1i128; 19];
-    let mut i = 1;
-    while i < 19 {
-        t[i] = t[i - 1] * 10;
-        i += 1;
-    }
-    t
-};
+/// `10^k` as an i128, `k` up to 18.
+fn pow10(k: u32) -> i128 {
+    i128::from(POW10_I64[k as usize])
+}
 
 impl ExactSums {
     /// Adds `m / 10^s`; None when the sums no longer fit.
@@ -202,14 +199,11 @@ impl ExactSums {
         }
         if s > e.scale {
             let up = s - e.scale;
-            e.sum = e.sum.checked_mul(POW10[up as usize])?;
-            e.squares = e
-                .squares
-                .checked_mul(POW10[up as usize])?
-                .checked_mul(POW10[up as usize])?;
+            e.sum = e.sum.checked_mul(pow10(up))?;
+            e.squares = e.squares.checked_mul(pow10(up))?.checked_mul(pow10(up))?;
             e.scale = s;
         }
-        let m = i128::from(m).checked_mul(POW10[(e.scale - s) as usize])?;
+        let m = i128::from(m).checked_mul(pow10(e.scale - s))?;
         e.sum = e.sum.checked_add(m)?;
         e.squares = e.squares.checked_add(m.checked_mul(m)?)?;
         Some(e)
@@ -220,7 +214,7 @@ impl ExactSums {
         if a.scale < b.scale {
             std::mem::swap(&mut a, &mut b);
         }
-        let up = POW10[(a.scale - b.scale) as usize];
+        let up = pow10(a.scale - b.scale);
         let sum = b.sum.checked_mul(up)?;
         let squares = b.squares.checked_mul(up)?.checked_mul(up)?;
         Some(ExactSums {

@@ -460,14 +460,10 @@ impl RowSink for SearchSink {
             if hit.is_none() {
                 hit = self.missing_hit(row.len());
             }
-            let Some(column) = hit.filter(|_| index >= self.query.offset) else {
-                return ControlFlow::Continue(());
+            return match hit.filter(|_| index >= self.query.offset) {
+                Some(column) => self.count_hit(index, row, column, true),
+                None => ControlFlow::Continue(()),
             };
-            self.progress.total += 1;
-            if self.query.count_only {
-                return ControlFlow::Continue(());
-            }
-            return self.take_hit(index, row, column, true);
         }
         // Its cells came one by one, copied.
         let (data, ends) = (
@@ -515,14 +511,28 @@ impl SearchSink {
         if index < self.query.offset {
             return ControlFlow::Continue(());
         }
-        let Some(column) = self.matching_column(row) else {
-            return ControlFlow::Continue(());
-        };
+        match self.matching_column(row) {
+            Some(column) => self.count_hit(index, row, column, false),
+            None => ControlFlow::Continue(()),
+        }
+    }
+
+    /// Counts the hit in data row `index` (matched in `column`) and,
+    /// unless only counting, keeps it (`fetch`: its cells are read back
+    /// afterwards).
+    #[inline]
+    fn count_hit(
+        &mut self,
+        index: u64,
+        row: &Record<'_>,
+        column: usize,
+        fetch: bool,
+    ) -> ControlFlow<()> {
         self.progress.total += 1;
         if self.query.count_only {
             return ControlFlow::Continue(());
         }
-        self.take_hit(index, row, column, false)
+        self.take_hit(index, row, column, fetch)
     }
 
     /// Keeps the hit in data row `index` (matched in `column`), or stops

@@ -11,7 +11,7 @@ pub use inspect::{inspect, inspect_at, inspect_outlined, JsonInspect};
 pub(crate) use inspect::{inspect_part, join_parts};
 pub use search::{search, ElementHit, JsonSearch, Probe, SEARCH_VALUE_BUDGET_BYTES};
 pub use select::{select, JsonSelect};
-pub(crate) use validate::{parse_part, validate_part};
+pub(crate) use validate::validate_part;
 pub use validate::{validate, JsonValidate, SyntaxError};
 pub use wildcard::WILDCARD;
 
@@ -20,7 +20,7 @@ use std::ops::ControlFlow;
 
 use plumb_core::{Refusal, TextStream, Window};
 
-use crate::parser::{JsonParser, ScalarKind};
+use crate::parser::{JsonParser, ScalarKind, Status};
 use crate::sink::JsonSink;
 
 /// Bytes of JSON text one inspect sample element may take; a larger
@@ -75,4 +75,35 @@ pub(crate) fn drive<R: BufRead, S: JsonSink>(
         sink,
     )?;
     Ok((flow, stream.stats().bom))
+}
+
+/// Parses one part of a root array into `sink` (see `validate_part`), as [`drive`] parses a whole text;
+/// `Some` with the BOM flag when it parsed without fault and ended
+/// between root elements (the last part: with the document complete).
+pub(crate) fn parse_part<R: BufRead, S: JsonSink>(
+    mut stream: TextStream<R>,
+    first: bool,
+    last: bool,
+    sink: &mut S,
+) -> Option<bool> {
+    let mut parser: Option<JsonParser> = None;
+    while let Some(chunk) = stream.next_chunk().ok()? {
+        let p = parser.get_or_insert_with(|| {
+            if first {
+                JsonParser::new().with_base_offset(chunk.byte_offset)
+            } else {
+                JsonParser::in_root_array(chunk.byte_offset)
+            }
+        });
+        if p.push(chunk.text.as_bytes(), sink).ok()? != Status::NeedInput {
+            return None;
+        }
+    }
+    let p = parser.as_mut()?;
+    let ended = if last {
+        p.finish(sink).ok()? == Status::Done
+    } else {
+        p.between_root_elements()
+    };
+    ended.then(|| stream.stats().bom)
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use plumb_core::{Refusal, RefusalReason, RowCap, ScanBounds, TextStream, ViewFlags};
 
-use crate::parser::{JsonParser, Scalar, Status};
+use crate::parser::Scalar;
 use crate::sink::JsonSink;
 use crate::structure::{DuplicateReport, Structure};
 
@@ -141,42 +141,11 @@ pub(crate) fn validate_part<R: BufRead>(
         sink.depth = 1;
         sink.st.start(false);
     }
-    parse_part(stream, first, last, &mut sink)?;
+    super::parse_part(stream, first, last, &mut sink)?;
     Some(PartVerdict {
         rows: sink.cap.rows(),
         st: sink.st,
     })
-}
-
-/// Parses one part of a root array into `sink` (see [`validate_part`]);
-/// `Some` with the BOM flag when it parsed without fault and ended
-/// between root elements (the last part: with the document complete).
-pub(crate) fn parse_part<R: BufRead, S: JsonSink>(
-    mut stream: TextStream<R>,
-    first: bool,
-    last: bool,
-    sink: &mut S,
-) -> Option<bool> {
-    let mut parser: Option<JsonParser> = None;
-    while let Some(chunk) = stream.next_chunk().ok()? {
-        let p = parser.get_or_insert_with(|| {
-            if first {
-                JsonParser::new().with_base_offset(chunk.byte_offset)
-            } else {
-                JsonParser::in_root_array(chunk.byte_offset)
-            }
-        });
-        if p.push(chunk.text.as_bytes(), sink).ok()? != Status::NeedInput {
-            return None;
-        }
-    }
-    let p = parser.as_mut()?;
-    let ended = if last {
-        p.finish(sink).ok()? == Status::Done
-    } else {
-        p.between_root_elements()
-    };
-    ended.then(|| stream.stats().bom)
 }
 
 /// Validates a JSON stream. A syntax fault is an answer (`valid:
