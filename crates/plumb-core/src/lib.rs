@@ -73,9 +73,10 @@ pub use search::{
     SEARCH_OPTIONS, SEARCH_TEXT_BYTES,
 };
 pub use stats::{
-    value_hash, Accuracy, DateRange, NumberIn, NumberSummary, QuantileSummary, StatsBudget,
-    StatsReport, TextSummary, TopValue, ValueStats, EXACT_SCALE_MAX, STATS_FULL_BUDGET,
-    STATS_FULL_COLUMNS, STATS_LEAN_BUDGET, STATS_QUANTILES, STATS_TOP_SHOWN,
+    stats_bytes, stats_parts, value_hash, Accuracy, DateRange, NumberIn, NumberSummary,
+    QuantileSummary, StatsBudget, StatsReport, TextSummary, TopValue, ValueStats, EXACT_SCALE_MAX,
+    STATS_FULL_BUDGET, STATS_FULL_COLUMNS, STATS_FULL_COLUMN_BYTES, STATS_LEAN_BUDGET,
+    STATS_LEAN_COLUMN_BYTES, STATS_QUANTILES, STATS_SPLIT_BYTES, STATS_TOP_SHOWN,
 };
 pub use stream::{
     judge_head, Chunk, StreamStats, TextStream, BINARY_SNIFF_BYTES, BUFFERED_CHUNK_BYTES,

@@ -30,7 +30,7 @@
 use plumb_core::ScanBounds;
 use std::sync::{Arc, Condvar, Mutex};
 
-use plumb_core::{line_cuts, text_stream, Query, Refusal, Source, SCAN_MAX_PARTS};
+use plumb_core::{line_cuts, stats_parts, text_stream, Query, Refusal, Source, SCAN_MAX_PARTS};
 
 use crate::detect::DELIMITER_SAMPLE_BYTES;
 use crate::report::{
@@ -78,15 +78,22 @@ struct Plan {
     asked: Asked,
     resolved: Resolved,
     cuts: Vec<u64>,
+    /// The most fields a line of the head holds (delimiters counted
+    /// whether quoted or not): at least the record width when the head's
+    /// records are one line each.
+    head_width: usize,
 }
 
-/// Reads the head and finds the cuts for a scan in up to `parts` parts;
-/// `None` when the file is not to be split (see the module's header).
+/// Reads the head and finds the cuts for a scan in up to `parts` parts
+/// (with `stats`, no more than [`stats_parts`] allows for the head's
+/// width); `None` when the file is not to be split (see the module's
+/// header).
 fn plan(
     source: &dyn Source,
     format: CsvFormat,
     opts: &CsvOptions,
     parts: usize,
+    stats: bool,
 ) -> Result<Option<Plan>, Refusal> {
     let Some(len) = source.len() else {
         return Ok(None);
@@ -120,13 +127,25 @@ fn plan(
     if memchr::memchr_iter(b'\n', &sample).count() < CSV_PARALLEL_MIN_HEAD_LINES {
         return Ok(None);
     }
+    let head_width = sample
+        .split(|&b| b == b'\n')
+        .map(|line| memchr::memchr_iter(resolved.delimiter, line).count() + 1)
+        .max()
+        .unwrap_or(1);
     drop(sample);
-    let parts = parts.min(SCAN_MAX_PARTS);
+    let mut parts = parts.min(SCAN_MAX_PARTS);
+    if stats {
+        parts = stats_parts(parts, head_width);
+        if parts < 2 {
+            return Ok(None);
+        }
+    }
     let cuts = line_cuts(source, len, parts, FIRST_PART_MIN_BYTES, parity)?;
     Ok(cuts.map(|cuts| Plan {
         asked,
         resolved,
         cuts,
+        head_width,
     }))
 }
 
@@ -233,7 +252,7 @@ pub fn validate_in_parts(
     opts: &CsvOptions,
     parts: usize,
 ) -> Result<Option<CsvValidate>, Refusal> {
-    let Some(plan) = plan(source, format, opts, parts)? else {
+    let Some(plan) = plan(source, format, opts, parts, false)? else {
         return Ok(None);
     };
     let Some((summary, sinks)) =
@@ -279,10 +298,12 @@ pub fn inspect_source(
 
 /// Inspects `source` in up to `parts` parts on as many threads: each
 /// part's column facts are added to the ones before, as
-/// [`validate_in_parts`] adds counts. `None` when the parts cannot give
-/// the one-thread answer: besides what stops a split validate, any issue,
-/// statistics asked for, sample rows left to take past the first part,
-/// or facts that do not combine exactly.
+/// [`validate_in_parts`] adds counts, and statistics merge (their exact
+/// figures are the one-thread ones; an estimate may differ from the
+/// one-thread estimate within its stated error). `None` when the parts
+/// cannot give the one-thread answer: besides what stops a split
+/// validate, any issue, sample rows left to take past the first part, or
+/// facts that do not combine exactly.
 ///
 /// # Errors
 /// A read error while reading the head or looking for cut points.
@@ -292,19 +313,25 @@ pub fn inspect_in_parts(
     opts: &CsvOptions,
     parts: usize,
 ) -> Result<Option<CsvInspect>, Refusal> {
-    if opts.stats {
+    let Some(plan) = plan(source, format, opts, parts, opts.stats)? else {
         return Ok(None);
-    }
-    let Some(plan) = plan(source, format, opts, parts)? else {
-        return Ok(None);
+    };
+    // Statistics were budgeted for the head's width: no part tracks more.
+    let cap = if opts.stats {
+        plan.head_width
+    } else {
+        usize::MAX
     };
     let rows = crate::sample_rows(opts);
     let Some((summary, sinks)) = run_parts(source, &plan, opts.header, |first| {
-        Some(if first {
-            InspectSink::new(rows, false)
-        } else {
-            InspectSink::later_part()
-        })
+        Some(
+            if first {
+                InspectSink::new(rows, opts.stats)
+            } else {
+                InspectSink::later_part(opts.stats)
+            }
+            .with_column_cap(cap),
+        )
     }) else {
         return Ok(None);
     };
@@ -312,11 +339,11 @@ pub fn inspect_in_parts(
     let Some((mut whole, _)) = sinks.next() else {
         return Ok(None);
     };
-    if whole.issue_count() > 0 || !whole.sample_settled() {
+    if whole.issue_count() > 0 || !whole.sample_settled() || whole.too_wide() {
         return Ok(None);
     }
     for (part, records_before) in sinks {
-        if part.issue_count() > 0 || !whole.absorb(part, records_before) {
+        if part.issue_count() > 0 || part.too_wide() || !whole.absorb(part, records_before) {
             return Ok(None);
         }
     }
@@ -379,7 +406,7 @@ pub fn search_in_parts(
     if !query.count_only || query.offset != 0 {
         return Ok(None);
     }
-    let Some(plan) = plan(source, format, opts, parts)? else {
+    let Some(plan) = plan(source, format, opts, parts, false)? else {
         return Ok(None);
     };
     let handoff = Arc::new(Handoff::default());

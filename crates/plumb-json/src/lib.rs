@@ -57,6 +57,7 @@ pub use outline::{
 };
 pub use parallel::{
     inspect_in_parts, inspect_source, validate_in_parts, validate_source, JSON_PARALLEL_MIN_BYTES,
+    STATS_SPLIT_PATHS,
 };
 pub use parser::{
     JsonParser, Scalar, ScalarKind, Status, JSON_MAX_DEPTH, KEY_CAPTURE_BYTES, STRING_CAPTURE_BYTES,

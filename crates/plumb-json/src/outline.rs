@@ -93,6 +93,9 @@ pub struct Outline {
     values_cut: u64,
     /// Whether paths keep statistics of their scalars.
     stats: bool,
+    /// The most paths kept: [`OUTLINE_MAX_NODES`], or fewer (see
+    /// [`Outline::with_node_cap`]).
+    node_cap: usize,
 }
 
 /// What inspect's outline lists and learns.
@@ -171,6 +174,7 @@ impl Outline {
             frames: Vec::new(),
             values_cut: 0,
             stats: false,
+            node_cap: OUTLINE_MAX_NODES,
         }
     }
 
@@ -179,6 +183,18 @@ impl Outline {
         Outline {
             stats: true,
             ..Outline::new()
+        }
+    }
+
+    /// Keeps at most `cap` paths (never more than [`OUTLINE_MAX_NODES`]):
+    /// the outline of one part of a split scan with statistics, whose
+    /// budget was reckoned for that many paths. A path past the cap is
+    /// counted as cut, so the part will not join ([`Outline::absorb`])
+    /// and the scan falls back to one thread.
+    pub fn with_node_cap(self, cap: usize) -> Outline {
+        Outline {
+            node_cap: cap.min(OUTLINE_MAX_NODES),
+            ..self
         }
     }
 
@@ -202,7 +218,7 @@ impl Outline {
             self.nodes[id as usize] = Node::default();
             return Some(id);
         }
-        if self.nodes.len() >= OUTLINE_MAX_NODES {
+        if self.nodes.len() >= self.node_cap {
             return None;
         }
         self.nodes.push(Node::default());
@@ -375,20 +391,25 @@ impl Outline {
     /// Lines file read on several threads), so that this outline is the
     /// one a single outline shown all the values would have learnt.
     ///
+    /// Statistics merge: their exact figures are those one outline
+    /// would have, and an estimate may differ from its estimate within
+    /// the stated error.
+    ///
     /// Returns false, leaving this outline half joined (to be dropped),
-    /// when that cannot be promised: when either keeps statistics (their
-    /// sketches merge within their error, not exactly), or when either,
-    /// or the two together, reached a cap (a collapsed wide object, the
-    /// path cap), where what one outline keeps depends on the order the
-    /// values came in. Samples join exactly: the first
+    /// when that cannot be promised: when either, or the two together,
+    /// reached a cap (a collapsed wide object, the path cap), where what
+    /// one outline keeps depends on the order the values came in, or when
+    /// a path's statistics were given different budgets on the two sides
+    /// (it was met among the first [`plumb_core::STATS_FULL_COLUMNS`]
+    /// paths on one side only). Samples join exactly: the first
     /// [`OUTLINE_SAMPLES`] distinct values of the two in order are among
     /// this one's and the later one's first ones.
     pub fn absorb(&mut self, later: &Outline) -> bool {
+        if self.stats != later.stats {
+            return false;
+        }
         let capped = |o: &Outline| {
-            o.stats
-                || o.values_cut > 0
-                || !o.frames.is_empty()
-                || o.nodes.iter().any(|n| n.star.is_some())
+            o.values_cut > 0 || !o.frames.is_empty() || o.nodes.iter().any(|n| n.star.is_some())
         };
         if capped(self) || capped(later) {
             return false;
@@ -413,6 +434,14 @@ impl Outline {
                 match &mut dn.range {
                     Some(mine) => mine.merge(r),
                     None => dn.range = Some(r.clone()),
+                }
+            }
+            if let Some(theirs) = &src.stats {
+                match &mut dn.stats {
+                    Some(mine) if mine.budget() != theirs.budget() => return false,
+                    Some(mine) => mine.merge(theirs),
+                    None if StatsBudget::for_index(d as usize) != theirs.budget() => return false,
+                    None => dn.stats = Some(theirs.clone()),
                 }
             }
             for sample in &src.samples {

@@ -151,11 +151,19 @@ pub fn inspect_source(
     inspect_at(text_stream(source)?, opts, listing, pointer)
 }
 
+/// The most outline paths each part of a split inspect with statistics
+/// keeps (it holds statistics for each until the parts merge): an
+/// outline with more is learnt on one thread. The parts are as many as
+/// [`plumb_core::stats_parts`] allows for this many paths.
+pub const STATS_SPLIT_PATHS: usize = plumb_core::STATS_FULL_COLUMNS;
+
 /// Inspects the whole of `source` in up to `parts` parts (see
 /// [`validate_in_parts`]), joining each later part's facts to the ones
 /// before as one pass would have gathered them; `None` when that cannot
-/// be promised (statistics, a row cap, and what `join_parts` in
-/// `ops/inspect.rs` lists), for the caller to scan on one thread.
+/// be promised (a row cap, and what `join_parts` in `ops/inspect.rs`
+/// lists), for the caller to scan on one thread. Statistics merge: their
+/// exact figures are the one-thread ones, and an estimate may differ from
+/// the one-thread estimate within its stated error.
 ///
 /// # Errors
 /// A read error while reading the head or looking for cuts.
@@ -166,11 +174,18 @@ pub fn inspect_in_parts(
     parts: usize,
 ) -> Result<Option<JsonInspect>, Refusal> {
     let listing = outline.into();
-    if listing.stats || opts.max_rows.is_some() {
+    if opts.max_rows.is_some() {
         return Ok(None);
     }
+    // Each part's outline keeps statistics for at most
+    // `STATS_SPLIT_PATHS` paths (more, and the parts do not join).
+    let parts = if listing.stats {
+        plumb_core::stats_parts(parts, STATS_SPLIT_PATHS)
+    } else {
+        parts
+    };
     let Some(found) = in_parts(source, parts, |stream, first, last| {
-        inspect_part(stream, first, last, opts)
+        inspect_part(stream, first, last, opts, listing.stats)
     })?
     else {
         return Ok(None);

@@ -509,16 +509,18 @@ pub fn inspect_outlined<R: BufRead>(
     outline: impl Into<plumb_json::OutlineOptions>,
 ) -> Result<JsonlInspect, Refusal> {
     let listing = outline.into();
-    let (sink, bom) = scan(stream, opts, listing)?;
+    let (sink, bom) = scan(stream, opts, listing, plumb_json::OUTLINE_MAX_NODES)?;
     Ok(answer(sink, bom, listing.paths))
 }
 
 /// Reads a stream's records into inspect's facts; returns them and the
-/// BOM flag.
+/// BOM flag. With statistics, the outline keeps at most `stats_paths`
+/// paths (a part of a split scan: see `parallel.rs`).
 pub(crate) fn scan<R: BufRead>(
     stream: TextStream<R>,
     opts: &ScanBounds,
     listing: plumb_json::OutlineOptions,
+    stats_paths: usize,
 ) -> Result<(InspectLines, bool), Refusal> {
     let mut sink = InspectLines {
         parser: JsonParser::new(),
@@ -546,7 +548,7 @@ pub(crate) fn scan<R: BufRead>(
         dups: LineDuplicates::default(),
         precision: LinePrecisionReport::default(),
         outline: if listing.stats {
-            Outline::with_stats()
+            Outline::with_stats().with_node_cap(stats_paths)
         } else {
             Outline::new()
         },

@@ -115,11 +115,13 @@ pub fn inspect_source(
 
 /// Inspects `source` in up to `parts` parts (at most [`SCAN_MAX_PARTS`])
 /// on as many threads, cut at line breaks; `None` when the parts cannot
-/// give the one-thread answer (no random access, a row cap, statistics,
-/// a refusal in a part, an invalid line past the first part, a cap
+/// give the one-thread answer (no random access, a row cap, a refusal in
+/// a part, an invalid line past the first part, a cap
 /// reached: see [`InspectLines::absorb`](crate::inspect)), for the caller
-/// to scan on one thread. Public so that tests can cut small files into
-/// many parts.
+/// to scan on one thread. Statistics merge: their exact figures are the
+/// one-thread ones, and an estimate may differ from the one-thread
+/// estimate within its stated error. Public so that tests can cut small
+/// files into many parts.
 ///
 /// # Errors
 /// A read error while looking for cut points.
@@ -130,11 +132,15 @@ pub fn inspect_in_parts(
     parts: usize,
 ) -> Result<Option<JsonlInspect>, Refusal> {
     let listing = outline.into();
-    if listing.stats {
-        return Ok(None);
-    }
+    // Each part's outline keeps statistics for at most
+    // `STATS_SPLIT_PATHS` paths (more, and the parts do not join).
+    let parts = if listing.stats {
+        plumb_core::stats_parts(parts, plumb_json::STATS_SPLIT_PATHS)
+    } else {
+        parts
+    };
     let Some(results) = in_parts(source, opts, parts, |stream| {
-        scan(stream, opts, listing).ok()
+        scan(stream, opts, listing, plumb_json::STATS_SPLIT_PATHS).ok()
     })?
     else {
         return Ok(None);

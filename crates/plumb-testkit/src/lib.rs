@@ -1,5 +1,6 @@
 //! Test support shared by plumb's crates: a counting global allocator,
-//! and (in [`hostile`]) a workspace under attack.
+//! (in [`hostile`]) a workspace under attack, and (in [`stats`]) the
+//! comparison of answers whose statistics were merged from parts.
 //!
 //! Memory bounds are promises, so tests measure them deterministically:
 //! install [`CountingAlloc`] as the test binary's global allocator, call
@@ -20,6 +21,7 @@
 //! the system allocator unchanged and only counts.
 
 pub mod hostile;
+pub mod stats;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -94,6 +94,42 @@ pub const STATS_LEAN_BUDGET: StatsBudget = StatsBudget {
 /// [`STATS_LEAN_BUDGET`].
 pub const STATS_FULL_COLUMNS: usize = 256;
 
+/// Heap one column's statistics may hold at [`STATS_FULL_BUDGET`], every
+/// sketch filled (about 14 KiB measured).
+pub const STATS_FULL_COLUMN_BYTES: usize = 16 * 1024;
+
+/// Heap one column's statistics may hold at [`STATS_LEAN_BUDGET`] (about
+/// 3 KiB measured).
+pub const STATS_LEAN_COLUMN_BYTES: usize = 4 * 1024;
+
+/// The most the statistics of a split scan's later parts may hold
+/// together. Each part of a scan on several threads keeps statistics of
+/// its own until they merge, so a scan with statistics is cut into no
+/// more parts than keep the later parts' within this (see
+/// [`stats_parts`]); the first part's are what one thread holds anyway.
+pub const STATS_SPLIT_BYTES: usize = 8 * 1024 * 1024;
+
+/// Heap the statistics of `columns` columns (or outline paths) may hold.
+pub fn stats_bytes(columns: usize) -> usize {
+    let full = columns.min(STATS_FULL_COLUMNS);
+    full * STATS_FULL_COLUMN_BYTES + (columns - full) * STATS_LEAN_COLUMN_BYTES
+}
+
+/// How many of `parts` a scan keeping statistics of up to `columns`
+/// columns (or paths) may be cut into: the later parts' statistics stay
+/// within [`STATS_SPLIT_BYTES`].
+///
+/// ```
+/// use plumb_core::{stats_parts, STATS_FULL_COLUMNS};
+/// assert_eq!(stats_parts(4, 7), 4);
+/// assert_eq!(stats_parts(4, STATS_FULL_COLUMNS), 3);
+/// assert_eq!(stats_parts(4, 1_000), 2);
+/// assert_eq!(stats_parts(4, 2_000), 1);
+/// ```
+pub fn stats_parts(parts: usize, columns: usize) -> usize {
+    parts.min(1 + STATS_SPLIT_BYTES / stats_bytes(columns).max(1))
+}
+
 /// The most common values an answer lists per column.
 pub const STATS_TOP_SHOWN: usize = 10;
 

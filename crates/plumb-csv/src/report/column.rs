@@ -158,6 +158,11 @@ impl Rare {
             *mine += theirs;
         }
         self.comma_decimals += later.comma_decimals;
+        match (&mut self.stats, later.stats) {
+            (Some(mine), Some(theirs)) => mine.merge(&theirs),
+            (mine @ None, theirs) => *mine = theirs,
+            (Some(_), None) => {}
+        }
         self.code_floats += later.code_floats;
         match (&mut self.code_float_ends, later.code_float_ends) {
             (_, None) => {}
@@ -654,15 +659,13 @@ impl ColumnAcc {
     /// another thread, as if its cells had come here: counts and ranges
     /// add up, first examples keep the earlier part's (with `records_before`
     /// added to the later part's record numbers), and samples are the
-    /// ones a one-thread scan would have picked. False when the two
-    /// cannot be combined exactly (statistics, whose sketches merge only
-    /// within their error; a later part whose code-shaped floats begin
-    /// with one that has no value): the caller then scans on one thread.
+    /// ones a one-thread scan would have picked. Statistics merge: their
+    /// exact figures are the one-thread ones, and an estimate may differ
+    /// from the one-thread estimate within its stated error. False when
+    /// the two cannot be combined exactly (a later part whose
+    /// code-shaped floats begin with one that has no value): the caller
+    /// then scans on one thread.
     pub(super) fn absorb(&mut self, later: ColumnAcc, records_before: u64) -> bool {
-        let stats = |a: &ColumnAcc| a.rare.as_ref().is_some_and(|r| r.stats.is_some());
-        if stats(self) || stats(&later) {
-            return false;
-        }
         self.classes.absorb(&later.classes);
         self.min_len = self.min_len.min(later.min_len);
         self.max_len = self.max_len.max(later.max_len);

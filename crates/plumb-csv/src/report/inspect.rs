@@ -128,6 +128,11 @@ pub(crate) struct InspectSink {
     /// Whether this sink reads a part of the file after the first (see
     /// [`InspectSink::later_part`]).
     later: bool,
+    /// Columns given accumulators: [`COLUMN_TRACK_CAP`], or fewer in a
+    /// part of a split scan (see [`InspectSink::with_column_cap`]).
+    column_cap: usize,
+    /// Whether a record was wider than `column_cap`.
+    too_wide: bool,
 }
 
 impl InspectSink {
@@ -145,16 +150,46 @@ impl InspectSink {
             sample_bytes: 0,
             sample_shortened: false,
             later: false,
+            column_cap: COLUMN_TRACK_CAP,
+            too_wide: false,
         }
+    }
+
+    /// Tracks at most `cap` columns: a part of a split scan whose
+    /// statistics were budgeted for the head's width holds no more, and
+    /// a wider record marks the part [`InspectSink::too_wide`] (the scan
+    /// then falls back to one thread).
+    pub fn with_column_cap(self, cap: usize) -> InspectSink {
+        InspectSink {
+            column_cap: cap.min(COLUMN_TRACK_CAP),
+            ..self
+        }
+    }
+
+    /// Whether a record was wider than the column cap set by
+    /// [`InspectSink::with_column_cap`].
+    pub fn too_wide(&self) -> bool {
+        self.too_wide
+    }
+
+    /// The columns of a record `n` fields wide that are tracked, noting a
+    /// record wider than a part's cap.
+    #[inline]
+    fn tracked_of(&mut self, n: usize) -> usize {
+        if n > self.column_cap && self.column_cap < COLUMN_TRACK_CAP {
+            self.too_wide = true;
+        }
+        n.min(self.column_cap)
     }
 
     /// A sink for a part of the file after the first, read on its own
     /// thread: it keeps no sample rows, and its columns keep what
-    /// [`InspectSink::absorb`] needs to add them to the first part's.
-    pub fn later_part() -> InspectSink {
+    /// [`InspectSink::absorb`] needs to add them to the first part's
+    /// (with statistics when `stats`).
+    pub fn later_part(stats: bool) -> InspectSink {
         InspectSink {
             later: true,
-            ..InspectSink::new(0, false)
+            ..InspectSink::new(0, stats)
         }
     }
 
@@ -272,7 +307,7 @@ impl RowSink for InspectSink {
         }
         if let Some(acc) = self.columns.get_mut(index) {
             acc.add_plain(content, record);
-        } else if index < COLUMN_TRACK_CAP {
+        } else if index < self.tracked_of(index + 1) {
             track_columns(
                 &mut self.columns,
                 index + 1,
@@ -300,7 +335,7 @@ impl RowSink for InspectSink {
             }
             return ControlFlow::Continue(());
         }
-        let tracked = n.min(COLUMN_TRACK_CAP);
+        let tracked = self.tracked_of(n);
         if self.columns.len() < tracked {
             track_columns(
                 &mut self.columns,

@@ -54,6 +54,19 @@ impl ColumnStats {
         }
     }
 
+    /// Takes in the same column's statistics from another part of the
+    /// file: exact figures add up exactly, and each estimate stays within
+    /// its stated error (see [`ValueStats::merge`]).
+    pub(crate) fn merge(&mut self, other: &ColumnStats) {
+        self.values.merge(&other.values);
+        for (mine, theirs) in self.dates.iter_mut().zip(other.dates) {
+            *mine = match (*mine, theirs) {
+                (Some((lo, hi)), Some((a, b))) => Some((lo.min(a), hi.max(b))),
+                (m, t) => m.or(t),
+            };
+        }
+    }
+
     fn date(&mut self, text: &[u8], separator: u8, order: DateOrder) {
         let mut parts = text.split(|&b| b == separator).map(|p| {
             p.iter().try_fold(0u32, |n, &d| {

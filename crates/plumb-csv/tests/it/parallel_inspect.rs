@@ -147,7 +147,7 @@ fn a_precision_fact_found_in_a_later_part_keeps_its_record() {
 }
 
 #[test]
-fn statistics_issues_and_short_samples_fall_back() {
+fn issues_and_short_samples_fall_back() {
     let shape = Shape {
         every: 2,
         step: 5,
@@ -155,16 +155,77 @@ fn statistics_issues_and_short_samples_fall_back() {
         sep: b',',
     };
     let bytes = table(&shape);
-    let stats = CsvOptions {
-        stats: true,
-        ..CsvOptions::default()
-    };
-    assert!(parts_only(&bytes, CsvFormat::Csv, &stats, 2).is_none());
     let mut broken = bytes.clone();
     let at = broken.len() - 30;
     let at = at + broken[at..].iter().position(|&b| b == b'\n').unwrap() + 1;
     broken.splice(at..at, b"1,\"open\n".iter().copied());
     assert!(parts_only(&broken, CsvFormat::Csv, &CsvOptions::default(), 2).is_none());
+    for opts in [
+        CsvOptions::default(),
+        CsvOptions {
+            stats: true,
+            ..CsvOptions::default()
+        },
+    ] {
+        assert!(parts_only(&broken, CsvFormat::Csv, &opts, 2).is_none());
+    }
+}
+
+/// Statistics merge part by part: every column fact and every figure
+/// labelled exact is the one-thread answer's, each estimate is labelled
+/// alike, and the estimates of the `id` column (0 to n - 1, all
+/// distinct) are within their stated error of the truth.
+#[test]
+fn statistics_in_parts_keep_exact_figures_and_estimates_within_their_error() {
+    let opts = CsvOptions {
+        stats: true,
+        ..CsvOptions::default()
+    };
+    let bytes = table(&Shape {
+        every: 3,
+        step: 40,
+        rare_at: vec![2, 30],
+        sep: b',',
+    });
+    let one = sequential(&bytes, CsvFormat::Csv, &opts);
+    let n = one.rows_scanned;
+    let one_id = serde_json::to_value(one.columns[0].stats.as_ref()).unwrap();
+    plumb_testkit::stats::check_all_distinct(&one_id, n).unwrap();
+    let json = |a: &CsvInspect| serde_json::to_value(a).unwrap();
+    for parts in [2, 3, 5] {
+        let got = parts_only(&bytes, CsvFormat::Csv, &opts, parts).expect("a clean file");
+        let exact = plumb_testkit::stats::stats_agree(&json(&got), &json(&one)).unwrap();
+        assert!(exact > 20, "{exact} exact figures");
+        let id = serde_json::to_value(got.columns[0].stats.as_ref()).unwrap();
+        assert_eq!(id["accuracy"]["distinct"]["estimate"], "hyperloglog");
+        assert_eq!(id["accuracy"]["quantiles"]["estimate"], "kll");
+        plumb_testkit::stats::check_all_distinct(&id, n).unwrap();
+    }
+}
+
+/// Statistics are budgeted for the widest line of the head: records
+/// (the header too) each broken over two lines by a quoted line break
+/// are wider than any line, so a split scan with statistics would track more columns than
+/// it budgeted, and falls back; the same scan without statistics splits.
+#[test]
+fn statistics_wider_than_the_head_shows_fall_back() {
+    let mut bytes = b"a,\"b\nb\",c,d,e,f\n".to_vec();
+    let mut i = 0u64;
+    while bytes.len() < SIZE {
+        bytes.extend_from_slice(
+            format!("{i},\"x\ny{i}\",{},{},z,{}\n", i % 7, i * 3, i % 11).as_bytes(),
+        );
+        i += 1;
+    }
+    let plain = CsvOptions::default();
+    let one = sequential(&bytes, CsvFormat::Csv, &plain);
+    assert_eq!(one.columns.len(), 6);
+    assert_eq!(parts_only(&bytes, CsvFormat::Csv, &plain, 2), Some(one));
+    let stats = CsvOptions {
+        stats: true,
+        ..CsvOptions::default()
+    };
+    assert_eq!(parts_only(&bytes, CsvFormat::Csv, &stats, 2), None);
 }
 
 proptest! {

@@ -333,9 +333,15 @@ pub(crate) fn inspect_part<R: BufRead>(
     first: bool,
     last: bool,
     opts: &ScanBounds,
+    stats: bool,
 ) -> Option<InspectPart> {
     let mut sink = InspectSink::new(opts);
-    let mut outline = Outline::new();
+    // A part's statistics are budgeted for `STATS_SPLIT_PATHS` paths.
+    let mut outline = if stats {
+        Outline::with_stats().with_node_cap(crate::STATS_SPLIT_PATHS)
+    } else {
+        Outline::new()
+    };
     if !first {
         // Inside the root array, as the first part left it.
         sink.root = Some("array");

@@ -288,23 +288,60 @@ fn inspect_in_parts_falls_back_where_a_join_would_differ() {
         }
         assert_eq!(inspect_parts_only(bytes, &opts, 4), None);
     }
-    // Statistics, a row cap: one thread.
+    // A row cap: one thread.
     let bytes = text.as_bytes();
     let capped = ScanBounds {
         max_rows: Some(10),
         ..ScanBounds::default()
     };
     assert_eq!(inspect_parts_only(bytes, &capped, 4), None);
-    let src = BytesSource::new("t.json", bytes.to_vec());
+}
+
+/// The statistics of the path at `path` in an inspect answer.
+fn path_stats<'a>(answer: &'a Value, path: &str) -> &'a Value {
+    let paths = answer["outline"]["paths"].as_array().unwrap();
+    let entry = paths.iter().find(|p| p["path"] == path).unwrap();
+    &entry["stats"]
+}
+
+/// Statistics merge part by part: every fact and every figure labelled
+/// exact is the one-thread answer's, each estimate is labelled alike,
+/// and the estimates of `/*/id` (0 to n - 1, all distinct) are within
+/// their stated error of the truth.
+#[test]
+fn statistics_in_parts_keep_exact_figures_and_estimates_within_their_error() {
+    let n = 20_000u64;
+    let items: Vec<String> = (0..n)
+        .map(|i| {
+            format!(
+                "{{\"id\":{i},\"g\":{},\"s\":\"w{}\",\"x\":{}}}",
+                i % 5,
+                i % 300,
+                i as f64 / 3.0
+            )
+        })
+        .collect();
+    let bytes = format!("[\n{}\n]\n", items.join(",\n")).into_bytes();
+    let src = BytesSource::new("t.json", bytes.clone());
     let stats = plumb_json::OutlineOptions {
         paths: 200,
         stats: true,
     };
-    assert!(
-        plumb_json::inspect_in_parts(&src, &ScanBounds::default(), stats, 4)
+    let bounds = ScanBounds::default();
+    let one = plumb_json::inspect_outlined(text_stream(&src).unwrap(), &bounds, stats).unwrap();
+    let one = serde_json::to_value(&one).unwrap();
+    plumb_testkit::stats::check_all_distinct(path_stats(&one, "/*/id"), n).unwrap();
+    for parts in [2, 3, 5] {
+        let got = plumb_json::inspect_in_parts(&src, &bounds, stats, parts)
             .unwrap()
-            .is_none()
-    );
+            .expect("a clean array of objects");
+        let got = serde_json::to_value(&got).unwrap();
+        let exact = plumb_testkit::stats::stats_agree(&got, &one).unwrap();
+        assert!(exact >= 15, "{exact} exact figures");
+        let id = path_stats(&got, "/*/id");
+        assert_eq!(id["accuracy"]["distinct"]["estimate"], "hyperloglog");
+        plumb_testkit::stats::check_all_distinct(id, n).unwrap();
+    }
 }
 
 proptest! {
@@ -328,4 +365,34 @@ proptest! {
         let got = inspect_parts_only(&bytes, &opts, parts).unwrap_or_else(|| one.clone());
         prop_assert_eq!(got, one);
     }
+}
+
+/// A part of a split inspect with statistics keeps statistics for at
+/// most `STATS_SPLIT_PATHS` paths: elements of more paths are learnt on
+/// one thread, while the same inspect without statistics splits.
+#[test]
+fn statistics_of_more_paths_than_a_part_keeps_fall_back() {
+    let wide = plumb_json::STATS_SPLIT_PATHS / 30 + 2;
+    let element = |i: usize| {
+        let groups: Vec<String> = (0..wide)
+            .map(|a| {
+                let members: Vec<String> = (0..30).map(|b| format!("\"b{b}\":{}", i + b)).collect();
+                format!("\"a{a}\":{{{}}}", members.join(","))
+            })
+            .collect();
+        format!("{{{}}}", groups.join(","))
+    };
+    let items: Vec<String> = (0..600).map(element).collect();
+    let bytes = format!("[\n{}\n]\n", items.join(",\n")).into_bytes();
+    let bounds = ScanBounds::default();
+    let one = inspect_sequential(&bytes, &bounds);
+    assert_eq!(inspect_parts_only(&bytes, &bounds, 2), Some(one));
+    let src = BytesSource::new("t.json", bytes);
+    let stats = plumb_json::OutlineOptions {
+        paths: 200,
+        stats: true,
+    };
+    assert!(plumb_json::inspect_in_parts(&src, &bounds, stats, 2)
+        .unwrap()
+        .is_none());
 }

@@ -152,21 +152,90 @@ fn where_the_parts_cannot_promise_the_answer_they_give_none() {
         .map(|i| format!("{{\"key{i}\":{i},\"pad\":\"{}\"}}\n", "p".repeat(40)))
         .collect();
     assert!(parts_answer(many.as_bytes(), &ScanBounds::default(), 2).is_none());
-    // A row cap, and statistics.
+    // A row cap.
     let plain = file(&[(0, 1)]);
     let capped = ScanBounds {
         max_rows: Some(10),
         ..ScanBounds::default()
     };
     assert!(parts_answer(&plain, &capped, 2).is_none());
-    let src = BytesSource::new("t.jsonl", plain.clone());
+}
+
+/// Statistics merge part by part: every fact and every figure labelled
+/// exact is the one-thread answer's, each estimate is labelled alike,
+/// and the estimates of `/id` (0 to n - 1, all distinct) are within
+/// their stated error of the truth.
+#[test]
+fn statistics_in_parts_keep_exact_figures_and_estimates_within_their_error() {
+    let n = 40_000u64;
+    let text: String = (0..n)
+        .map(|i| {
+            format!(
+                "{{\"id\":{i},\"g\":{},\"in\":{{\"s\":\"w{}\"}},\"x\":{}}}\n",
+                i % 5,
+                i % 300,
+                i as f64 / 3.0
+            )
+        })
+        .collect();
+    let src = BytesSource::new("t.jsonl", text.into_bytes());
     let stats = plumb_json::OutlineOptions {
         paths: PATHS,
         stats: true,
     };
-    assert!(inspect_in_parts(&src, &ScanBounds::default(), stats, 2)
-        .unwrap()
-        .is_none());
+    let bounds = ScanBounds::default();
+    let one = inspect_outlined(text_stream(&src).unwrap(), &bounds, stats).unwrap();
+    let one = serde_json::to_value(&one).unwrap();
+    let id_stats = |answer: &Value| {
+        let paths = answer["outline"]["paths"].as_array().unwrap();
+        let entry = paths.iter().find(|p| p["path"] == "/id").unwrap();
+        entry["stats"].clone()
+    };
+    plumb_testkit::stats::check_all_distinct(&id_stats(&one), n).unwrap();
+    for parts in [2, 3, 5] {
+        let got = inspect_in_parts(&src, &bounds, stats, parts)
+            .unwrap()
+            .expect("valid lines");
+        let got = serde_json::to_value(&got).unwrap();
+        let exact = plumb_testkit::stats::stats_agree(&got, &one).unwrap();
+        assert!(exact >= 15, "{exact} exact figures");
+        let id = id_stats(&got);
+        assert_eq!(id["accuracy"]["distinct"]["estimate"], "hyperloglog");
+        plumb_testkit::stats::check_all_distinct(&id, n).unwrap();
+    }
+}
+
+/// A part of a split inspect with statistics keeps statistics for at
+/// most `STATS_SPLIT_PATHS` paths: records of more paths are learnt on
+/// one thread, while the same scan without statistics splits.
+#[test]
+fn statistics_of_more_paths_than_a_part_keeps_fall_back() {
+    let wide = plumb_json::STATS_SPLIT_PATHS / 30 + 2;
+    let record = |i: usize| {
+        let groups: Vec<String> = (0..wide)
+            .map(|a| {
+                let members: Vec<String> = (0..30).map(|b| format!("\"b{b}\":{}", i + b)).collect();
+                format!("\"a{a}\":{{{}}}", members.join(","))
+            })
+            .collect();
+        format!("{{{}}}\n", groups.join(","))
+    };
+    let text: String = (0..600).map(record).collect();
+    let bounds = ScanBounds::default();
+    let one = sequential(text.as_bytes(), &bounds);
+    assert_eq!(parts_answer(text.as_bytes(), &bounds, 2), Some(one));
+    let src = BytesSource::new("t.jsonl", text.into_bytes());
+    let stats = plumb_json::OutlineOptions {
+        paths: PATHS,
+        stats: true,
+    };
+    assert!(inspect_in_parts(&src, &bounds, stats, 2).unwrap().is_none());
+    // Narrower records split with statistics.
+    let narrow: String = (0..4000)
+        .map(|i| format!("{{\"a\":{{\"b\":{i}}},\"c\":\"x{}\"}}\n", i % 9))
+        .collect();
+    let src = BytesSource::new("t.jsonl", narrow.into_bytes());
+    assert!(inspect_in_parts(&src, &bounds, stats, 2).unwrap().is_some());
 }
 
 proptest! {
