@@ -34,7 +34,8 @@ use plumb_core::{line_cuts, stats_parts, text_stream, Query, Refusal, Source, SC
 
 use crate::detect::DELIMITER_SAMPLE_BYTES;
 use crate::report::{
-    ColumnRef, CsvInspect, CsvSearch, CsvValidate, InspectSink, SearchSink, ValidateSink,
+    fetch_hits, ColumnRef, CsvInspect, CsvSearch, CsvValidate, InspectSink, SearchSink,
+    ValidateSink,
 };
 use crate::scan::{scan, scan_resolved, Asked, HeaderMode, Resolved, RowSink, ScanSummary};
 use crate::{CsvFormat, CsvOptions};
@@ -149,20 +150,35 @@ fn plan(
     }))
 }
 
+/// Where a part of a split scan starts, counted in the parts before it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Before {
+    /// Records the parser numbered (the header included).
+    records: u64,
+    /// Data rows.
+    rows: u64,
+    /// Line breaks, quoted ones included.
+    lines: u64,
+}
+
 /// Scans each part of `plan` on its own thread into a sink made by
 /// `make` (told whether its part is the first), and checks that together
 /// the parts read the file as one thread reads it: every part clean of
 /// ragged rows and read to its end, the head's dialect the one planned,
 /// its lines to skip inside the first part, every part as wide. `None`
 /// when any of that fails or a part was refused; otherwise the summary
-/// of the whole file and each part's sink with the records before its
-/// part.
+/// of the whole file and each part's sink with what came before its
+/// part. With `stops`, a part whose sink stopped it (a search at its
+/// limit) ends the file as one thread would have read it: it and the
+/// parts before it are checked and returned, the parts after it are not,
+/// and the summary says `stopped`.
 fn run_parts<S: RowSink + Send>(
     source: &dyn Source,
     plan: &Plan,
     header: HeaderMode,
+    stops: bool,
     make: impl Fn(bool) -> Option<S> + Sync,
-) -> Option<(ScanSummary, Vec<(S, u64)>)> {
+) -> Option<(ScanSummary, Vec<(S, Before)>)> {
     let later = plan.resolved.for_later_part();
     let results: Vec<Option<(ScanSummary, S)>> = std::thread::scope(|scope| {
         let handles: Vec<_> = plan
@@ -201,8 +217,11 @@ fn run_parts<S: RowSink + Send>(
     let mut merged: Option<ScanSummary> = None;
     let mut sinks = Vec::with_capacity(results.len());
     for part in results {
+        if merged.as_ref().is_some_and(|m| m.stopped) {
+            break;
+        }
         let (s, sink) = part?;
-        if s.stopped || s.ragged_rows > 0 {
+        if (s.stopped && !stops) || s.ragged_rows > 0 {
             return None;
         }
         match merged.as_mut() {
@@ -217,14 +236,21 @@ fn run_parts<S: RowSink + Send>(
                 if !same {
                     return None;
                 }
-                sinks.push((sink, 0));
+                sinks.push((sink, Before::default()));
                 merged = Some(s);
             }
             Some(m) => {
                 if s.width.is_some_and(|w| Some(w) != m.width) {
                     return None;
                 }
-                sinks.push((sink, m.records));
+                let before = Before {
+                    records: m.records,
+                    rows: m.rows,
+                    lines: m.line_breaks,
+                };
+                sinks.push((sink, before));
+                m.stopped = s.stopped;
+                m.line_breaks += s.line_breaks;
                 m.rows += s.rows;
                 m.records += s.records;
                 m.blank_lines += s.blank_lines;
@@ -255,14 +281,9 @@ pub fn validate_in_parts(
     let Some(plan) = plan(source, format, opts, parts, false)? else {
         return Ok(None);
     };
-    let Some((summary, sinks)) =
-        run_parts(
-            source,
-            &plan,
-            opts.header,
-            |_| Some(ValidateSink::default()),
-        )
-    else {
+    let Some((summary, sinks)) = run_parts(source, &plan, opts.header, false, |_| {
+        Some(ValidateSink::default())
+    }) else {
         return Ok(None);
     };
     if sinks.iter().any(|(s, _)| s.issue_count() > 0) {
@@ -323,7 +344,7 @@ pub fn inspect_in_parts(
         usize::MAX
     };
     let rows = crate::sample_rows(opts);
-    let Some((summary, sinks)) = run_parts(source, &plan, opts.header, |first| {
+    let Some((summary, sinks)) = run_parts(source, &plan, opts.header, false, |first| {
         Some(
             if first {
                 InspectSink::new(rows, opts.stats)
@@ -342,8 +363,8 @@ pub fn inspect_in_parts(
     if whole.issue_count() > 0 || !whole.sample_settled() || whole.too_wide() {
         return Ok(None);
     }
-    for (part, records_before) in sinks {
-        if part.issue_count() > 0 || part.too_wide() || !whole.absorb(part, records_before) {
+    for (part, before) in sinks {
+        if part.issue_count() > 0 || part.too_wide() || !whole.absorb(part, before.records) {
             return Ok(None);
         }
     }
@@ -351,10 +372,9 @@ pub fn inspect_in_parts(
 }
 
 /// Searches `source` (see [`crate::search`]) on
-/// [`ScanBounds::thread_count`] threads when the search counts its hits
-/// (`count_only`) from the first row of a file of at least
-/// [`CSV_PARALLEL_MIN_BYTES`] with random access; otherwise on one
-/// thread. The answer is the same either way.
+/// [`ScanBounds::thread_count`] threads when the search starts at the
+/// first row of a file of at least [`CSV_PARALLEL_MIN_BYTES`] with random
+/// access; otherwise on one thread. The answer is the same either way.
 ///
 /// # Errors
 /// As [`crate::search`].
@@ -383,18 +403,22 @@ pub fn search_source(
     )
 }
 
-/// Counts the hits of `query` in up to `parts` parts on as many threads,
-/// each part's count added to the ones before. The first part resolves
-/// the column (by the header's names, or the first row's width) and
-/// tells the later parts, which wait for it. `None` when the parts cannot
-/// give the one-thread answer: a search that returns hits or starts past
-/// the first row, besides what stops a split validate (any issue
-/// included; a one-thread search reads past issues, and says so in no
-/// count, but a part after an issue may have started inside a quoted
-/// field).
+/// Searches in up to `parts` parts on as many threads. Each part keeps
+/// its first hits (up to the limit) and counts them; the parts are then
+/// joined in file order, their rows and lines offset by the parts before,
+/// up to the limit and the hit past it, as one thread would have stopped
+/// (`count_only`: their counts add). The first part resolves the column
+/// (by the header's names, or the first row's width) and tells the later
+/// parts, which wait for it. `None` when the parts cannot give the
+/// one-thread answer: a search that starts past the first row, besides
+/// what stops a split validate before the part where the search stopped
+/// (any issue included; a one-thread search reads past issues, and says
+/// so in no count, but a part after an issue may have started inside a
+/// quoted field).
 ///
 /// # Errors
-/// A read error while reading the head or looking for cut points.
+/// A read error while reading the head, looking for cut points or
+/// reading a hit's row back.
 pub fn search_in_parts(
     source: &dyn Source,
     format: CsvFormat,
@@ -403,14 +427,14 @@ pub fn search_in_parts(
     column: Option<ColumnRef>,
     parts: usize,
 ) -> Result<Option<CsvSearch>, Refusal> {
-    if !query.count_only || query.offset != 0 {
+    if query.offset != 0 {
         return Ok(None);
     }
     let Some(plan) = plan(source, format, opts, parts, false)? else {
         return Ok(None);
     };
     let handoff = Arc::new(Handoff::default());
-    let Some((summary, sinks)) = run_parts(source, &plan, opts.header, |first| {
+    let Some((summary, sinks)) = run_parts(source, &plan, opts.header, true, |first| {
         if first {
             let sink = SearchSink::new(query.clone(), column.clone(), true);
             Some(sink.publishing(Publisher(Arc::clone(&handoff))))
@@ -421,20 +445,31 @@ pub fn search_in_parts(
     }) else {
         return Ok(None);
     };
-    let mut sinks = sinks.into_iter();
-    let Some((mut whole, _)) = sinks.next() else {
-        return Ok(None);
-    };
-    if whole.issue_count() > 0 {
-        return Ok(None);
-    }
-    for (part, _) in sinks {
+    let mut whole: Option<SearchSink> = None;
+    for (at, (mut part, before)) in sinks.into_iter().enumerate() {
         if part.issue_count() > 0 {
             return Ok(None);
         }
-        whole.add_total(part.total());
+        // A hit at a part's end ends where the next part starts.
+        if let Some(&end) = plan.cuts.get(at + 1) {
+            part.close_span(end);
+        }
+        match whole.as_mut() {
+            None => {
+                fetch_hits(&mut part, source, &summary)?;
+                whole = Some(part);
+            }
+            Some(w) => {
+                let Some(kept) = w.room_for(&part) else {
+                    return Ok(None);
+                };
+                part.keep_first(kept);
+                fetch_hits(&mut part, source, &summary)?;
+                w.absorb(part, before.rows, before.lines);
+            }
+        }
     }
-    Ok(Some(whole.finish(format.name(), &summary)))
+    Ok(whole.map(|w| w.finish(format.name(), &summary)))
 }
 
 /// The column the first part of a split search resolved, for the later

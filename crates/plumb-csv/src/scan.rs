@@ -473,6 +473,9 @@ pub(crate) struct ScanSummary {
     /// The scan stopped before the end of the file (row cap or sink).
     pub stopped: bool,
     pub bom: bool,
+    /// Line breaks read, quoted ones included: what a later part's line
+    /// numbers are offset by.
+    pub line_breaks: u64,
 }
 
 /// The dialect as the caller asked for it; what is not given is found
@@ -690,5 +693,6 @@ pub(crate) fn scan_resolved<R: BufRead, S: RowSink>(
         ragged_rows: resolver.ragged_rows,
         stopped,
         bom: stream.stats().bom,
+        line_breaks: parser.lines().saturating_sub(1),
     })
 }

@@ -110,6 +110,9 @@ pub(crate) struct SearchSink {
     /// In the first part of a split search: where the column it resolves
     /// is told to the later parts, which wait for it.
     publisher: Option<Publisher>,
+    /// In a later part of a split search cut to the room left
+    /// ([`SearchSink::keep_first`]): the row of the first hit dropped.
+    stopped_at: Option<u64>,
 }
 
 impl SearchSink {
@@ -134,6 +137,7 @@ impl SearchSink {
             query,
             issues: 0,
             publisher: None,
+            stopped_at: None,
         }
     }
 
@@ -154,14 +158,69 @@ impl SearchSink {
         }
     }
 
-    /// Hits seen (with `count_only`, all of them).
-    pub fn total(&self) -> u64 {
-        self.progress.total
+    /// Ends the byte range of a hit whose row ended its part: the row
+    /// ends where the next part starts.
+    pub fn close_span(&mut self, end: u64) {
+        if let Some(i) = self.open_span.take() {
+            if let Some(span) = self.to_fetch.get_mut(i) {
+                span.2 = Some(end);
+            }
+        }
     }
 
-    /// Adds hits counted by a later part of a split count.
-    pub fn add_total(&mut self, hits: u64) {
-        self.progress.total += hits;
+    /// How many of `later`'s hits (the next part of a split search) this
+    /// search keeps: as many as its limit leaves room for. `None` when
+    /// they cannot be cut there exactly: a hit to be dropped may have
+    /// marked the part's answer cut.
+    pub fn room_for(&self, later: &SearchSink) -> Option<usize> {
+        let room = self.query.limit.saturating_sub(self.hits.len());
+        if self.progress.has_more {
+            return Some(0);
+        }
+        if later.hits.len() > room && later.cut {
+            return None;
+        }
+        Some(room.min(later.hits.len()))
+    }
+
+    /// Keeps the first `n` hits, noting the row of the first one dropped
+    /// (where a one-thread search would have stopped).
+    pub fn keep_first(&mut self, n: usize) {
+        if let Some(dropped) = self.hits.get(n) {
+            self.stopped_at = Some(dropped.row);
+            self.hits.truncate(n);
+            self.to_fetch.retain(|&(hit, _, _)| hit < n);
+        }
+    }
+
+    /// Takes in the next part of a split search (its hits read back, cut
+    /// to [`SearchSink::room_for`] by [`SearchSink::keep_first`]), whose
+    /// rows and lines are offset by the `rows` data rows and `lines` line
+    /// breaks before it: the hits and counts are those one thread would
+    /// have found, stopping where it would have stopped.
+    pub fn absorb(&mut self, mut later: SearchSink, rows: u64, lines: u64) {
+        if self.progress.has_more {
+            return;
+        }
+        for hit in &mut later.hits {
+            hit.row += rows;
+            hit.line += lines;
+        }
+        let kept = later.hits.len() as u64;
+        if let Some(row) = later.stopped_at {
+            // The first hit past the limit: counted, and continued from.
+            self.progress.total += kept + 1;
+            self.progress.has_more = true;
+            self.progress.next_offset = Some(row + rows);
+        } else {
+            self.progress.total += later.progress.total;
+            if later.progress.has_more {
+                self.progress.has_more = true;
+                self.progress.next_offset = later.progress.next_offset.map(|r| r + rows);
+            }
+        }
+        self.cut |= later.cut;
+        self.hits.append(&mut later.hits);
     }
 
     /// Issues seen.

@@ -1,6 +1,7 @@
-//! A counting CSV search in parts on several threads against the
-//! one-thread search: the same totals for every predicate, column by
-//! name, by index or any column, and the same refusals.
+//! A CSV search in parts on several threads against the one-thread
+//! search: the same totals for every predicate, column by name, by index
+//! or any column, the same hits (rows, lines, byte offsets, cells) and
+//! the same place to continue from for any limit, and the same refusals.
 
 use plumb_core::{text_stream, BytesSource, Query, Request};
 use plumb_csv::{search, search_in_parts, ColumnRef, CsvFormat, CsvOptions, HeaderMode};
@@ -11,6 +12,13 @@ const SIZE: usize = 3 << 20;
 
 /// A count-only query from the options a caller gives.
 fn counting(options: &[(&str, &str)]) -> Query {
+    let mut query = listing(options, 0);
+    query.count_only = true;
+    query
+}
+
+/// A query returning up to `limit` hits.
+fn listing(options: &[(&str, &str)], limit: usize) -> Query {
     let mut req = Request::default();
     for (k, v) in options {
         let value = match *v {
@@ -19,8 +27,9 @@ fn counting(options: &[(&str, &str)]) -> Query {
         };
         req.set(k, value).unwrap();
     }
-    req.set("count_only", json!(true)).unwrap();
-    Query::from_request(&req).unwrap()
+    let mut query = Query::from_request(&req).unwrap();
+    query.limit = limit;
+    query
 }
 
 /// Search options and the column searched.
@@ -120,15 +129,43 @@ fn refusals_and_searches_that_return_hits_stay_on_one_thread() {
         "{one}"
     );
     assert_eq!(split, None);
-    // Hits to return, or an offset: one thread.
-    let mut req = Request::default();
-    req.set("where", json!("= ok")).unwrap();
-    req.set("limit", json!(5)).unwrap();
-    let hits = Query::from_request(&req).unwrap();
-    assert_eq!(both(&bytes, &opts, &hits, None, 3).1, None);
+    // An offset: one thread.
     let mut from = counting(&[("where", "= ok")]);
     from.offset = 10;
     assert_eq!(both(&bytes, &opts, &from, None, 3).1, None);
+    let mut from = listing(&[("where", "= ok")], 5);
+    from.offset = 10;
+    assert_eq!(both(&bytes, &opts, &from, None, 3).1, None);
+}
+
+/// Hits listed by parts are the one-thread hits, whichever part the
+/// limit falls in: before the first hit, inside the first part, exactly
+/// at a part's last hit, in a later part, past every hit. Rows with a
+/// quoted line break before the hits offset their line numbers.
+#[test]
+fn split_hits_are_the_one_thread_hits_for_any_limit() {
+    let bytes = table(true, 5);
+    let opts = CsvOptions::default();
+    let rare: &[(&str, &str)] = &[("where", "= n5")];
+    let column = Some(ColumnRef::parse("note"));
+    let all = both(&bytes, &opts, &counting(rare), column.clone(), 1).0;
+    assert!(all.contains("total: "), "{all}");
+    for limit in [0, 1, 7, 20, 33, 60, 97, 150, 10_000] {
+        let query = listing(rare, limit);
+        for parts in 2..=4 {
+            let (one, split) = both(&bytes, &opts, &query, column.clone(), parts);
+            assert!(one.contains("RowHit") || limit == 0, "{one}");
+            assert_eq!(
+                split.as_deref(),
+                Some(one.as_str()),
+                "limit {limit}, {parts} parts"
+            );
+        }
+    }
+    // Any column, a pattern hitting rows of two lines.
+    let query = listing(&[("pattern", "quoted")], 40);
+    let (one, split) = both(&bytes, &opts, &query, None, 3);
+    assert_eq!(split.as_deref(), Some(one.as_str()));
 }
 
 #[test]
@@ -153,6 +190,7 @@ proptest! {
         seed in proptest::num::u64::ANY,
         parts in 2usize..7,
         which in 0usize..4,
+        limit in 0usize..3000,
     ) {
         let bytes = table(true, seed);
         let (options, column): (&[(&str, &str)], _) = [
@@ -163,6 +201,9 @@ proptest! {
         ][which]
             .clone();
         let query = counting(options);
+        let (one, split) = both(&bytes, &CsvOptions::default(), &query, column.clone(), parts);
+        prop_assert_eq!(split.as_deref(), Some(one.as_str()));
+        let query = listing(options, limit);
         let (one, split) = both(&bytes, &CsvOptions::default(), &query, column, parts);
         prop_assert_eq!(split.as_deref(), Some(one.as_str()));
     }
