@@ -42,7 +42,8 @@ pub use ops::{
     SELECT_LINE_BUDGET_BYTES,
 };
 pub use parallel::{
-    inspect_in_parts, inspect_source, validate_in_parts, validate_source, PARALLEL_MIN_BYTES,
+    inspect_in_parts, inspect_source, search_in_parts, search_source, validate_in_parts,
+    validate_source, PARALLEL_MIN_BYTES,
 };
 pub use reader::{JsonlReader, JSONL_OPTIONS};
 pub use search::{search, JsonlSearch, RecordHit};

@@ -18,12 +18,14 @@
 //! all this needs, and the engine crate keeps no thread pool.
 
 use plumb_core::{
-    line_cuts, text_stream, Refusal, ScanBounds, Source, TextStream, ViewFlags, BINARY_SNIFF_BYTES,
-    SCAN_MAX_PARTS,
+    line_cuts, text_stream, Query, Refusal, ScanBounds, Source, TextStream, ViewFlags,
+    BINARY_SNIFF_BYTES, SCAN_MAX_PARTS,
 };
+use plumb_json::Pointer;
 
 use crate::inspect::{answer, scan, JsonlInspect};
 use crate::ops::{validate, JsonlValidate};
+use crate::search::{JsonlSearch, SearchLines};
 
 /// Files smaller than this are validated on one thread: starting threads
 /// and finding cut points costs more than it saves.
@@ -158,6 +160,79 @@ pub fn inspect_in_parts(
         }
     }
     Ok(Some(answer(first, bom, listing.paths)))
+}
+
+/// Searches `source` (see [`crate::search()`]) on
+/// [`ScanBounds::thread_count`] threads when the search starts at the
+/// first record of a file of at least [`PARALLEL_MIN_BYTES`] with random
+/// access; otherwise on one thread. The answer is the same either way.
+///
+/// # Errors
+/// As [`crate::search()`].
+pub fn search_source(
+    source: &dyn Source,
+    opts: &ScanBounds,
+    field: Option<&str>,
+    query: &Query,
+) -> Result<JsonlSearch, Refusal> {
+    let threads = opts.thread_count();
+    let big = source.len().is_some_and(|l| l >= PARALLEL_MIN_BYTES);
+    if threads > 1 && big {
+        if let Some(answer) = search_in_parts(source, opts, field, query, threads)? {
+            return Ok(answer);
+        }
+    }
+    crate::search(text_stream(source)?, field, query)
+}
+
+/// Searches `source` in up to `parts` parts (at most [`SCAN_MAX_PARTS`])
+/// on as many threads, cut at line breaks. Each part keeps its first
+/// hits (up to the limit) and its counts; the parts join in file order,
+/// their records and lines offset by the parts before, up to the limit
+/// and the hit past it, with the invalid and oversized lines counted as
+/// far as one thread would have read (`count_only`: everything adds up).
+/// `None` when the parts cannot give the one-thread answer: a search
+/// that starts past the first record, a refusal in a part. Public so
+/// that tests can cut small files into many parts.
+///
+/// # Errors
+/// `invalid-argument` for a field that is not an RFC 6901 pointer; a
+/// read error while looking for cut points.
+pub fn search_in_parts(
+    source: &dyn Source,
+    opts: &ScanBounds,
+    field: Option<&str>,
+    query: &Query,
+    parts: usize,
+) -> Result<Option<JsonlSearch>, Refusal> {
+    let pointer = field.map(Pointer::parse).transpose()?;
+    if query.offset != 0 {
+        return Ok(None);
+    }
+    let Some(results) = in_parts(source, opts, parts, |stream| {
+        SearchLines::new(query, pointer.clone()).read(stream).ok()
+    })?
+    else {
+        return Ok(None);
+    };
+    let mut whole: Option<SearchLines<'_>> = None;
+    for part in results {
+        if whole.as_ref().is_some_and(SearchLines::stopped) {
+            break;
+        }
+        let Some(mut part) = part else {
+            return Ok(None);
+        };
+        match whole.as_mut() {
+            None => whole = Some(part),
+            Some(w) => {
+                let (records, lines) = w.read_so_far();
+                part.keep_first(w.room_for(&part));
+                w.absorb(part, records, lines);
+            }
+        }
+    }
+    Ok(whole.map(|w| w.answer(field)))
 }
 
 /// Cuts `source` at line breaks into up to `parts` parts (at most

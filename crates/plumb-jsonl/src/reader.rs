@@ -89,8 +89,9 @@ impl FormatReader for JsonlReader {
 
     fn search(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
         let query = plumb_core::Query::from_request(req)?;
-        Ok(Box::new(crate::search::search(
-            text_stream(source)?,
+        Ok(Box::new(crate::search_source(
+            source,
+            &req.scan,
             req.options.text("field"),
             &query,
         )?))

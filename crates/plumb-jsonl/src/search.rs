@@ -65,7 +65,7 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-struct SearchLines<'q> {
+pub(crate) struct SearchLines<'q> {
     query: &'q Query,
     parser: JsonParser,
     probe: Probe<'q>,
@@ -75,10 +75,18 @@ struct SearchLines<'q> {
     cut: bool,
     invalid: u64,
     oversized: u64,
+    /// Physical lines read (a part's lines, for the parts after it).
+    lines: u64,
+    /// For each hit kept: (invalid, oversized, cut) as they stood just
+    /// before it, so a split search can cut a part at any hit exactly.
+    before_hit: Vec<(u64, u64, bool)>,
+    /// The row of the first hit dropped by [`SearchLines::keep_first`].
+    stopped_at: Option<u64>,
 }
 
 impl LineSink for SearchLines<'_> {
     fn line(&mut self, line: &Line<'_>) -> ControlFlow<()> {
+        self.lines = line.number;
         if line.is_blank() {
             return ControlFlow::Continue(());
         }
@@ -111,6 +119,7 @@ impl LineSink for SearchLines<'_> {
             self.progress.next_offset = Some(index);
             return ControlFlow::Break(());
         }
+        let before = (self.invalid, self.oversized, self.cut);
         let mut builder = ValueBuilder::new(SEARCH_VALUE_BUDGET_BYTES);
         if scan_text(
             &mut self.parser,
@@ -123,6 +132,7 @@ impl LineSink for SearchLines<'_> {
         {
             let built = builder.finish();
             self.cut |= built.cut;
+            self.before_hit.push(before);
             self.hits.push(RecordHit {
                 record: index,
                 line: line.number,
@@ -133,10 +143,130 @@ impl LineSink for SearchLines<'_> {
         ControlFlow::Continue(())
     }
 
-    fn oversized(&mut self, _number: u64, _at: u64, _len: u64) -> ControlFlow<()> {
+    fn oversized(&mut self, number: u64, _at: u64, _len: u64) -> ControlFlow<()> {
+        self.lines = number;
         self.index += 1;
         self.oversized += 1;
         ControlFlow::Continue(())
+    }
+}
+
+impl<'q> SearchLines<'q> {
+    /// A search of `query` at `pointer`, from the stream's first line.
+    pub(crate) fn new(query: &'q Query, pointer: Option<Pointer>) -> SearchLines<'q> {
+        SearchLines {
+            query,
+            parser: JsonParser::new(),
+            probe: Probe::new(&query.predicate, pointer),
+            index: 0,
+            hits: Vec::new(),
+            progress: SearchProgress::default(),
+            cut: false,
+            invalid: 0,
+            oversized: 0,
+            lines: 0,
+            before_hit: Vec::new(),
+            stopped_at: None,
+        }
+    }
+
+    /// Reads `stream` to its end or to the hit past the limit.
+    ///
+    /// # Errors
+    /// The stream's refusals.
+    pub(crate) fn read<R: BufRead>(mut self, stream: TextStream<R>) -> Result<Self, Refusal> {
+        let mut stream = stream;
+        let mut splitter = None;
+        let _stopped = plumb_core::drive(
+            &mut stream,
+            &mut splitter,
+            crate::splitter::LineSplitter::new,
+            &mut self,
+        )?;
+        Ok(self)
+    }
+
+    /// How many hits of `later` (the next part of a split search) the
+    /// limit leaves room for.
+    pub(crate) fn room_for(&self, later: &SearchLines<'_>) -> usize {
+        if self.progress.has_more {
+            return 0;
+        }
+        let room = self.query.limit.saturating_sub(self.hits.len());
+        room.min(later.hits.len())
+    }
+
+    /// Keeps the first `n` hits: a one-thread search would have stopped
+    /// at the next, with the counts as they stood before it.
+    pub(crate) fn keep_first(&mut self, n: usize) {
+        if let (Some(dropped), Some(&(invalid, oversized, cut))) =
+            (self.hits.get(n), self.before_hit.get(n))
+        {
+            self.stopped_at = Some(dropped.record);
+            (self.invalid, self.oversized, self.cut) = (invalid, oversized, cut);
+            self.hits.truncate(n);
+        }
+    }
+
+    /// Takes in the next part of a split search (cut by
+    /// [`SearchLines::keep_first`] to the room left), whose records and
+    /// lines are offset by the `records` records and `lines` lines before
+    /// it: hits, counts and the place to continue are those one thread
+    /// would have found.
+    pub(crate) fn absorb(&mut self, mut later: SearchLines<'_>, records: u64, lines: u64) {
+        if self.progress.has_more {
+            return;
+        }
+        for hit in &mut later.hits {
+            hit.record += records;
+            hit.line += lines;
+        }
+        let kept = later.hits.len() as u64;
+        if let Some(record) = later.stopped_at {
+            self.progress.total += kept + 1;
+            self.progress.has_more = true;
+            self.progress.next_offset = Some(record + records);
+        } else {
+            self.progress.total += later.progress.total;
+            if later.progress.has_more {
+                self.progress.has_more = true;
+                self.progress.next_offset = later.progress.next_offset.map(|r| r + records);
+            }
+        }
+        self.cut |= later.cut;
+        self.invalid += later.invalid;
+        self.oversized += later.oversized;
+        self.index += later.index;
+        self.lines += later.lines;
+        self.hits.append(&mut later.hits);
+    }
+
+    /// Records (non-blank lines) and physical lines read.
+    pub(crate) fn read_so_far(&self) -> (u64, u64) {
+        (self.index, self.lines)
+    }
+
+    /// Whether the search stopped at the hit past the limit.
+    pub(crate) fn stopped(&self) -> bool {
+        self.progress.has_more
+    }
+
+    /// The answer.
+    pub(crate) fn answer(mut self, field: Option<&str>) -> JsonlSearch {
+        self.progress.total_exact = !self.progress.has_more;
+        JsonlSearch {
+            ok: true,
+            format: "jsonl",
+            view: ViewFlags::exact().with_cut(self.cut),
+            field: field.map(str::to_owned),
+            returned: self.hits.len(),
+            hits: self.hits,
+            offset: self.query.offset,
+            limit: self.query.limit,
+            progress: self.progress,
+            invalid_lines: self.invalid,
+            oversized_lines: self.oversized,
+        }
     }
 }
 
@@ -153,37 +283,6 @@ pub fn search<R: BufRead>(
     query: &Query,
 ) -> Result<JsonlSearch, Refusal> {
     let pointer = field.map(Pointer::parse).transpose()?;
-    let mut sink = SearchLines {
-        query,
-        parser: JsonParser::new(),
-        probe: Probe::new(&query.predicate, pointer),
-        index: 0,
-        hits: Vec::new(),
-        progress: SearchProgress::default(),
-        cut: false,
-        invalid: 0,
-        oversized: 0,
-    };
-    let mut stream = stream;
-    let mut splitter = None;
-    let _stopped = plumb_core::drive(
-        &mut stream,
-        &mut splitter,
-        crate::splitter::LineSplitter::new,
-        &mut sink,
-    )?;
-    sink.progress.total_exact = !sink.progress.has_more;
-    Ok(JsonlSearch {
-        ok: true,
-        format: "jsonl",
-        view: ViewFlags::exact().with_cut(sink.cut),
-        field: field.map(str::to_owned),
-        returned: sink.hits.len(),
-        hits: sink.hits,
-        offset: query.offset,
-        limit: query.limit,
-        progress: sink.progress,
-        invalid_lines: sink.invalid,
-        oversized_lines: sink.oversized,
-    })
+    let sink = SearchLines::new(query, pointer).read(stream)?;
+    Ok(sink.answer(field))
 }

@@ -3,6 +3,7 @@
 
 mod parallel;
 mod parallel_inspect;
+mod parallel_search;
 mod search;
 mod tail;
 
