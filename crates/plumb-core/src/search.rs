@@ -578,6 +578,50 @@ pub struct SearchProgress {
     pub next_offset: Option<u64>,
 }
 
+impl SearchProgress {
+    /// Joins the progress of the next part of a search split into parts
+    /// read on several threads, `before` units (rows, records) after this
+    /// one's start: `kept` of its hits were kept, and `dropped_at` is the
+    /// unit of its first hit dropped for want of room (where one scan
+    /// would have stopped, counting it), if any. A search that stopped
+    /// already takes in nothing.
+    ///
+    /// ```
+    /// use plumb_core::SearchProgress;
+    /// let mut whole = SearchProgress { total: 3, ..SearchProgress::default() };
+    /// let later = SearchProgress { total: 9, ..SearchProgress::default() };
+    /// // Room for 2 of the later part's hits: its third, at its unit 40,
+    /// // is where one scan would have stopped.
+    /// whole.join_part(&later, 2, Some(40), 1000);
+    /// assert_eq!((whole.total, whole.has_more, whole.next_offset), (6, true, Some(1040)));
+    /// ```
+    pub fn join_part(
+        &mut self,
+        later: &SearchProgress,
+        kept: u64,
+        dropped_at: Option<u64>,
+        before: u64,
+    ) {
+        if self.has_more {
+            return;
+        }
+        match dropped_at {
+            Some(unit) => {
+                self.total += kept + 1;
+                self.has_more = true;
+                self.next_offset = Some(unit + before);
+            }
+            None => {
+                self.total += later.total;
+                if later.has_more {
+                    self.has_more = true;
+                    self.next_offset = later.next_offset.map(|u| u + before);
+                }
+            }
+        }
+    }
+}
+
 /// `text` cut to at most `budget` bytes around the match `at` (a byte
 /// range in it), at character boundaries: the match is kept whole when
 /// it fits, else its start. Returns the kept text (lossy UTF-8), the

@@ -222,17 +222,8 @@ impl<'q> SearchLines<'q> {
             hit.line += lines;
         }
         let kept = later.hits.len() as u64;
-        if let Some(record) = later.stopped_at {
-            self.progress.total += kept + 1;
-            self.progress.has_more = true;
-            self.progress.next_offset = Some(record + records);
-        } else {
-            self.progress.total += later.progress.total;
-            if later.progress.has_more {
-                self.progress.has_more = true;
-                self.progress.next_offset = later.progress.next_offset.map(|r| r + records);
-            }
-        }
+        self.progress
+            .join_part(&later.progress, kept, later.stopped_at, records);
         self.cut |= later.cut;
         self.invalid += later.invalid;
         self.oversized += later.oversized;

@@ -207,18 +207,8 @@ impl SearchSink {
             hit.line += lines;
         }
         let kept = later.hits.len() as u64;
-        if let Some(row) = later.stopped_at {
-            // The first hit past the limit: counted, and continued from.
-            self.progress.total += kept + 1;
-            self.progress.has_more = true;
-            self.progress.next_offset = Some(row + rows);
-        } else {
-            self.progress.total += later.progress.total;
-            if later.progress.has_more {
-                self.progress.has_more = true;
-                self.progress.next_offset = later.progress.next_offset.map(|r| r + rows);
-            }
-        }
+        self.progress
+            .join_part(&later.progress, kept, later.stopped_at, rows);
         self.cut |= later.cut;
         self.hits.append(&mut later.hits);
     }
