@@ -445,7 +445,21 @@ impl Searcher<'_> {
                 return Err(Refusal::aborted(block.base + pos as u64));
             }
             let end = block.complete_end(pos);
-            if self.long.is_some() || (end == pos && block.len == block.data.len() && !block.eof) {
+            let full = block.len == block.data.len() && !block.eof;
+            let grown = block.data.len() >= self.tune.line_max;
+            if self.long.is_none() && full && grown && pos == block.len {
+                // A block at the line cap read to its very end, the last
+                // line ended: no line has begun (a long line opened here
+                // would be a phantom line after the last), so read on
+                // from here, as a long line would have, keeping nothing.
+                self.lines.upto(&block.data, pos);
+                self.lines.at -= pos;
+                self.floor = 0;
+                block.refill(pos, false)?;
+                pos = 0;
+                continue;
+            }
+            if self.long.is_some() || (end == pos && full) {
                 if block.data.len() < self.tune.line_max && self.long.is_none() {
                     let keep = self.keep_from(&block.data, pos);
                     self.lines.upto(&block.data, keep);

@@ -278,6 +278,36 @@ fn a_pattern_that_matches_every_line_stops_at_the_limit() {
     assert_eq!(a.progress.total, 6, "the hit past the limit, and no more");
 }
 
+/// A line too long to hold that ends with the file's last byte (its
+/// newline) ends the text: a pattern that matches the empty string finds
+/// each line once and no line after the last, whatever the block size
+/// and wherever a page starts (the fuzz target `search_text` found a
+/// phantom line here once).
+#[test]
+fn a_long_last_line_ending_the_file_is_followed_by_no_line() {
+    let long = "x,".repeat(60);
+    for text in [
+        format!("short\nmid line\n{long}\n"),
+        format!("{long}\nshort\n{long}\r\n"),
+        format!("{long}\n"),
+    ] {
+        let lines = oracle(text.as_bytes(), "", false, false);
+        assert_eq!(lines.len(), text.matches('\n').count());
+        for block in 4..40 {
+            let tune = Tuning {
+                block,
+                line_max: block * 3,
+                overlap: 4,
+                context_keep: 32,
+            };
+            for page in 1..4 {
+                let got = all_hits(text.as_bytes(), "", &[], page, tune);
+                assert_eq!(got, lines, "block {block}, page {page}: {text:?}");
+            }
+        }
+    }
+}
+
 #[test]
 fn context_lines_come_before_and_after() {
     let text = b"one\ntwo\nthree hit\nfour\nfive hit\nsix";
