@@ -7,6 +7,7 @@ use std::ops::ControlFlow;
 
 use plumb_core::{Refusal, MAX_NUMBER_LITERAL_BYTES};
 
+use super::block::Scanner;
 use super::*;
 
 impl JsonParser {
@@ -27,6 +28,9 @@ impl JsonParser {
     ) -> Result<ControlFlow<()>, Refusal> {
         let n = input.len();
         let mut st = self.state;
+        // The masks of the block last looked at: string bodies and white
+        // space are crossed through them (see `block.rs`).
+        let mut scan = Scanner::new();
         macro_rules! after_value {
             () => {
                 if self.stack.is_empty() {
@@ -37,17 +41,15 @@ impl JsonParser {
             };
         }
         loop {
-            // White space, counting lines.
+            // White space, counting lines. Most tokens follow the last
+            // with none: one byte test tells, before any mask.
             let mut j = *i;
-            while j < n {
-                match input[j] {
-                    b' ' | b'\t' | b'\r' => j += 1,
-                    b'\n' => {
-                        j += 1;
-                        self.line += 1;
-                        self.line_start = Some(j);
-                    }
-                    _ => break,
+            if j < n && matches!(input[j], b' ' | b'\t' | b'\r' | b'\n') {
+                let (end, lines, last) = scan.next_solid(input, j);
+                j = end;
+                if lines != 0 {
+                    self.line += lines;
+                    self.line_start = last;
                 }
             }
             *i = j;
@@ -60,10 +62,7 @@ impl JsonParser {
                 State::Value | State::ArrayFirst => match b {
                     b'"' => {
                         let start = j + 1;
-                        let mut k = start;
-                        while k < n && !STR_STOP[usize::from(input[k])] {
-                            k += 1;
-                        }
+                        let k = scan.next_stop(input, start);
                         let len = k - start;
                         if k >= n
                             || input[k] != b'"'
@@ -176,10 +175,7 @@ impl JsonParser {
                 State::ObjectFirst | State::Key => match b {
                     b'"' => {
                         let start = j + 1;
-                        let mut k = start;
-                        while k < n && !STR_STOP[usize::from(input[k])] {
-                            k += 1;
-                        }
+                        let k = scan.next_stop(input, start);
                         if k >= n || input[k] != b'"' || k - start > KEY_CAPTURE_BYTES {
                             break;
                         }
@@ -269,10 +265,7 @@ impl JsonParser {
     ) -> Result<ControlFlow<()>, Refusal> {
         let n = input.len();
         let start = *i;
-        let mut j = start;
-        while j < n && !STR_STOP[usize::from(input[j])] {
-            j += 1;
-        }
+        let j = Scanner::new().next_stop(input, start);
         if j > start {
             if self.high.is_some() {
                 self.flush_high();

@@ -26,12 +26,17 @@
 //! characters of the current line that lie in earlier pushes are
 //! summed when a push ends, so an error costs nothing extra.
 //!
+//! Long string bodies and long runs of white space are crossed through
+//! bit masks of 64-byte blocks (`block.rs`); shorter ones, the common
+//! case, byte by byte.
+//!
 //! When adding a state: a variant with its meaning (here), an arm in the
 //! `match self.state` of `run` (`machine.rs`, the general machine; `fast`
 //! in `fast.rs` hands any
 //! state it does not handle back to it), and an arm in `finish` (here) saying
 //! what the end of input means there.
 
+mod block;
 mod fast;
 mod machine;
 mod position;

@@ -293,3 +293,77 @@ fn path_keys_of_every_length_round_trip() {
         t.close();
     }
 }
+
+/// Documents whose strings and gaps are long enough for the fast path's
+/// block masks (`parser/block.rs`): strings up to 300 characters, runs
+/// of white space with line breaks, faults planted inside them.
+fn long_runs() -> impl Strategy<Value = String> {
+    use serde_json::Value;
+    let leaf = prop_oneof![
+        any::<i64>().prop_map(Value::from),
+        "[a-z é\"\\\\\n\t😀]{0,300}".prop_map(Value::from),
+    ];
+    let doc = leaf.prop_recursive(3, 24, 5, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+            prop::collection::btree_map("[a-z]{0,40}", inner, 0..5)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    });
+    (
+        doc,
+        any::<bool>(),
+        prop::collection::vec(
+            (
+                any::<prop::sample::Index>(),
+                prop::sample::select(vec![
+                    "\u{1}",
+                    "\u{1f}",
+                    "\"",
+                    "\\",
+                    "\n",
+                    " \n\t\r\n                                          ",
+                    "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n x",
+                ]),
+            ),
+            0..3,
+        ),
+    )
+        .prop_map(|(v, pretty, inserts)| {
+            let mut text = if pretty {
+                serde_json::to_string_pretty(&v).unwrap()
+            } else {
+                serde_json::to_string(&v).unwrap()
+            };
+            for (at, insert) in inserts {
+                let mut i = at.index(text.len() + 1);
+                while !text.is_char_boundary(i) {
+                    i -= 1;
+                }
+                text.insert_str(i, insert);
+            }
+            text
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// The block masks cross long strings and gaps only when a push holds
+    /// a block's bytes: one byte at a time never uses them, whole input
+    /// does, and the two must tell the same events, lines and faults.
+    #[test]
+    fn long_strings_and_gaps_read_the_same_through_the_block_masks(
+        text in long_runs(),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        let oracle = serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok();
+        let whole = parse_pieces(&[text.as_bytes()]);
+        prop_assert_eq!(whole.1.is_none(), oracle, "{} -> {:?}", text, whole.1);
+        let bytes: Vec<&[u8]> = text.as_bytes().chunks(1).collect();
+        prop_assert_eq!(&parse_pieces(&bytes), &whole);
+        let at = cut.index(text.len() + 1);
+        let (a, b) = text.as_bytes().split_at(at);
+        prop_assert_eq!(parse_pieces(&[a, b]), whole);
+    }
+}
