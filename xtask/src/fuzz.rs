@@ -141,6 +141,12 @@ fn parse(stderr: &str) -> (u64, u64) {
     (runs, cov)
 }
 
+/// The engines hold no `unsafe`, so AddressSanitizer has nothing of
+/// theirs to watch; without it the targets build in about a minute less
+/// and run more inputs a second. A panic, an overflow in a debug
+/// assertion, a timeout or the RSS limit still end a run as a crash.
+const SANITIZER: &str = "--sanitizer=none";
+
 /// Runs the targets; returns whether none crashed.
 pub fn run(root: &Path, data: &Path, only: Option<&str>, seconds: u64) -> Result<bool, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
@@ -157,7 +163,7 @@ pub fn run(root: &Path, data: &Path, only: Option<&str>, seconds: u64) -> Result
         None => TARGETS.to_vec(),
     };
     let ok = Command::new("rustup")
-        .args(["run", "nightly", "cargo", "fuzz", "build"])
+        .args(["run", "nightly", "cargo", "fuzz", "build", SANITIZER])
         .current_dir(&fuzz_dir)
         .status()
         .map_err(|e| e.to_string())?
@@ -177,7 +183,7 @@ pub fn run(root: &Path, data: &Path, only: Option<&str>, seconds: u64) -> Result
             .map(|d| d.count())
             .unwrap_or(0);
         let out = Command::new("rustup")
-            .args(["run", "nightly", "cargo", "fuzz", "run", t])
+            .args(["run", "nightly", "cargo", "fuzz", "run", SANITIZER, t])
             .arg(&corpus)
             .arg("--")
             .arg(format!("-max_total_time={seconds}"))

@@ -15,6 +15,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
+use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 
@@ -269,12 +270,14 @@ type CargoStep = (
 /// One cargo step of CI; false when it fails.
 fn cargo_step(root: &Path, title: &str, args: &[&str], env: &[(&str, &str)]) -> bool {
     println!("== {title}");
+    let started = Instant::now();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let status = Command::new(cargo)
         .args(args)
         .envs(env.iter().copied())
         .current_dir(root)
         .status();
+    took(title, started);
     match status {
         Ok(s) if s.success() => true,
         Ok(s) => {
@@ -357,20 +360,30 @@ fn ci(root: &Path, full: bool, memtest_mb: u64, fuzz_seconds: u64) -> bool {
             return false;
         }
     }
-    println!("== public API snapshots (api/)");
-    if !api::run(root, false) {
-        return false;
-    }
-    println!("== conformance (../shared/conformance)");
-    if !run_conformance(&root.join("../shared/conformance")) {
-        return false;
-    }
-    println!("== memtest --mb {memtest_mb}");
-    if !run_memtest(root, memtest_mb) {
-        return false;
-    }
-    println!("== fuzz smoke: every target for {fuzz_seconds} seconds");
-    run_fuzz(root, None, fuzz_seconds)
+    let step = |title: &str, run: &dyn Fn() -> bool| {
+        println!("== {title}");
+        let started = Instant::now();
+        let ok = run();
+        took(title, started);
+        ok
+    };
+    step("public API snapshots (api/)", &|| api::run(root, false))
+        && step("conformance (../shared/conformance)", &|| {
+            run_conformance(&root.join("../shared/conformance"))
+        })
+        && step(&format!("memtest --mb {memtest_mb}"), &|| {
+            run_memtest(root, memtest_mb)
+        })
+        && step(
+            &format!("fuzz smoke: every target for {fuzz_seconds} seconds"),
+            &|| run_fuzz(root, None, fuzz_seconds),
+        )
+}
+
+/// Prints how long a CI step took, so the run's budget can be read
+/// off its log step by step.
+fn took(title: &str, started: Instant) {
+    println!("-- {title}: {:.0} s", started.elapsed().as_secs_f64());
 }
 
 /// Removes plumb's crates as cargo extracted them from an earlier dry
