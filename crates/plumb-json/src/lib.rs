@@ -60,7 +60,8 @@ pub use parallel::{
     STATS_SPLIT_PATHS,
 };
 pub use parser::{
-    JsonParser, Scalar, ScalarKind, Status, JSON_MAX_DEPTH, KEY_CAPTURE_BYTES, STRING_CAPTURE_BYTES,
+    JsonParser, RecordEnd, Scalar, ScalarKind, Status, JSON_MAX_DEPTH, KEY_CAPTURE_BYTES,
+    STRING_CAPTURE_BYTES,
 };
 pub use pointer::{PathToken, PathTracker, Pointer};
 pub use reader::{

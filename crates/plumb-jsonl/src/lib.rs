@@ -47,7 +47,7 @@ pub use parallel::{
 };
 pub use reader::{JsonlReader, JSONL_OPTIONS};
 pub use search::{search, JsonlSearch, RecordHit};
-pub use splitter::{Line, LineSink, LineSplitter, JSONL_MAX_LINE_BYTES};
+pub use splitter::{InPlace, Line, LineSink, LineSplitter, JSONL_MAX_LINE_BYTES};
 pub use tail::{select_last, TAIL_READ_WHOLE_BYTES};
 
 /// [`inspect`] over a file.

@@ -8,9 +8,9 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use plumb_core::{clamp_limit, Refusal, RowCap, ScanBounds, TextStream, ViewFlags, Window};
-use plumb_json::{scan_text, JsonParser, Null, ValueBuilder};
+use plumb_json::{scan_text, JsonParser, Null, RecordEnd, ValueBuilder};
 
-use crate::splitter::{Line, LineSink, LineSplitter, JSONL_MAX_LINE_BYTES};
+use crate::splitter::{InPlace, Line, LineSink, LineSplitter, JSONL_MAX_LINE_BYTES};
 
 /// Bytes of JSON text one selected record may take; a larger record
 /// becomes a `$summary` and is marked truncated.
@@ -252,6 +252,37 @@ impl LineSink for ValidateLines {
         ControlFlow::Continue(())
     }
 
+    /// Valid and blank lines in one pass each (see
+    /// [`JsonParser::push_record`]); the first other line, or one past
+    /// the row cap, is left to [`LineSink::line`].
+    fn lines_in_place(&mut self, input: &[u8], number: u64, byte_offset: u64) -> InPlace {
+        let mut taken = InPlace::default();
+        while self.cap.has_room() {
+            let Some(rest) = input.get(taken.bytes..) else {
+                break;
+            };
+            self.parser
+                .reset(byte_offset + taken.bytes as u64, number + taken.lines);
+            let (lf, blank) = match self.parser.push_record(rest, &mut Null) {
+                RecordEnd::Complete(lf) => (lf, false),
+                RecordEnd::Blank(lf) => (lf, true),
+                RecordEnd::Unsure => break,
+            };
+            if lf > JSONL_MAX_LINE_BYTES {
+                // The splitter reports it as too long.
+                break;
+            }
+            if blank {
+                self.blank += 1;
+            } else {
+                let _ = self.cap.admit();
+            }
+            taken.bytes += lf + 1;
+            taken.lines += 1;
+        }
+        taken
+    }
+
     fn oversized(&mut self, number: u64, _at: u64, len: u64) -> ControlFlow<()> {
         self.cap.admit()?;
         self.first_invalid = Some(InvalidLine {
@@ -305,4 +336,99 @@ pub fn validate<R: BufRead>(
         rows_scanned: sink.cap.rows(),
         blank_lines: sink.blank,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Validate's sink with every line found by the splitter first: the
+    /// reference that reading in place must agree with.
+    struct ByLines(ValidateLines);
+
+    impl LineSink for ByLines {
+        fn line(&mut self, line: &Line<'_>) -> ControlFlow<()> {
+            self.0.line(line)
+        }
+        fn oversized(&mut self, number: u64, at: u64, len: u64) -> ControlFlow<()> {
+            self.0.oversized(number, at, len)
+        }
+    }
+
+    fn sink(max_rows: Option<u64>) -> ValidateLines {
+        ValidateLines {
+            parser: JsonParser::new(),
+            cap: RowCap::new(max_rows),
+            blank: 0,
+            first_invalid: None,
+        }
+    }
+
+    /// (blank lines, first invalid line, rows) read with lines in place
+    /// and line by line, through chunks of `chunk` bytes.
+    fn both(
+        text: &[u8],
+        chunk: usize,
+        max_rows: Option<u64>,
+    ) -> [(u64, Option<InvalidLine>, u64); 2] {
+        let stream = || TextStream::from_buf_read(text).with_chunk_size(chunk);
+        let mut fast = sink(max_rows);
+        drive(stream(), &mut fast).unwrap();
+        let mut slow = ByLines(sink(max_rows));
+        drive(stream(), &mut slow).unwrap();
+        [fast, slow.0].map(|s| (s.blank, s.first_invalid, s.cap.rows()))
+    }
+
+    const LINES: &[&str] = &[
+        r#"{"a":1,"b":[true,false,null],"c":{"d":"e"}}"#,
+        r#"  {"s": "x\ny\u00e9 \"q\""}  "#,
+        "[1, -2.5e3, 0, \"😀\"]\r",
+        "17",
+        "\"text\"",
+        "",
+        "   \t ",
+        "\r",
+        r#"{"a":"#,
+        r#"{"a":1}}"#,
+        r#"{"a":1} x"#,
+        "tru",
+        "\"open",
+        "01",
+        "{\"a\":\u{1}}",
+        "[[[[[[[[[[]]]]]]]]]]",
+        "\u{feff}{}",
+        r#"{"long":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}"#,
+    ];
+
+    proptest! {
+        #[test]
+        fn lines_read_in_place_agree_with_lines_split_first(
+            picks in prop::collection::vec(0..LINES.len(), 0..40),
+            crlf in any::<bool>(),
+            last_newline in any::<bool>(),
+            chunk in prop::sample::select(vec![1usize, 3, 17, 64, 100, 1 << 16]),
+            max_rows in prop::option::of(0u64..30),
+        ) {
+            let end = if crlf { "\r\n" } else { "\n" };
+            let mut text = picks.iter().map(|&i| LINES[i]).collect::<Vec<_>>().join(end);
+            if last_newline {
+                text.push_str(end);
+            }
+            let [fast, slow] = both(text.as_bytes(), chunk, max_rows);
+            prop_assert_eq!(fast, slow, "{:?}", text);
+        }
+    }
+
+    #[test]
+    fn a_valid_line_past_the_cap_is_reported_too_long_either_way() {
+        let long = format!("{{\"a\":\"{}\"}}", "x".repeat(JSONL_MAX_LINE_BYTES));
+        let text = format!("{{}}\n\n{long}\n{{}}\n");
+        // In chunks larger than the line, so it lies whole in one push.
+        let [fast, slow] = both(text.as_bytes(), 4 << 20, None);
+        assert_eq!(fast, slow);
+        let (blank, invalid, rows) = fast;
+        assert_eq!((blank, rows), (1, 2));
+        assert_eq!(invalid.map(|i| i.line), Some(3));
+    }
 }

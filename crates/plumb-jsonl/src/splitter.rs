@@ -11,6 +11,12 @@
 //! once its terminator arrives. Every byte is looked at once by `memchr`
 //! and copied at most once, so the work is linear in the input; the
 //! `bytes_touched` counter lets a test check exactly that.
+//!
+//! A sink may read lines in place before the splitter looks for their
+//! ends ([`LineSink::lines_in_place`]): validation parses each record
+//! up to its line feed in one pass (the JSON parser finds the line feed
+//! as white space), and leaves the splitter only the lines it cannot
+//! judge alone, which then come the usual way.
 
 use std::ops::ControlFlow;
 
@@ -45,6 +51,18 @@ pub trait LineSink {
     /// A line longer than [`JSONL_MAX_LINE_BYTES`], dropped unread:
     /// its number, offset and full length in bytes.
     fn oversized(&mut self, number: u64, byte_offset: u64, len: u64) -> ControlFlow<()>;
+    /// Reads whole lines at the start of `input` in place, in the one
+    /// pass that also finds where each ends, before the splitter looks
+    /// for line feeds itself; `number` and `byte_offset` are those of
+    /// the first. Returns how many bytes (ending just after a line feed)
+    /// and lines it took, and whether to stop. A line it cannot judge
+    /// alone (an invalid one, say) it leaves untaken: the splitter then
+    /// hands it to [`LineSink::line`] and asks again after it. The
+    /// default takes none.
+    fn lines_in_place(&mut self, input: &[u8], number: u64, byte_offset: u64) -> InPlace {
+        let _ = (input, number, byte_offset);
+        InPlace::default()
+    }
     /// The end: the input ended or the sink stopped the scan; a sink's
     /// refusal comes out here (none of plumb's line sinks refuses).
     ///
@@ -53,6 +71,17 @@ pub trait LineSink {
     fn finish(&mut self) -> Result<(), Refusal> {
         Ok(())
     }
+}
+
+/// What [`LineSink::lines_in_place`] took.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InPlace {
+    /// Bytes taken: whole lines, each with its line feed.
+    pub bytes: usize,
+    /// Lines taken.
+    pub lines: u64,
+    /// Whether the sink stopped the scan after them.
+    pub stop: bool,
 }
 
 /// Forwards every event through a pointer type, so `&mut S` and
@@ -65,6 +94,9 @@ macro_rules! forward_line_sink {
             }
             fn oversized(&mut self, number: u64, byte_offset: u64, len: u64) -> ControlFlow<()> {
                 (**self).oversized(number, byte_offset, len)
+            }
+            fn lines_in_place(&mut self, input: &[u8], number: u64, byte_offset: u64) -> InPlace {
+                (**self).lines_in_place(input, number, byte_offset)
             }
             fn finish(&mut self) -> Result<(), Refusal> {
                 (**self).finish()
@@ -201,7 +233,23 @@ impl LineSplitter {
         let base = self.offset;
         self.touched += input.len() as u64;
         let mut start = 0;
-        for nl in memchr::memchr_iter(b'\n', input) {
+        loop {
+            if self.len == 0 && !self.oversized {
+                // At a line's start with nothing carried: the sink may
+                // take lines in place first.
+                let taken = sink.lines_in_place(&input[start..], self.line, base + start as u64);
+                start += taken.bytes;
+                self.line += taken.lines;
+                self.line_offset = base + start as u64;
+                if taken.stop {
+                    self.stopped = true;
+                    self.offset = base + start as u64;
+                    return ControlFlow::Break(());
+                }
+            }
+            let Some(nl) = memchr::memchr(b'\n', &input[start..]).map(|k| start + k) else {
+                break;
+            };
             let part = &input[start..nl];
             self.len += part.len() as u64;
             let flow =

@@ -45,11 +45,24 @@ impl JsonParser {
             // with none: one byte test tells, before any mask.
             let mut j = *i;
             if j < n && matches!(input[j], b' ' | b'\t' | b'\r' | b'\n') {
-                let (end, lines, last) = scan.next_solid(input, j);
-                j = end;
-                if lines != 0 {
-                    self.line += lines;
-                    self.line_start = last;
+                if self.record_mode {
+                    // A line feed ends a JSON Lines record (`push_record`).
+                    while j < n && matches!(input[j], b' ' | b'\t' | b'\r') {
+                        j += 1;
+                    }
+                    if j < n && input[j] == b'\n' {
+                        *i = j;
+                        self.state = st;
+                        self.record_lf = Some(j);
+                        return Ok(ControlFlow::Break(()));
+                    }
+                } else {
+                    let (end, lines, last) = scan.next_solid(input, j);
+                    j = end;
+                    if lines != 0 {
+                        self.line += lines;
+                        self.line_start = last;
+                    }
                 }
             }
             *i = j;

@@ -57,6 +57,11 @@ impl JsonParser {
             {
                 // A run of white space between tokens, crossed in one loop.
                 while matches!(b, b' ' | b'\t' | b'\r' | b'\n') {
+                    if b == b'\n' && self.record_mode {
+                        // A JSON Lines record ends here (`push_record`).
+                        self.record_lf = Some(*i);
+                        return Ok(ControlFlow::Break(()));
+                    }
                     if b == b'\n' {
                         self.line += 1;
                         self.line_start = Some(*i + 1);

@@ -103,6 +103,18 @@ impl<'a> Scalar<'a> {
     }
 }
 
+/// How [`JsonParser::push_record`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordEnd {
+    /// A complete value, then only white space up to the line feed at
+    /// this index.
+    Complete(usize),
+    /// Only white space up to the line feed at this index.
+    Blank(usize),
+    /// Anything else: read the line the usual way.
+    Unsure,
+}
+
 /// How a push or finish ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -220,6 +232,10 @@ pub struct JsonParser {
     /// and can place an end-of-input fault itself: the per-push column
     /// carry is then skipped.
     lazy_columns: bool,
+    /// Set by [`JsonParser::push_record`]: a line feed outside a string
+    /// ends the push, its index noted in `record_lf`.
+    record_mode: bool,
+    record_lf: Option<usize>,
 }
 
 impl std::fmt::Debug for JsonParser {
@@ -267,6 +283,8 @@ impl JsonParser {
             failed: false,
             max_depth: 0,
             lazy_columns: false,
+            record_mode: false,
+            record_lf: None,
         }
     }
 
@@ -341,6 +359,61 @@ impl JsonParser {
     /// Whether the root value is complete.
     pub fn is_complete(&self) -> bool {
         self.state == State::End
+    }
+
+    /// Parses one JSON Lines record at the start of `input`, up to the
+    /// first line feed outside a string, in the same pass that finds
+    /// that line feed (no search for it first). Call after
+    /// [`JsonParser::reset`]; the parser must be reset again before its
+    /// next use.
+    ///
+    /// The answer is trusted only when it is [`RecordEnd::Complete`] or
+    /// [`RecordEnd::Blank`]: anything else (a fault, a value that the line
+    /// feed cuts, no line feed in `input`) is [`RecordEnd::Unsure`], and
+    /// the caller reads that line the usual way, which says what is
+    /// wrong with it. The sink sees the events of the record as `push`
+    /// would show them.
+    ///
+    /// ```
+    /// use plumb_json::{JsonParser, Null, RecordEnd};
+    ///
+    /// let mut p = JsonParser::new();
+    /// p.reset(0, 1);
+    /// assert_eq!(p.push_record(b"{\"a\": [1, 2]}\r\n{}", &mut Null), RecordEnd::Complete(14));
+    /// p.reset(0, 1);
+    /// assert_eq!(p.push_record(b" \t\n", &mut Null), RecordEnd::Blank(2));
+    /// p.reset(0, 1);
+    /// assert_eq!(p.push_record(b"{\"a\":\n1}", &mut Null), RecordEnd::Unsure);
+    /// p.reset(0, 1);
+    /// assert_eq!(p.push_record(b"{\"a\":1}", &mut Null), RecordEnd::Unsure);
+    /// ```
+    pub fn push_record<S: JsonSink + ?Sized>(&mut self, input: &[u8], sink: &mut S) -> RecordEnd {
+        if self.stopped || self.failed {
+            return RecordEnd::Unsure;
+        }
+        self.capture = sink.capture_strings();
+        self.line_start = None;
+        self.token_idx = None;
+        self.record_mode = true;
+        self.record_lf = None;
+        let lazy = std::mem::replace(&mut self.lazy_columns, true);
+        let mut i = 0;
+        let result = self.run(input, &mut i, self.offset, sink);
+        self.record_mode = false;
+        self.lazy_columns = lazy;
+        // Whatever happened, this parser's state is spent.
+        self.failed = true;
+        match (result, self.record_lf.take()) {
+            (Ok(ControlFlow::Break(())), Some(k)) if self.state == State::End => {
+                RecordEnd::Complete(k)
+            }
+            (Ok(ControlFlow::Break(())), Some(k))
+                if self.state == State::Value && self.stack.is_empty() =>
+            {
+                RecordEnd::Blank(k)
+            }
+            _ => RecordEnd::Unsure,
+        }
     }
 
     /// Pushes more input.
