@@ -537,19 +537,24 @@ pub fn rss_helper(args: &[String]) -> i32 {
     0
 }
 
-/// Builds the release binary, generates the files, measures every run.
-pub fn run(root: &Path, mb: u64) -> Result<bool, String> {
+/// Builds the binary in `profile` (`release` unless told), generates the
+/// files, measures every run.
+pub fn run(root: &Path, mb: u64, profile: &str) -> Result<bool, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let ok = Command::new(&cargo)
-        .args(["build", "--release", "-p", "plumb-cli"])
+        .args(["build", "--profile", profile, "-p", "plumb-cli"])
         .current_dir(root)
         .status()
         .map_err(|e| e.to_string())?
         .success();
     if !ok {
-        return Err("cargo build --release -p plumb-cli failed".to_owned());
+        return Err(format!(
+            "cargo build --profile {profile} -p plumb-cli failed"
+        ));
     }
-    let plumb = root.join("target/release/plumb");
+    // Cargo's folder for the `dev` profile is `debug`.
+    let folder = if profile == "dev" { "debug" } else { profile };
+    let plumb = root.join("target").join(folder).join("plumb");
     let dir = tempfile::Builder::new()
         .prefix("plumb-memtest-")
         .tempdir_in(root.join("target"))
