@@ -159,6 +159,10 @@ impl CsvParser {
                 // A field (or record) starts with the block.
                 self.start_cell(start, 0, opens);
             }
+            // The one field a column search wants, asked once a block: it
+            // changes only when the header is read, and a cell handed
+            // out the general way is never wrong (see `only_cell`).
+            let only = if cells { sink.only_cell() } else { None };
             // `pos`: where the bytes of the current line begin in the block.
             let mut pos = 0u32;
             let mut terms = lfs;
@@ -185,7 +189,10 @@ impl CsvParser {
                     }
                 }
                 let in_line = delims & below(content_end) & !below(pos);
-                if cells {
+                if let Some(c) = only {
+                    let quotes = (opens, m.quote);
+                    self.hand_out_one(input, start, in_line, content_end, quotes, c, sink)?;
+                } else if cells {
                     self.hand_out(input, start, in_line, content_end, (opens, m.quote), sink)?;
                 } else {
                     self.fields += in_line.count_ones() as usize + 1;
@@ -208,7 +215,13 @@ impl CsvParser {
                     }
                 }
                 let ends = delims & !below(pos);
-                if cells {
+                if let Some(c) = only {
+                    let quotes = (opens, m.quote);
+                    self.hand_out_one(input, start, ends, BLOCK as u32, quotes, c, sink)?;
+                    if self.cell_quoted && m.quote & !below(self.first_in(start)) != 0 {
+                        self.cell_escaped = true;
+                    }
+                } else if cells {
                     self.hand_out(input, start, ends, BLOCK as u32, (opens, m.quote), sink)?;
                     // The last field goes on into the next block.
                     if self.cell_quoted && m.quote & !below(self.first_in(start)) != 0 {
@@ -302,40 +315,7 @@ impl CsvParser {
         (opens, quotes): (u64, u64),
         sink: &mut S,
     ) -> ControlFlow<()> {
-        let only = sink.only_cell();
         loop {
-            if let Some(c) = only.filter(|&c| c != self.fields) {
-                // Pass over the fields before the wanted one (or, past it,
-                // all of them) by clearing delimiter bits: rows hold few
-                // delimiters a block, and this needs no population count.
-                self.data.clear();
-                let want = c.checked_sub(self.fields).unwrap_or(usize::MAX);
-                let mut passed = 0usize;
-                let mut last = BLOCK as u32;
-                while passed < want && ends != 0 {
-                    last = ends.trailing_zeros();
-                    ends &= ends - 1;
-                    passed += 1;
-                }
-                self.fields += passed;
-                if passed == want {
-                    // Field c starts after the delimiter at `last`.
-                    if last + 1 == BLOCK as u32 {
-                        // It starts with the next block.
-                        return ControlFlow::Continue(());
-                    }
-                    self.start_cell(start, last + 1, opens);
-                    continue;
-                }
-                if content_end < BLOCK as u32 {
-                    // The record ends here, with one more field.
-                    self.fields += 1;
-                } else if last + 1 < BLOCK as u32 {
-                    // The last field goes on into the next block.
-                    self.start_cell(start, last + 1, opens);
-                }
-                return ControlFlow::Continue(());
-            }
             let (end, next) = if ends != 0 {
                 let d = ends.trailing_zeros();
                 ends &= ends - 1;
@@ -361,8 +341,7 @@ impl CsvParser {
                 || !self.cell_escaped
                     && quotes & below(end.saturating_sub(1)) & !below(self.first_in(start)) == 0;
             self.fields += 1;
-            // Reached with `only` set, this is the one cell wanted.
-            let flow = if only.is_none() && !sink.cell_wanted(self.fields - 1) {
+            let flow = if !sink.cell_wanted(self.fields - 1) {
                 self.data.clear();
                 ControlFlow::Continue(())
             } else if plain && self.data.is_empty() {
@@ -384,6 +363,127 @@ impl CsvParser {
             }
             self.start_cell(start, next, opens);
         }
+    }
+}
+
+impl CsvParser {
+    /// [`CsvParser::hand_out`] for a sink that wants field `c` alone (a
+    /// column search): the fields before it are passed over by clearing
+    /// delimiter bits, field `c` is handed out, and the fields after it
+    /// are only counted. Each field that goes on into the next block is
+    /// still noted as the open one, so the byte machine can take over at
+    /// any block's start.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn hand_out_one<S: CsvSink + ?Sized>(
+        &mut self,
+        input: &[u8],
+        start: usize,
+        mut ends: u64,
+        content_end: u32,
+        (opens, quotes): (u64, u64),
+        c: usize,
+        sink: &mut S,
+    ) -> ControlFlow<()> {
+        let line_ends = content_end < BLOCK as u32;
+        if self.fields < c {
+            if ends == 0 {
+                // The open field goes on (or ends the record) before `c`.
+                self.fields += usize::from(line_ends);
+                return ControlFlow::Continue(());
+            }
+            // A field before `c` ends here: whatever the byte machine
+            // held of it is dropped.
+            self.data.clear();
+            let mut want = c - self.fields;
+            let mut last = 0;
+            while want != 0 && ends != 0 {
+                last = ends.trailing_zeros();
+                ends &= ends - 1;
+                want -= 1;
+            }
+            self.fields = c - want;
+            if want != 0 {
+                if line_ends {
+                    self.fields += 1;
+                } else if last + 1 < BLOCK as u32 {
+                    self.start_cell(start, last + 1, opens);
+                }
+                return ControlFlow::Continue(());
+            }
+            if last + 1 == BLOCK as u32 {
+                // Field `c` starts with the next block.
+                return ControlFlow::Continue(());
+            }
+            self.start_cell(start, last + 1, opens);
+        }
+        if self.fields == c {
+            // `at_delimiter`: another field follows in the record.
+            let (end, at_delimiter) = if ends != 0 {
+                let d = ends.trailing_zeros();
+                ends &= ends - 1;
+                (d, true)
+            } else if line_ends {
+                (content_end, false)
+            } else {
+                // Field `c` goes on into the next block.
+                return ControlFlow::Continue(());
+            };
+            let from = self.cell_from;
+            let stop = start + end as usize;
+            let raw = if self.cell_quoted {
+                input.get(from + usize::from(self.cell_opening)..stop - 1)
+            } else {
+                input.get(from..stop)
+            }
+            .unwrap_or_default();
+            let plain = !self.cell_quoted
+                || !self.cell_escaped
+                    && quotes & below(end.saturating_sub(1)) & !below(self.first_in(start)) == 0;
+            self.fields += 1;
+            if plain && self.data.is_empty() {
+                sink.cell(self.record_no, c, raw)?;
+            } else {
+                if plain {
+                    self.data.extend_from_slice(raw);
+                } else {
+                    unescape_into(&mut self.data, raw, self.quote);
+                }
+                let flow = sink.cell(self.record_no, c, &self.data);
+                self.data.clear();
+                flow?;
+            }
+            if ends == 0 {
+                if !at_delimiter {
+                    // Field `c` was the record's last.
+                } else if line_ends {
+                    // One more field, the record's last.
+                    self.fields += 1;
+                } else if end + 1 < BLOCK as u32 {
+                    // The next field goes on into the next block.
+                    self.start_cell(start, end + 1, opens);
+                }
+                return ControlFlow::Continue(());
+            }
+        } else if ends == 0 {
+            self.fields += usize::from(line_ends);
+            return ControlFlow::Continue(());
+        } else {
+            self.data.clear();
+        }
+        // Past `c`: the rest are counted, and the last one noted when it
+        // goes on into the next block.
+        let last = 63 - ends.leading_zeros();
+        let mut n = 0;
+        while ends != 0 {
+            ends &= ends - 1;
+            n += 1;
+        }
+        self.fields += n + usize::from(line_ends);
+        if !line_ends && last + 1 < BLOCK as u32 {
+            self.start_cell(start, last + 1, opens);
+        }
+        ControlFlow::Continue(())
     }
 }
 

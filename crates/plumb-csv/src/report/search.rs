@@ -308,8 +308,14 @@ enum Quick {
     /// compared with the operand's bytes.
     TextEq { operand: Vec<u8>, negated: bool },
     /// A comparison with a number: a cell that reads as one is compared
-    /// through the operand's key (any other goes the long way).
-    Number { op: CompareOp, key: NumberKey },
+    /// through the operand's key; any other is equal to the operand only
+    /// as the same text, and in no order with it (as
+    /// [`Predicate::test`] judges it).
+    Number {
+        op: CompareOp,
+        key: NumberKey,
+        operand: Vec<u8>,
+    },
     /// Every cell goes through [`Predicate::test`].
     None,
 }
@@ -329,10 +335,12 @@ impl Quick {
             Predicate::Compare {
                 op,
                 number: Some(key),
+                operand,
                 ..
             } => Quick::Number {
                 op: *op,
                 key: key.clone(),
+                operand: operand.as_bytes().to_vec(),
             },
             _ => Quick::None,
         }
@@ -340,7 +348,7 @@ impl Quick {
 }
 
 /// A cell without the spaces and tabs around it.
-#[inline]
+#[inline(always)]
 fn trim_blanks(cell: &[u8]) -> &[u8] {
     let blank = |b: &u8| *b == b' ' || *b == b'\t';
     // Most cells have nothing to trim: two byte tests tell.
@@ -479,7 +487,17 @@ impl RowSink for SearchSink {
             Quick::TextEq { operand, negated } => {
                 Some(same_bytes(trim_blanks(content), operand) != *negated)
             }
-            Quick::Number { op, key } => key.compare(trim_blanks(content)).map(|o| op.holds(o)),
+            Quick::Number { op, key, operand } => {
+                let text = trim_blanks(content);
+                Some(match key.compare(text) {
+                    Some(order) => op.holds(order),
+                    None => match op {
+                        CompareOp::Eq => same_bytes(text, operand),
+                        CompareOp::Ne => !same_bytes(text, operand),
+                        _ => false,
+                    },
+                })
+            }
             Quick::None => None,
         };
         let hit = quick.unwrap_or_else(|| {
@@ -492,20 +510,18 @@ impl RowSink for SearchSink {
         }
     }
 
+    #[inline]
     fn row(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()> {
-        // The hit before this row ends where it starts.
-        if let Some(i) = self.open_span.take() {
-            if let Some(span) = self.to_fetch.get_mut(i) {
-                span.2 = Some(row.byte_offset);
-            }
+        if self.open_span.is_some() {
+            self.end_span(row.byte_offset);
         }
-        if row.has_fields() {
-            return self.judge(index, row);
-        }
-        let came = self.cell_record == row.number;
-        if self.fetch && self.resolved {
+        if self.fetch && self.resolved && !row.has_fields() {
             // Judged as its cells passed: the short way of `judge`.
-            let mut hit = if came { self.cell_hit } else { None };
+            let mut hit = if self.cell_record == row.number {
+                self.cell_hit
+            } else {
+                None
+            };
             if hit.is_none() {
                 hit = self.missing_hit(row.len());
             }
@@ -514,19 +530,7 @@ impl RowSink for SearchSink {
                 None => ControlFlow::Continue(()),
             };
         }
-        // Its cells came one by one, copied.
-        let (data, ends) = (
-            std::mem::take(&mut self.data),
-            std::mem::take(&mut self.ends),
-        );
-        let ends_now: &[u32] = if came { &ends } else { &[] };
-        let mut rec = Record::from_parts(row.number, row.line, row.byte_offset, &data, ends_now);
-        rec.overflow = row.overflow;
-        let flow = self.judge(index, &rec);
-        (self.data, self.ends) = (data, ends);
-        self.data.clear();
-        self.ends.clear();
-        flow
+        self.row_kept(index, row)
     }
 
     fn issue(&mut self, _issue: &Issue) -> ControlFlow<()> {
@@ -541,6 +545,37 @@ impl RowSink for SearchSink {
 }
 
 impl SearchSink {
+    /// The hit before the row at `start` ends there.
+    #[cold]
+    fn end_span(&mut self, start: u64) {
+        if let Some(i) = self.open_span.take() {
+            if let Some(span) = self.to_fetch.get_mut(i) {
+                span.2 = Some(start);
+            }
+        }
+    }
+
+    /// A row whose cells were kept, or came one by one and were copied.
+    #[inline(never)]
+    fn row_kept(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()> {
+        if row.has_fields() {
+            return self.judge(index, row);
+        }
+        let came = self.cell_record == row.number;
+        let (data, ends) = (
+            std::mem::take(&mut self.data),
+            std::mem::take(&mut self.ends),
+        );
+        let ends_now: &[u32] = if came { &ends } else { &[] };
+        let mut rec = Record::from_parts(row.number, row.line, row.byte_offset, &data, ends_now);
+        rec.overflow = row.overflow;
+        let flow = self.judge(index, &rec);
+        (self.data, self.ends) = (data, ends);
+        self.data.clear();
+        self.ends.clear();
+        flow
+    }
+
     /// The searched column, when a row of `len` cells lacks it and the
     /// predicate holds of a missing cell.
     fn missing_hit(&self, len: usize) -> Option<usize> {
