@@ -424,7 +424,9 @@ impl Predicate {
         let number = Decimal::parse(operand.as_bytes()).map(|d| NumberKey {
             negative: d.negative,
             digits: [d.head, d.tail].concat(),
-            magnitude: d.magnitude,
+            exponent_negative: d.magnitude.exponent_negative,
+            exponent: d.magnitude.exponent.to_vec(),
+            shift: d.magnitude.shift,
             small: small_decimal(operand.trim().as_bytes()),
         });
         Ok(Predicate::Compare {
@@ -685,7 +687,10 @@ pub fn compare_number_literals(a: &[u8], b: &[u8]) -> Option<Ordering> {
 pub struct NumberKey {
     negative: bool,
     digits: Vec<u8>,
-    magnitude: i64,
+    /// Its magnitude (see [`Magnitude`]), the exponent's digits owned.
+    exponent_negative: bool,
+    exponent: Vec<u8>,
+    shift: i64,
     /// The operand as a short plain decimal, when it is one.
     small: Option<(i64, u32)>,
 }
@@ -726,7 +731,11 @@ impl NumberKey {
             negative: self.negative,
             head: &self.digits,
             tail: &[],
-            magnitude: self.magnitude,
+            magnitude: Magnitude {
+                exponent_negative: self.exponent_negative,
+                exponent: &self.exponent,
+                shift: self.shift,
+            },
         }
     }
 }
@@ -743,7 +752,114 @@ struct Decimal<'a> {
     tail: &'a [u8],
     /// The position of the first significant digit: the number is
     /// `0.d1d2... × 10^magnitude`.
-    magnitude: i64,
+    magnitude: Magnitude<'a>,
+}
+
+/// The power of ten of a decimal's first significant digit, exactly:
+/// its written exponent (any number of digits: `1e99999999999999999999`
+/// is a number too, and larger than `1e9223372036854775807`) plus a
+/// shift that the digits' position gives (at most the literal's length).
+#[derive(Clone, Copy, Debug)]
+struct Magnitude<'a> {
+    exponent_negative: bool,
+    /// The exponent's digits, leading zeros stripped (none for 0).
+    exponent: &'a [u8],
+    shift: i64,
+}
+
+/// The most exponent digits read into an `i128` (with any shift added,
+/// it stays far inside one).
+const EXPONENT_DIGITS_EXACT: usize = 36;
+
+impl Magnitude<'_> {
+    /// The exponent as an integer, when it has at most
+    /// [`EXPONENT_DIGITS_EXACT`] digits.
+    fn exponent_small(&self) -> Option<i128> {
+        if self.exponent.len() > EXPONENT_DIGITS_EXACT {
+            return None;
+        }
+        let v = self
+            .exponent
+            .iter()
+            .fold(0i128, |a, &d| a * 10 + i128::from(d - b'0'));
+        Some(if self.exponent_negative { -v } else { v })
+    }
+
+    fn cmp(&self, other: &Magnitude<'_>) -> Ordering {
+        let shifts = i128::from(self.shift) - i128::from(other.shift);
+        if let (Some(a), Some(b)) = (self.exponent_small(), other.exponent_small()) {
+            return (a - b + shifts).cmp(&0);
+        }
+        // An exponent of more than 36 digits is at least 10^36 away from
+        // any exponent of fewer, and from a larger one of its own sign by
+        // at least its difference: shifts (each at most a literal's
+        // length) matter only when that difference is small.
+        match exponent_difference(self, other) {
+            Difference::Small(d) => (d + shifts).cmp(&0),
+            Difference::Huge(order) => order,
+        }
+    }
+}
+
+/// The difference of two exponents: exact when under 10^36, else only
+/// its sign.
+enum Difference {
+    Small(i128),
+    Huge(Ordering),
+}
+
+fn exponent_difference(a: &Magnitude<'_>, b: &Magnitude<'_>) -> Difference {
+    let sign = |m: &Magnitude<'_>| match (m.exponent.is_empty(), m.exponent_negative) {
+        (true, _) => Ordering::Equal,
+        (false, true) => Ordering::Less,
+        (false, false) => Ordering::Greater,
+    };
+    if sign(a) != sign(b) {
+        // Opposite signs (or one zero), one of them huge: the difference
+        // is huge, with the sign of the larger.
+        return Difference::Huge(sign(a).cmp(&sign(b)));
+    }
+    // Same sign: the difference of the absolute values, negated for
+    // negative exponents.
+    let (x, y) = (a.exponent, b.exponent);
+    let order = x.len().cmp(&y.len()).then_with(|| x.cmp(y));
+    let (big, small) = match order {
+        Ordering::Equal => return Difference::Small(0),
+        Ordering::Greater => (x, y),
+        Ordering::Less => (y, x),
+    };
+    // Schoolbook subtraction from the last digit; the difference is
+    // wanted exactly only while it has at most 36 digits.
+    let mut digits = Vec::with_capacity(big.len());
+    let mut borrow = 0u8;
+    for k in 0..big.len() {
+        let d = big[big.len() - 1 - k] - b'0';
+        let e = small
+            .len()
+            .checked_sub(1 + k)
+            .map_or(0, |i| small[i] - b'0')
+            + borrow;
+        let (v, b) = if d >= e { (d - e, 0) } else { (d + 10 - e, 1) };
+        digits.push(v);
+        borrow = b;
+    }
+    while digits.last() == Some(&0) {
+        digits.pop();
+    }
+    let negated = a.exponent_negative != (order == Ordering::Less);
+    if digits.len() > EXPONENT_DIGITS_EXACT {
+        let magnitude_order = if negated {
+            Ordering::Less
+        } else {
+            Ordering::Greater
+        };
+        return Difference::Huge(magnitude_order);
+    }
+    let v = digits
+        .iter()
+        .rev()
+        .fold(0i128, |a, &d| a * 10 + i128::from(d));
+    Difference::Small(if negated { -v } else { v })
 }
 
 impl<'a> Decimal<'a> {
@@ -766,8 +882,8 @@ impl<'a> Decimal<'a> {
         if int.is_empty() && frac.is_empty() {
             return None;
         }
-        let exp: i64 = match rest.first() {
-            None => 0,
+        let (exponent_negative, exponent) = match rest.first() {
+            None => (false, &rest[..0]),
             Some(b'e' | b'E') => {
                 let e = &rest[1..];
                 let (neg, digits) = match e.first()? {
@@ -778,34 +894,25 @@ impl<'a> Decimal<'a> {
                 if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
                     return None;
                 }
-                // Past 18 digits the exponent is beyond any comparison
-                // that matters: saturate.
-                let v = digits
-                    .iter()
-                    .fold(0i64, |a, &d| {
-                        a.saturating_mul(10).saturating_add(i64::from(d - b'0'))
-                    })
-                    .min(i64::MAX / 4);
-                if neg {
-                    -v
-                } else {
-                    v
-                }
+                let lead = digits.iter().take_while(|&&d| d == b'0').count();
+                (neg, &digits[lead..])
             }
             Some(_) => return None,
         };
         // Strip leading zeros across int then frac, trailing across frac then int.
         let int_lead = int.iter().take_while(|&&d| d == b'0').count();
-        let (head, tail, magnitude) = if int_lead < int.len() {
+        // A literal's length fits an i64 (it is in memory).
+        let (head, tail, shift) = if int_lead < int.len() {
             let head = &int[int_lead..];
-            (head, frac, (head.len() as i64).saturating_add(exp))
+            (head, frac, head.len() as i64)
         } else {
             let frac_lead = frac.iter().take_while(|&&d| d == b'0').count();
-            (
-                &frac[frac_lead..],
-                &frac[..0],
-                exp.saturating_sub(frac_lead as i64),
-            )
+            (&frac[frac_lead..], &frac[..0], -(frac_lead as i64))
+        };
+        let magnitude = Magnitude {
+            exponent_negative,
+            exponent,
+            shift,
         };
         let (head, tail) = if tail.iter().all(|&d| d == b'0') {
             let n = head.iter().rev().take_while(|&&d| d == b'0').count();

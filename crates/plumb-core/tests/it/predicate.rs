@@ -68,3 +68,146 @@ fn past_two_to_the_53_is_compared_exactly() {
     assert!(p.test(&number("9999999999999999999")));
     assert!(!p.test(&number("-9999999999999999999")));
 }
+
+/// One side of a comparison with an exponent that may pass any machine
+/// integer: `{sign}{int}.{frac}e{exp_sign}{exponent}`, where a huge
+/// exponent is a 34-digit base shared by both sides followed by six
+/// digits of `delta`, so the test knows exponent differences without
+/// big-number arithmetic of its own.
+#[derive(Clone, Debug)]
+struct Side {
+    negative: bool,
+    int: String,
+    frac: String,
+    exp_negative: bool,
+    huge: bool,
+    delta: u32,
+}
+
+impl Side {
+    fn literal(&self, base: &str) -> String {
+        let sign = if self.negative { "-" } else { "" };
+        let exp_sign = if self.exp_negative { "-" } else { "" };
+        let exponent = if self.huge {
+            format!("{base}{:06}", self.delta)
+        } else {
+            self.delta.to_string()
+        };
+        format!("{sign}{}.{}e{exp_sign}{exponent}", self.int, self.frac)
+    }
+
+    /// The significant digits and the power of ten of the first, as
+    /// (huge, exponent sign, the rest of the power): the power is
+    /// ±(base·10^6 + delta) + shift for a huge side, ±delta + shift else.
+    fn parts(&self) -> Option<(Vec<u8>, i128)> {
+        let all: Vec<u8> = format!("{}{}", self.int, self.frac).into_bytes();
+        let lead = all.iter().take_while(|&&d| d == b'0').count();
+        if lead == all.len() {
+            return None; // zero
+        }
+        let shift = self.int.len() as i128 - lead as i128;
+        let mut digits = all[lead..].to_vec();
+        while digits.last() == Some(&b'0') {
+            digits.pop();
+        }
+        let delta = i128::from(self.delta);
+        let power = if self.exp_negative { -delta } else { delta } + shift;
+        Some((digits, power))
+    }
+}
+
+/// The order of two sides' absolute values (both nonzero).
+fn magnitude_order(a: &Side, b: &Side) -> Ordering {
+    let (da, pa) = a.parts().unwrap();
+    let (db, pb) = b.parts().unwrap();
+    // The huge part of each power: +1 for +base, -1 for -base, 0 for none.
+    let h = |s: &Side| match (s.huge, s.exp_negative) {
+        (false, _) => 0,
+        (true, false) => 1,
+        (true, true) => -1,
+    };
+    h(a).cmp(&h(b))
+        .then(pa.cmp(&pb))
+        .then_with(|| da.iter().cmp(db.iter()))
+}
+
+fn side() -> impl Strategy<Value = Side> {
+    (
+        any::<bool>(),
+        "[0-9]{0,4}",
+        "[0-9]{0,4}",
+        any::<bool>(),
+        any::<bool>(),
+        0u32..1_000_000,
+    )
+        .prop_filter("a digit", |t| !(t.1.is_empty() && t.2.is_empty()))
+        .prop_map(|(negative, int, frac, exp_negative, huge, delta)| Side {
+            negative,
+            int,
+            frac,
+            exp_negative,
+            huge,
+            delta: if huge { delta } else { delta % 100 },
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+    /// Exponents of 40 digits, near each other (the same base, deltas a
+    /// few apart or equal, digit positions shifting the power) and beside
+    /// small ones: compared exactly, never saturated.
+    #[test]
+    fn exponents_of_any_length_compare_exactly(
+        base in "[1-9][0-9]{33}",
+        a in side(),
+        mut b in side(),
+        near in any::<bool>(),
+        by in 0u32..8,
+    ) {
+        if near {
+            b.huge = a.huge;
+            b.exp_negative = a.exp_negative;
+            b.delta = a.delta.saturating_add(by).min(999_999);
+        }
+        let sign = |s: &Side| match (s.parts(), s.negative) {
+            (None, _) => 0,
+            (Some(_), true) => -1,
+            (Some(_), false) => 1,
+        };
+        let want = match sign(&a).cmp(&sign(&b)) {
+            Ordering::Equal if sign(&a) == 0 => Ordering::Equal,
+            Ordering::Equal if sign(&a) < 0 => magnitude_order(&b, &a),
+            Ordering::Equal => magnitude_order(&a, &b),
+            o => o,
+        };
+        let (la, lb) = (a.literal(&base), b.literal(&base));
+        prop_assert_eq!(
+            compare_number_literals(la.as_bytes(), lb.as_bytes()),
+            Some(want),
+            "{} against {}", la, lb
+        );
+        // The same through a predicate, whose operand is read once.
+        let p = Predicate::parse(&format!("< {lb}")).unwrap();
+        prop_assert_eq!(
+            p.test(&Subject::new(SubjectKind::Number, la.as_bytes())),
+            want.is_lt(),
+            "{} < {}", la, lb
+        );
+    }
+}
+
+#[test]
+fn exponents_past_an_i64_are_not_saturated() {
+    let p = Predicate::parse("> 1e9223372036854775807").unwrap();
+    let number = |t: &'static str| Subject::new(SubjectKind::Number, t.as_bytes());
+    assert!(p.test(&number("1e99999999999999999999999")));
+    assert!(p.test(&number("1e9223372036854775808")));
+    assert!(p.test(&number("10e9223372036854775807")));
+    assert!(!p.test(&number("1e9223372036854775807")));
+    assert!(!p.test(&number("0.1e9223372036854775808")));
+    assert!(!p.test(&number("1e-99999999999999999999999")));
+    let tiny = Predicate::parse("< 1e-99999999999999999999999").unwrap();
+    assert!(tiny.test(&number("1e-100000000000000000000000")));
+    assert!(!tiny.test(&number("1e-99999999999999999999998")));
+    assert!(tiny.test(&number("-1e99999999999999999999999")));
+}
