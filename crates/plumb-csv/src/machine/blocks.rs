@@ -325,36 +325,12 @@ impl CsvParser {
             } else {
                 return ControlFlow::Continue(());
             };
-            let from = self.cell_from;
-            let stop = start + end as usize;
-            // A quoted field's bytes end with its closing quote.
-            let raw = if self.cell_quoted {
-                input.get(from + usize::from(self.cell_opening)..stop - 1)
-            } else {
-                input.get(from..stop)
-            }
-            .unwrap_or_default();
-            // A quoted field needs unescaping when it holds a quote: the
-            // quote bits between its opening and closing quotes tell, with
-            // what earlier blocks saw of it.
-            let plain = !self.cell_quoted
-                || !self.cell_escaped
-                    && quotes & below(end.saturating_sub(1)) & !below(self.first_in(start)) == 0;
             self.fields += 1;
-            let flow = if !sink.cell_wanted(self.fields - 1) {
+            let flow = if sink.cell_wanted(self.fields - 1) {
+                self.pass_field(input, start, end, quotes, self.fields - 1, sink)
+            } else {
                 self.data.clear();
                 ControlFlow::Continue(())
-            } else if plain && self.data.is_empty() {
-                sink.cell(self.record_no, self.fields - 1, raw)
-            } else {
-                if plain {
-                    self.data.extend_from_slice(raw);
-                } else {
-                    unescape_into(&mut self.data, raw, self.quote);
-                }
-                let flow = sink.cell(self.record_no, self.fields - 1, &self.data);
-                self.data.clear();
-                flow
             };
             flow?;
             if next == BLOCK as u32 {
@@ -367,6 +343,48 @@ impl CsvParser {
 }
 
 impl CsvParser {
+    /// Hands the held field, ending at bit `end` of the block at
+    /// `start`, to the sink as field `index`: a slice of the input when
+    /// it needs no unescaping and nothing of it was held before, else
+    /// through `data`. `quotes` are all the block's quotes.
+    #[inline(always)]
+    fn pass_field<S: CsvSink + ?Sized>(
+        &mut self,
+        input: &[u8],
+        start: usize,
+        end: u32,
+        quotes: u64,
+        index: usize,
+        sink: &mut S,
+    ) -> ControlFlow<()> {
+        let from = self.cell_from;
+        let stop = start + end as usize;
+        // A quoted field's bytes end with its closing quote.
+        let raw = if self.cell_quoted {
+            input.get(from + usize::from(self.cell_opening)..stop - 1)
+        } else {
+            input.get(from..stop)
+        }
+        .unwrap_or_default();
+        // A quoted field needs unescaping when it holds a quote: the
+        // quote bits between its opening and closing quotes tell, with
+        // what earlier blocks saw of it.
+        let plain = !self.cell_quoted
+            || !self.cell_escaped
+                && quotes & below(end.saturating_sub(1)) & !below(self.first_in(start)) == 0;
+        if plain && self.data.is_empty() {
+            return sink.cell(self.record_no, index, raw);
+        }
+        if plain {
+            self.data.extend_from_slice(raw);
+        } else {
+            unescape_into(&mut self.data, raw, self.quote);
+        }
+        let flow = sink.cell(self.record_no, index, &self.data);
+        self.data.clear();
+        flow
+    }
+
     /// [`CsvParser::hand_out`] for a sink that wants field `c` alone (a
     /// column search): the fields before it are passed over by clearing
     /// delimiter bits, field `c` is handed out, and the fields after it
@@ -429,30 +447,8 @@ impl CsvParser {
                 // Field `c` goes on into the next block.
                 return ControlFlow::Continue(());
             };
-            let from = self.cell_from;
-            let stop = start + end as usize;
-            let raw = if self.cell_quoted {
-                input.get(from + usize::from(self.cell_opening)..stop - 1)
-            } else {
-                input.get(from..stop)
-            }
-            .unwrap_or_default();
-            let plain = !self.cell_quoted
-                || !self.cell_escaped
-                    && quotes & below(end.saturating_sub(1)) & !below(self.first_in(start)) == 0;
             self.fields += 1;
-            if plain && self.data.is_empty() {
-                sink.cell(self.record_no, c, raw)?;
-            } else {
-                if plain {
-                    self.data.extend_from_slice(raw);
-                } else {
-                    unescape_into(&mut self.data, raw, self.quote);
-                }
-                let flow = sink.cell(self.record_no, c, &self.data);
-                self.data.clear();
-                flow?;
-            }
+            self.pass_field(input, start, end, quotes, c, sink)?;
             if ends == 0 {
                 if !at_delimiter {
                     // Field `c` was the record's last.
