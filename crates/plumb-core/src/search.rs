@@ -457,9 +457,7 @@ impl Predicate {
                     return false;
                 }
                 if let (Some(key), SubjectKind::Number) = (number, subject.kind) {
-                    if let Some(ord) = key.compare(subject.text) {
-                        return op.holds(ord);
-                    }
+                    return key.test(*op, subject.text, operand.as_bytes());
                 }
                 match op {
                     CompareOp::Eq => subject.text == operand.as_bytes(),
@@ -717,6 +715,32 @@ impl NumberKey {
             return Some(cmp_small(v, k));
         }
         self.compare_general(text)
+    }
+
+    /// Whether `text` (a value that may be a number, spaces trimmed)
+    /// stands in relation `op` to this operand, whose literal is
+    /// `operand`: compared as numbers when `text` reads as one, else
+    /// equal only as the same text, and in no order with it.
+    ///
+    /// ```
+    /// use plumb_core::{CompareOp, Predicate};
+    /// let Predicate::Compare { number: Some(key), .. } = Predicate::parse("> 5").unwrap() else {
+    ///     unreachable!()
+    /// };
+    /// assert!(key.test(CompareOp::Gt, b"1e1", b"5"));
+    /// assert!(!key.test(CompareOp::Gt, b"Lyon", b"5"));
+    /// assert!(key.test(CompareOp::Ne, b"Lyon", b"5"));
+    /// ```
+    #[inline(always)]
+    pub fn test(&self, op: CompareOp, text: &[u8], operand: &[u8]) -> bool {
+        match self.compare(text) {
+            Some(order) => op.holds(order),
+            None => match op {
+                CompareOp::Eq => text == operand,
+                CompareOp::Ne => text != operand,
+                _ => false,
+            },
+        }
     }
 
     /// [`NumberKey::compare`] for a cell or operand that is no short

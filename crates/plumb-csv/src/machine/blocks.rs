@@ -218,11 +218,10 @@ impl CsvParser {
                 if let Some(c) = only {
                     let quotes = (opens, m.quote);
                     self.hand_out_one(input, start, ends, BLOCK as u32, quotes, c, sink)?;
-                    if self.cell_quoted && m.quote & !below(self.first_in(start)) != 0 {
-                        self.cell_escaped = true;
-                    }
                 } else if cells {
                     self.hand_out(input, start, ends, BLOCK as u32, (opens, m.quote), sink)?;
+                }
+                if cells {
                     // The last field goes on into the next block.
                     if self.cell_quoted && m.quote & !below(self.first_in(start)) != 0 {
                         self.cell_escaped = true;
@@ -340,9 +339,7 @@ impl CsvParser {
             self.start_cell(start, next, opens);
         }
     }
-}
 
-impl CsvParser {
     /// Hands the held field, ending at bit `end` of the block at
     /// `start`, to the sink as field `index`: a slice of the input when
     /// it needs no unescaping and nothing of it was held before, else
@@ -404,12 +401,12 @@ impl CsvParser {
         sink: &mut S,
     ) -> ControlFlow<()> {
         let line_ends = content_end < BLOCK as u32;
+        if ends == 0 && self.fields != c {
+            // Only the open field, not `c`, goes on or ends the record.
+            self.fields += usize::from(line_ends);
+            return ControlFlow::Continue(());
+        }
         if self.fields < c {
-            if ends == 0 {
-                // The open field goes on (or ends the record) before `c`.
-                self.fields += usize::from(line_ends);
-                return ControlFlow::Continue(());
-            }
             // A field before `c` ends here: whatever the byte machine
             // held of it is dropped.
             self.data.clear();
@@ -461,9 +458,6 @@ impl CsvParser {
                 }
                 return ControlFlow::Continue(());
             }
-        } else if ends == 0 {
-            self.fields += usize::from(line_ends);
-            return ControlFlow::Continue(());
         } else {
             self.data.clear();
         }

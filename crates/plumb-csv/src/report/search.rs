@@ -307,10 +307,8 @@ enum Quick {
     /// `= text` or `!= text` (`negated` for `!=`): the trimmed cell is
     /// compared with the operand's bytes.
     TextEq { operand: Vec<u8>, negated: bool },
-    /// A comparison with a number: a cell that reads as one is compared
-    /// through the operand's key; any other is equal to the operand only
-    /// as the same text, and in no order with it (as
-    /// [`Predicate::test`] judges it).
+    /// A comparison with a number: the cell judged through the
+    /// operand's key ([`NumberKey::test`]).
     Number {
         op: CompareOp,
         key: NumberKey,
@@ -488,15 +486,7 @@ impl RowSink for SearchSink {
                 Some(same_bytes(trim_blanks(content), operand) != *negated)
             }
             Quick::Number { op, key, operand } => {
-                let text = trim_blanks(content);
-                Some(match key.compare(text) {
-                    Some(order) => op.holds(order),
-                    None => match op {
-                        CompareOp::Eq => same_bytes(text, operand),
-                        CompareOp::Ne => !same_bytes(text, operand),
-                        _ => false,
-                    },
-                })
+                Some(key.test(*op, trim_blanks(content), operand))
             }
             Quick::None => None,
         };
@@ -513,7 +503,8 @@ impl RowSink for SearchSink {
     #[inline]
     fn row(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()> {
         if self.open_span.is_some() {
-            self.end_span(row.byte_offset);
+            // The hit before this row ends where it starts.
+            self.close_span(row.byte_offset);
         }
         if self.fetch && self.resolved && !row.has_fields() {
             // Judged as its cells passed: the short way of `judge`.
@@ -545,16 +536,6 @@ impl RowSink for SearchSink {
 }
 
 impl SearchSink {
-    /// The hit before the row at `start` ends there.
-    #[cold]
-    fn end_span(&mut self, start: u64) {
-        if let Some(i) = self.open_span.take() {
-            if let Some(span) = self.to_fetch.get_mut(i) {
-                span.2 = Some(start);
-            }
-        }
-    }
-
     /// A row whose cells were kept, or came one by one and were copied.
     #[inline(never)]
     fn row_kept(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()> {
