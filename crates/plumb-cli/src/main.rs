@@ -345,7 +345,7 @@ fn command(registry: &Registry) -> clap::Command {
             declared.iter().filter(|d| d.ops.contains(&op)).collect();
         cmd = cmd.mut_subcommand(op.as_str(), |mut sub| {
             for d in options {
-                let mut arg = option_arg(d);
+                let mut arg = option_arg(d, op);
                 // grep's short flags, on the command that is grep's.
                 if op == Op::Search {
                     let short = match d.spec.name {
@@ -367,7 +367,7 @@ fn command(registry: &Registry) -> clap::Command {
     cmd
 }
 
-fn option_arg(d: &DeclaredOption) -> clap::Arg {
+fn option_arg(d: &DeclaredOption, op: Op) -> clap::Arg {
     let value_name = match d.spec.kind {
         OptionKind::Count => "N".to_owned(),
         OptionKind::List => "A,B".to_owned(),
@@ -376,7 +376,14 @@ fn option_arg(d: &DeclaredOption) -> clap::Arg {
         OptionKind::Text => d.spec.name.to_ascii_uppercase(),
     };
     let mut help = d.help();
-    if let Some(default) = d.spec.default.filter(|v| !v.is_empty()) {
+    // The shared `limit` has a default of its own on search.
+    let search_limit = plumb_core::SEARCH_DEFAULT_LIMIT.to_string();
+    let default = if op == Op::Search && d.spec.name == "limit" {
+        Some(search_limit.as_str())
+    } else {
+        d.spec.default
+    };
+    if let Some(default) = default.filter(|v| !v.is_empty()) {
         help.push_str(&format!(" [default: {default}]"));
     }
     let arg = clap::Arg::new(d.spec.name)

@@ -236,6 +236,19 @@ fn flags_come_from_the_declarations_and_opt_sets_any_option() {
         "{help}"
     );
     assert!(help.contains("csv, tsv: columns to keep"), "{help}");
+    // The shared limit states the default of the op it is shown on.
+    let limit_line = |help: &str| {
+        help.lines()
+            .find(|l| l.trim_start().starts_with("--limit"))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(limit_line(&help).ends_with("[default: 50]"), "{help}");
+    let search_help = String::from_utf8(plumb(&["search", "--help"]).stdout).unwrap();
+    let line = limit_line(&search_help);
+    assert!(line.ends_with("[default: 20]"), "{search_help}");
+    let bare = plumb(&["search", &sample(), "--json", "--where", "is not empty"]);
+    assert_eq!(json_of(&bare)["limit"], 20);
     let help = String::from_utf8(plumb(&["inspect", "--help"]).stdout).unwrap();
     assert!(
         !help.contains("--columns") && help.contains("--sample-rows"),

@@ -227,7 +227,7 @@ pub const COMMON_OPTIONS: [OptionSpec; 10] = [
         kind: OptionKind::Count,
         default: Some("50"),
         ops: &[Op::Select, Op::Search],
-        doc: "how many to return (1 to 1000; a search returns 20 hits by default)",
+        doc: "how many to return (1 to 1000; select returns 50 by default, search 20)",
     },
     OptionSpec {
         name: "max_rows",
