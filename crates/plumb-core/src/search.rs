@@ -367,7 +367,8 @@ impl Predicate {
     /// Reads a predicate: `= x`, `!= x`, `< x`, `<= x`, `> x`, `>= x`,
     /// `is empty`, `is null`, `is not empty`, `is not null`. The operand
     /// is the rest, trimmed, or a JSON string in double quotes (to keep
-    /// spaces or write `""`).
+    /// spaces or write `""`), which is always text: `= "1.50"` matches
+    /// the text `1.50` and not the number `1.5`.
     ///
     /// ```
     /// use plumb_core::{Predicate, Subject, SubjectKind};
@@ -376,6 +377,9 @@ impl Predicate {
     /// assert!(!p.test(&Subject::new(SubjectKind::Number, b"9.007199254740992e15")));
     /// let eq = Predicate::parse("= \"a b\"")?;
     /// assert!(eq.test(&Subject::new(SubjectKind::Text, b"a b")));
+    /// let text = Predicate::parse("= \"1.50\"")?;
+    /// assert!(text.test(&Subject::new(SubjectKind::Number, b"1.50")));
+    /// assert!(!text.test(&Subject::new(SubjectKind::Number, b"1.5")));
     /// # Ok::<(), plumb_core::Refusal>(())
     /// ```
     ///
@@ -410,7 +414,10 @@ impl Predicate {
                 echo(t)
             ))
         })?;
-        let operand = if rest.starts_with('"') {
+        // A quoted operand is a JSON string: text, even when it reads as
+        // a number (`= "007"` matches the text `007`, not `7`).
+        let quoted = rest.starts_with('"');
+        let operand = if quoted {
             serde_json::from_str::<String>(rest).map_err(|e| {
                 Refusal::invalid_argument(format!(
                     "the operand {} starts with a quote but is not a JSON string ({e}); \
@@ -421,7 +428,12 @@ impl Predicate {
         } else {
             rest.to_owned()
         };
-        let number = Decimal::parse(operand.as_bytes()).map(|d| NumberKey {
+        let number = if quoted {
+            None
+        } else {
+            Decimal::parse(operand.as_bytes())
+        }
+        .map(|d| NumberKey {
             negative: d.negative,
             digits: [d.head, d.tail].concat(),
             exponent_negative: d.magnitude.exponent_negative,

@@ -211,3 +211,44 @@ fn exponents_past_an_i64_are_not_saturated() {
     assert!(!tiny.test(&number("1e-99999999999999999999998")));
     assert!(tiny.test(&number("-1e99999999999999999999999")));
 }
+
+/// A quoted operand is a JSON string, so text: it matches a value with
+/// the same characters (a number by its literal) and orders only text,
+/// where the same operand unquoted compares numbers.
+#[test]
+fn a_quoted_operand_is_text_even_when_it_reads_as_a_number() {
+    let num = |t: &'static str| Subject::new(SubjectKind::Number, t.as_bytes());
+    let text = |t: &'static str| Subject::new(SubjectKind::Text, t.as_bytes());
+    let quoted = Predicate::parse(r#"= "100""#).unwrap();
+    let bare = Predicate::parse("= 100").unwrap();
+    assert!(matches!(
+        quoted,
+        Predicate::Compare {
+            numeric: false,
+            number: None,
+            ..
+        }
+    ));
+    for (subject, by_text, by_number) in [
+        (num("100"), true, true),
+        (num("1e2"), false, true),
+        (num("100.0"), false, true),
+        (text("100"), true, true),
+        // A JSON string is text to either: only the same characters.
+        (text("100.0"), false, false),
+        (text(" 100"), false, false),
+    ] {
+        assert_eq!(quoted.test(&subject), by_text, "{:?}", subject.text);
+        assert_eq!(bare.test(&subject), by_number, "{:?}", subject.text);
+    }
+    // Order: a quoted operand orders text by bytes and never a number.
+    let above = Predicate::parse(r#"> "1e2""#).unwrap();
+    assert!(above.test(&text("9")));
+    assert!(!above.test(&text("1")));
+    assert!(!above.test(&num("500")));
+    assert!(Predicate::parse("> 1e2").unwrap().test(&num("500")));
+    // Spaces kept inside the quotes are part of the text.
+    let spaced = Predicate::parse(r#"!= " 1""#).unwrap();
+    assert!(spaced.test(&num("1")));
+    assert!(!spaced.test(&text(" 1")));
+}
