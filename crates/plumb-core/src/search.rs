@@ -83,7 +83,7 @@ pub const SEARCH_OPTIONS: [OptionSpec; 5] = [
         kind: OptionKind::Flag,
         default: Some("false"),
         ops: &[Op::Search],
-        doc: "match the pattern only as a whole word (between word boundaries)",
+        doc: "match the pattern only as a whole word: no word character right before or after the match (as grep -w and rg -w)",
     },
     OptionSpec {
         name: "count_only",
@@ -135,7 +135,11 @@ impl Matcher {
             && !ignore_case
             && !word;
         let source = if word {
-            format!(r"\b(?:{pattern})\b")
+            // Half boundaries, as ripgrep's -w and grep -w judge a word:
+            // no word character just before the match or just after it.
+            // (`\b...\b` would also demand one inside, so `-w '^$'` could
+            // never match an empty line, nor `-w '-'` a lone dash.)
+            format!(r"\b{{start-half}}(?:{pattern})\b{{end-half}}")
         } else if plain {
             regex::escape(pattern)
         } else {

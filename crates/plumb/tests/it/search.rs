@@ -34,7 +34,8 @@ fn tiny(block: usize) -> Tuning {
 /// left out) the regex matches, each line searched alone.
 fn oracle(text: &[u8], pattern: &str, ignore_case: bool, word: bool) -> Vec<u64> {
     let source = if word {
-        format!(r"\b(?:{pattern})\b")
+        // grep -w's word: no word character just before or after.
+        format!(r"\b{{start-half}}(?:{pattern})\b{{end-half}}")
     } else {
         pattern.to_owned()
     };
@@ -179,6 +180,9 @@ fn generated() -> Vec<u8> {
 
 fn grep_lines(path: &std::path::Path, args: &[&str]) -> Vec<u64> {
     let out = Command::new("grep")
+        // A UTF-8 locale, whatever the caller's: grep then reads `é` and
+        // `日本` as the letters plumb (and the regex crate) reads.
+        .env("LC_ALL", "C.UTF-8")
         .args(args)
         .arg("-n")
         .arg("--")
@@ -214,6 +218,31 @@ fn a_generated_file_is_searched_as_grep_searches_it() {
         assert!(!expected.is_empty(), "{pattern}");
         let found = all_hits(&text, pattern, &flags, 1000, Tuning::default());
         assert_eq!(found, expected, "{pattern} {flags:?}");
+    }
+}
+
+/// Whole-word search judged as `grep -w` judges it: the characters
+/// around a match must not be word characters, whatever the pattern
+/// matches itself (an empty line, a dash, a space at the end).
+#[test]
+fn whole_words_are_found_as_grep_w_finds_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("words.txt");
+    let text =
+        "foo\n\nfoobar\nbar foo-x\n-\na - b\nx-y\ntrail \nfoo_bar\ncafé\nécole é\n\n日本 語\nend";
+    std::fs::write(&path, text).unwrap();
+    for pattern in [
+        "foo", "^$", "-", " $", "é", "bar", r"\w+", "x|y", "日本", "o-",
+    ] {
+        let expected = grep_lines(&path, &["-w", "-E", pattern]);
+        let found = all_hits(
+            text.as_bytes(),
+            pattern,
+            &[("word", true)],
+            1000,
+            Tuning::default(),
+        );
+        assert_eq!(found, expected, "-w {pattern}");
     }
 }
 
