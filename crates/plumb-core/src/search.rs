@@ -111,6 +111,10 @@ pub struct Matcher {
     literal: Option<memmem::Finder<'static>>,
     prefix: Option<memmem::Finder<'static>>,
     regex: Regex,
+    /// The regex for one line's content (no line break in it), where a
+    /// `\r` is an ordinary character: `regex` treats a lone `\r` as a
+    /// line end for `^`, `$` and `.`, as grep does not.
+    line_regex: Option<Regex>,
     whole_text: bool,
 }
 
@@ -145,20 +149,24 @@ impl Matcher {
         } else {
             pattern.to_owned()
         };
-        let regex = RegexBuilder::new(&source)
-            .case_insensitive(ignore_case)
-            .multi_line(true)
-            .crlf(true)
-            .size_limit(REGEX_SIZE_LIMIT)
-            .dfa_size_limit(REGEX_DFA_SIZE_LIMIT)
-            .nest_limit(REGEX_NEST_LIMIT)
-            .build()
-            .map_err(|e| {
-                Refusal::invalid_argument(format!(
-                    "the pattern `{}` is not a regex plumb can run: {e}",
-                    echo(pattern)
-                ))
-            })?;
+        let build = |crlf: bool| {
+            RegexBuilder::new(&source)
+                .case_insensitive(ignore_case)
+                .multi_line(true)
+                .crlf(crlf)
+                .size_limit(REGEX_SIZE_LIMIT)
+                .dfa_size_limit(REGEX_DFA_SIZE_LIMIT)
+                .nest_limit(REGEX_NEST_LIMIT)
+                .build()
+                .map_err(|e| {
+                    Refusal::invalid_argument(format!(
+                        "the pattern `{}` is not a regex plumb can run: {e}",
+                        echo(pattern)
+                    ))
+                })
+        };
+        let regex = build(true)?;
+        let line_regex = if plain { None } else { Some(build(false)?) };
         let hir = regex_syntax::ParserBuilder::new()
             .case_insensitive(ignore_case)
             .multi_line(true)
@@ -192,6 +200,7 @@ impl Matcher {
             literal: plain.then(|| memmem::Finder::new(pattern.as_bytes()).into_owned()),
             prefix,
             regex,
+            line_regex,
             whole_text,
         })
     }
@@ -237,6 +246,29 @@ impl Matcher {
                 .find(rest)
                 .map(|i| (start + i, start + i + f.needle().len())),
             None => self.regex.find_at(hay, start).map(|m| (m.start(), m.end())),
+        }
+    }
+
+    /// The first match at or after `start` in `line`, the content of
+    /// one line (no `\n` in it, the `\r` of a CRLF left out), judged as
+    /// grep judges a line: a lone `\r` in it is an ordinary character,
+    /// so `^` and `$` match only at the line's ends and `.` matches it.
+    /// [`Matcher::find_at`] on lines with no lone `\r` gives the same.
+    ///
+    /// ```
+    /// use plumb_core::Matcher;
+    /// let m = Matcher::new("^b|a.c", false, false)?;
+    /// assert_eq!(m.find_in_line(b"a\rb", 0), None);
+    /// assert_eq!(m.find_in_line(b"a\rc", 0), Some((0, 3)));
+    /// assert_eq!(m.find_at(b"a\rb", 0), Some((2, 3)));
+    /// # Ok::<(), plumb_core::Refusal>(())
+    /// ```
+    pub fn find_in_line(&self, line: &[u8], start: usize) -> Option<(usize, usize)> {
+        match &self.line_regex {
+            Some(re) if start <= line.len() => {
+                re.find_at(line, start).map(|m| (m.start(), m.end()))
+            }
+            _ => self.find_at(line, start),
         }
     }
 

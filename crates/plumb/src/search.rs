@@ -187,6 +187,12 @@ pub struct TextSearch {
     pub long_lines: u64,
 }
 
+/// Whether `data` holds a `\r` that is not the first byte of a `\r\n`
+/// (a `\r` at the very end counts: its `\n` is not seen).
+fn has_lone_cr(data: &[u8]) -> bool {
+    memchr::memchr_iter(b'\r', data).any(|i| data.get(i + 1) != Some(&b'\n'))
+}
+
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }
@@ -540,7 +546,13 @@ impl Searcher<'_> {
     ) -> Result<bool, Refusal> {
         let data = &block.data[..end];
         let matcher = match &self.query.predicate {
-            Predicate::Pattern(m) if !m.anchors_whole_text() => Some(m),
+            // Lines with a lone `\r` are searched one by one: the regex
+            // run over many lines at once takes it for a line end.
+            Predicate::Pattern(m)
+                if !m.anchors_whole_text() && (m.is_literal() || !has_lone_cr(&data[*pos..])) =>
+            {
+                Some(m)
+            }
             _ => None,
         };
         while *pos < end {
@@ -556,7 +568,7 @@ impl Searcher<'_> {
                     let ls = memchr::memrchr(b'\n', &data[*pos..c]).map_or(*pos, |i| *pos + i + 1);
                     let le = memchr::memchr(b'\n', &data[c..]).map_or(end, |i| c + i);
                     let ce = content_end(data, ls, le);
-                    match m.find_at(&data[ls..ce], c.min(ce) - ls) {
+                    match m.find_in_line(&data[ls..ce], c.min(ce) - ls) {
                         Some(at) => (ls, le, Some(at)),
                         None => {
                             *pos = (le + 1).min(end);
@@ -582,7 +594,7 @@ impl Searcher<'_> {
                     } else {
                         // The match ran past the line's end: the line
                         // alone decides.
-                        m.find_at(&data[ls..ce], 0)
+                        m.find_in_line(&data[ls..ce], 0)
                     };
                     match at {
                         Some(at) => (ls, le, Some(at)),
@@ -598,7 +610,7 @@ impl Searcher<'_> {
                     let ce = content_end(data, ls, le);
                     let line = &data[ls..ce];
                     let hit = match &self.query.predicate {
-                        Predicate::Pattern(m) => m.find_at(line, 0),
+                        Predicate::Pattern(m) => m.find_in_line(line, 0),
                         p => p
                             .test(&Subject::new(SubjectKind::Text, line))
                             .then_some((0, 0)),
@@ -714,7 +726,7 @@ impl Searcher<'_> {
             let piece = &block.data[pos..content_end(&block.data, pos, piece_end)];
             let found = match &self.query.predicate {
                 Predicate::Pattern(m) => m
-                    .find_at(piece, 0)
+                    .find_in_line(piece, 0)
                     // A match at the piece's end may go on in the next.
                     .filter(|&(_, e)| newline.is_some() || block.eof || e < piece.len()),
                 // A predicate on a line too long to hold: only a pattern

@@ -97,6 +97,8 @@ fn texts() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
         b"ab",
         b"\n",
         b"\r\n",
+        // A lone CR is a character of its line, as grep reads it.
+        b"\r",
         b" ",
         "é".as_bytes(),
         "日本".as_bytes(),
@@ -117,7 +119,7 @@ proptest! {
         text in texts(),
         block in 4usize..48,
         page in 1u64..5,
-        which in 0usize..7,
+        which in 0usize..10,
     ) {
         let (pattern, flags): (&str, Vec<(&str, bool)>) = [
             ("ab", vec![]),
@@ -127,6 +129,9 @@ proptest! {
             ("^b", vec![]),
             ("AB", vec![("ignore_case", true)]),
             ("ab", vec![("word", true)]),
+            ("b$", vec![]),
+            ("a.b", vec![]),
+            ("^$", vec![("word", true)]),
         ][which].clone();
         let expected = oracle(&text, pattern, flags.iter().any(|f| f.0 == "ignore_case"), flags.iter().any(|f| f.0 == "word"));
         // Regexes other than literals are exact only on lines held
