@@ -1222,7 +1222,11 @@ fn stats_grid(items: &[Value], name_key: &str) -> Option<Grid> {
         };
         let top = s["top"]
             .get(0)
-            .map(|t| format!("{} ×{}", word(&t["value"]), t["count"]))
+            .map(|t| {
+                // A value cut to its first bytes says so.
+                let more = if t["bytes"].is_u64() { "…" } else { "" };
+                format!("{}{more} ×{}", word(&t["value"]), t["count"])
+            })
             .unwrap_or_default();
         let n = &s["numbers"];
         let q = &n["quantiles"];

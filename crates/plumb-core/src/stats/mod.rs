@@ -210,6 +210,11 @@ pub struct TopValue {
     /// How much `count` may exceed the truth (0 while counts are exact).
     #[serde(skip_serializing_if = "is_zero")]
     pub overcount: u64,
+    /// The value's whole length in bytes when `value` is only its first
+    /// bytes (left out when `value` is whole): two long values that
+    /// begin alike are still two, each with its own count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -561,6 +566,7 @@ impl ValueStats {
                 value: e.text,
                 count: e.count,
                 overcount: e.error,
+                bytes: e.cut_from,
             })
             .collect();
         accuracy.insert(

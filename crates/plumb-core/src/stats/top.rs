@@ -114,6 +114,9 @@ struct Counter {
     error: u64,
     /// The value's first bytes (up to the summary's text cap).
     text: Vec<u8>,
+    /// The value's whole length in bytes (more than `text` holds when
+    /// the value was cut).
+    len: u64,
 }
 
 /// Gate slots per counter.
@@ -144,6 +147,8 @@ pub(crate) struct TopEntry {
     pub text: String,
     pub count: u64,
     pub error: u64,
+    /// The value's whole length in bytes, when `text` is cut.
+    pub cut_from: Option<u64>,
 }
 
 impl TopValues {
@@ -182,7 +187,7 @@ impl TopValues {
             return true;
         }
         if self.counters.len() < self.k {
-            self.take(hash, 1, 0, text);
+            self.take(hash, 1, 0, text, text.len() as u64);
             return false;
         }
         if self.alpha.is_empty() {
@@ -192,7 +197,7 @@ impl TopValues {
         let slot = (hash >> 32) as usize & (self.alpha.len() - 1);
         let seen = self.alpha[slot];
         if seen + 1 > self.order[0].0 {
-            self.take(hash, seen + 1, seen, text);
+            self.take(hash, seen + 1, seen, text, text.len() as u64);
         } else {
             self.alpha[slot] = seen + 1;
         }
@@ -201,7 +206,8 @@ impl TopValues {
 
     /// Gives `hash` a counter: a new one while there is room, else the
     /// smallest, whose count becomes the new value's error.
-    fn take(&mut self, hash: u64, count: u64, error: u64, text: &[u8]) {
+    /// `len` is the value's whole length (`text` may be cut already).
+    fn take(&mut self, hash: u64, count: u64, error: u64, text: &[u8], len: u64) {
         let text = &text[..text.len().min(self.text_cap)];
         if self.counters.len() < self.k {
             let c = self.counters.len() as u32;
@@ -209,6 +215,7 @@ impl TopValues {
                 hash,
                 error,
                 text: text.to_vec(),
+                len,
             });
             self.index.insert(hash, c);
             // Into its place by count.
@@ -237,6 +244,7 @@ impl TopValues {
         counter.error = error;
         counter.text.clear();
         counter.text.extend_from_slice(text);
+        counter.len = len;
         self.index.insert(hash, c);
         self.order[0].0 = count;
         if count > min {
@@ -329,7 +337,7 @@ impl TopValues {
         *self = TopValues::new(self.k, self.text_cap);
         for (at, (count, c)) in all.into_iter().enumerate() {
             if at < self.k {
-                self.take(c.hash, count, c.error, &c.text);
+                self.take(c.hash, count, c.error, &c.text, c.len);
             } else if !alpha.is_empty() {
                 // Dropped: its slot bounds it from now on.
                 let slot = (c.hash >> 32) as usize & (alpha.len() - 1);
@@ -352,6 +360,7 @@ impl TopValues {
                     text: super::lossy_text(&c.text, self.text_cap),
                     count,
                     error: c.error,
+                    cut_from: (c.len > c.text.len() as u64).then_some(c.len),
                 }
             })
             .collect();

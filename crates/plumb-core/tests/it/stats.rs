@@ -473,3 +473,64 @@ fn numbers_past_a_double_are_counted_and_never_averaged() {
     assert_eq!(error_of(&r.accuracy["quantiles"], "excluded"), Some(3.0));
     assert!(!r.accuracy.contains_key("mean"));
 }
+
+/// A top value longer than the budget's text bytes is shown by its first
+/// bytes and says its whole length; values that begin alike keep their
+/// own counts; a whole value says nothing more. So on one summary and
+/// on a merge, exact or past the exact range.
+#[test]
+fn a_cut_top_value_says_its_whole_length() {
+    let cap = STATS_FULL_BUDGET.text_bytes;
+    let stem = "x".repeat(cap);
+    let long_a = format!("{stem}-alpha");
+    let long_b = format!("{stem}-beta-longer");
+    let short = "s".repeat(cap);
+    let feed = |s: &mut ValueStats, v: &str, n: usize| {
+        for _ in 0..n {
+            s.add_value(v.as_bytes());
+        }
+    };
+    let mut left = ValueStats::new(STATS_FULL_BUDGET);
+    feed(&mut left, &long_a, 5);
+    feed(&mut left, &short, 2);
+    let mut right = ValueStats::new(STATS_FULL_BUDGET);
+    feed(&mut right, &long_b, 3);
+    feed(&mut right, &long_a, 1);
+    // Many distinct values past the exact range on one side: the
+    // summary reuses counters, and the long values still lead.
+    let mut busy = ValueStats::new(STATS_FULL_BUDGET);
+    feed(&mut busy, &long_a, 400);
+    feed(&mut busy, &long_b, 300);
+    for i in 0..5_000 {
+        busy.add_value(format!("v{i}").as_bytes());
+    }
+    for (label, s) in [
+        ("merged", {
+            let mut m = left.clone();
+            m.merge(&right);
+            m
+        }),
+        ("busy", busy),
+    ] {
+        let r = s.report(0, 0);
+        let find = |whole: &str| {
+            r.top
+                .iter()
+                .find(|t| t.bytes == Some(whole.len() as u64))
+                .unwrap_or_else(|| {
+                    panic!("{label}: no entry for {} bytes: {:?}", whole.len(), r.top)
+                })
+        };
+        let (a, b) = (find(&long_a), find(&long_b));
+        assert_eq!(a.value, stem, "{label}");
+        assert_eq!(b.value, stem, "{label}");
+        if label == "merged" {
+            assert_eq!((a.count, b.count), (6, 3));
+            let s = r.top.iter().find(|t| t.value == short).unwrap();
+            assert_eq!((s.count, s.bytes), (2, None));
+        } else {
+            assert!(a.count >= 400 && a.count <= 400 + a.overcount, "{a:?}");
+            assert!(b.count >= 300 && b.count <= 300 + b.overcount, "{b:?}");
+        }
+    }
+}
