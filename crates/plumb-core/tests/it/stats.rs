@@ -534,3 +534,25 @@ fn a_cut_top_value_says_its_whole_length() {
         }
     }
 }
+
+/// Values of different kinds that share a text stay apart, and values of
+/// different kinds and texts never merge: the numbers `100`..`115` and
+/// the strings `"100"`..`"115"` (short inputs, where a hash seeded by
+/// the kind collided: the number `100` with the string `103`) are 32
+/// values, each counted once.
+#[test]
+fn values_of_two_kinds_are_told_apart() {
+    let mut s = ValueStats::new(STATS_FULL_BUDGET);
+    for i in 100..116 {
+        let text = i.to_string();
+        s.add_value_of_kind(text.as_bytes(), 3);
+        s.add_value_of_kind(text.as_bytes(), 2);
+        s.add_value_of_kind(text.as_bytes(), 2);
+    }
+    let r = s.report(48, 0);
+    assert_eq!(r.accuracy["distinct"], Accuracy::Exact);
+    assert_eq!(r.distinct, 32);
+    assert_eq!(r.accuracy["top"], Accuracy::Exact);
+    // Each string twice, each number once: the ten shown are strings.
+    assert!(r.top.iter().all(|t| t.count == 2), "{:?}", r.top);
+}
