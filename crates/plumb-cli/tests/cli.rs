@@ -682,3 +682,70 @@ fn same_on_any_threads(op: &str, file: &Path, args: &[&str], threads: &[&str]) -
     }
     one
 }
+
+/// Search takes the source options every other data op takes: a file in
+/// another encoding is searched once `--encoding` names it (as the
+/// refusal without it advises), and an archive's member by `--member`.
+#[test]
+fn search_takes_the_encoding_and_member_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let latin = dir.path().join("latin.csv");
+    // "Señor" and "Málaga" in windows-1252: bytes no UTF-8 reader takes.
+    std::fs::write(&latin, b"id,name,city\n1,Se\xf1or,M\xe1laga\n2,Ann,Paris\n").unwrap();
+    let path = latin.display().to_string();
+    let refused = plumb(&[
+        "search", &path, "--column", "name", "--where", "= Señor", "--json",
+    ]);
+    let message = json_of(&refused)["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("encoding windows-1252"), "{message}");
+    let found = plumb(&[
+        "search",
+        &path,
+        "--column",
+        "name",
+        "--where",
+        "= Señor",
+        "--encoding",
+        "windows-1252",
+        "--json",
+    ]);
+    assert_eq!(found.status.code(), Some(0));
+    let v = json_of(&found);
+    assert_eq!(v["encoding"], "windows-1252");
+    assert_eq!(v["total"], 1);
+    assert_eq!(
+        v["hits"][0]["cells"],
+        serde_json::json!(["1", "Señor", "Málaga"])
+    );
+    let text = plumb(&[
+        "search",
+        &path,
+        "M.laga",
+        "--format",
+        "text",
+        "--encoding",
+        "latin1",
+        "--json",
+    ]);
+    assert_eq!(json_of(&text)["hits"][0]["line"], 2);
+
+    let zip_path = dir.path().join("a.zip");
+    {
+        let mut zip = zip::ZipWriter::new(std::fs::File::create(&zip_path).unwrap());
+        let stored = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        zip.start_file("t.csv", stored).unwrap();
+        std::io::Write::write_all(&mut zip, b"k,v\na,1\nb,2\na,3\n").unwrap();
+        zip.finish().unwrap();
+    }
+    let zip = zip_path.display().to_string();
+    let by_flag = plumb(&[
+        "search", &zip, "--member", "t.csv", "--column", "k", "--where", "= a", "--json",
+    ]);
+    let v = json_of(&by_flag);
+    assert_eq!(
+        (v["member"].as_str(), v["total"].as_u64()),
+        (Some("t.csv"), Some(2)),
+        "{v}"
+    );
+}

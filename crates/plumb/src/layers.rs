@@ -17,20 +17,20 @@ use serde_json::Value;
 use crate::encoding::{TextEncoding, Transcoded};
 
 /// The options that choose how the file's bytes become text, taken by
-/// every format's inspect, select and validate (and by `read`).
+/// every format's inspect, select, validate and search (and by `read`).
 pub const SOURCE_OPTIONS: [OptionSpec; 2] = [
     OptionSpec {
         name: "encoding",
         kind: OptionKind::Text,
         default: Some("utf-8"),
-        ops: &[Op::Inspect, Op::Select, Op::Validate],
+        ops: &[Op::Inspect, Op::Select, Op::Validate, Op::Search],
         doc: "the text encoding of a file without a byte order mark (latin1, windows-1252, shift_jis, utf-16le: any WHATWG label)",
     },
     OptionSpec {
         name: "member",
         kind: OptionKind::Text,
         default: None,
-        ops: &[Op::Inspect, Op::Select, Op::Validate],
+        ops: &[Op::Inspect, Op::Select, Op::Validate, Op::Search],
         doc: "the member of a zip archive to read (its name in the archive)",
     },
 ];

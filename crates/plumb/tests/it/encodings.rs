@@ -150,6 +150,50 @@ fn every_encoding_answers_as_its_utf8_text_does_in_pieces_of_every_size() {
     }
 }
 
+/// The answer's hits without their byte offsets (which count the
+/// file's own bytes, so differ from the UTF-8 text's).
+fn hits_without_offsets(v: &Value) -> Value {
+    let mut hits = v["hits"].clone();
+    for h in hits.as_array_mut().into_iter().flatten() {
+        if let Value::Object(m) = h {
+            m.remove("byte_offset");
+        }
+    }
+    hits
+}
+
+/// Search reads through the encoding as the other ops do: the same
+/// hits and counts as the UTF-8 text gives, by predicate and by pattern.
+#[test]
+fn search_answers_through_every_encoding_as_its_utf8_text_does() {
+    for (name, text, bytes, label) in encoded() {
+        let utf8 = BytesSource::new("t.csv", text.clone().into_bytes());
+        for (key, value) in [("where", "is not empty"), ("pattern", "[^a-z,]")] {
+            let mut plain = Request::default();
+            plain.set(key, json!(value)).unwrap();
+            let mut req = plain.clone();
+            if let Some(label) = label {
+                req.set("encoding", json!(label)).unwrap();
+            }
+            let want = run(&utf8, Op::Search, &plain).unwrap();
+            assert!(want["total"].as_u64().unwrap() > 0, "{name} {key}");
+            let source = Pieces {
+                name: "t.csv".into(),
+                bytes: bytes.clone(),
+                piece: 3,
+            };
+            let got = run(&source, Op::Search, &req).unwrap();
+            assert_eq!(got["encoding"], json!(name), "{name} {key}");
+            assert_eq!(got["total"], want["total"], "{name} {key}");
+            assert_eq!(
+                hits_without_offsets(&got),
+                hits_without_offsets(&want),
+                "{name} {key}"
+            );
+        }
+    }
+}
+
 #[test]
 fn reads_forward_and_from_the_end_as_the_utf8_text_does() {
     for (name, text, bytes, label) in encoded() {
