@@ -115,6 +115,9 @@ pub struct Matcher {
     /// `\r` is an ordinary character: `regex` treats a lone `\r` as a
     /// line end for `^`, `$` and `.`, as grep does not.
     line_regex: Option<Regex>,
+    /// Whether the two regexes differ on a lone `\r` by more than their
+    /// anchors (a `.` or a class that leaves `\r` out in CRLF mode).
+    lone_cr_apart: bool,
     whole_text: bool,
 }
 
@@ -167,13 +170,28 @@ impl Matcher {
         };
         let regex = build(true)?;
         let line_regex = if plain { None } else { Some(build(false)?) };
-        let hir = regex_syntax::ParserBuilder::new()
-            .case_insensitive(ignore_case)
-            .multi_line(true)
-            .crlf(true)
-            .build()
-            .parse(&source)
-            .ok();
+        let parse = |crlf: bool| {
+            regex_syntax::ParserBuilder::new()
+                .case_insensitive(ignore_case)
+                .multi_line(true)
+                .crlf(crlf)
+                .build()
+                .parse(&source)
+                .ok()
+        };
+        let hir = parse(true);
+        // Anchors alone make the CRLF regex match more on a line with a
+        // lone `\r`, never less, and each hit's line is checked alone;
+        // anything else the modes read apart (`.`) could hide a match.
+        // Told by the two parses with the anchors' kinds made one: a
+        // difference that hides there only costs a scan for lone CRs.
+        let lone_cr_apart = !plain
+            && match (&hir, parse(false)) {
+                (Some(a), Some(b)) => {
+                    format!("{a:?}").replace("CRLF", "LF") != format!("{b:?}").replace("CRLF", "LF")
+                }
+                _ => true,
+            };
         // \A and \z anchor to the whole text: a line is then searched on
         // its own, never as part of a block of lines.
         let whole_text = !plain
@@ -201,6 +219,7 @@ impl Matcher {
             prefix,
             regex,
             line_regex,
+            lone_cr_apart,
             whole_text,
         })
     }
@@ -270,6 +289,24 @@ impl Matcher {
             }
             _ => self.find_at(line, start),
         }
+    }
+
+    /// Whether a lone `\r` can hide a match of the pattern from a search
+    /// of many lines at once (its `.`, or a class, reads `\r` apart
+    /// there): lines holding one must then be searched alone with
+    /// [`Matcher::find_in_line`]. False for a literal, and for a pattern
+    /// whose only such difference is its anchors (those add matches,
+    /// which checking each hit's line alone takes away).
+    ///
+    /// ```
+    /// use plumb_core::Matcher;
+    /// assert!(Matcher::new("a.b", false, false)?.lone_cr_hides_matches());
+    /// assert!(!Matcher::new("^b|a$", false, false)?.lone_cr_hides_matches());
+    /// assert!(!Matcher::new("needle", false, false)?.lone_cr_hides_matches());
+    /// # Ok::<(), plumb_core::Refusal>(())
+    /// ```
+    pub fn lone_cr_hides_matches(&self) -> bool {
+        self.lone_cr_apart
     }
 
     /// Whether `hay` contains a match.

@@ -546,10 +546,12 @@ impl Searcher<'_> {
     ) -> Result<bool, Refusal> {
         let data = &block.data[..end];
         let matcher = match &self.query.predicate {
-            // Lines with a lone `\r` are searched one by one: the regex
-            // run over many lines at once takes it for a line end.
+            // Lines with a lone `\r` are searched one by one when it could
+            // hide a match: the regex run over many lines at once takes
+            // it for a line end.
             Predicate::Pattern(m)
-                if !m.anchors_whole_text() && (m.is_literal() || !has_lone_cr(&data[*pos..])) =>
+                if !m.anchors_whole_text()
+                    && (!m.lone_cr_hides_matches() || !has_lone_cr(&data[*pos..])) =>
             {
                 Some(m)
             }
@@ -589,7 +591,9 @@ impl Searcher<'_> {
                     let ls = memchr::memrchr(b'\n', &data[*pos..ms]).map_or(*pos, |i| *pos + i + 1);
                     let le = memchr::memchr(b'\n', &data[ms..]).map_or(end, |i| ms + i);
                     let ce = content_end(data, ls, le);
-                    let at = if me <= ce {
+                    // A line holding a `\r` is judged alone (its anchors
+                    // read a lone `\r` as grep does).
+                    let at = if me <= ce && memchr::memchr(b'\r', &data[ls..ce]).is_none() {
                         Some((ms - ls, me - ls))
                     } else {
                         // The match ran past the line's end: the line
