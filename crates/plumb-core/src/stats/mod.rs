@@ -394,13 +394,23 @@ pub fn value_hash(bytes: &[u8]) -> u64 {
 /// values of different kinds collide only as two random hashes do.
 #[inline]
 fn kind_hash(bytes: &[u8], kind: u8) -> u64 {
-    // splitmix64's increment times the kind, through its finaliser: a
-    // well-spread 64-bit constant for each kind.
-    let mut z = 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(u64::from(kind) + 1);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    value_hash(bytes) ^ z ^ (z >> 31)
+    value_hash(bytes) ^ KIND_KEYS[usize::from(kind)]
 }
+
+/// Each kind's constant, made once at compile time: splitmix64's
+/// increment times the kind, through its finaliser (well spread).
+const KIND_KEYS: [u64; 256] = {
+    let mut keys = [0u64; 256];
+    let mut kind = 0;
+    while kind < 256 {
+        let mut z = 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(kind as u64 + 1);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        keys[kind] = z ^ (z >> 31);
+        kind += 1;
+    }
+    keys
+};
 
 impl ValueStats {
     /// Empty statistics within `budget`.
