@@ -1225,7 +1225,14 @@ fn stats_grid(items: &[Value], name_key: &str) -> Option<Grid> {
             .map(|t| {
                 // A value cut to its first bytes says so.
                 let more = if t["bytes"].is_u64() { "…" } else { "" };
-                format!("{}{more} ×{}", word(&t["value"]), t["count"])
+                // Where a JSON path holds strings beside numbers or
+                // booleans, a string is quoted: `"100"` is not `100`.
+                let value = if t["kind"] == "string" && mixed_scalars(item) {
+                    t["value"].to_string()
+                } else {
+                    word(&t["value"])
+                };
+                format!("{value}{more} ×{}", t["count"])
             })
             .unwrap_or_default();
         let n = &s["numbers"];
@@ -1244,4 +1251,13 @@ fn stats_grid(items: &[Value], name_key: &str) -> Option<Grid> {
         ]);
     }
     Some(grid)
+}
+
+/// Whether a JSON path's values are strings beside numbers or booleans
+/// (its `types`), so that a string's text may read as one of them.
+fn mixed_scalars(item: &Value) -> bool {
+    item["types"].as_object().is_some_and(|types| {
+        types.contains_key("string")
+            && (types.contains_key("number") || types.contains_key("boolean"))
+    })
 }

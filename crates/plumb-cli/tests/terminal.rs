@@ -507,3 +507,36 @@ fn select_from_the_end() {
         "{v}"
     );
 }
+
+/// In the statistics table, a JSON path holding strings beside numbers
+/// shows a top string quoted (`"100"` is not the number `100`), and a
+/// path of strings alone shows it bare.
+#[test]
+fn a_top_string_beside_numbers_is_quoted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.jsonl");
+    std::fs::write(
+        &path,
+        "{\"v\":\"100\",\"w\":\"a\"}\n{\"v\":\"100\",\"w\":\"a\"}\n{\"v\":100,\"w\":\"b\"}\n",
+    )
+    .unwrap();
+    let out = plumb(&[
+        "inspect",
+        path.to_str().unwrap(),
+        "--stats",
+        "--width",
+        "120",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let row = |name: &str| {
+        text.lines()
+            .skip_while(|l| !l.starts_with("statistics"))
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} row in {text}"))
+            .to_owned()
+    };
+    assert!(row("/v").contains("\"100\" ×2"), "{}", row("/v"));
+    assert!(row("/w").contains(" a ×2"), "{}", row("/w"));
+    assert!(!row("/w").contains('"'), "{}", row("/w"));
+}

@@ -690,7 +690,9 @@ impl JsonSink for Outline {
         }
         if stats && s.kind != ScalarKind::Null {
             let st = n.stats.get_or_insert_with(|| {
-                Box::new(ValueStats::new(StatsBudget::for_index(id as usize)))
+                Box::new(
+                    ValueStats::new(StatsBudget::for_index(id as usize)).with_kind_names(&TYPES),
+                )
             });
             add_stats(st, s, t as u8);
         }

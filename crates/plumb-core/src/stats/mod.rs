@@ -215,6 +215,12 @@ pub struct TopValue {
     /// begin alike are still two, each with its own count.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
+    /// The value's kind, where the caller named kinds
+    /// ([`ValueStats::with_kind_names`]): in JSON, `string`, `number` or
+    /// `boolean`, since the string `"100"` and the number `100` both read
+    /// `100`. Left out for CSV cells, which have no kinds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'static str>,
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -364,6 +370,8 @@ pub struct ValueStats {
     distinct: Distinct,
     numbers: Option<Box<NumberStats>>,
     text: Option<Box<TextRange>>,
+    /// The names of the kinds values were added with (none: unnamed).
+    kind_names: &'static [&'static str],
 }
 
 /// The first eight bytes of `bytes`, zero-padded, as a big-endian
@@ -421,6 +429,7 @@ impl ValueStats {
             distinct: Distinct::new(budget.hll_precision, budget.exact_distinct),
             numbers: None,
             text: None,
+            kind_names: &[],
         }
     }
 
@@ -428,7 +437,7 @@ impl ValueStats {
     /// the top values.
     #[inline]
     pub fn add_value(&mut self, bytes: &[u8]) {
-        self.add_hashed(value_hash(bytes), bytes);
+        self.add_hashed(value_hash(bytes), bytes, 0);
     }
 
     /// [`ValueStats::add_value`] for a value of one of several kinds
@@ -436,12 +445,20 @@ impl ValueStats {
     /// `kind` keeps them apart.
     #[inline]
     pub fn add_value_of_kind(&mut self, bytes: &[u8], kind: u8) {
-        self.add_hashed(kind_hash(bytes, kind), bytes);
+        self.add_hashed(kind_hash(bytes, kind), bytes, kind);
+    }
+
+    /// Names the kinds of [`ValueStats::add_value_of_kind`] (`names[k]`
+    /// for kind `k`), so top values of several kinds say which is which.
+    #[must_use]
+    pub fn with_kind_names(mut self, names: &'static [&'static str]) -> ValueStats {
+        self.kind_names = names;
+        self
     }
 
     #[inline]
-    fn add_hashed(&mut self, hash: u64, bytes: &[u8]) {
-        let seen = self.top.add(hash, bytes);
+    fn add_hashed(&mut self, hash: u64, bytes: &[u8], kind: u8) {
+        let seen = self.top.add(hash, bytes, kind);
         if !seen {
             // A value the summary holds was counted when it came in.
             self.distinct.add(hash);
@@ -593,6 +610,7 @@ impl ValueStats {
                 count: e.count,
                 overcount: e.error,
                 bytes: e.cut_from,
+                kind: self.kind_names.get(usize::from(e.kind)).copied(),
             })
             .collect();
         accuracy.insert(

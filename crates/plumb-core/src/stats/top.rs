@@ -117,6 +117,9 @@ struct Counter {
     /// The value's whole length in bytes (more than `text` holds when
     /// the value was cut).
     len: u64,
+    /// The value's kind as its caller numbers kinds (see
+    /// [`super::ValueStats::add_value_of_kind`]); 0 for plain values.
+    kind: u8,
 }
 
 /// Gate slots per counter.
@@ -149,6 +152,8 @@ pub(crate) struct TopEntry {
     pub error: u64,
     /// The value's whole length in bytes, when `text` is cut.
     pub cut_from: Option<u64>,
+    /// The value's kind (0 for plain values).
+    pub kind: u8,
 }
 
 impl TopValues {
@@ -180,14 +185,14 @@ impl TopValues {
     /// counter takes the value. Returns whether the value already held a
     /// counter (and so was seen before).
     #[inline]
-    pub(crate) fn add(&mut self, hash: u64, text: &[u8]) -> bool {
+    pub(crate) fn add(&mut self, hash: u64, text: &[u8], kind: u8) -> bool {
         self.n += 1;
         if let Some(c) = self.index.get(hash) {
             self.bump(self.place[c as usize] as usize, 1);
             return true;
         }
         if self.counters.len() < self.k {
-            self.take(hash, 1, 0, text, text.len() as u64);
+            self.take(hash, 1, 0, (text, text.len() as u64, kind));
             return false;
         }
         if self.alpha.is_empty() {
@@ -197,7 +202,7 @@ impl TopValues {
         let slot = (hash >> 32) as usize & (self.alpha.len() - 1);
         let seen = self.alpha[slot];
         if seen + 1 > self.order[0].0 {
-            self.take(hash, seen + 1, seen, text, text.len() as u64);
+            self.take(hash, seen + 1, seen, (text, text.len() as u64, kind));
         } else {
             self.alpha[slot] = seen + 1;
         }
@@ -206,8 +211,9 @@ impl TopValues {
 
     /// Gives `hash` a counter: a new one while there is room, else the
     /// smallest, whose count becomes the new value's error.
-    /// `len` is the value's whole length (`text` may be cut already).
-    fn take(&mut self, hash: u64, count: u64, error: u64, text: &[u8], len: u64) {
+    /// `value` is its text (maybe cut already), its whole length and its
+    /// kind.
+    fn take(&mut self, hash: u64, count: u64, error: u64, (text, len, kind): (&[u8], u64, u8)) {
         let text = &text[..text.len().min(self.text_cap)];
         if self.counters.len() < self.k {
             let c = self.counters.len() as u32;
@@ -216,6 +222,7 @@ impl TopValues {
                 error,
                 text: text.to_vec(),
                 len,
+                kind,
             });
             self.index.insert(hash, c);
             // Into its place by count.
@@ -245,6 +252,7 @@ impl TopValues {
         counter.text.clear();
         counter.text.extend_from_slice(text);
         counter.len = len;
+        counter.kind = kind;
         self.index.insert(hash, c);
         self.order[0].0 = count;
         if count > min {
@@ -337,7 +345,7 @@ impl TopValues {
         *self = TopValues::new(self.k, self.text_cap);
         for (at, (count, c)) in all.into_iter().enumerate() {
             if at < self.k {
-                self.take(c.hash, count, c.error, &c.text, c.len);
+                self.take(c.hash, count, c.error, (&c.text, c.len, c.kind));
             } else if !alpha.is_empty() {
                 // Dropped: its slot bounds it from now on.
                 let slot = (c.hash >> 32) as usize & (alpha.len() - 1);
@@ -349,7 +357,8 @@ impl TopValues {
         self.n = n;
     }
 
-    /// The `limit` largest counts, largest first (ties by text).
+    /// The `limit` largest counts, largest first (ties by text, then
+    /// kind).
     pub(crate) fn top(&self, limit: usize) -> Vec<TopEntry> {
         let mut v: Vec<TopEntry> = self
             .order
@@ -361,10 +370,16 @@ impl TopValues {
                     count,
                     error: c.error,
                     cut_from: (c.len > c.text.len() as u64).then_some(c.len),
+                    kind: c.kind,
                 }
             })
             .collect();
-        v.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.text.cmp(&b.text)));
+        v.sort_by(|a, b| {
+            b.count
+                .cmp(&a.count)
+                .then_with(|| a.text.cmp(&b.text))
+                .then_with(|| a.kind.cmp(&b.kind))
+        });
         v.truncate(limit);
         v
     }

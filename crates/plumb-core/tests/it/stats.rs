@@ -556,3 +556,54 @@ fn values_of_two_kinds_are_told_apart() {
     // Each string twice, each number once: the ten shown are strings.
     assert!(r.top.iter().all(|t| t.count == 2), "{:?}", r.top);
 }
+
+/// A top value says its kind when the caller named kinds, through
+/// eviction (more distinct values than counters) and through a merge of
+/// two halves: the string `"7"` and the number `7` are listed as two
+/// values, each with its own kind and count.
+#[test]
+fn top_values_say_their_kind() {
+    const NAMES: &[&str] = &["none", "string", "number"];
+    let feed = |s: &mut ValueStats, from: u32, to: u32| {
+        for i in from..to {
+            if i % 3 == 0 {
+                s.add_value_of_kind(b"7", 1);
+            } else if i % 5 == 0 && i >= 5_000 {
+                // First seen once the counters are all taken: it comes
+                // in by evicting a string.
+                s.add_value_of_kind(b"7", 2);
+            } else {
+                // Filler, each value once: counters are reused.
+                s.add_value_of_kind(format!("f{i}").as_bytes(), 1);
+            }
+        }
+    };
+    let n = 20_000;
+    let mut whole = ValueStats::new(STATS_FULL_BUDGET).with_kind_names(NAMES);
+    feed(&mut whole, 0, n);
+    let mut left = ValueStats::new(STATS_FULL_BUDGET).with_kind_names(NAMES);
+    let mut right = ValueStats::new(STATS_FULL_BUDGET).with_kind_names(NAMES);
+    feed(&mut left, 0, n / 2 + 1);
+    feed(&mut right, n / 2 + 1, n);
+    left.merge(&right);
+    let strings = u64::from(n.div_ceil(3));
+    let numbers = (5_000..n).filter(|i| i % 3 != 0 && i % 5 == 0).count() as u64;
+    for s in [&whole, &left] {
+        let r = s.report(u64::from(n), 0);
+        assert_ne!(r.accuracy["top"], Accuracy::Exact, "counters were reused");
+        let of = |kind| {
+            r.top
+                .iter()
+                .find(|t| t.value == "7" && t.kind == Some(kind))
+                .unwrap_or_else(|| panic!("no {kind} 7 in {:?}", r.top))
+        };
+        let (s7, n7) = (of("string"), of("number"));
+        assert!(s7.count >= strings && s7.count <= strings + s7.overcount);
+        assert!(n7.count >= numbers && n7.count <= numbers + n7.overcount);
+        assert!(r.top.iter().all(|t| t.kind.is_some()), "{:?}", r.top);
+    }
+    // Without names, no kind is said.
+    let mut plain = ValueStats::new(STATS_FULL_BUDGET);
+    feed(&mut plain, 0, 100);
+    assert!(plain.report(100, 0).top.iter().all(|t| t.kind.is_none()));
+}

@@ -385,6 +385,62 @@ fn stats_per_key_hold_under_chunking_and_collapse() {
     );
 }
 
+/// A key whose values read alike in different kinds (the string `"100"`
+/// and the number `100`, the string `"true"` and `true`): each top value
+/// says its kind, and its count is that of its kind alone, as serde_json
+/// counts them, however the input is cut.
+#[test]
+fn top_values_of_several_kinds_say_which_is_which() {
+    let values = [
+        "100", "\"100\"", "\"100\"", "true", "\"true\"", "100", "100", "\"x\"",
+    ];
+    let mut text = String::new();
+    for i in 0..97 {
+        text.push_str(&format!("{{\"v\":{}}}\n", values[i * 7 % values.len()]));
+    }
+    let mut expected: Vec<(String, &str, u64)> = Vec::new();
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let (shown, kind) = match &v["v"] {
+            Value::String(s) => (s.clone(), "string"),
+            Value::Number(n) => (n.to_string(), "number"),
+            Value::Bool(b) => (b.to_string(), "boolean"),
+            other => panic!("{other}"),
+        };
+        match expected.iter_mut().find(|e| e.0 == shown && e.1 == kind) {
+            Some(e) => e.2 += 1,
+            None => expected.push((shown, kind, 1)),
+        }
+    }
+    for cap in [1, 3, 1 << 16] {
+        let s = TextStream::from_buf_read(BufReader::with_capacity(cap, text.as_bytes()));
+        let opts = plumb_json::OutlineOptions {
+            paths: 50,
+            stats: true,
+        };
+        let answer = serde_json::to_value(
+            plumb_jsonl::inspect_outlined(s, &ScanBounds::default(), opts).unwrap(),
+        )
+        .unwrap();
+        let entry = answer["outline"]["paths"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["path"] == "/v")
+            .unwrap()
+            .clone();
+        let top = entry["stats"]["top"].as_array().unwrap();
+        assert_eq!(top.len(), expected.len(), "{top:?}");
+        for (shown, kind, count) in &expected {
+            let t = top
+                .iter()
+                .find(|t| t["value"] == shown.as_str() && t["kind"] == *kind)
+                .unwrap_or_else(|| panic!("no {kind} {shown} in {top:?}"));
+            assert_eq!(t["count"], *count, "{kind} {shown}");
+        }
+    }
+}
+
 /// inspect's key histogram against serde_json.
 mod key_histogram {
     use super::*;
