@@ -439,8 +439,8 @@ impl<'a> Subject<'a> {
 impl Predicate {
     /// Reads a predicate: `= x`, `!= x`, `< x`, `<= x`, `> x`, `>= x`,
     /// `is empty`, `is null`, `is not empty`, `is not null`. The operand
-    /// is the rest, trimmed, or a JSON string in double quotes (to keep
-    /// spaces or write `""`), which is always text: `= "1.50"` matches
+    /// is the rest, trimmed of ASCII white space, or a JSON string in
+    /// double quotes (to keep spaces or write `""`), which is always text: `= "1.50"` matches
     /// the text `1.50` and not the number `1.5`.
     ///
     /// ```
@@ -459,7 +459,9 @@ impl Predicate {
     /// # Errors
     /// `invalid-argument` naming the forms taken.
     pub fn parse(text: &str) -> Result<Predicate, Refusal> {
-        let t = text.trim();
+        // ASCII white space only, as cells are trimmed: `= <NBSP>` asks
+        // for a cell holding a no-break space, not for an empty one.
+        let t = text.trim_ascii();
         let words: Vec<String> = t.split_whitespace().map(str::to_ascii_lowercase).collect();
         let words: Vec<&str> = words.iter().map(String::as_str).collect();
         match words.as_slice() {
@@ -479,7 +481,7 @@ impl Predicate {
             (">", CompareOp::Gt),
         ]
         .iter()
-        .find_map(|(sym, op)| t.strip_prefix(sym).map(|rest| (*op, rest.trim())))
+        .find_map(|(sym, op)| t.strip_prefix(sym).map(|rest| (*op, rest.trim_ascii())))
         .ok_or_else(|| {
             Refusal::invalid_argument(format!(
                 "`{}` is not a predicate; write one of = x, != x, < x, <= x, > x, >= x, \
@@ -512,7 +514,7 @@ impl Predicate {
             exponent_negative: d.magnitude.exponent_negative,
             exponent: d.magnitude.exponent.to_vec(),
             shift: d.magnitude.shift,
-            small: small_decimal(operand.trim().as_bytes()),
+            small: small_decimal(operand.trim_ascii().as_bytes()),
         });
         Ok(Predicate::Compare {
             op,

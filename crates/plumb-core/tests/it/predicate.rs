@@ -252,3 +252,24 @@ fn a_quoted_operand_is_text_even_when_it_reads_as_a_number() {
     assert!(spaced.test(&num("1")));
     assert!(!spaced.test(&text(" 1")));
 }
+
+/// An unquoted operand is trimmed of ASCII white space alone, as a CSV
+/// cell is: a no-break space or an ideographic space is the operand's
+/// text, not padding, so `= <NBSP>` asks for a cell holding one.
+#[test]
+fn an_operand_keeps_its_unicode_spaces() {
+    let text = |t: &'static str| Subject::new(SubjectKind::Text, t.as_bytes());
+    for space in ["\u{a0}", "\u{3000}", "\u{2003}"] {
+        let p = Predicate::parse(&format!("= {space}")).unwrap();
+        assert!(p.test(&text(space)));
+        assert!(!p.test(&text("")), "{space:?} is not empty");
+        let framed = Predicate::parse(&format!("=\t x{space} \n")).unwrap();
+        let Predicate::Compare { operand, .. } = &framed else {
+            panic!("{framed:?}")
+        };
+        assert_eq!(operand, &format!("x{space}"));
+    }
+    // ASCII white space around the operand is still padding.
+    let p = Predicate::parse(" >=\t 5 \r\n").unwrap();
+    assert!(p.test(&Subject::new(SubjectKind::Number, b"5")));
+}
