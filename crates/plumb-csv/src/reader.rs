@@ -112,7 +112,7 @@ pub const CSV_OPTIONS: [OptionSpec; 8] = [
         kind: OptionKind::List,
         default: None,
         ops: &[Op::Select],
-        doc: "columns to keep, by header name or 0-based index",
+        doc: "columns to keep, by header name or 0-based index (a name of digits in double quotes: \"2019\"); a name shared by several columns, or digits that are one column's index and another's name, is refused",
     },
     OptionSpec {
         name: "stats",
@@ -126,7 +126,7 @@ pub const CSV_OPTIONS: [OptionSpec; 8] = [
         kind: OptionKind::Text,
         default: None,
         ops: &[Op::Search],
-        doc: "the column to search, by header name or 0-based index; every column when left out",
+        doc: "the column to search, by header name or 0-based index (a name of digits in double quotes: \"2019\"); a name shared by several columns, or digits that are one column's index and another's name, is refused; every column when left out",
     },
 ];
 

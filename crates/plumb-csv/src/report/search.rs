@@ -14,8 +14,8 @@ use std::ops::ControlFlow;
 use serde::Serialize;
 
 use plumb_core::{
-    echo, CompareOp, NumberKey, Predicate, Query, Refusal, SearchProgress, Source, Subject,
-    SubjectKind, ViewFlags, COLUMN_TRACK_CAP,
+    CompareOp, NumberKey, Predicate, Query, Refusal, SearchProgress, Source, Subject, SubjectKind,
+    ViewFlags, COLUMN_TRACK_CAP,
 };
 
 use crate::cell::SENTINEL_TOKENS;
@@ -23,7 +23,7 @@ use crate::machine::{CsvParser, CsvSink, Issue, Record};
 use crate::parallel::Publisher;
 use crate::scan::{RowSink, ScanSummary};
 
-use super::select::{budget_cells, unknown_column, Fit};
+use super::select::{budget_cells, Fit};
 use super::{ColumnRef, DialectReport, SelectCell};
 
 /// The most bytes of cell text one hit's row carries: a wider row has
@@ -249,27 +249,7 @@ impl SearchSink {
         let Some(wanted) = self.wanted.take() else {
             return Ok(());
         };
-        self.column = Some(match wanted {
-            ColumnRef::Index(i) if i < 0 || i as u64 >= width as u64 => {
-                return Err(Refusal::invalid_argument(format!(
-                    "column index {i} is not a column; this file has {width} columns (0 to {})",
-                    width.saturating_sub(1)
-                )))
-            }
-            ColumnRef::Index(i) => i as usize,
-            ColumnRef::Name(name) => {
-                let Some(h) = header else {
-                    return Err(Refusal::invalid_argument(format!(
-                        "column `{}` is a name, but this file has no header; name the column by 0-based index, or pass header=true",
-                        echo(&name)
-                    )));
-                };
-                match (0..h.len()).find(|&i| h.get_str(i).is_some_and(|n| n == name)) {
-                    Some(i) => i,
-                    None => return Err(unknown_column(&name, h)),
-                }
-            }
-        });
+        self.column = Some(wanted.resolve(width, header)?);
         Ok(())
     }
 

@@ -23,13 +23,109 @@ pub enum ColumnRef {
 }
 
 impl ColumnRef {
-    /// Reads `0`, `2` as indices and anything else as a name.
+    /// Reads `0`, `2` as indices, a JSON string in double quotes
+    /// (`"2019"`) as a name however it reads, and anything else as a
+    /// name.
+    ///
+    /// ```
+    /// use plumb_csv::ColumnRef;
+    /// assert_eq!(ColumnRef::parse("2"), ColumnRef::Index(2));
+    /// assert_eq!(ColumnRef::parse("\"2\""), ColumnRef::Name("2".into()));
+    /// assert_eq!(ColumnRef::parse(" city "), ColumnRef::Name("city".into()));
+    /// ```
     pub fn parse(s: &str) -> ColumnRef {
         let t = s.trim();
+        if t.starts_with('"') {
+            if let Ok(name) = serde_json::from_str::<String>(t) {
+                return ColumnRef::Name(name);
+            }
+        }
         match t.parse::<i64>() {
             Ok(i) => ColumnRef::Index(i),
             Err(_) => ColumnRef::Name(t.to_owned()),
         }
+    }
+
+    /// The 0-based column this names in a table of `width` columns with
+    /// `header` (if any). A name must name exactly one column. An index
+    /// whose digits are also a header name (a header of years, `2019`)
+    /// means that column when the index is past the last column or is
+    /// that column itself; when it would mean two different columns it
+    /// is refused, never guessed.
+    ///
+    /// # Errors
+    /// `unknown-column` for a name not in the header; `invalid-argument`
+    /// for a negative index, an index past the last column, a name when
+    /// there is no header, a name several columns share, or digits that
+    /// are one column's index and another's name.
+    pub(crate) fn resolve(
+        &self,
+        width: usize,
+        header: Option<&Record<'_>>,
+    ) -> Result<usize, Refusal> {
+        let named = |name: &str| -> Vec<usize> {
+            header.map_or_else(Vec::new, |h| {
+                (0..h.len())
+                    .filter(|&i| h.get_str(i).is_some_and(|n| n == name))
+                    .collect()
+            })
+        };
+        match self {
+            ColumnRef::Index(i) if *i < 0 => Err(Refusal::invalid_argument(format!(
+                "column index {i} is negative; columns are counted from 0"
+            ))),
+            ColumnRef::Index(i) => {
+                let at = usize::try_from(*i).unwrap_or(usize::MAX);
+                let names = named(&i.to_string());
+                match names.as_slice() {
+                    [] if at < width => Ok(at),
+                    [] => Err(Refusal::invalid_argument(format!(
+                        "column index {i} is not a column; this file has {width} columns (0 to {})",
+                        width.saturating_sub(1)
+                    ))),
+                    [j] if *j == at || at >= width => Ok(*j),
+                    _ if at >= width => Err(shared_name(&i.to_string(), &names)),
+                    _ => Err(Refusal::invalid_argument(format!(
+                        "`{i}` is column index {i} and also the name of column {}; \
+                         write the index of the one you mean, or the name in double quotes (\"{i}\") for the named one",
+                        list_indices(&names)
+                    ))),
+                }
+            }
+            ColumnRef::Name(name) => {
+                let Some(h) = header else {
+                    return Err(Refusal::invalid_argument(format!(
+                        "column `{}` is a name, but this file has no header; name columns by 0-based index, or pass header=true",
+                        echo(name)
+                    )));
+                };
+                match named(name).as_slice() {
+                    [] => Err(unknown_column(name, h)),
+                    [j] => Ok(*j),
+                    several => Err(shared_name(name, several)),
+                }
+            }
+        }
+    }
+}
+
+/// The refusal for a name several header cells share.
+fn shared_name(name: &str, at: &[usize]) -> Refusal {
+    Refusal::invalid_argument(format!(
+        "column `{}` is the name of columns {}; name the one you mean by its 0-based index",
+        echo(name),
+        list_indices(at)
+    ))
+}
+
+/// `0`, `0 and 2`, `0, 2 and 5` (the first ten, then how many more).
+fn list_indices(at: &[usize]) -> String {
+    let shown: Vec<String> = at.iter().take(10).map(usize::to_string).collect();
+    let more = at.len().saturating_sub(shown.len());
+    match (shown.split_last(), more) {
+        (Some((last, [])), 0) => last.clone(),
+        (Some((last, rest)), 0) => format!("{} and {last}", rest.join(", ")),
+        _ => format!("{} and {more} more", shown.join(", ")),
     }
 }
 
@@ -225,36 +321,7 @@ impl SelectSink {
         }
         let mut out = Vec::with_capacity(wanted.len());
         for w in wanted {
-            match w {
-                ColumnRef::Index(i) if i < 0 => {
-                    return Err(Refusal::invalid_argument(format!(
-                        "column index {i} is negative; columns are counted from 0"
-                    )))
-                }
-                ColumnRef::Index(i) => {
-                    let i = usize::try_from(i).unwrap_or(usize::MAX);
-                    if i >= width {
-                        return Err(Refusal::invalid_argument(format!(
-                            "column index {i} is past the last column; this file has {width} columns (0 to {})",
-                            width.saturating_sub(1)
-                        )));
-                    }
-                    out.push(i);
-                }
-                ColumnRef::Name(name) => {
-                    let Some(header) = header else {
-                        return Err(Refusal::invalid_argument(format!(
-                            "column `{}` is a name, but this file has no header; select columns by 0-based index, or pass header=true",
-                            echo(&name)
-                        )));
-                    };
-                    match (0..header.len()).find(|&i| header.get_str(i).is_some_and(|h| h == name))
-                    {
-                        Some(i) => out.push(i),
-                        None => return Err(unknown_column(&name, header)),
-                    }
-                }
-            }
+            out.push(w.resolve(width, header)?);
         }
         if let Some(h) = header {
             self.header = budget_cells(h, out.iter().copied(), Fit::Cut(CSV_SELECT_BUDGET_BYTES));

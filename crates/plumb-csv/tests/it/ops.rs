@@ -1036,3 +1036,72 @@ fn columns_past_the_tracked_ones_cut_the_view() {
     let r = inspect(stream(&text), CsvFormat::Csv, &CsvOptions::default()).unwrap();
     assert_eq!((r.untracked_columns, r.view.label()), (0, "exact"));
 }
+
+/// A column reference is never guessed: a name several header cells
+/// share is refused, and digits that are one column's index and another
+/// column's name are refused; digits that name a column past the last
+/// index, or the column at that index, mean it; a name in double quotes
+/// is a name however it reads. Select and search resolve alike.
+#[test]
+fn column_references_that_could_mean_two_columns_are_refused() {
+    // Columns: 0 `a`, 1 `2019`, 2 `a`, 3 `2`, 4 `4`.
+    let text = "a,2019,a,2,4\nx0,y1,x2,y3,z4\n";
+    let opts = CsvOptions {
+        header: HeaderMode::Present,
+        ..CsvOptions::default()
+    };
+    let selected = |col: &str| {
+        let w = SelectOptions {
+            columns: Some(vec![ColumnRef::parse(col)]),
+            ..SelectOptions::default()
+        };
+        select(stream(text), CsvFormat::Csv, &opts, &w).map(|r| r.columns.unwrap()[0])
+    };
+    let searched = |col: &str| {
+        let mut req = plumb_core::Request::default();
+        req.set("where", json!("is not empty")).unwrap();
+        let q = plumb_core::Query::from_request(&req).unwrap();
+        plumb_csv::search(
+            stream(text),
+            CsvFormat::Csv,
+            &opts,
+            &q,
+            Some(ColumnRef::parse(col)),
+            None,
+        )
+        .map(|r| r.column.unwrap())
+    };
+    let cases: [(&str, Result<usize, RefusalReason>); 9] = [
+        ("a", Err(RefusalReason::InvalidArgument)),
+        ("\"a\"", Err(RefusalReason::InvalidArgument)),
+        ("2019", Ok(1)),
+        ("\"2019\"", Ok(1)),
+        ("2", Err(RefusalReason::InvalidArgument)),
+        ("\"2\"", Ok(3)),
+        ("4", Ok(4)),
+        ("0", Ok(0)),
+        ("5", Err(RefusalReason::InvalidArgument)),
+    ];
+    for (col, want) in cases {
+        for got in [selected(col), searched(col)] {
+            assert_eq!(
+                got.as_ref().map(|c| *c).map_err(|e| e.reason()),
+                want,
+                "{col}"
+            );
+            if let Err(e) = got {
+                if col.contains('a') || col == "2" {
+                    assert!(e.message().contains("name"), "{col}: {}", e.message());
+                }
+            }
+        }
+    }
+    let shared = selected("a").unwrap_err();
+    assert!(
+        shared.message().contains("columns 0 and 2"),
+        "{}",
+        shared.message()
+    );
+    let both = searched("2").unwrap_err();
+    assert!(both.message().contains("column 3"), "{}", both.message());
+}
