@@ -30,6 +30,9 @@ pub const OUTLINE_MAX_NODES: usize = 2_000;
 /// collapsed into `*`.
 pub const OUTLINE_COLLAPSE_KEYS: usize = 64;
 
+// An object path's keys are told apart by the bits of one `u64`.
+const _: () = assert!(OUTLINE_COLLAPSE_KEYS <= 64);
+
 /// Samples kept per path.
 pub const OUTLINE_SAMPLES: usize = 3;
 
@@ -64,11 +67,21 @@ struct Node {
     samples: Vec<Box<str>>,
     /// Statistics of the scalars here, when the outline keeps them.
     stats: Option<Box<ValueStats>>,
+    /// Values here that came under a key its object had already given
+    /// (a duplicate key): counted among the values, but not as another
+    /// object carrying the key.
+    repeats: u64,
 }
 
 impl Node {
     fn seen(&self) -> u64 {
         self.types.iter().sum()
+    }
+
+    /// How many parent objects carry this key: its values less those
+    /// under a repeated key.
+    fn present(&self) -> u64 {
+        self.seen().saturating_sub(self.repeats)
     }
 }
 
@@ -81,6 +94,10 @@ struct Frame {
     /// Objects: where the next key is looked for first (records tend to
     /// repeat their keys in one order, so this is usually a hit).
     next_member: usize,
+    /// Objects: the member paths (by position; an object path that is
+    /// not collapsed has at most [`OUTLINE_COLLAPSE_KEYS`]) this object
+    /// gave a key of, so a duplicate key is told.
+    keys_given: u64,
 }
 
 /// A [`JsonSink`] that learns the outline of every value it is shown (a
@@ -271,6 +288,7 @@ impl Outline {
                 *a += b;
             }
             dn.key_occurrences += src_node.key_occurrences;
+            dn.repeats += src_node.repeats;
             for k in src_node.key_samples {
                 if dn.key_samples.len() < OUTLINE_KEY_SAMPLES {
                     dn.key_samples.push(k);
@@ -421,6 +439,7 @@ impl Outline {
             for (a, b) in dn.types.iter_mut().zip(src.types) {
                 *a += b;
             }
+            dn.repeats += src.repeats;
             for (mine, theirs) in [
                 (&mut dn.length, src.length),
                 (&mut dn.string_length, src.string_length),
@@ -544,7 +563,7 @@ impl Outline {
             .collect();
         e.insert("types".into(), Value::Object(types));
         if let Some(of) = parent_objects {
-            e.insert("present".into(), json!({"in": n.seen(), "of": of}));
+            e.insert("present".into(), json!({"in": n.present(), "of": of}));
         }
         if let Some((lo, hi)) = n.length {
             e.insert("length".into(), json!({"min": lo, "max": hi}));
@@ -617,6 +636,7 @@ impl JsonSink for Outline {
             len: 0,
             pending: None,
             next_member: 0,
+            keys_given: 0,
         });
         ControlFlow::Continue(())
     }
@@ -633,9 +653,21 @@ impl JsonSink for Outline {
             Some(n) => self.member(n, key, hint),
             None => (None, hint),
         };
+        let star = node.and_then(|n| self.nodes[n as usize].star);
         if let Some(top) = self.frames.last_mut() {
             top.pending = child;
             top.next_member = next;
+            // A member path (not the `*` of a collapsed object) sits at
+            // `next - 1`: a bit already set there is a repeated key.
+            if let (Some(c), Some(at)) = (child.filter(|&c| Some(c) != star), next.checked_sub(1)) {
+                if at < 64 {
+                    let bit = 1u64 << at;
+                    if top.keys_given & bit != 0 {
+                        self.nodes[c as usize].repeats += 1;
+                    }
+                    top.keys_given |= bit;
+                }
+            }
         }
         ControlFlow::Continue(())
     }
@@ -654,6 +686,7 @@ impl JsonSink for Outline {
             len: 0,
             pending: None,
             next_member: 0,
+            keys_given: 0,
         });
         ControlFlow::Continue(())
     }

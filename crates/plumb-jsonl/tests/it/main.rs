@@ -441,6 +441,44 @@ fn top_values_of_several_kinds_say_which_is_which() {
     }
 }
 
+/// A key an object gives twice counts both values among the path's
+/// values, but the object once among those carrying the key: `present`
+/// never says more objects than there are.
+#[test]
+fn a_repeated_key_is_present_once_in_its_object() {
+    let text = "{\"a\":1,\"a\":2}\n{\"a\":3}\n{\"b\":1}\n{\"o\":{\"x\":1,\"y\":0,\"x\":2,\"x\":3}}\n{\"o\":{\"y\":1}}\n";
+    for cap in [1, 4, 1 << 16] {
+        let s = TextStream::from_buf_read(BufReader::with_capacity(cap, text.as_bytes()));
+        let opts = plumb_json::OutlineOptions {
+            paths: 50,
+            stats: false,
+        };
+        let answer = serde_json::to_value(
+            plumb_jsonl::inspect_outlined(s, &ScanBounds::default(), opts).unwrap(),
+        )
+        .unwrap();
+        let path = |p: &str| {
+            answer["outline"]["paths"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|e| e["path"] == p)
+                .unwrap_or_else(|| panic!("{p}"))
+                .clone()
+        };
+        assert_eq!(
+            path("/a")["present"],
+            json!({"in": 2, "of": 5}),
+            "cap {cap}"
+        );
+        assert_eq!(path("/a")["types"]["number"], 3);
+        assert_eq!(path("/o/x")["present"], json!({"in": 1, "of": 2}));
+        assert_eq!(path("/o/x")["types"]["number"], 3);
+        assert_eq!(path("/o/y")["present"], json!({"in": 2, "of": 2}));
+        assert_eq!(path("/b")["present"], json!({"in": 1, "of": 5}));
+    }
+}
+
 /// inspect's key histogram against serde_json.
 mod key_histogram {
     use super::*;

@@ -83,6 +83,13 @@ fn a_file_of_mixed_records_is_answered_by_its_parts_exactly() {
         let one = sequential(&bytes, &opts);
         assert!(one["duplicate_keys"]["count"].as_u64().unwrap() > 0);
         assert!(one["precision"]["count"].as_u64().unwrap() > 0);
+        // Kind 4 repeats `id`: no path is carried by more objects than
+        // there are.
+        for p in one["outline"]["paths"].as_array().unwrap() {
+            if let Some(present) = p.get("present") {
+                assert!(present["in"].as_u64() <= present["of"].as_u64(), "{p}");
+            }
+        }
         for parts in 2..=4 {
             let got = parts_answer(&bytes, &opts, parts)
                 .unwrap_or_else(|| panic!("{parts} parts gave no answer"));
