@@ -47,6 +47,10 @@ pub struct ColumnReport {
     pub inferred_type: InferredType,
     /// Cells that are empty (or only spaces and tabs).
     pub empty: u64,
+    /// Rows that gave no cell in this column (a row shorter than it):
+    /// not among `empty` or the statistics' `count`. Left out when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub missing: u64,
     /// Missing-value tokens by token (`{"NA": 1}`); counted, never converted.
     pub sentinels: BTreeMap<String, u64>,
     /// Cells by class.
@@ -714,7 +718,9 @@ impl ColumnAcc {
         true
     }
 
-    pub(super) fn report(mut self, index: usize, name: Option<String>) -> ColumnReport {
+    /// The column's facts; `rows` is how many rows were read, so that
+    /// those without a cell here are told.
+    pub(super) fn report(mut self, index: usize, name: Option<String>, rows: u64) -> ColumnReport {
         self.settle();
         let date_format = self.date_format();
         let stats = self.rare.as_mut().and_then(|r| r.stats.take()).map(|s| {
@@ -728,6 +734,7 @@ impl ColumnAcc {
             .is_some_and(|r| r.comma_decimals > 0)
             .then_some(",");
         let empty = self.classes.get(CellClass::Empty);
+        let cells: u64 = CellClass::ALL.iter().map(|&c| self.classes.get(c)).sum();
         let (min, max) = match &self.range {
             Some(r) => r.bounds(),
             None => NumericRange::default().bounds(),
@@ -741,6 +748,7 @@ impl ColumnAcc {
             name,
             inferred_type: infer_column_type(&self.classes),
             empty,
+            missing: rows.saturating_sub(cells),
             sentinels: SENTINEL_TOKENS
                 .iter()
                 .zip(sentinels)
@@ -759,6 +767,10 @@ impl ColumnAcc {
             stats,
         }
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]

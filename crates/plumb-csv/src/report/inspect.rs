@@ -257,7 +257,7 @@ impl InspectSink {
             .enumerate()
             .map(|(i, acc)| {
                 let name = header.as_ref().and_then(|h| h.get(i).cloned());
-                acc.report(i, name)
+                acc.report(i, name, s.rows)
             })
             .collect();
         CsvInspect {

@@ -1105,3 +1105,33 @@ fn column_references_that_could_mean_two_columns_are_refused() {
     let both = searched("2").unwrap_err();
     assert!(both.message().contains("column 3"), "{}", both.message());
 }
+
+/// A short row gives no cell in the columns past its end: each column
+/// says how many rows left it out (`missing`), apart from its empty
+/// cells and from its statistics' count, so the three add up to the rows.
+#[test]
+fn a_column_says_how_many_rows_left_it_out() {
+    let text = "a,b,c\n1,2,3\n4\n5,,6\n7,8\n";
+    let opts = CsvOptions {
+        stats: true,
+        ..CsvOptions::default()
+    };
+    for piece in [1, 3, 64] {
+        let s = TextStream::new(std::io::BufReader::with_capacity(piece, text.as_bytes()));
+        let r = inspect(s, CsvFormat::Csv, &opts).unwrap();
+        let missing: Vec<u64> = r.columns.iter().map(|c| c.missing).collect();
+        assert_eq!(missing, [0, 1, 2], "piece {piece}");
+        assert_eq!(r.columns[1].empty, 1);
+        let rows = r.row_count.unwrap();
+        for c in &r.columns {
+            let count = c.stats.as_ref().unwrap().count;
+            assert_eq!(count + c.missing, rows, "column {}", c.index);
+        }
+        let shape = serde_json::to_value(&r).unwrap();
+        assert!(
+            shape["columns"][0].get("missing").is_none(),
+            "0 is left out"
+        );
+        assert_eq!(shape["columns"][2]["missing"], 2);
+    }
+}
