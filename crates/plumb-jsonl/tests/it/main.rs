@@ -385,6 +385,24 @@ fn stats_per_key_hold_under_chunking_and_collapse() {
     );
 }
 
+/// The outline entry of `path` in inspect's answer on `text`, read
+/// through a buffer of `cap` bytes.
+fn outline_path(text: &str, cap: usize, stats: bool, path: &str) -> Value {
+    let s = TextStream::from_buf_read(BufReader::with_capacity(cap, text.as_bytes()));
+    let opts = plumb_json::OutlineOptions { paths: 50, stats };
+    let answer = serde_json::to_value(
+        plumb_jsonl::inspect_outlined(s, &ScanBounds::default(), opts).unwrap(),
+    )
+    .unwrap();
+    answer["outline"]["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["path"] == path)
+        .unwrap_or_else(|| panic!("no {path} in {answer}"))
+        .clone()
+}
+
 /// A key whose values read alike in different kinds (the string `"100"`
 /// and the number `100`, the string `"true"` and `true`): each top value
 /// says its kind, and its count is that of its kind alone, as serde_json
@@ -413,22 +431,7 @@ fn top_values_of_several_kinds_say_which_is_which() {
         }
     }
     for cap in [1, 3, 1 << 16] {
-        let s = TextStream::from_buf_read(BufReader::with_capacity(cap, text.as_bytes()));
-        let opts = plumb_json::OutlineOptions {
-            paths: 50,
-            stats: true,
-        };
-        let answer = serde_json::to_value(
-            plumb_jsonl::inspect_outlined(s, &ScanBounds::default(), opts).unwrap(),
-        )
-        .unwrap();
-        let entry = answer["outline"]["paths"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|e| e["path"] == "/v")
-            .unwrap()
-            .clone();
+        let entry = outline_path(&text, cap, true, "/v");
         let top = entry["stats"]["top"].as_array().unwrap();
         assert_eq!(top.len(), expected.len(), "{top:?}");
         for (shown, kind, count) in &expected {
@@ -448,24 +451,7 @@ fn top_values_of_several_kinds_say_which_is_which() {
 fn a_repeated_key_is_present_once_in_its_object() {
     let text = "{\"a\":1,\"a\":2}\n{\"a\":3}\n{\"b\":1}\n{\"o\":{\"x\":1,\"y\":0,\"x\":2,\"x\":3}}\n{\"o\":{\"y\":1}}\n";
     for cap in [1, 4, 1 << 16] {
-        let s = TextStream::from_buf_read(BufReader::with_capacity(cap, text.as_bytes()));
-        let opts = plumb_json::OutlineOptions {
-            paths: 50,
-            stats: false,
-        };
-        let answer = serde_json::to_value(
-            plumb_jsonl::inspect_outlined(s, &ScanBounds::default(), opts).unwrap(),
-        )
-        .unwrap();
-        let path = |p: &str| {
-            answer["outline"]["paths"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|e| e["path"] == p)
-                .unwrap_or_else(|| panic!("{p}"))
-                .clone()
-        };
+        let path = |p: &str| outline_path(text, cap, false, p);
         assert_eq!(
             path("/a")["present"],
             json!({"in": 2, "of": 5}),
