@@ -627,10 +627,17 @@ fn samples(item: &Value) -> String {
         .unwrap_or_default()
 }
 
-/// Notes on a column in short words: its precision losses and, when its
-/// values are of mixed classes, the classes other than its type.
+/// Notes on a column in short words: the rows too short to reach it,
+/// its precision losses and, when its values are of mixed classes, the
+/// classes other than its type.
 fn column_notes(item: &Value) -> String {
     let mut notes = Vec::new();
+    if let Some(n) = item["missing"].as_u64().filter(|&n| n > 0) {
+        notes.push(format!(
+            "no cell in {n} short row{}",
+            if n == 1 { "" } else { "s" }
+        ));
+    }
     for p in item["precision"].as_array().into_iter().flatten() {
         notes.push(format!("{} ×{}", word(&p["kind"]), word(&p["count"])));
     }

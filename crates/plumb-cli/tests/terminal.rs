@@ -540,3 +540,23 @@ fn a_top_string_beside_numbers_is_quoted() {
     assert!(row("/w").contains(" a ×2"), "{}", row("/w"));
     assert!(!row("/w").contains('"'), "{}", row("/w"));
 }
+
+/// A column that short rows do not reach says in how many rows it has no
+/// cell; a column every row reaches says nothing of it.
+#[test]
+fn a_column_short_rows_leave_out_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("short.csv");
+    std::fs::write(&path, "a,b,c\n1,2,3\n4\n5,6\n7,8,9\n").unwrap();
+    let out = plumb(&["inspect", path.to_str().unwrap(), "--width", "120"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let row = |name: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(name))
+            .unwrap_or_else(|| panic!("no {name} row in {text}"))
+            .to_owned()
+    };
+    assert!(!row("a").contains("short row"), "{}", row("a"));
+    assert!(row("b").contains("no cell in 1 short row"), "{}", row("b"));
+    assert!(row("c").contains("no cell in 2 short rows"), "{}", row("c"));
+}
