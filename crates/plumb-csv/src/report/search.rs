@@ -244,12 +244,17 @@ impl SearchSink {
         }
     }
 
-    fn resolve(&mut self, width: usize, header: Option<&Record<'_>>) -> Result<(), Refusal> {
+    fn resolve(
+        &mut self,
+        width: usize,
+        header: Option<&Record<'_>>,
+        first: Option<&Record<'_>>,
+    ) -> Result<(), Refusal> {
         self.resolved = true;
         let Some(wanted) = self.wanted.take() else {
             return Ok(());
         };
-        self.column = Some(wanted.resolve(width, header)?);
+        self.column = Some(wanted.resolve(width, header, first)?);
         Ok(())
     }
 
@@ -258,8 +263,9 @@ impl SearchSink {
         &mut self,
         width: usize,
         header: Option<&Record<'_>>,
+        first: Option<&Record<'_>>,
     ) -> Result<(), Refusal> {
-        let resolved = self.resolve(width, header);
+        let resolved = self.resolve(width, header, first);
         if let Some(p) = self.publisher.take() {
             p.tell(resolved.is_ok().then_some(self.column));
         }
@@ -412,7 +418,7 @@ impl RowSink for SearchSink {
 
     fn header(&mut self, header: Option<&Record<'_>>) -> Result<(), Refusal> {
         if let Some(h) = header {
-            self.resolve_and_tell(h.len(), Some(h))?;
+            self.resolve_and_tell(h.len(), Some(h), None)?;
             self.header = budget_cells(
                 h,
                 0..h.len().min(COLUMN_TRACK_CAP),
@@ -548,7 +554,7 @@ impl SearchSink {
     fn judge(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()> {
         if !self.resolved {
             // No header: the first data row gives the width.
-            if let Err(refusal) = self.resolve_and_tell(row.len(), None) {
+            if let Err(refusal) = self.resolve_and_tell(row.len(), None, Some(row)) {
                 self.error = Some(refusal);
                 return ControlFlow::Break(());
             }

@@ -58,10 +58,16 @@ impl ColumnRef {
     /// for a negative index, an index past the last column, a name when
     /// there is no header, a name several columns share, or digits that
     /// are one column's index and another's name.
+    ///
+    /// `first` is the first data row when there is no header: an index
+    /// past the last column whose digits are one of its cells (a header
+    /// of years that detection read as data) is refused with the advice
+    /// to pass the header option.
     pub(crate) fn resolve(
         &self,
         width: usize,
         header: Option<&Record<'_>>,
+        first: Option<&Record<'_>>,
     ) -> Result<usize, Refusal> {
         let named = |name: &str| -> Vec<usize> {
             header.map_or_else(Vec::new, |h| {
@@ -79,10 +85,23 @@ impl ColumnRef {
                 let names = named(&i.to_string());
                 match names.as_slice() {
                     [] if at < width => Ok(at),
-                    [] => Err(Refusal::invalid_argument(format!(
-                        "column index {i} is not a column; this file has {width} columns (0 to {})",
-                        width.saturating_sub(1)
-                    ))),
+                    [] => {
+                        let digits = i.to_string();
+                        let in_first = first.is_some_and(|row| {
+                            row.iter().any(|c| c.trim_ascii() == digits.as_bytes())
+                        });
+                        let advice = if in_first {
+                            format!(
+                                "; the first row holds `{digits}`: if that row is the header, pass header=true"
+                            )
+                        } else {
+                            String::new()
+                        };
+                        Err(Refusal::invalid_argument(format!(
+                            "column index {i} is not a column; this file has {width} columns (0 to {}){advice}",
+                            width.saturating_sub(1)
+                        )))
+                    }
                     [j] if *j == at || at >= width => Ok(*j),
                     _ if at >= width => Err(shared_name(&i.to_string(), &names)),
                     _ => Err(Refusal::invalid_argument(format!(
@@ -309,7 +328,12 @@ impl SelectSink {
     /// Resolves the wanted columns against the header record (or, with no
     /// header, against the first row's width), and keeps only the header
     /// names the answer shows.
-    fn resolve(&mut self, width: usize, header: Option<&Record<'_>>) -> Result<(), Refusal> {
+    fn resolve(
+        &mut self,
+        width: usize,
+        header: Option<&Record<'_>>,
+        first: Option<&Record<'_>>,
+    ) -> Result<(), Refusal> {
         let Some(wanted) = self.wanted.take() else {
             return Ok(());
         };
@@ -321,7 +345,7 @@ impl SelectSink {
         }
         let mut out = Vec::with_capacity(wanted.len());
         for w in wanted {
-            out.push(w.resolve(width, header)?);
+            out.push(w.resolve(width, header, first)?);
         }
         if let Some(h) = header {
             self.header = budget_cells(h, out.iter().copied(), Fit::Cut(CSV_SELECT_BUDGET_BYTES));
@@ -459,7 +483,7 @@ impl RowSink for SelectSink {
             self.keep_issues_of(h.number);
             // The projected names when columns were asked for (set by
             // `resolve`), else the first names.
-            self.resolve(h.len(), Some(h))?;
+            self.resolve(h.len(), Some(h), None)?;
             if self.header.is_none() {
                 self.header = budget_cells(
                     h,
@@ -478,7 +502,7 @@ impl RowSink for SelectSink {
     fn row(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()> {
         if self.wanted.is_some() {
             // No header: the first data row gives the width.
-            if let Err(refusal) = self.resolve(row.len(), None) {
+            if let Err(refusal) = self.resolve(row.len(), None, Some(row)) {
                 self.error = Some(refusal);
                 return ControlFlow::Break(());
             }

@@ -1135,3 +1135,51 @@ fn a_column_says_how_many_rows_left_it_out() {
         assert_eq!(shape["columns"][2]["missing"], 2);
     }
 }
+
+/// A header of years reads as data under header detection; an index
+/// past the last column whose digits the first row holds is refused
+/// with the advice to pass the header option, and then means that
+/// column. Other indices past the end get no such advice.
+#[test]
+fn digits_the_first_row_holds_suggest_the_header() {
+    let text = "country,2019,2020\nfr,1,2\nde,3,4\n";
+    let run = |col: &str, header: HeaderMode| {
+        let opts = CsvOptions {
+            header,
+            ..CsvOptions::default()
+        };
+        let w = SelectOptions {
+            columns: Some(vec![ColumnRef::parse(col)]),
+            ..SelectOptions::default()
+        };
+        let selected =
+            select(stream(text), CsvFormat::Csv, &opts, &w).map(|r| r.columns.unwrap()[0]);
+        let mut req = plumb_core::Request::default();
+        req.set("where", json!("is not empty")).unwrap();
+        let q = plumb_core::Query::from_request(&req).unwrap();
+        let searched = plumb_csv::search(
+            stream(text),
+            CsvFormat::Csv,
+            &opts,
+            &q,
+            Some(ColumnRef::parse(col)),
+            None,
+        )
+        .map(|r| r.column.unwrap());
+        [selected, searched]
+    };
+    for got in run("2019", HeaderMode::Auto) {
+        let message = got.unwrap_err().message().to_owned();
+        assert!(
+            message.contains("first row holds `2019`") && message.contains("header=true"),
+            "{message}"
+        );
+    }
+    for got in run("7", HeaderMode::Auto) {
+        let message = got.unwrap_err().message().to_owned();
+        assert!(!message.contains("header=true"), "{message}");
+    }
+    for got in run("2019", HeaderMode::Present) {
+        assert_eq!(got.unwrap(), 1);
+    }
+}
