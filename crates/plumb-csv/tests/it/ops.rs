@@ -1037,6 +1037,33 @@ fn columns_past_the_tracked_ones_cut_the_view() {
     assert_eq!((r.untracked_columns, r.view.label()), (0, "exact"));
 }
 
+/// The column `col` resolves to in `text` read with `header`, by select
+/// and by search (in that order).
+fn resolved(text: &str, header: HeaderMode, col: &str) -> [Result<usize, plumb_core::Refusal>; 2] {
+    let opts = CsvOptions {
+        header,
+        ..CsvOptions::default()
+    };
+    let w = SelectOptions {
+        columns: Some(vec![ColumnRef::parse(col)]),
+        ..SelectOptions::default()
+    };
+    let selected = select(stream(text), CsvFormat::Csv, &opts, &w).map(|r| r.columns.unwrap()[0]);
+    let mut req = plumb_core::Request::default();
+    req.set("where", json!("is not empty")).unwrap();
+    let q = plumb_core::Query::from_request(&req).unwrap();
+    let searched = plumb_csv::search(
+        stream(text),
+        CsvFormat::Csv,
+        &opts,
+        &q,
+        Some(ColumnRef::parse(col)),
+        None,
+    )
+    .map(|r| r.column.unwrap());
+    [selected, searched]
+}
+
 /// A column reference is never guessed: a name several header cells
 /// share is refused, and digits that are one column's index and another
 /// column's name are refused; digits that name a column past the last
@@ -1046,31 +1073,8 @@ fn columns_past_the_tracked_ones_cut_the_view() {
 fn column_references_that_could_mean_two_columns_are_refused() {
     // Columns: 0 `a`, 1 `2019`, 2 `a`, 3 `2`, 4 `4`.
     let text = "a,2019,a,2,4\nx0,y1,x2,y3,z4\n";
-    let opts = CsvOptions {
-        header: HeaderMode::Present,
-        ..CsvOptions::default()
-    };
-    let selected = |col: &str| {
-        let w = SelectOptions {
-            columns: Some(vec![ColumnRef::parse(col)]),
-            ..SelectOptions::default()
-        };
-        select(stream(text), CsvFormat::Csv, &opts, &w).map(|r| r.columns.unwrap()[0])
-    };
-    let searched = |col: &str| {
-        let mut req = plumb_core::Request::default();
-        req.set("where", json!("is not empty")).unwrap();
-        let q = plumb_core::Query::from_request(&req).unwrap();
-        plumb_csv::search(
-            stream(text),
-            CsvFormat::Csv,
-            &opts,
-            &q,
-            Some(ColumnRef::parse(col)),
-            None,
-        )
-        .map(|r| r.column.unwrap())
-    };
+    let selected = |col: &str| resolved(text, HeaderMode::Present, col)[0].clone();
+    let searched = |col: &str| resolved(text, HeaderMode::Present, col)[1].clone();
     let cases: [(&str, Result<usize, RefusalReason>); 9] = [
         ("a", Err(RefusalReason::InvalidArgument)),
         ("\"a\"", Err(RefusalReason::InvalidArgument)),
@@ -1083,7 +1087,7 @@ fn column_references_that_could_mean_two_columns_are_refused() {
         ("5", Err(RefusalReason::InvalidArgument)),
     ];
     for (col, want) in cases {
-        for got in [selected(col), searched(col)] {
+        for got in resolved(text, HeaderMode::Present, col) {
             assert_eq!(
                 got.as_ref().map(|c| *c).map_err(|e| e.reason()),
                 want,
@@ -1143,31 +1147,7 @@ fn a_column_says_how_many_rows_left_it_out() {
 #[test]
 fn digits_the_first_row_holds_suggest_the_header() {
     let text = "country,2019,2020\nfr,1,2\nde,3,4\n";
-    let run = |col: &str, header: HeaderMode| {
-        let opts = CsvOptions {
-            header,
-            ..CsvOptions::default()
-        };
-        let w = SelectOptions {
-            columns: Some(vec![ColumnRef::parse(col)]),
-            ..SelectOptions::default()
-        };
-        let selected =
-            select(stream(text), CsvFormat::Csv, &opts, &w).map(|r| r.columns.unwrap()[0]);
-        let mut req = plumb_core::Request::default();
-        req.set("where", json!("is not empty")).unwrap();
-        let q = plumb_core::Query::from_request(&req).unwrap();
-        let searched = plumb_csv::search(
-            stream(text),
-            CsvFormat::Csv,
-            &opts,
-            &q,
-            Some(ColumnRef::parse(col)),
-            None,
-        )
-        .map(|r| r.column.unwrap());
-        [selected, searched]
-    };
+    let run = |col: &str, header: HeaderMode| resolved(text, header, col);
     for got in run("2019", HeaderMode::Auto) {
         let message = got.unwrap_err().message().to_owned();
         assert!(
