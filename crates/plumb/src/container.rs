@@ -1,4 +1,5 @@
-//! Compressed files, decompressed as they stream: gzip (every member),
+//! Compressed files, decompressed as they stream: gzip (every member;
+//! zero padding after the last ignored, as gzip ignores it),
 //! zstd, xz and bzip2, recognized by their first bytes whatever the
 //! file is called.
 //!
@@ -169,12 +170,77 @@ impl<D: Read> Read for Named<D> {
     }
 }
 
+/// Every member of a gzip file in turn, as `gzip -d` reads one: members
+/// may follow one another (`cat a.gz b.gz`), and zero bytes after the
+/// last (padding to a block size) end the stream, as gzip ignores them.
+/// Any other byte after a member is refused as trailing garbage: it is
+/// not data, and skipping it would hide what the file holds. (flate2's
+/// `MultiGzDecoder` reads whatever follows as a member header, and calls
+/// zero padding corrupt and a short tail truncated.) flate2's
+/// `bufread::GzDecoder` stops at its member's last byte, so the next
+/// member starts where it stopped.
+struct GzMembers<R: BufRead> {
+    member: Option<flate2::bufread::GzDecoder<R>>,
+}
+
+impl<R: BufRead> Read for GzMembers<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let Some(member) = self.member.as_mut() else {
+                return Ok(0);
+            };
+            let n = member.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            // The member ended: what follows it decides.
+            let Some(done) = self.member.take() else {
+                return Ok(0);
+            };
+            let mut raw = done.into_inner();
+            if another_member(&mut raw)? {
+                self.member = Some(flate2::bufread::GzDecoder::new(raw));
+            }
+        }
+    }
+}
+
+/// Whether a gzip member begins where the last one ended (its first
+/// magic byte; the decoder checks the rest of its header); false at the
+/// end of the input, after zero bytes that run to it; an error for
+/// anything else, consumed up to its first byte so the error names it.
+fn another_member<R: BufRead>(raw: &mut R) -> io::Result<bool> {
+    let next = raw.fill_buf()?;
+    match next.first() {
+        None => return Ok(false),
+        Some(0x1f) => return Ok(true),
+        Some(_) => {}
+    }
+    loop {
+        let zeros = raw.fill_buf()?;
+        if zeros.is_empty() {
+            return Ok(false);
+        }
+        let n = zeros.iter().take_while(|&&b| b == 0).count();
+        let more = n < zeros.len();
+        raw.consume(n);
+        if more {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "trailing garbage: bytes after the last member that are neither gzip nor zero padding",
+            ));
+        }
+    }
+}
+
 fn decoder<'r>(
     container: Container,
     raw: Counted<Box<dyn BufRead + Send + 'r>>,
 ) -> io::Result<Box<dyn Read + Send + 'r>> {
     Ok(match container {
-        Container::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(raw)),
+        Container::Gzip => Box::new(GzMembers {
+            member: Some(flate2::bufread::GzDecoder::new(raw)),
+        }),
         Container::Zstd => {
             let mut d = zstd::stream::read::Decoder::with_buffer(raw)?;
             d.window_log_max(ZSTD_WINDOW_LOG_MAX)?;

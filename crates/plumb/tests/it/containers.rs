@@ -141,6 +141,43 @@ fn multi_member_gzip_reads_every_member() {
     assert_eq!(a.to_json()["rows_scanned"], 4);
 }
 
+/// What follows a gzip file's last member, read as `gzip -d` reads it:
+/// zero padding is ignored (the rows are all there); any other byte is
+/// trailing garbage, refused as such with its offset, whether it is too
+/// short to be a member header or long enough to be taken for one.
+#[test]
+fn gzip_padding_is_ignored_and_trailing_garbage_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut both = gzip(b"id,v\n1,a\n2,b\n");
+    both.extend(gzip(b"3,c\n4,d\n"));
+    let end = both.len();
+    let plumb = Plumb::new();
+    let run = |tail: &[u8]| {
+        let mut bytes = both.clone();
+        bytes.extend_from_slice(tail);
+        let path = write(dir.path(), "t.csv.gz", &bytes);
+        plumb.run(Op::Validate, &path, None, &Request::default())
+    };
+    for padding in [1, 7, 512, 70_000] {
+        let a = run(&vec![0u8; padding]).unwrap();
+        assert_eq!(a.to_json()["rows_scanned"], 4, "{padding} zeros");
+    }
+    for (tail, at) in [
+        (&b"garbage\n"[..], end),
+        (b"garbage garbage garbage\n", end),
+        (b"\0\0\0\0x", end + 4),
+    ] {
+        let e = run(tail).unwrap_err();
+        assert_eq!(e.reason(), RefusalReason::ReadError, "{e:?}");
+        assert!(e.message().contains("trailing garbage"), "{}", e.message());
+        assert!(
+            e.message().contains(&format!("compressed byte {at}")),
+            "{}",
+            e.message()
+        );
+    }
+}
+
 #[test]
 fn truncated_and_corrupt_streams_are_refused_naming_the_container() {
     let dir = tempfile::tempdir().unwrap();
