@@ -723,10 +723,10 @@ impl ColumnAcc {
     pub(super) fn report(mut self, index: usize, name: Option<String>, rows: u64) -> ColumnReport {
         self.settle();
         let date_format = self.date_format();
+        let cells: u64 = CellClass::ALL.iter().map(|&c| self.classes.get(c)).sum();
         let stats = self.rare.as_mut().and_then(|r| r.stats.take()).map(|s| {
-            let total: u64 = CellClass::ALL.iter().map(|&c| self.classes.get(c)).sum();
             let nulls = self.classes.get(CellClass::Empty) + self.classes.get(CellClass::Sentinel);
-            Box::new(s.report(total, nulls, date_format.as_deref()))
+            Box::new(s.report(cells, nulls, date_format.as_deref()))
         });
         let decimal_separator = self
             .rare
@@ -734,7 +734,6 @@ impl ColumnAcc {
             .is_some_and(|r| r.comma_decimals > 0)
             .then_some(",");
         let empty = self.classes.get(CellClass::Empty);
-        let cells: u64 = CellClass::ALL.iter().map(|&c| self.classes.get(c)).sum();
         let (min, max) = match &self.range {
             Some(r) => r.bounds(),
             None => NumericRange::default().bounds(),

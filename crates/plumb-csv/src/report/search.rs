@@ -23,7 +23,7 @@ use crate::machine::{CsvParser, CsvSink, Issue, Record};
 use crate::parallel::Publisher;
 use crate::scan::{RowSink, ScanSummary};
 
-use super::select::{budget_cells, Fit};
+use super::select::{budget_cells, Fit, Head};
 use super::{ColumnRef, DialectReport, SelectCell};
 
 /// The most bytes of cell text one hit's row carries: a wider row has
@@ -244,28 +244,18 @@ impl SearchSink {
         }
     }
 
-    fn resolve(
-        &mut self,
-        width: usize,
-        header: Option<&Record<'_>>,
-        first: Option<&Record<'_>>,
-    ) -> Result<(), Refusal> {
+    fn resolve(&mut self, head: Head<'_, '_>) -> Result<(), Refusal> {
         self.resolved = true;
         let Some(wanted) = self.wanted.take() else {
             return Ok(());
         };
-        self.column = Some(wanted.resolve(width, header, first)?);
+        self.column = Some(wanted.resolve(head)?);
         Ok(())
     }
 
     /// [`SearchSink::resolve`], telling a waiting later part the column.
-    fn resolve_and_tell(
-        &mut self,
-        width: usize,
-        header: Option<&Record<'_>>,
-        first: Option<&Record<'_>>,
-    ) -> Result<(), Refusal> {
-        let resolved = self.resolve(width, header, first);
+    fn resolve_and_tell(&mut self, head: Head<'_, '_>) -> Result<(), Refusal> {
+        let resolved = self.resolve(head);
         if let Some(p) = self.publisher.take() {
             p.tell(resolved.is_ok().then_some(self.column));
         }
@@ -418,7 +408,7 @@ impl RowSink for SearchSink {
 
     fn header(&mut self, header: Option<&Record<'_>>) -> Result<(), Refusal> {
         if let Some(h) = header {
-            self.resolve_and_tell(h.len(), Some(h), None)?;
+            self.resolve_and_tell(Head::Header(h))?;
             self.header = budget_cells(
                 h,
                 0..h.len().min(COLUMN_TRACK_CAP),
@@ -554,7 +544,7 @@ impl SearchSink {
     fn judge(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()> {
         if !self.resolved {
             // No header: the first data row gives the width.
-            if let Err(refusal) = self.resolve_and_tell(row.len(), None, Some(row)) {
+            if let Err(refusal) = self.resolve_and_tell(Head::FirstRow(row)) {
                 self.error = Some(refusal);
                 return ControlFlow::Break(());
             }

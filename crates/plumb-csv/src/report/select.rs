@@ -22,6 +22,32 @@ pub enum ColumnRef {
     Index(i64),
 }
 
+/// What a column reference is resolved against: the header, or, in a
+/// file without one, the first data row (its width is the table's).
+#[derive(Clone, Copy)]
+pub(crate) enum Head<'r, 'a> {
+    /// The header record: names resolve against it.
+    Header(&'r Record<'a>),
+    /// The first data row of a file without a header: indices only.
+    FirstRow(&'r Record<'a>),
+}
+
+impl<'r, 'a> Head<'r, 'a> {
+    /// The table's width: the header's or the first row's field count.
+    pub(crate) fn width(self) -> usize {
+        match self {
+            Head::Header(r) | Head::FirstRow(r) => r.len(),
+        }
+    }
+
+    fn header(self) -> Option<&'r Record<'a>> {
+        match self {
+            Head::Header(r) => Some(r),
+            Head::FirstRow(_) => None,
+        }
+    }
+}
+
 impl ColumnRef {
     /// Reads `0`, `2` as indices, a JSON string in double quotes
     /// (`"2019"`) as a name however it reads, and anything else as a
@@ -46,8 +72,8 @@ impl ColumnRef {
         }
     }
 
-    /// The 0-based column this names in a table of `width` columns with
-    /// `header` (if any). A name must name exactly one column. An index
+    /// The 0-based column this names in the table `head` begins. A name
+    /// must name exactly one column. An index
     /// whose digits are also a header name (a header of years, `2019`)
     /// means that column when the index is past the last column or is
     /// that column itself; when it would mean two different columns it
@@ -59,16 +85,12 @@ impl ColumnRef {
     /// there is no header, a name several columns share, or digits that
     /// are one column's index and another's name.
     ///
-    /// `first` is the first data row when there is no header: an index
-    /// past the last column whose digits are one of its cells (a header
-    /// of years that detection read as data) is refused with the advice
-    /// to pass the header option.
-    pub(crate) fn resolve(
-        &self,
-        width: usize,
-        header: Option<&Record<'_>>,
-        first: Option<&Record<'_>>,
-    ) -> Result<usize, Refusal> {
+    /// Without a header, an index past the last column whose digits are
+    /// a cell of the first row (a header of years that detection read as
+    /// data) is refused with the advice to pass the header option.
+    pub(crate) fn resolve(&self, head: Head<'_, '_>) -> Result<usize, Refusal> {
+        let width = head.width();
+        let header = head.header();
         let named = |name: &str| -> Vec<usize> {
             header.map_or_else(Vec::new, |h| {
                 (0..h.len())
@@ -82,14 +104,17 @@ impl ColumnRef {
             ))),
             ColumnRef::Index(i) => {
                 let at = usize::try_from(*i).unwrap_or(usize::MAX);
-                let names = named(&i.to_string());
+                let digits = i.to_string();
+                let names = named(&digits);
                 match names.as_slice() {
                     [] if at < width => Ok(at),
                     [] => {
-                        let digits = i.to_string();
-                        let in_first = first.is_some_and(|row| {
-                            row.iter().any(|c| c.trim_ascii() == digits.as_bytes())
-                        });
+                        let in_first = match head {
+                            Head::FirstRow(row) => {
+                                row.iter().any(|c| c.trim_ascii() == digits.as_bytes())
+                            }
+                            Head::Header(_) => false,
+                        };
                         let advice = if in_first {
                             format!(
                                 "; the first row holds `{digits}`: if that row is the header, pass header=true"
@@ -103,7 +128,7 @@ impl ColumnRef {
                         )))
                     }
                     [j] if *j == at || at >= width => Ok(*j),
-                    _ if at >= width => Err(shared_name(&i.to_string(), &names)),
+                    _ if at >= width => Err(shared_name(&digits, &names)),
                     _ => Err(Refusal::invalid_argument(format!(
                         "`{i}` is column index {i} and also the name of column {}; \
                          write the index of the one you mean, or the name in double quotes (\"{i}\") for the named one",
@@ -328,12 +353,7 @@ impl SelectSink {
     /// Resolves the wanted columns against the header record (or, with no
     /// header, against the first row's width), and keeps only the header
     /// names the answer shows.
-    fn resolve(
-        &mut self,
-        width: usize,
-        header: Option<&Record<'_>>,
-        first: Option<&Record<'_>>,
-    ) -> Result<(), Refusal> {
+    fn resolve(&mut self, head: Head<'_, '_>) -> Result<(), Refusal> {
         let Some(wanted) = self.wanted.take() else {
             return Ok(());
         };
@@ -345,9 +365,9 @@ impl SelectSink {
         }
         let mut out = Vec::with_capacity(wanted.len());
         for w in wanted {
-            out.push(w.resolve(width, header, first)?);
+            out.push(w.resolve(head)?);
         }
-        if let Some(h) = header {
+        if let Head::Header(h) = head {
             self.header = budget_cells(h, out.iter().copied(), Fit::Cut(CSV_SELECT_BUDGET_BYTES));
         }
         self.projection = Some(out);
@@ -483,7 +503,7 @@ impl RowSink for SelectSink {
             self.keep_issues_of(h.number);
             // The projected names when columns were asked for (set by
             // `resolve`), else the first names.
-            self.resolve(h.len(), Some(h), None)?;
+            self.resolve(Head::Header(h))?;
             if self.header.is_none() {
                 self.header = budget_cells(
                     h,
@@ -502,7 +522,7 @@ impl RowSink for SelectSink {
     fn row(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()> {
         if self.wanted.is_some() {
             // No header: the first data row gives the width.
-            if let Err(refusal) = self.resolve(row.len(), None, Some(row)) {
+            if let Err(refusal) = self.resolve(Head::FirstRow(row)) {
                 self.error = Some(refusal);
                 return ControlFlow::Break(());
             }
