@@ -408,7 +408,68 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
     ));
     out.extend(bombs(dir)?);
     out.extend(layered(dir, size)?);
+    out.push(parquet_one_group(dir, size)?);
     Ok(out)
+}
+
+/// A Parquet file of `size` bytes in one row group (an id and a text
+/// column, uncompressed and plain, so the group is as large as the
+/// file): read page by page, never held whole.
+fn parquet_one_group(dir: &Path, size: u64) -> std::io::Result<Case> {
+    use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+    use std::sync::Arc;
+    let err = |e: parquet::errors::ParquetError| std::io::Error::other(e.to_string());
+    let p = dir.join("one_group.parquet");
+    let schema = parse_message_type("message m { required int64 id; required binary s (STRING); }")
+        .map_err(err)?;
+    let props = WriterProperties::builder()
+        .set_compression(parquet::basic::Compression::UNCOMPRESSED)
+        .set_dictionary_enabled(false)
+        .set_max_row_group_row_count(None)
+        .build();
+    // About 8 + 4 + 24 bytes a row.
+    let rows = (size / 36).max(1) as i64;
+    let file = std::fs::File::create(&p)?;
+    let mut w = SerializedFileWriter::new(BufWriter::new(file), Arc::new(schema), Arc::new(props))
+        .map_err(err)?;
+    let mut group = w.next_row_group().map_err(err)?;
+    const BATCH: i64 = 1 << 16;
+    if let Some(mut col) = group.next_column().map_err(err)? {
+        let mut at = 0;
+        while at < rows {
+            let ids: Vec<i64> = (at..(at + BATCH).min(rows)).collect();
+            col.typed::<Int64Type>()
+                .write_batch(&ids, None, None)
+                .map_err(err)?;
+            at += BATCH;
+        }
+        col.close().map_err(err)?;
+    }
+    if let Some(mut col) = group.next_column().map_err(err)? {
+        let mut at = 0;
+        while at < rows {
+            let texts: Vec<ByteArray> = (at..(at + BATCH).min(rows))
+                .map(|i| ByteArray::from(format!("row {i:>12} of text").as_str()))
+                .collect();
+            col.typed::<ByteArrayType>()
+                .write_batch(&texts, None, None)
+                .map_err(err)?;
+            at += BATCH;
+        }
+        col.close().map_err(err)?;
+    }
+    group.close().map_err(err)?;
+    w.close().map_err(err)?;
+    let ops = vec![
+        cli("inspect", &p, &[]),
+        cli("select", &p, &["--offset", "-5"]),
+        cli("select", &p, &["--offset", "1000", "--limit", "5"]),
+        cli("validate", &p, &[]),
+    ];
+    Ok(("parquet, one row group as large as the file", p, ops))
 }
 
 /// Text behind the other layers: a UTF-16 CSV (transcoded as it

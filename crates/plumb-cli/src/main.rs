@@ -257,7 +257,7 @@ fn parse_catalog(s: &str) -> Result<(String, PathBuf), String> {
 impl Agent {
     fn toolbox(&self) -> Result<plumb_tool::Toolbox, Refusal> {
         let ws = plumb_tool::Workspace::new(&self.root, &self.reserve, &self.catalog)?;
-        Ok(plumb_tool::Toolbox::new(ws))
+        Ok(plumb_tool::Toolbox::new(ws).with_plumb(plumb()))
     }
 }
 
@@ -313,7 +313,7 @@ fn mcp_cmd(agent: &Agent) -> ExitCode {
 struct Common {
     /// The file.
     path: PathBuf,
-    /// The format (csv, tsv, json, jsonl); detected when left out.
+    /// The format (csv, tsv, json, jsonl, parquet); detected when left out.
     #[arg(long, value_name = "F")]
     format: Option<String>,
     /// Print one JSON object.
@@ -723,7 +723,7 @@ fn detect(
     json: bool,
     screen: &Screen,
 ) -> ExitCode {
-    let plumb = Plumb::new();
+    let plumb = plumb();
     let (choice, path) = match layers.choice(path) {
         Ok(c) => c,
         Err(r) => return refuse(&r, json),
@@ -870,8 +870,19 @@ fn usage_error(e: clap::Error) -> ExitCode {
     refuse(&refusal, true)
 }
 
+/// The dispatcher with every reader this build carries: the built-in
+/// text formats, and the binary ones behind their cargo features (each
+/// its own crate on the public reader seam).
+fn plumb() -> Plumb {
+    #[allow(unused_mut)]
+    let mut plumb = Plumb::new();
+    #[cfg(feature = "parquet")]
+    plumb.registry_mut().register(plumb_parquet::ParquetReader);
+    plumb
+}
+
 fn main() -> ExitCode {
-    let plumb = Plumb::new();
+    let plumb = plumb();
     let matches = match command(plumb.registry()).try_get_matches() {
         Ok(m) => m,
         Err(e) => return usage_error(e),

@@ -671,7 +671,9 @@ fn distinct(item: &Value) -> String {
 /// `size` is the file's size in bytes, when known (a stream's is not).
 pub fn inspect(a: &Value, look: &Look, size: Option<u64>) -> String {
     let size = size.map(bytes);
-    if a["columns"].is_array() {
+    if a["columns"][0]["physical"].is_string() {
+        inspect_columnar(a, look, size)
+    } else if a["columns"].is_array() {
         inspect_table(a, look, size)
     } else if a["outline"]["paths"].is_array() {
         inspect_tree(a, look, size)
@@ -802,6 +804,72 @@ fn inspect_table(a: &Value, look: &Look, size: Option<String>) -> String {
     if let Some(sample) = a["sample"].as_array().filter(|s| !s.is_empty()) {
         out.push_str(&format!("\n{}\n", look.heading("sample")));
         out.push_str(&rows_grid(sample, &a["header"], None).layout(look, false));
+    }
+    out
+}
+
+/// A columnar file's inspect (Parquet): its rows and row groups, then
+/// one line per leaf column with the figures its writer stored.
+fn inspect_columnar(a: &Value, look: &Look, size: Option<String>) -> String {
+    let columns = a["columns"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let mut parts: Vec<String> = size.into_iter().collect();
+    parts.extend(count(&a["rows"], "row", "rows"));
+    parts.extend(count(&a["row_groups"]["count"], "row group", "row groups"));
+    let ncols = columns.len() as u64 + a["columns_omitted"].as_u64().unwrap_or(0);
+    parts.extend(count(&Value::from(ncols), "column", "columns"));
+    let mut out = summary(look, a, parts);
+    if let Some(w) = a["created_by"].as_str() {
+        out.push_str(&look.line(&format!("written by {}", clean(w))));
+        out.push('\n');
+    }
+    let mut grid = Grid::new(&["#", "column", "type", "nulls", "range", "notes"]);
+    grid.flex = vec![4, 5];
+    for (i, c) in columns.iter().enumerate() {
+        let ty = match c["logical"].as_str() {
+            Some(l) => l.to_owned(),
+            None => word(&c["physical"]).to_ascii_lowercase(),
+        };
+        let stats = &c["statistics"];
+        let nulls = stats["null_count"]
+            .as_u64()
+            .map_or_else(|| "·".to_owned(), |n| n.to_string());
+        let range = match (&stats["min"], &stats["max"]) {
+            (Value::Null, _) | (_, Value::Null) => String::new(),
+            (lo, hi) => format!("{} … {}", word(lo), word(hi)),
+        };
+        let mut notes: Vec<String> = Vec::new();
+        if c["repetition"] == "repeated" || c["max_repetition_level"].as_u64() > Some(0) {
+            notes.push("repeated".to_owned());
+        }
+        if let Some(codecs) = c["compression"].as_array() {
+            notes.extend(codecs.iter().map(word).filter(|w| w != "uncompressed"));
+        }
+        if stats["min_max_exact"] == Value::Bool(false) && !range.is_empty() {
+            notes.push("range is a bound".to_owned());
+        }
+        grid.rows.push(vec![
+            Cell::number(i.to_string()),
+            Cell::new(word(&c["path"]), Paint::Bold),
+            Cell::plain(ty),
+            Cell::number(nulls),
+            Cell::plain(range),
+            Cell::new(notes.join(", "), Paint::Dim),
+        ]);
+    }
+    out.push('\n');
+    out.push_str(&grid.layout(look, false));
+    let text = look.line("(nulls and ranges are the writer's statistics, from the footer)");
+    out.push_str(&look.paint(&text, Paint::Dim));
+    out.push('\n');
+    if let Some(t) = stats_grid(columns, "path") {
+        out.push_str(&format!(
+            "\n{}\n",
+            look.heading("statistics (every value read)")
+        ));
+        out.push_str(&t.layout(look, false));
     }
     out
 }
@@ -973,7 +1041,19 @@ fn rows_grid(rows: &[Value], header: &Value, lead: Option<Lead<'_>>) -> Grid {
 pub fn select(a: &Value, look: &Look) -> String {
     let mut out = String::new();
     if let Some(rows) = a["rows"].as_array() {
-        let mut grid = rows_grid(rows, &a["header"], None);
+        // Rows of objects (Parquet) are laid out by their columns.
+        let (rows, header) = match a["columns"].as_array() {
+            Some(names) if rows.iter().all(Value::is_object) => {
+                let keys: Vec<&str> = names.iter().filter_map(Value::as_str).collect();
+                let laid = rows
+                    .iter()
+                    .map(|r| Value::Array(keys.iter().map(|k| r[*k].clone()).collect()))
+                    .collect();
+                (laid, Value::Array(names.clone()))
+            }
+            _ => (rows.clone(), a["header"].clone()),
+        };
+        let mut grid = rows_grid(&rows, &header, None);
         if let Some(first) = a["first_row"].as_u64().or_else(|| a["offset"].as_u64()) {
             grid.labels = (0..rows.len() as u64)
                 .map(|i| format!("row {}", first + i))
@@ -1066,6 +1146,9 @@ pub fn validate(a: &Value, look: &Look) -> String {
     if let Some(e) = a.get("error").filter(|v| v.is_object()) {
         items.push(e.clone());
     }
+    if let Some(f) = a.get("fault").filter(|v| v.is_object()) {
+        items.push(f.clone());
+    }
     problems(look, &items, a["issue_count"].as_u64(), &mut out);
     out
 }
@@ -1075,7 +1158,39 @@ pub fn validate(a: &Value, look: &Look) -> String {
 pub fn search(a: &Value, look: &Look) -> String {
     let hits = a["hits"].as_array().map(Vec::as_slice).unwrap_or_default();
     let mut out = String::new();
-    if hits.iter().any(|h| h["cells"].is_array()) {
+    if hits.iter().any(|h| h["values"].is_object()) {
+        // Rows of a columnar file: the row, the column that matched,
+        // then the row's values by column.
+        let keys: Vec<String> = hits
+            .iter()
+            .find_map(|h| h["values"].as_object())
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        let laid: Vec<Value> = hits
+            .iter()
+            .map(|h| {
+                let lead = [h["row"].clone(), h["column"].clone()];
+                Value::Array(
+                    lead.into_iter()
+                        .chain(keys.iter().map(|k| h["values"][k].clone()))
+                        .collect(),
+                )
+            })
+            .collect();
+        let header = Value::Array(
+            ["row", "matched"]
+                .into_iter()
+                .map(Value::from)
+                .chain(keys.iter().map(|k| Value::from(k.as_str())))
+                .collect(),
+        );
+        let mut grid = rows_grid(&laid, &header, None);
+        grid.labels = hits
+            .iter()
+            .map(|h| format!("row {}", word(&h["row"])))
+            .collect();
+        out.push_str(&grid.layout(look, true));
+    } else if hits.iter().any(|h| h["cells"].is_array()) {
         let lead = |h: &Value| {
             vec![
                 Cell::number(word(&h["row"])),

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn plumb(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_plumb"))
@@ -127,9 +127,13 @@ fn refusals_exit_two_with_a_json_refusal() {
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
     assert!(String::from_utf8_lossy(&out.stderr).contains("refused (not-found)"));
-    let out = plumb(&["inspect", &sample(), "--format", "parquet", "--json"]);
+    let out = plumb(&["inspect", &sample(), "--format", "xml", "--json"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(json_of(&out)["reason"], "unsupported-format");
+    // A text file read as the binary format it was named: no footer.
+    let out = plumb(&["inspect", &sample(), "--format", "parquet", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(json_of(&out)["reason"], "invalid-data");
     let out = plumb(&["inspect"]);
     assert_eq!(out.status.code(), Some(2), "usage error");
 }
@@ -235,7 +239,10 @@ fn flags_come_from_the_declarations_and_opt_sets_any_option() {
         help.contains("--pointer") && help.contains("json: "),
         "{help}"
     );
-    assert!(help.contains("csv, tsv: columns to keep"), "{help}");
+    assert!(
+        help.contains("csv, tsv, parquet: columns to keep"),
+        "{help}"
+    );
     // The shared limit states the default of the op it is shown on.
     let limit_line = |help: &str| {
         help.lines()
@@ -748,4 +755,92 @@ fn search_takes_the_encoding_and_member_options() {
         (Some("t.csv"), Some(2)),
         "{v}"
     );
+}
+
+fn parquet_sample() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/data/people.parquet")
+        .display()
+        .to_string()
+}
+
+#[test]
+fn parquet_through_the_binary() {
+    // The same people as people.csv, written by pyarrow: the binary
+    // reads them as the CSV's values, typed.
+    let p = parquet_sample();
+    let v = json_of(&plumb(&["inspect", &p, "--json"]));
+    assert_eq!(v["format"], "parquet");
+    assert_eq!(v["rows"], 5);
+    let account = &v["columns"][5];
+    assert_eq!(account["path"], "account");
+    assert_eq!(account["statistics"]["null_count"], 1);
+    assert_eq!(account["statistics"]["max"]["$literal"], "9007199254740993");
+    let csv = json_of(&plumb(&["select", &sample(), "--json"]));
+    let pq = json_of(&plumb(&["select", &p, "--json"]));
+    let names: Vec<Value> = csv["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r[1].clone())
+        .collect();
+    let pq_names: Vec<Value> = pq["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].clone())
+        .collect();
+    assert_eq!(names, pq_names);
+    let last = json_of(&plumb(&[
+        "select",
+        &p,
+        "--offset",
+        "-1",
+        "--columns",
+        "id,joined",
+        "--json",
+    ]));
+    assert_eq!(last["rows"], json!([{"id": 5, "joined": "2024-05-30"}]));
+    assert_eq!(last["row_groups_read"], json!([1]));
+    let v = json_of(&plumb(&["validate", &p, "--json"]));
+    assert_eq!(v["valid"], true);
+    // Search: rows by an exact predicate, as select shows them.
+    let hits = json_of(&plumb(&[
+        "search",
+        &p,
+        "--column",
+        "account",
+        "--where",
+        "> 9007199254740992",
+        "--json",
+    ]));
+    assert_eq!(hits["total"], 1);
+    assert_eq!(hits["hits"][0]["row"], 0);
+    assert_eq!(hits["hits"][0]["values"]["name"], "Ann Lee");
+    let nulls = json_of(&plumb(&["search", &p, "--where", "is null", "--json"]));
+    let rows: Vec<Value> = nulls["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| json!([h["row"], h["column"]]))
+        .collect();
+    assert_eq!(rows, [json!([1, "temperature"]), json!([3, "account"])]);
+    // For a person: the summary line and a line per column.
+    let text = String::from_utf8(plumb(&["inspect", &p]).stdout).unwrap();
+    assert!(text.starts_with("parquet · "), "{text}");
+    assert!(
+        text.contains("5 rows") && text.contains("2024-01-15 … 2024-05-30"),
+        "{text}"
+    );
+    // Named as a CSV, it is still Parquet; named CSV explicitly, refused
+    // as what it is.
+    let dir = tempfile::tempdir().unwrap();
+    let named = dir.path().join("export.csv");
+    std::fs::copy(&p, &named).unwrap();
+    let named = named.display().to_string();
+    let d = json_of(&plumb(&["detect", &named, "--json"]));
+    assert_eq!(d["format"], "parquet", "{d}");
+    let out = plumb(&["inspect", &named, "--format", "csv", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(json_of(&out)["found"], "parquet");
 }

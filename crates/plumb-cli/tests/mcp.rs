@@ -6,6 +6,7 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::ServiceExt;
 use serde_json::{json, Map, Value};
+use std::path::Path;
 
 fn args(v: Value) -> Map<String, Value> {
     match v {
@@ -23,6 +24,8 @@ async fn an_mcp_session_over_stdio() {
     )
     .unwrap();
     std::fs::write(dir.path().join("notes.md"), "# Notes\nline two\n").unwrap();
+    let parquet = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/people.parquet");
+    std::fs::copy(parquet, dir.path().join("people.parquet")).unwrap();
     let root = dir.path().to_path_buf();
     let transport = TokioChildProcess::new(
         tokio::process::Command::new(env!("CARGO_BIN_EXE_plumb")).configure(|cmd| {
@@ -54,6 +57,24 @@ async fn an_mcp_session_over_stdio() {
     let s = r.structured_content.unwrap();
     assert_eq!(s["result"]["rows"], json!([["1", "ann"], ["2", "bob"]]));
     assert_eq!(s["hint"], "more follows; continue with offset=2");
+
+    // Parquet, registered by the binary: a window from the end, and
+    // its columns through the shared `columns` option.
+    let r = client
+        .call_tool(
+            CallToolRequestParams::new("data").with_arguments(args(json!({
+                "op": "select", "path": "people.parquet", "offset": -2, "columns": ["name", "id"]
+            }))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(false), "{r:?}");
+    let s = r.structured_content.unwrap();
+    assert_eq!(s["result"]["format"], "parquet");
+    assert_eq!(
+        s["result"]["rows"],
+        json!([{"name": "Dee", "id": 4}, {"name": "Eve", "id": 5}])
+    );
 
     let r = client
         .call_tool(

@@ -63,7 +63,7 @@ pub use options::{
 pub use parts::{line_cuts, CUT_SEARCH_BYTES};
 pub use reader::{
     text_stream, Answer, BytesSource, FileSource, FormatReader, Op, SniffScore, Source,
-    WindowCounts,
+    WindowCounts, SIGNATURE_SCORE,
 };
 pub use refusal::{Refusal, RefusalReason};
 pub use search::{

@@ -87,6 +87,16 @@ pub trait Source: Send + Sync + Debug {
         None
     }
 
+    /// An owned handle on the same bytes, with random access, for a
+    /// reader whose library wants a source it can keep (a `'static` one:
+    /// the `parquet` crate's `ChunkReader`). It reads what this source
+    /// reads, by position, and nothing is copied: a file shares its
+    /// opened handle, bytes in memory share their buffer. `None` for a
+    /// source without random access (a stream, a decompressed file).
+    fn to_shared(&self) -> Option<Arc<dyn Source>> {
+        None
+    }
+
     /// Whether the source is known to be empty.
     fn is_empty(&self) -> bool {
         self.len() == Some(0)
@@ -205,6 +215,10 @@ impl Source for FileSource {
     fn cancel_token(&self) -> Option<&CancelToken> {
         self.cancel.as_ref()
     }
+
+    fn to_shared(&self) -> Option<Arc<dyn Source>> {
+        Some(Arc::new(self.clone()))
+    }
 }
 
 /// Bytes in memory, under a name (whose extension counts for detection).
@@ -256,6 +270,10 @@ impl Source for BytesSource {
 
     fn cancel_token(&self) -> Option<&CancelToken> {
         self.cancel.as_ref()
+    }
+
+    fn to_shared(&self) -> Option<Arc<dyn Source>> {
+        Some(Arc::new(self.clone()))
     }
 
     fn name(&self) -> &str {
@@ -502,6 +520,13 @@ macro_rules! impl_answer {
 /// 10 (a weak hint, such as a comma in the first line) to 60 (a
 /// structural match, such as two JSON lines).
 pub type SniffScore = u8;
+
+/// The score of a sniff that found the format's own signature bytes
+/// (`PAR1`, a workbook's zip parts): a binary format that the first
+/// bytes name. Detection hands a file whose first bytes say it is not
+/// text ([`crate::Source`]s of Parquet, spreadsheets) to a reader whose
+/// sniff gives it at least this, and refuses it otherwise.
+pub const SIGNATURE_SCORE: SniffScore = 100;
 
 /// A format plumb can read.
 ///

@@ -37,6 +37,10 @@ pub enum RefusalReason {
     Binary,
     /// The JSON text breaks the grammar of RFC 8259.
     InvalidJson,
+    /// The bytes break a binary format's own structure: a Parquet footer,
+    /// page header or page that does not decode, or a page checksum that
+    /// does not match.
+    InvalidData,
     /// The JSON nests deeper than the parser's depth cap.
     NestingTooDeep,
     /// A column asked for by name is not in the header.
@@ -56,7 +60,7 @@ pub enum RefusalReason {
 impl RefusalReason {
     /// Every reason, in documentation order. `docs/refusals.md` must name
     /// each of them; a tidy test checks it.
-    pub const ALL: [RefusalReason; 16] = [
+    pub const ALL: [RefusalReason; 17] = [
         RefusalReason::NotFound,
         RefusalReason::NotAFile,
         RefusalReason::ReadError,
@@ -66,6 +70,7 @@ impl RefusalReason {
         RefusalReason::InvalidUtf8,
         RefusalReason::Binary,
         RefusalReason::InvalidJson,
+        RefusalReason::InvalidData,
         RefusalReason::NestingTooDeep,
         RefusalReason::UnknownColumn,
         RefusalReason::PointerNotFound,
@@ -87,6 +92,7 @@ impl RefusalReason {
             RefusalReason::InvalidUtf8 => "invalid-utf8",
             RefusalReason::Binary => "binary",
             RefusalReason::InvalidJson => "invalid-json",
+            RefusalReason::InvalidData => "invalid-data",
             RefusalReason::NestingTooDeep => "nesting-too-deep",
             RefusalReason::UnknownColumn => "unknown-column",
             RefusalReason::PointerNotFound => "pointer-not-found",

@@ -6,7 +6,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use plumb_core::{
-    FormatReader, Op, OptionSpec, Refusal, RefusalReason, Request, Source, COMMON_OPTIONS, UTF8_BOM,
+    FormatReader, Op, OptionSpec, Refusal, RefusalReason, Request, Source, COMMON_OPTIONS,
+    SIGNATURE_SCORE, UTF8_BOM,
 };
 
 /// How many bytes the content sniff looks at: enough for a header line
@@ -185,6 +186,15 @@ impl Registry {
         best.map(|(_, r)| r.clone())
     }
 
+    /// The reader whose sniff finds its own signature in `head`
+    /// ([`SIGNATURE_SCORE`] or more; the first registered wins a tie).
+    pub fn by_signature(&self, head: &[u8]) -> Option<Arc<dyn FormatReader>> {
+        self.readers
+            .iter()
+            .find(|r| r.sniff(head).is_some_and(|s| s >= SIGNATURE_SCORE))
+            .cloned()
+    }
+
     /// Decides the format of `source`: what its first bytes say it is
     /// when that is not text ([`crate::identify`]: compressed, archive,
     /// binary, UTF-16/32; refused naming it), then the explicit name (an
@@ -199,7 +209,30 @@ impl Registry {
         // UTF-16 file is named for what it is, whatever it is called.
         let head = source.head(SNIFF_BYTES)?;
         if let Some(found) = crate::magic::identify(&head) {
-            return Err(self.not_readable(source.name(), found));
+            // A binary format is read only by a reader that knows its
+            // signature, and only as that format.
+            let claimant = self.by_signature(&head);
+            return match (claimant, explicit) {
+                (Some(reader), None) => Ok(Detected {
+                    reader,
+                    by: DetectedBy::Sniff,
+                    container: None,
+                    encoding: None,
+                }),
+                (Some(reader), Some(name))
+                    if self
+                        .by_name(name)
+                        .is_some_and(|r| r.name() == reader.name()) =>
+                {
+                    Ok(Detected {
+                        reader,
+                        by: DetectedBy::Explicit,
+                        container: None,
+                        encoding: None,
+                    })
+                }
+                _ => Err(self.not_readable(source.name(), found)),
+            };
         }
         if let Some(name) = explicit {
             return match self.by_name(name) {

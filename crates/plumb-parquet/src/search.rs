@@ -1,0 +1,369 @@
+//! Parquet search: the rows where a top-level column (or any) matches a
+//! pattern or satisfies a predicate, each returned whole with its row
+//! number, and the row of the next hit to continue from.
+//!
+//! The judged columns are read together, a batch of rows at a time,
+//! from the row the search starts at (the pages before it passed over by
+//! their headers); each value is judged as select shows it: a number by
+//! its digits, a date or timestamp as its ISO text, text as itself, a
+//! null as null. Only top-level primitive columns are judged; a list,
+//! group or map column is refused when named and passed over otherwise.
+
+use parquet::column::reader::{ColumnReader, ColumnReaderImpl};
+use parquet::data_type::DataType;
+use parquet::file::reader::FileReader;
+use parquet::schema::types::{ColumnDescPtr, ColumnDescriptor};
+use serde::Serialize;
+use serde_json::Value;
+
+use plumb_core::{
+    impl_answer, Query, Refusal, RefusalReason, Request, SearchProgress, Subject, SubjectKind,
+    ViewFlags, Window, COLUMN_TRACK_CAP,
+};
+
+use crate::value::{self, Cuts, Leaf};
+use crate::{refusal_of, Opened};
+
+/// Rows read from each judged column at a time.
+const SEARCH_BATCH: usize = 1024;
+
+/// One row that matched.
+#[derive(Clone, Debug, Serialize)]
+pub struct ParquetHit {
+    /// The 0-based row (the `offset` a select of it takes).
+    pub row: u64,
+    /// The first column that matched.
+    pub column: String,
+    /// The row, as select returns it.
+    pub values: Value,
+}
+
+/// The answer of Parquet search.
+#[derive(Clone, Debug, Serialize)]
+pub struct ParquetSearch {
+    /// Always true.
+    pub ok: bool,
+    /// `parquet`.
+    pub format: &'static str,
+    /// Exact, or converted when a hit's value was cut.
+    pub view: ViewFlags,
+    /// The column searched, or null for every top-level primitive column.
+    pub column: Option<String>,
+    /// The hits, in row order (none with `count_only`).
+    pub hits: Vec<ParquetHit>,
+    /// The row the search started at.
+    pub offset: u64,
+    /// The limit applied.
+    pub limit: usize,
+    /// Hits returned.
+    pub returned: usize,
+    /// How many hits were seen and where to continue.
+    #[serde(flatten)]
+    pub progress: SearchProgress,
+}
+
+impl_answer!(ParquetSearch, search);
+
+/// A judged column: its leaf index, name and how its values read.
+struct Judged {
+    leaf: usize,
+    name: String,
+}
+
+fn judged_columns(opened: &Opened, wanted: Option<&str>) -> Result<Vec<Judged>, Refusal> {
+    let schema = opened.reader.metadata().file_metadata().schema_descr();
+    let root = schema.root_schema();
+    let leaves = crate::select::top_level_leaves(schema);
+    let flat = |name: &str| leaves.get(name).copied();
+    match wanted {
+        Some(name) => {
+            let fields = crate::select::projection(root, &[name])?;
+            let field = &fields[0];
+            let leaf = flat(field.name()).filter(|_| {
+                field.is_primitive()
+                    && field.get_basic_info().repetition() != parquet::basic::Repetition::REPEATED
+            });
+            match leaf {
+                Some(leaf) => Ok(vec![Judged {
+                    leaf,
+                    name: field.name().to_owned(),
+                }]),
+                None => Err(Refusal::invalid_argument(format!(
+                    "column `{}` is a list, group or map; search judges top-level primitive columns: name one of those, or select the rows and look",
+                    plumb_core::echo(field.name())
+                ))),
+            }
+        }
+        None => Ok(root
+            .get_fields()
+            .iter()
+            .filter(|f| {
+                f.is_primitive()
+                    && f.get_basic_info().repetition() != parquet::basic::Repetition::REPEATED
+            })
+            .filter_map(|f| {
+                Some(Judged {
+                    leaf: flat(f.name())?,
+                    name: f.name().to_owned(),
+                })
+            })
+            .take(COLUMN_TRACK_CAP)
+            .collect()),
+    }
+}
+
+/// A column reader of one row group, read a batch of rows at a time,
+/// each row judged.
+struct Cursor {
+    reader: ColumnReader,
+    descr: ColumnDescPtr,
+}
+
+impl Cursor {
+    /// Judges the next `n` rows, setting `hits[k]` for a row that
+    /// matches; returns the rows read.
+    fn judge(&mut self, n: usize, query: &Query, hits: &mut [bool]) -> Result<usize, Refusal> {
+        let descr = std::sync::Arc::clone(&self.descr);
+        let node = descr.self_type();
+        let physical = descr.physical_type();
+        let leaf = value::leaf_of(node);
+        let test = |kind: SubjectKind, text: &[u8]| query.predicate.test(&Subject::new(kind, text));
+        let json_subject = |v: &Value| -> bool {
+            match v {
+                Value::String(s) => test(SubjectKind::Text, s.as_bytes()),
+                Value::Number(x) => test(SubjectKind::Number, x.to_string().as_bytes()),
+                Value::Object(m) => match m.get("$literal").and_then(Value::as_str) {
+                    Some(l) => test(SubjectKind::Number, l.as_bytes()),
+                    None => test(SubjectKind::Text, v.to_string().as_bytes()),
+                },
+                _ => false,
+            }
+        };
+        let mut cuts = Cuts::default();
+        let mut buf = ryu::Buffer::new();
+        // A float as select shows it: a finite one by its number text, a
+        // NaN or infinity by its placeholder's word, as text.
+        let float_subject = |v: f64, buf: &mut ryu::Buffer| {
+            let (text, finite) = value::float_text(v, buf);
+            let kind = if finite {
+                SubjectKind::Number
+            } else {
+                SubjectKind::Text
+            };
+            test(kind, text.as_bytes())
+        };
+        match &mut self.reader {
+            ColumnReader::BoolColumnReader(r) => batch(r, &descr, n, hits, query, |v| {
+                test(SubjectKind::Bool, if *v { b"true" } else { b"false" })
+            }),
+            ColumnReader::Int32ColumnReader(r) => batch(r, &descr, n, hits, query, |v| {
+                json_subject(&value::int_json(i64::from(*v), node, physical))
+            }),
+            ColumnReader::Int64ColumnReader(r) => batch(r, &descr, n, hits, query, |v| {
+                json_subject(&value::int_json(*v, node, physical))
+            }),
+            ColumnReader::Int96ColumnReader(r) => batch(r, &descr, n, hits, query, |v| {
+                json_subject(&value::timestamp_json(i128::from(v.to_millis()), 3, true))
+            }),
+            ColumnReader::FloatColumnReader(r) => batch(r, &descr, n, hits, query, |v| {
+                float_subject(value::f32_shown(*v), &mut buf)
+            }),
+            ColumnReader::DoubleColumnReader(r) => {
+                batch(r, &descr, n, hits, query, |v| float_subject(*v, &mut buf))
+            }
+            ColumnReader::ByteArrayColumnReader(r) => batch(r, &descr, n, hits, query, |v| {
+                match leaf {
+                    Leaf::Decimal { scale } => test(
+                        SubjectKind::Number,
+                        value::decimal_text(v.data(), scale).as_bytes(),
+                    ),
+                    // Text, and bytes that are not called text, by their bytes.
+                    _ => test(SubjectKind::Text, v.data()),
+                }
+            }),
+            ColumnReader::FixedLenByteArrayColumnReader(r) => {
+                batch(r, &descr, n, hits, query, |v| match leaf {
+                    Leaf::Decimal { scale } => test(
+                        SubjectKind::Number,
+                        value::decimal_text(v.data(), scale).as_bytes(),
+                    ),
+                    _ => json_subject(&value::hex_json(v.data(), &mut cuts)),
+                })
+            }
+        }
+    }
+}
+
+/// Reads the next `n` rows of a flat column, or-ing each row's verdict
+/// into `hits` (a null is judged as null).
+fn batch<T: DataType>(
+    r: &mut ColumnReaderImpl<T>,
+    descr: &ColumnDescriptor,
+    n: usize,
+    hits: &mut [bool],
+    query: &Query,
+    mut judge: impl FnMut(&T::T) -> bool,
+) -> Result<usize, Refusal> {
+    let mut def = Vec::new();
+    let mut values = Vec::new();
+    let (records, _, levels) = r
+        .read_records(n, Some(&mut def), None, &mut values)
+        .map_err(|e| refusal_of(&e))?;
+    let null = query.predicate.test(&Subject::new(SubjectKind::Null, b""));
+    if descr.max_def_level() > 0 {
+        let mut next = values.iter();
+        for (k, &d) in def.iter().take(levels).enumerate() {
+            let hit = if d == descr.max_def_level() {
+                next.next().is_some_and(&mut judge)
+            } else {
+                null
+            };
+            if let Some(h) = hits.get_mut(k) {
+                *h |= hit;
+            }
+        }
+    } else {
+        for (k, v) in values.iter().enumerate() {
+            if let Some(h) = hits.get_mut(k) {
+                *h |= judge(v);
+            }
+        }
+    }
+    Ok(records)
+}
+
+pub(crate) fn search(opened: &Opened, req: &Request) -> Result<ParquetSearch, Refusal> {
+    let query = Query::from_request(req)?;
+    let mut options = req.options.clone();
+    options.normalize(&crate::PARQUET_OPTIONS)?;
+    let wanted = options.text("column").map(str::to_owned);
+    let judged = judged_columns(opened, wanted.as_deref())?;
+    let meta = opened.reader.metadata();
+    let mut progress = SearchProgress::default();
+    let mut found: Vec<(u64, usize)> = Vec::new();
+    let mut start = 0u64;
+    'groups: for (g, group) in meta.row_groups().iter().enumerate() {
+        let rows = u64::try_from(group.num_rows()).unwrap_or(0);
+        let (from, to) = (start, start + rows);
+        start = to;
+        if to <= query.offset || rows == 0 || judged.is_empty() {
+            continue;
+        }
+        if opened.chunks.cancelled() {
+            return Err(Refusal::new(
+                RefusalReason::Aborted,
+                "the caller cancelled the search",
+            ));
+        }
+        let reader = opened.reader.get_row_group(g).map_err(|e| refusal_of(&e))?;
+        let skip = query.offset.saturating_sub(from);
+        let mut cursors = Vec::with_capacity(judged.len());
+        for j in &judged {
+            let mut column = reader
+                .get_column_reader(j.leaf)
+                .map_err(|e| refusal_of(&e))?;
+            skip_rows(&mut column, skip)?;
+            cursors.push(Cursor {
+                reader: column,
+                descr: meta.file_metadata().schema_descr().column(j.leaf),
+            });
+        }
+        let mut at = from + skip;
+        while at < to {
+            let n = usize::try_from(to - at)
+                .unwrap_or(usize::MAX)
+                .min(SEARCH_BATCH);
+            // Per row: the first judged column that matched.
+            let mut first: Vec<Option<usize>> = vec![None; n];
+            for (ci, cursor) in cursors.iter_mut().enumerate() {
+                let mut hits = vec![false; n];
+                let read = cursor.judge(n, &query, &mut hits)?;
+                if read != n {
+                    return Err(Refusal::new(
+                        RefusalReason::InvalidData,
+                        format!(
+                            "the Parquet file is malformed: column {} of row group {g} ends before its rows do",
+                            judged[ci].name
+                        ),
+                    ));
+                }
+                for (f, h) in first.iter_mut().zip(hits) {
+                    if h && f.is_none() {
+                        *f = Some(ci);
+                    }
+                }
+            }
+            for (k, f) in first.into_iter().enumerate() {
+                let Some(ci) = f else { continue };
+                progress.total += 1;
+                if query.count_only {
+                    continue;
+                }
+                if found.len() == query.limit {
+                    progress.has_more = true;
+                    progress.next_offset = Some(at + k as u64);
+                    break 'groups;
+                }
+                found.push((at + k as u64, ci));
+            }
+            at += n as u64;
+        }
+    }
+    progress.total_exact = !progress.has_more;
+    // Each hit's row, whole, as select gives it.
+    let mut hits = Vec::with_capacity(found.len());
+    let mut view = ViewFlags::exact();
+    for (row, ci) in found {
+        let one = Request {
+            window: Window {
+                offset: Some(row),
+                limit: Some(1),
+                from_end: None,
+            },
+            ..Request::default()
+        };
+        let picked = crate::select::select(opened, &one)?;
+        view = if picked.view.exact { view } else { picked.view };
+        hits.push(ParquetHit {
+            row,
+            column: judged[ci].name.clone(),
+            values: picked.rows.into_iter().next().unwrap_or(Value::Null),
+        });
+    }
+    Ok(ParquetSearch {
+        ok: true,
+        format: "parquet",
+        view,
+        column: wanted.and(judged.first().map(|j| j.name.clone())),
+        returned: hits.len(),
+        hits,
+        offset: query.offset,
+        limit: query.limit,
+        progress,
+    })
+}
+
+fn skip_rows(reader: &mut ColumnReader, n: u64) -> Result<(), Refusal> {
+    let n = usize::try_from(n).unwrap_or(usize::MAX);
+    if n == 0 {
+        return Ok(());
+    }
+    let skipped = match reader {
+        ColumnReader::BoolColumnReader(r) => r.skip_records(n),
+        ColumnReader::Int32ColumnReader(r) => r.skip_records(n),
+        ColumnReader::Int64ColumnReader(r) => r.skip_records(n),
+        ColumnReader::Int96ColumnReader(r) => r.skip_records(n),
+        ColumnReader::FloatColumnReader(r) => r.skip_records(n),
+        ColumnReader::DoubleColumnReader(r) => r.skip_records(n),
+        ColumnReader::ByteArrayColumnReader(r) => r.skip_records(n),
+        ColumnReader::FixedLenByteArrayColumnReader(r) => r.skip_records(n),
+    }
+    .map_err(|e| refusal_of(&e))?;
+    if skipped != n {
+        return Err(Refusal::new(
+            RefusalReason::InvalidData,
+            "the Parquet file is malformed: a column chunk ends before its row group's rows",
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,383 @@
+//! Parquet select: a window of rows, read from the row groups that hold
+//! it and no others, with the top-level columns asked for.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use parquet::basic::{LogicalType, Repetition, Type as PhysicalType};
+use parquet::column::reader::{ColumnReader, ColumnReaderImpl};
+use parquet::data_type::{ByteArray, DataType};
+use parquet::file::reader::{FileReader, RowGroupReader};
+use parquet::schema::types::{ColumnDescriptor, SchemaDescriptor, Type};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use plumb_core::{clamp_limit, impl_answer, Refusal, RefusalReason, Request, ViewFlags};
+
+use crate::value::{self, row_json, Cuts, Leaf};
+use crate::{refusal_of, Opened};
+
+/// The answer of Parquet select.
+#[derive(Clone, Debug, Serialize)]
+pub struct ParquetSelect {
+    /// Always true.
+    pub ok: bool,
+    /// `parquet`.
+    pub format: &'static str,
+    /// Exact, or converted when a value was cut (a `$truncated`, `$hex`
+    /// with `bytes`, or `$more` placeholder).
+    pub view: ViewFlags,
+    /// The top-level columns returned, in order.
+    pub columns: Vec<String>,
+    /// The rows, each an object of its columns; row `offset + i` is
+    /// `rows[i]`.
+    pub rows: Vec<Value>,
+    /// The first row returned (0-based).
+    pub offset: u64,
+    /// The limit applied.
+    pub limit: usize,
+    /// Rows returned.
+    pub returned: usize,
+    /// Whether rows follow the window.
+    pub has_more: bool,
+    /// Rows in the file, as the footer counts them.
+    pub total_rows: u64,
+    /// The row groups read (0-based).
+    pub row_groups_read: Vec<usize>,
+    /// Bytes read from the source to answer.
+    pub bytes_fetched: u64,
+}
+
+impl_answer!(
+    ParquetSelect,
+    |_a: &ParquetSelect| None,
+    |a: &ParquetSelect| Some(plumb_core::WindowCounts {
+        returned: a.returned as u64,
+        offset: a.offset,
+        limit: a.limit as u64,
+        has_more: a.has_more,
+    })
+);
+
+/// The top-level fields `wanted` names (a name, or digits for a 0-based
+/// index when no field has that name), in the order asked.
+pub(crate) fn projection(root: &Type, wanted: &[&str]) -> Result<Vec<Arc<Type>>, Refusal> {
+    let fields = root.get_fields();
+    let mut out: Vec<Arc<Type>> = Vec::new();
+    for &name in wanted {
+        let quoted = name.len() >= 2 && name.starts_with('"') && name.ends_with('"');
+        let bare = if quoted {
+            &name[1..name.len() - 1]
+        } else {
+            name
+        };
+        let by_name: Vec<&Arc<Type>> = fields.iter().filter(|f| f.name() == bare).collect();
+        let found = match by_name.as_slice() {
+            [one] => Some((*one).clone()),
+            [] if !quoted && !bare.is_empty() && bare.bytes().all(|b| b.is_ascii_digit()) => bare
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| fields.get(i))
+                .cloned(),
+            [] => None,
+            _ => {
+                return Err(Refusal::invalid_argument(format!(
+                "column `{}` is the name of {} top-level columns; Parquet names should be unique",
+                plumb_core::echo(bare),
+                by_name.len()
+            )))
+            }
+        };
+        let Some(field) = found else {
+            let available: Vec<Value> = fields
+                .iter()
+                .take(20)
+                .map(|f| Value::from(plumb_core::echo(f.name())))
+                .collect();
+            return Err(Refusal::new(
+                RefusalReason::UnknownColumn,
+                format!(
+                    "column `{}` is not a top-level column of this file; name one of those listed in `available`, or a 0-based index",
+                    plumb_core::echo(bare)
+                ),
+            )
+            .with_extra("available", Value::from(available))
+            .with_extra("available_total", Value::from(fields.len())));
+        };
+        if out.iter().any(|f| Arc::ptr_eq(f, &field)) {
+            return Err(Refusal::invalid_argument(format!(
+                "column `{}` is asked for twice",
+                plumb_core::echo(bare)
+            )));
+        }
+        out.push(field);
+    }
+    Ok(out)
+}
+
+pub(crate) fn select(opened: &Opened, req: &Request) -> Result<ParquetSelect, Refusal> {
+    let meta = opened.reader.metadata();
+    let root = meta.file_metadata().schema_descr().root_schema();
+    let total: u64 = meta
+        .row_groups()
+        .iter()
+        .map(|g| u64::try_from(g.num_rows()).unwrap_or(0))
+        .sum();
+    let (offset, limit) = match req.window.from_end {
+        Some(n) => (
+            total.saturating_sub(n),
+            clamp_limit(Some(n.min(total).max(1))),
+        ),
+        None => (
+            req.window.offset.unwrap_or(0),
+            clamp_limit(req.window.limit),
+        ),
+    };
+    // Normalized here too, for a caller that calls the reader directly
+    // with `columns` as one comma-separated string.
+    let mut options = req.options.clone();
+    options.normalize(&crate::PARQUET_OPTIONS)?;
+    let wanted = options.list("columns");
+    let (fields, proj): (Vec<Arc<Type>>, Option<Type>) = match wanted {
+        Some(names) if !names.is_empty() => {
+            let fields = projection(root, &names)?;
+            let proj = Type::group_type_builder(root.name())
+                .with_fields(fields.clone())
+                .build()
+                .map_err(|e| refusal_of(&e))?;
+            (fields, Some(proj))
+        }
+        _ => (root.get_fields().to_vec(), None),
+    };
+    let shape = proj.clone().unwrap_or_else(|| root.clone());
+    let flat = flat_leaves(meta.file_metadata().schema_descr(), &fields);
+    let mut rows = Vec::new();
+    let mut read = Vec::new();
+    let mut cuts = Cuts::default();
+    let mut start = 0u64;
+    let end = offset.saturating_add(limit as u64);
+    for (i, group) in meta.row_groups().iter().enumerate() {
+        let n = u64::try_from(group.num_rows()).unwrap_or(0);
+        let (from, to) = (start, start + n);
+        start = to;
+        if to <= offset || n == 0 {
+            continue;
+        }
+        if from >= end {
+            break;
+        }
+        if opened.chunks.cancelled() {
+            return Err(Refusal::new(
+                RefusalReason::Aborted,
+                "the caller cancelled the select",
+            ));
+        }
+        read.push(i);
+        let reader = opened.reader.get_row_group(i).map_err(|e| refusal_of(&e))?;
+        let skip = offset.saturating_sub(from);
+        let take = end.min(to) - from.max(offset);
+        if let Some(leaves) = flat.as_deref() {
+            // Flat columns: whole pages before the window are passed
+            // over by their headers, and only the window is decoded.
+            window_of_flat(&*reader, leaves, skip, take, &mut rows, &mut cuts)?;
+            continue;
+        }
+        let iter = reader
+            .get_row_iter(proj.clone())
+            .map_err(|e| refusal_of(&e))?;
+        for (k, row) in iter.enumerate() {
+            let at = from + k as u64;
+            if at < offset {
+                continue;
+            }
+            if at >= end || at >= to {
+                break;
+            }
+            let row = row.map_err(|e| refusal_of(&e))?;
+            rows.push(row_json(&row, &shape, &mut cuts));
+        }
+    }
+    let returned = rows.len();
+    Ok(ParquetSelect {
+        ok: true,
+        format: "parquet",
+        view: ViewFlags::exact().with_cut(cuts.converted),
+        columns: fields.iter().map(|f| f.name().to_owned()).collect(),
+        rows,
+        offset,
+        limit,
+        returned,
+        has_more: offset.saturating_add(returned as u64) < total,
+        total_rows: total,
+        row_groups_read: read,
+        bytes_fetched: opened.chunks.fetched(),
+    })
+}
+
+/// The leaf column indices of `fields` when every one is a top-level
+/// primitive of a type the window path renders as the row path does
+/// (no list, group or map; no float16), in the order asked.
+fn flat_leaves(schema: &SchemaDescriptor, fields: &[Arc<Type>]) -> Option<Vec<usize>> {
+    let leaves = top_level_leaves(schema);
+    fields
+        .iter()
+        .map(|f| {
+            if !f.is_primitive() || f.get_basic_info().repetition() == Repetition::REPEATED {
+                return None;
+            }
+            let c = *leaves.get(f.name())?;
+            let leaf = value::leaf_of(f);
+            let float16 = matches!(
+                f.get_basic_info().logical_type_ref(),
+                Some(LogicalType::Float16)
+            );
+            let ok = match f.get_physical_type() {
+                PhysicalType::FIXED_LEN_BYTE_ARRAY => {
+                    !float16 && matches!(leaf, Leaf::Decimal { .. } | Leaf::Plain)
+                }
+                PhysicalType::BYTE_ARRAY => !float16,
+                _ => true,
+            };
+            ok.then_some(c)
+        })
+        .collect()
+}
+
+/// The leaf column of each top-level primitive field, by the field's
+/// name (the first, should two share one), in one pass over the leaves:
+/// a search of the leaves per field would be quadratic in a wide file.
+pub(crate) fn top_level_leaves(schema: &SchemaDescriptor) -> HashMap<&str, usize> {
+    let mut out = HashMap::new();
+    for c in 0..schema.num_columns() {
+        let root = schema.get_column_root(c);
+        if root.is_primitive() {
+            out.entry(root.name()).or_insert(c);
+        }
+    }
+    out
+}
+
+/// Rows `skip..skip + take` of a row group whose projected columns are
+/// `leaves` (flat), appended to `rows` as objects.
+fn window_of_flat(
+    group: &dyn RowGroupReader,
+    leaves: &[usize],
+    skip: u64,
+    take: u64,
+    rows: &mut Vec<Value>,
+    cuts: &mut Cuts,
+) -> Result<(), Refusal> {
+    let first = rows.len();
+    let take = usize::try_from(take).unwrap_or(usize::MAX);
+    let skip = usize::try_from(skip).unwrap_or(usize::MAX);
+    rows.extend((0..take).map(|_| Value::Object(Map::new())));
+    let schema = group.metadata().schema_descr();
+    for &c in leaves {
+        let descr = schema.column(c);
+        let node = descr.self_type();
+        let name = node.name().to_owned();
+        let reader = group.get_column_reader(c).map_err(|e| refusal_of(&e))?;
+        let values = column_window(reader, &descr, skip, take, cuts)?;
+        if values.len() != take {
+            return Err(Refusal::new(
+                RefusalReason::InvalidData,
+                format!(
+                    "the Parquet file is malformed: column {name} holds {} of the {take} rows asked",
+                    values.len()
+                ),
+            ));
+        }
+        for (row, v) in rows[first..].iter_mut().zip(values) {
+            if let Value::Object(m) = row {
+                m.insert(name.clone(), v);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One flat column's values for the window, nulls in place.
+fn column_window(
+    reader: ColumnReader,
+    descr: &ColumnDescriptor,
+    skip: usize,
+    take: usize,
+    cuts: &mut Cuts,
+) -> Result<Vec<Value>, Refusal> {
+    let node = descr.self_type();
+    let physical = descr.physical_type();
+    let leaf = value::leaf_of(node);
+    match reader {
+        ColumnReader::BoolColumnReader(r) => window(r, descr, skip, take, |v| Value::Bool(*v)),
+        ColumnReader::Int32ColumnReader(r) => window(r, descr, skip, take, |v| {
+            value::int_json(i64::from(*v), node, physical)
+        }),
+        ColumnReader::Int64ColumnReader(r) => window(r, descr, skip, take, |v| {
+            value::int_json(*v, node, physical)
+        }),
+        ColumnReader::Int96ColumnReader(r) => window(r, descr, skip, take, |v| {
+            value::timestamp_json(i128::from(v.to_millis()), 3, true)
+        }),
+        ColumnReader::FloatColumnReader(r) => window(r, descr, skip, take, |v| {
+            value::float_json(f64::from(*v), &v.to_string())
+        }),
+        ColumnReader::DoubleColumnReader(r) => window(r, descr, skip, take, |v| {
+            value::float_json(*v, &v.to_string())
+        }),
+        ColumnReader::ByteArrayColumnReader(r) => window(r, descr, skip, take, |v| match leaf {
+            Leaf::Decimal { scale } => value::number_text(&value::decimal_text(v.data(), scale)),
+            _ => value::bytes_json(v, leaf, cuts),
+        }),
+        ColumnReader::FixedLenByteArrayColumnReader(r) => {
+            window(r, descr, skip, take, |v| match leaf {
+                Leaf::Decimal { scale } => {
+                    value::number_text(&value::decimal_text(v.data(), scale))
+                }
+                // As the row path shows fixed bytes: text when they
+                // read as UTF-8, else hex.
+                _ => value::bytes_json(&ByteArray::from(v.data().to_vec()), leaf, cuts),
+            })
+        }
+    }
+}
+
+/// Skips `skip` rows of a flat column and renders the next `take`.
+fn window<T: DataType>(
+    mut r: ColumnReaderImpl<T>,
+    descr: &ColumnDescriptor,
+    skip: usize,
+    take: usize,
+    mut render: impl FnMut(&T::T) -> Value,
+) -> Result<Vec<Value>, Refusal> {
+    let skipped = r.skip_records(skip).map_err(|e| refusal_of(&e))?;
+    if skipped != skip {
+        return Ok(Vec::new());
+    }
+    let optional = descr.max_def_level() > 0;
+    let mut out = Vec::with_capacity(take);
+    let mut def = Vec::new();
+    let mut values = Vec::new();
+    while out.len() < take {
+        def.clear();
+        values.clear();
+        let (records, _, levels) = r
+            .read_records(take - out.len(), Some(&mut def), None, &mut values)
+            .map_err(|e| refusal_of(&e))?;
+        if records == 0 {
+            break;
+        }
+        if optional {
+            let mut next = values.iter();
+            for &d in def.iter().take(levels) {
+                out.push(if d == descr.max_def_level() {
+                    next.next().map_or(Value::Null, &mut render)
+                } else {
+                    Value::Null
+                });
+            }
+        } else {
+            out.extend(values.iter().map(&mut render));
+        }
+    }
+    Ok(out)
+}
