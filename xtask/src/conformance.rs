@@ -732,6 +732,7 @@ pub fn run(root: &Path) -> Vec<Row> {
         read_suite(root),
         binary_containers(root),
         parquet_testing(root),
+        calamine_spreadsheets(root),
     ]
 }
 
@@ -935,6 +936,137 @@ fn parquet_testing(root: &Path) -> Row {
             };
             row.check(ok, format!("{name}: values differ from its _expect.csv"));
         }
+    }
+    row
+}
+
+/// calamine-spreadsheets: every workbook inspects, selects each of its
+/// sheets and validates, or is refused with a typed reason (a
+/// password-protected one naming that); the 1900 and 1904 date files of
+/// each kind give the same ISO dates.
+fn calamine_spreadsheets(root: &Path) -> Row {
+    let mut row = Row::new("calamine-spreadsheets");
+    let mut plumb = plumb::Plumb::new();
+    for reader in plumb_sheets::SheetsReader::ALL {
+        plumb.registry_mut().register(reader);
+    }
+    let mut paths = Vec::new();
+    walk(&root.join("calamine-spreadsheets"), &mut paths);
+    paths.sort();
+    let typed = |r: &plumb_core::Refusal| {
+        matches!(
+            r.reason(),
+            RefusalReason::InvalidData
+                | RefusalReason::UnsupportedFormat
+                | RefusalReason::SelectionTooLarge
+        )
+    };
+    let mut dates: Vec<(String, Vec<Value>)> = Vec::new();
+    for path in paths {
+        let ext = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        if !matches!(ext.as_str(), "xls" | "xlsx" | "xlsm" | "xlsb" | "ods") {
+            continue;
+        }
+        let name = path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let Ok(source) = plumb::FileSource::new(&path) else {
+            row.check(false, format!("{name}: not opened"));
+            continue;
+        };
+        let run = |op: Op, req: &Request| plumb.run_source(op, &source, None, req);
+        let inspect = run(Op::Inspect, &Request::default());
+        let validate = run(Op::Validate, &Request::default());
+        if name.starts_with("pass_protected") {
+            let named = |r: &Result<Box<dyn plumb_core::Answer>, plumb_core::Refusal>| {
+                r.as_ref().is_err_and(|e| {
+                    e.reason() == RefusalReason::UnsupportedFormat
+                        && e.extra("found") == Some(&Value::from("encrypted-office"))
+                })
+            };
+            row.check(
+                named(&inspect) && named(&validate),
+                format!("{name}: not refused as password-protected"),
+            );
+            continue;
+        }
+        match &inspect {
+            Ok(a) => {
+                let a = a.to_json();
+                let sheets = a["sheets"].as_array().cloned().unwrap_or_default();
+                for s in &sheets {
+                    if s["described"] != Value::Bool(true) {
+                        continue;
+                    }
+                    let mut req = Request::default();
+                    req.options.set("sheet", s["index"].to_string());
+                    match run(Op::Select, &req) {
+                        Ok(sel) => {
+                            let sel = sel.to_json();
+                            let want = s["data_rows"].as_u64().unwrap_or(0).min(50);
+                            row.check(
+                                sel["returned"].as_u64() == Some(want)
+                                    && sel["sheet"]["name"] == s["name"],
+                                format!(
+                                    "{name}: sheet {} selected {} rows, inspect counts {want}",
+                                    s["index"], sel["returned"]
+                                ),
+                            );
+                            if name.starts_with("date") && s["index"] == 0 {
+                                let first: Vec<Value> = sel["rows"]
+                                    .as_array()
+                                    .map(|r| r.iter().map(|r| r[0].clone()).collect())
+                                    .unwrap_or_default();
+                                dates.push((name.clone(), first));
+                            }
+                        }
+                        Err(r) => row.check(
+                            s["error"].is_string() && typed(&r),
+                            format!("{name}: sheet {} not selected: {r}", s["index"]),
+                        ),
+                    }
+                }
+                row.check(
+                    validate.as_ref().is_ok_and(|v| {
+                        v.to_json()["valid"]
+                            == Value::Bool(sheets.iter().all(|s| s["error"].is_null()))
+                    }),
+                    format!("{name}: validate disagrees with inspect"),
+                );
+            }
+            Err(r) => row.check(
+                typed(r)
+                    && (validate.as_ref().is_err_and(typed)
+                        || validate
+                            .as_ref()
+                            .is_ok_and(|v| v.to_json()["valid"] == Value::Bool(false))),
+                format!(
+                    "{name}: refused as {r}, validate {:?}",
+                    validate.as_ref().map(|v| v.to_json())
+                ),
+            ),
+        }
+    }
+    // date.X and date_1904.X hold the same dates in the two systems;
+    // every date file starts on 2021-01-01.
+    let of = |n: &str| dates.iter().find(|(d, _)| d == n).map(|(_, v)| v);
+    for ext in ["xlsx", "xls", "xlsb"] {
+        let (a, b) = (of(&format!("date.{ext}")), of(&format!("date_1904.{ext}")));
+        row.check(
+            a.is_some() && a == b,
+            format!("date.{ext} and date_1904.{ext} differ: {a:?} / {b:?}"),
+        );
+    }
+    for (n, first) in &dates {
+        row.check(
+            first.first() == Some(&Value::from("2021-01-01")),
+            format!("{n}: dates read as {first:?}"),
+        );
     }
     row
 }

@@ -313,7 +313,7 @@ fn mcp_cmd(agent: &Agent) -> ExitCode {
 struct Common {
     /// The file.
     path: PathBuf,
-    /// The format (csv, tsv, json, jsonl, parquet); detected when left out.
+    /// The format (csv, tsv, json, jsonl, parquet, xlsx, xlsb, xls, ods); detected when left out.
     #[arg(long, value_name = "F")]
     format: Option<String>,
     /// Print one JSON object.
@@ -878,6 +878,10 @@ fn plumb() -> Plumb {
     let mut plumb = Plumb::new();
     #[cfg(feature = "parquet")]
     plumb.registry_mut().register(plumb_parquet::ParquetReader);
+    #[cfg(feature = "sheets")]
+    for reader in plumb_sheets::SheetsReader::ALL {
+        plumb.registry_mut().register(reader);
+    }
     plumb
 }
 

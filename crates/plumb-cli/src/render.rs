@@ -673,6 +673,8 @@ pub fn inspect(a: &Value, look: &Look, size: Option<u64>) -> String {
     let size = size.map(bytes);
     if a["columns"][0]["physical"].is_string() {
         inspect_columnar(a, look, size)
+    } else if a["sheets"].is_array() && a["date_system"].is_string() {
+        inspect_sheets(a, look, size)
     } else if a["columns"].is_array() {
         inspect_table(a, look, size)
     } else if a["outline"]["paths"].is_array() {
@@ -874,6 +876,89 @@ fn inspect_columnar(a: &Value, look: &Look, size: Option<String>) -> String {
     out
 }
 
+/// A workbook's inspect: its sheets, then each sheet read with its
+/// columns, formulas and merged cells.
+fn inspect_sheets(a: &Value, look: &Look, size: Option<String>) -> String {
+    let sheets = a["sheets"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let mut parts: Vec<String> = size.into_iter().collect();
+    parts.extend(count(&Value::from(sheets.len()), "sheet", "sheets"));
+    parts.push(format!("{} date system", word(&a["date_system"])));
+    let mut out = summary(look, a, parts);
+    for s in sheets {
+        let mut head = format!("sheet {} {}", word(&s["index"]), clean(&word(&s["name"])));
+        if s["visible"] != "visible" {
+            head.push_str(&format!(" ({})", word(&s["visible"])));
+        }
+        out.push_str(&format!("\n{}\n", look.heading(&head)));
+        if let Some(e) = s["error"].as_str() {
+            out.push_str(&look.line(&format!("could not be read: {}", clean(e))));
+            out.push('\n');
+            continue;
+        }
+        if s["described"] != Value::Bool(true) {
+            out.push_str(&look.paint(
+                &look.line(&format!("{} (not read)", word(&s["kind"]))),
+                Paint::Dim,
+            ));
+            out.push('\n');
+            continue;
+        }
+        let mut facts = vec![match s["dimensions"].as_str() {
+            Some(d) => format!("used range {d}"),
+            None => "empty".to_owned(),
+        }];
+        facts.extend(count(&s["data_rows"], "data row", "data rows"));
+        facts.push(if s["header"] == Value::Bool(true) {
+            "header row".to_owned()
+        } else {
+            "no header row".to_owned()
+        });
+        if let Some(n) = s["formulas"]["count"].as_u64().filter(|&n| n > 0) {
+            let f: Vec<String> = s["formulas"]["functions"]
+                .as_array()
+                .map(|v| v.iter().map(word).collect())
+                .unwrap_or_default();
+            facts.push(if f.is_empty() {
+                format!("{n} formulas")
+            } else {
+                format!("{n} formulas ({})", f.join(", "))
+            });
+        }
+        if let Some(n) = s["merged"]["count"].as_u64().filter(|&n| n > 0) {
+            facts.push(format!("{n} merged regions"));
+        }
+        out.push_str(&look.line(&clean(&facts.join(" · "))));
+        out.push('\n');
+        let columns = s["columns"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        if columns.is_empty() {
+            continue;
+        }
+        let mut grid = Grid::new(&["col", "column", "type", "values", "empty"]);
+        grid.flex = vec![1];
+        for c in columns {
+            grid.rows.push(vec![
+                Cell::new(word(&c["letter"]), Paint::Dim),
+                Cell::new(clean(&word(&c["name"])), Paint::Bold),
+                Cell::plain(word(&c["type"])),
+                Cell::number(word(&c["values"])),
+                Cell::number(word(&c["empties"])),
+            ]);
+        }
+        out.push_str(&grid.layout(look, false));
+        if let Some(n) = s["columns_omitted"].as_u64() {
+            out.push_str(&look.line(&format!("… {n} more columns")));
+            out.push('\n');
+        }
+    }
+    out
+}
+
 fn inspect_tree(a: &Value, look: &Look, size: Option<String>) -> String {
     let mut parts: Vec<String> = size.into_iter().collect();
     if let Some(n) = a["rows_scanned"].as_u64() {
@@ -1051,6 +1136,9 @@ pub fn select(a: &Value, look: &Look) -> String {
                     .collect();
                 (laid, Value::Array(names.clone()))
             }
+            // A workbook's select says whether there is a header, and
+            // names its columns.
+            _ if a["header"].is_boolean() => (rows.clone(), a["columns"].clone()),
             _ => (rows.clone(), a["header"].clone()),
         };
         let mut grid = rows_grid(&rows, &header, None);

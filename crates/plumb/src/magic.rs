@@ -192,17 +192,22 @@ const OOXML: Magic = magic(
 /// spreadsheet or another Office package (whose first bytes may not say
 /// so when its first member is not the one that names it).
 pub(crate) fn zip_package<'a>(mut names: impl Iterator<Item = &'a str>) -> Option<Magic> {
-    let (mut content_types, mut mimetype, mut content) = (false, false, false);
+    let (mut content_types, mut mimetype, mut content, mut workbook) = (false, false, false, false);
     for name in names.by_ref() {
-        if name.starts_with("xl/") {
+        // Some writers separate a path with `\`, as Windows does.
+        if name.starts_with("xl/") || name.starts_with("xl\\") {
             return Some(XLSX);
         }
         content_types |= name == "[Content_Types].xml";
         mimetype |= name == "mimetype";
         content |= name == "content.xml";
+        workbook |= name.ends_with("workbook.xml") || name.ends_with("workbook.bin");
     }
     if mimetype && content {
         Some(ODS)
+    } else if content_types && workbook {
+        // A workbook whose parts are not under `xl/` (a minimal package).
+        Some(XLSX)
     } else if content_types {
         Some(OOXML)
     } else {

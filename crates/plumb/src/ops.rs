@@ -133,9 +133,9 @@ impl Plumb {
         let choice = SourceChoice::take(&mut req.options)?;
         #[cfg(feature = "compression")]
         if op == Op::Inspect && choice.member.is_none() && is_zip(source) {
-            return self
-                .list_zip(source, &req)
-                .map(|a| Box::new(a) as Box<dyn Answer>);
+            if let Some(listing) = self.list_zip(source, &req)? {
+                return Ok(Box::new(listing));
+            }
         }
         let mut layers = Layers::default();
         crate::layers::through(
@@ -160,8 +160,21 @@ impl Plumb {
         &self,
         source: &dyn Source,
         req: &Request,
-    ) -> Result<crate::archive::ZipListing, Refusal> {
+    ) -> Result<Option<crate::archive::ZipListing>, Refusal> {
         use crate::archive::{ZipListing, ZipMember};
+        let dir = crate::archive::directory(source, crate::archive::ZIP_LIST_MAX, None)
+            .map_err(|r| r.with_path(source.name()))?;
+        // A workbook whose first member does not name it is still one.
+        if let Some(found) = dir.package {
+            if self.registry.by_name(found.name).is_some() {
+                // A workbook with a reader: read as the workbook it is.
+                return Ok(None);
+            }
+            return Err(self
+                .registry
+                .not_readable(source.name(), found)
+                .with_path(source.name()));
+        }
         if let Some(name) = req.options.names().next() {
             return Err(Refusal::invalid_argument(format!(
                 "`{}` is an option of a format, and `{}` is a zip archive: name the member \
@@ -169,15 +182,6 @@ impl Plumb {
                 plumb_core::echo(name),
                 plumb_core::echo(source.name())
             )));
-        }
-        let dir = crate::archive::directory(source, crate::archive::ZIP_LIST_MAX, None)
-            .map_err(|r| r.with_path(source.name()))?;
-        // A workbook whose first member does not name it is still one.
-        if let Some(found) = dir.package {
-            return Err(self
-                .registry
-                .not_readable(source.name(), found)
-                .with_path(source.name()));
         }
         let members = dir
             .listed
@@ -202,7 +206,7 @@ impl Plumb {
                 ZipListing::member(entry, detected)
             })
             .collect();
-        Ok(ZipListing::new(members, dir.count))
+        Ok(Some(ZipListing::new(members, dir.count)))
     }
 
     /// [`Plumb::run_source`] on a source read as it is.

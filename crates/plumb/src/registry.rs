@@ -195,6 +195,31 @@ impl Registry {
             .cloned()
     }
 
+    /// The reader for a zip whose head does not say what it holds (its
+    /// first member is not the one that names a workbook): the names in
+    /// its directory decide, as they do for a workbook's own readers.
+    #[cfg(feature = "compression")]
+    fn by_package(
+        &self,
+        source: &dyn Source,
+        found: crate::Magic,
+    ) -> Option<Arc<dyn FormatReader>> {
+        if !matches!(found.name, "zip" | "ooxml") {
+            return None;
+        }
+        let dir = crate::archive::directory(source, 0, None).ok()?;
+        self.by_name(dir.package?.name)
+    }
+
+    #[cfg(not(feature = "compression"))]
+    fn by_package(
+        &self,
+        _source: &dyn Source,
+        _found: crate::Magic,
+    ) -> Option<Arc<dyn FormatReader>> {
+        None
+    }
+
     /// Decides the format of `source`: what its first bytes say it is
     /// when that is not text ([`crate::identify`]: compressed, archive,
     /// binary, UTF-16/32; refused naming it), then the explicit name (an
@@ -211,7 +236,9 @@ impl Registry {
         if let Some(found) = crate::magic::identify(&head) {
             // A binary format is read only by a reader that knows its
             // signature, and only as that format.
-            let claimant = self.by_signature(&head);
+            let claimant = self
+                .by_signature(&head)
+                .or_else(|| self.by_package(source, found));
             return match (claimant, explicit) {
                 (Some(reader), None) => Ok(Detected {
                     reader,

@@ -1,0 +1,224 @@
+//! plumb's spreadsheet readers (xlsx and xlsm, xlsb, xls, ods), written
+//! against plumb-core's public [`FormatReader`] seam alone, as any
+//! downstream format would be.
+//!
+//! ```
+//! use plumb_core::{BytesSource, FormatReader, Request};
+//! use rust_xlsxwriter::Workbook;
+//!
+//! // A workbook of one sheet, written with rust_xlsxwriter.
+//! let mut book = Workbook::new();
+//! let sheet = book.add_worksheet().set_name("people")?;
+//! sheet.write(0, 0, "name")?;
+//! sheet.write(0, 1, "age")?;
+//! sheet.write(1, 0, "Ada")?;
+//! sheet.write(1, 1, 36)?;
+//! let bytes = book.save_to_buffer()?;
+//!
+//! let source = BytesSource::new("people.xlsx", bytes);
+//! let reader = plumb_sheets::SheetsReader::XLSX;
+//! let inspect = reader.inspect(&source, &Request::default())?.to_json();
+//! assert_eq!(inspect["sheets"][0]["name"], "people");
+//! assert_eq!(inspect["sheets"][0]["header"], true);
+//! assert_eq!(inspect["sheets"][0]["columns"][1]["type"], "integer");
+//!
+//! let select = reader.select(&source, &Request::default())?.to_json();
+//! assert_eq!(select["columns"], serde_json::json!(["name", "age"]));
+//! assert_eq!(select["rows"][0], serde_json::json!(["Ada", 36]));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Built on `calamine`, the Rust spreadsheet reader that knows all four
+//! formats (the OOXML zip of XML parts, the binary xlsb records, BIFF
+//! in a compound file, OpenDocument): writing any of them by hand would
+//! only add bugs. What plumb adds is the caps, the column facts, exact
+//! JSON for every cell and typed refusals.
+//!
+//! Memory, stated as it is: calamine needs the whole file, so it is read
+//! whole (over [`SHEETS_MAX_FILE_BYTES`] is refused). An xlsx or xlsb
+//! sheet is then streamed cell by cell: plumb keeps the window's rows
+//! and per-column counts, never the sheet, and the parts calamine holds
+//! whole (shared strings, styles) are refused past
+//! [`SHEETS_MAX_PART_BYTES`] as the zip declares them. An xls or ods
+//! workbook is parsed whole when it opens (calamine's design): every
+//! sheet is held as a grid of its used range, bounded by the file cap,
+//! by BIFF's 65,536 × 256 grid for xls and by the part cap and
+//! calamine's own cell cap for ods.
+
+mod book;
+mod cell;
+mod facts;
+mod ops;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use plumb_core::{
+    Answer, FormatReader, Op, OptionKind, OptionSpec, Refusal, RefusalReason, Request, SniffScore,
+    Source, SIGNATURE_SCORE,
+};
+
+pub use book::{Kind, SHEETS_MAX_FILE_BYTES, SHEETS_MAX_PART_BYTES};
+pub use cell::{column_letters, SHEETS_CELL_TEXT_BYTES};
+pub use facts::{ColumnFacts, SHEETS_TRACK_COLUMNS};
+pub use ops::{
+    FormulaCell, Formulas, Merged, SheetFault, SheetName, SheetReport, SheetsInspect, SheetsSelect,
+    SheetsValidate, SHEETS_DESCRIBE_SHEETS, SHEETS_LIST_COLUMNS, SHEETS_LIST_EXAMPLES,
+    SHEETS_LIST_FUNCTIONS,
+};
+
+use book::Book;
+
+/// The spreadsheet options, the same for every kind.
+pub const SHEETS_OPTIONS: [OptionSpec; 3] = [
+    OptionSpec {
+        name: "sheet",
+        kind: OptionKind::Text,
+        default: None,
+        ops: &[Op::Inspect, Op::Select],
+        doc: "the sheet, by name or 0-based index (select reads the first when left out; inspect describes only this one)",
+    },
+    OptionSpec {
+        name: "header",
+        kind: OptionKind::Choice(&["auto", "true", "false"]),
+        default: Some("auto"),
+        ops: &Op::ALL,
+        doc: "whether the first record is a header",
+    },
+    OptionSpec {
+        name: "columns",
+        kind: OptionKind::List,
+        default: None,
+        ops: &[Op::Select],
+        doc: "columns to keep, by header name or 0-based index (a name of digits in double quotes: \"2019\"); a name shared by several columns, or digits that are one column's index and another's name, is refused",
+    },
+];
+
+/// A spreadsheet reader. The four share their code and read whatever
+/// kind the bytes are; each answers to its own format name, extensions
+/// and signature, so that `detect` and `--format` name the kind.
+#[derive(Debug, Clone, Copy)]
+pub struct SheetsReader {
+    kind: Kind,
+}
+
+impl SheetsReader {
+    /// xlsx and xlsm.
+    pub const XLSX: SheetsReader = SheetsReader { kind: Kind::Xlsx };
+    /// xlsb.
+    pub const XLSB: SheetsReader = SheetsReader { kind: Kind::Xlsb };
+    /// xls.
+    pub const XLS: SheetsReader = SheetsReader { kind: Kind::Xls };
+    /// ods.
+    pub const ODS: SheetsReader = SheetsReader { kind: Kind::Ods };
+    /// All four, in the order to register them.
+    pub const ALL: [SheetsReader; 4] = [Self::XLSX, Self::XLSB, Self::XLS, Self::ODS];
+}
+
+/// Runs `f`, turning a panic inside calamine (a hostile file can reach
+/// an index or arithmetic it does not guard) into an `invalid-data`
+/// refusal rather than a crash.
+fn guarded<T>(f: impl FnOnce() -> Result<T, Refusal>) -> Result<T, Refusal> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| payload.downcast_ref::<&str>().copied())
+                .unwrap_or("no message");
+            Err(Refusal::new(
+                RefusalReason::InvalidData,
+                format!(
+                    "the workbook is malformed: the spreadsheet library failed on it ({})",
+                    plumb_core::echo(what)
+                ),
+            ))
+        }
+    }
+}
+
+fn normalized(req: &Request) -> Result<Request, Refusal> {
+    let mut req = req.clone();
+    req.options.normalize(&SHEETS_OPTIONS)?;
+    Ok(req)
+}
+
+fn zip_kind(head: &[u8]) -> Option<Kind> {
+    if !(head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06")) {
+        return None;
+    }
+    let find = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
+    if find(b"mimetypeapplication/vnd.oasis.opendocument.spreadsheet") {
+        Some(Kind::Ods)
+    } else if find(b"workbook.bin") || find(b".bin") && find(b"xl/") {
+        Some(Kind::Xlsb)
+    } else if find(b"xl/")
+        || find(b"xl\\")
+        || find(b"[Content_Types].xml")
+        || find(b"workbook.xml")
+        || find(b"sheet1.xml")
+    {
+        Some(Kind::Xlsx)
+    } else {
+        None
+    }
+}
+
+impl FormatReader for SheetsReader {
+    fn name(&self) -> &'static str {
+        self.kind.name()
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        match self.kind {
+            Kind::Xlsx => &["xlsx", "xlsm"],
+            Kind::Xlsb => &["xlsb"],
+            Kind::Xls => &["xls"],
+            Kind::Ods => &["ods"],
+        }
+    }
+
+    fn sniff(&self, head: &[u8]) -> Option<SniffScore> {
+        let found = if head.starts_with(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1") {
+            Some(Kind::Xls)
+        } else {
+            zip_kind(head)
+        };
+        (found == Some(self.kind)).then_some(SIGNATURE_SCORE)
+    }
+
+    fn options(&self) -> &'static [OptionSpec] {
+        &SHEETS_OPTIONS
+    }
+
+    fn inspect(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
+        let req = normalized(req)?;
+        guarded(|| {
+            let (mut book, kind, len) = Book::open(source)?;
+            Ok(Box::new(ops::inspect(&mut book, kind, len, &req)?) as Box<dyn Answer>)
+        })
+    }
+
+    fn select(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
+        let req = normalized(req)?;
+        guarded(|| {
+            let (mut book, kind, _) = Book::open(source)?;
+            Ok(Box::new(ops::select(&mut book, kind, &req)?) as Box<dyn Answer>)
+        })
+    }
+
+    fn validate(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
+        normalized(req)?;
+        guarded(|| match Book::open(source) {
+            Ok((mut book, kind, _)) => {
+                Ok(Box::new(ops::validate(&mut book, kind)?) as Box<dyn Answer>)
+            }
+            Err(r) if r.reason() == RefusalReason::InvalidData => Ok(Box::new(ops::unopened(
+                self.kind.name(),
+                r.message().to_owned(),
+            ))
+                as Box<dyn Answer>),
+            Err(r) => Err(r),
+        })
+    }
+}
