@@ -3,8 +3,8 @@
 //! 1. Every Rust module opens with a `//!` doc comment.
 //! 2. Dependencies between plumb's crates point only the way SPEC.md
 //!    draws them: core <- csv, json <- jsonl; engines <- plumb <-
-//!    plumb-tool <- plumb-cli; core <- plumb-parquet <- plumb-cli (a
-//!    reader on the public seam, registered by the binary).
+//!    plumb-tool <- plumb-cli; core <- plumb-parquet, plumb-sheets <-
+//!    plumb-cli (readers on the public seam, registered by the binary).
 //! 3. Core names no reader's option: no option a built-in reader
 //!    declares appears in plumb-core's code as a string or a public
 //!    field (a refusal's `pointer` location is a location, not the
@@ -28,10 +28,17 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     // A format written on the public seam alone, as a downstream one.
     ("plumb-parquet", &["plumb-core"]),
+    ("plumb-sheets", &["plumb-core"]),
     ("plumb-tool", &["plumb-core", "plumb"]),
     (
         "plumb-cli",
-        &["plumb-core", "plumb", "plumb-tool", "plumb-parquet"],
+        &[
+            "plumb-core",
+            "plumb",
+            "plumb-tool",
+            "plumb-parquet",
+            "plumb-sheets",
+        ],
     ),
 ];
 

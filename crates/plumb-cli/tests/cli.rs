@@ -240,7 +240,7 @@ fn flags_come_from_the_declarations_and_opt_sets_any_option() {
         "{help}"
     );
     assert!(
-        help.contains("csv, tsv, parquet: columns to keep"),
+        help.contains("csv, tsv, parquet, xlsx, xlsb, xls, ods: columns to keep"),
         "{help}"
     );
     // The shared limit states the default of the op it is shown on.
@@ -843,4 +843,79 @@ fn parquet_through_the_binary() {
     let out = plumb(&["inspect", &named, "--format", "csv", "--json"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(json_of(&out)["found"], "parquet");
+}
+
+#[test]
+fn spreadsheets_through_the_binary() {
+    // The same people as people.csv, written by openpyxl, with a second
+    // sheet of formulas and a merged region.
+    let x = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/data/people.xlsx")
+        .display()
+        .to_string();
+    let d = json_of(&plumb(&["detect", &x, "--json"]));
+    assert_eq!(d["format"], "xlsx");
+    let v = json_of(&plumb(&["inspect", &x, "--json"]));
+    assert_eq!(v["format"], "xlsx");
+    let people = &v["sheets"][0];
+    assert_eq!(people["header"], true);
+    assert_eq!(people["data_rows"], 5);
+    let types: Vec<&str> = people["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        types,
+        ["integer", "text", "text", "number", "date", "mixed"]
+    );
+    let summary = &v["sheets"][1];
+    assert_eq!(
+        summary["formulas"]["functions"],
+        json!(["AVERAGE", "COUNTA"])
+    );
+    assert_eq!(summary["merged"]["first"], json!(["A3:D3"]));
+    // The names as the CSV has them.
+    let csv = json_of(&plumb(&["select", &sample(), "--json"]));
+    let xl = json_of(&plumb(&["select", &x, "--json"]));
+    let col = |a: &Value, i: usize| -> Vec<Value> {
+        a["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r[i].clone())
+            .collect()
+    };
+    assert_eq!(col(&csv, 1), col(&xl, 1));
+    let last = json_of(&plumb(&[
+        "select",
+        &x,
+        "--offset",
+        "-1",
+        "--columns",
+        "joined,id",
+        "--json",
+    ]));
+    assert_eq!(last["rows"], json!([["2024-05-30", 5]]));
+    assert_eq!(last["first_row"], 6);
+    let s = json_of(&plumb(&[
+        "select", &x, "--sheet", "summary", "--header", "false", "--json",
+    ]));
+    assert_eq!(s["sheet"]["name"], "summary");
+    assert_eq!(s["rows"][0][0], "people");
+    let v = json_of(&plumb(&["validate", &x, "--json"]));
+    assert_eq!(v["valid"], true);
+    assert_eq!(v["sheets"], 2);
+    // For a person: a summary line, then each sheet with its columns.
+    let text = String::from_utf8(plumb(&["inspect", &x]).stdout).unwrap();
+    assert!(text.starts_with("xlsx · "), "{text}");
+    assert!(
+        text.contains("sheet 0 people") && text.contains("joined"),
+        "{text}"
+    );
+    // An unknown sheet is refused naming those there are.
+    let out = plumb(&["select", &x, "--sheet", "nope", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(json_of(&out)["available"], json!(["people", "summary"]));
 }

@@ -26,6 +26,8 @@ async fn an_mcp_session_over_stdio() {
     std::fs::write(dir.path().join("notes.md"), "# Notes\nline two\n").unwrap();
     let parquet = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/people.parquet");
     std::fs::copy(parquet, dir.path().join("people.parquet")).unwrap();
+    let xlsx = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/people.xlsx");
+    std::fs::copy(xlsx, dir.path().join("people.xlsx")).unwrap();
     let root = dir.path().to_path_buf();
     let transport = TokioChildProcess::new(
         tokio::process::Command::new(env!("CARGO_BIN_EXE_plumb")).configure(|cmd| {
@@ -75,6 +77,19 @@ async fn an_mcp_session_over_stdio() {
         s["result"]["rows"],
         json!([{"name": "Dee", "id": 4}, {"name": "Eve", "id": 5}])
     );
+
+    let r = client
+        .call_tool(
+            CallToolRequestParams::new("data").with_arguments(args(json!({
+                "op": "select", "path": "people.xlsx", "sheet": "people", "offset": -1, "columns": ["name", "joined"]
+            }))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(false), "{r:?}");
+    let s = r.structured_content.unwrap();
+    assert_eq!(s["result"]["format"], "xlsx");
+    assert_eq!(s["result"]["rows"], json!([["Eve", "2024-05-30"]]));
 
     let r = client
         .call_tool(

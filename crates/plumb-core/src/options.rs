@@ -220,7 +220,7 @@ pub const COMMON_OPTIONS: [OptionSpec; 10] = [
         kind: OptionKind::Count,
         default: Some("0"),
         ops: &[Op::Select, Op::Search],
-        doc: "lines, rows, records or elements to skip (a search starts there); -N selects the last N (CSV, TSV, JSON Lines, Parquet)",
+        doc: "lines, rows, records or elements to skip (a search starts there); -N selects the last N (CSV, TSV, JSON Lines, Parquet, spreadsheets)",
     },
     OptionSpec {
         name: "limit",

@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 
 use calamine::{Data, DataRef, Dimensions, Ods, Reader, Xls, Xlsb, Xlsx};
 
-use plumb_core::{Refusal, RefusalReason, Source};
+use plumb_core::{CancelToken, Refusal, RefusalReason, Source};
 
 use crate::cell::Cell;
 
@@ -53,12 +53,21 @@ const OLE_MAGIC: &[u8] = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1";
 type Bytes = Cursor<Vec<u8>>;
 
 /// One of calamine's readers.
-pub(crate) enum Book {
+pub(crate) enum Which {
     Xlsx(Box<Xlsx<Bytes>>),
     Xlsb(Box<Xlsb<Bytes>>),
     Xls(Box<Xls<Bytes>>),
     Ods(Box<Ods<Bytes>>),
 }
+
+/// A workbook opened, with the caller's cancel token.
+pub(crate) struct Book {
+    reader: Which,
+    cancel: Option<CancelToken>,
+}
+
+/// Cells streamed between two looks at the cancel token.
+const CANCEL_EVERY: u64 = 4096;
 
 /// One sheet, as the workbook lists it.
 #[derive(Clone, Debug)]
@@ -177,40 +186,41 @@ impl Book {
             .with_extra("found", "encrypted-office".into()));
         }
         let cursor = Cursor::new(bytes);
-        let book = match kind {
-            Kind::Xlsx => Book::Xlsx(Box::new(
+        let reader = match kind {
+            Kind::Xlsx => Which::Xlsx(Box::new(
                 Xlsx::new(cursor).map_err(|e| open_error(kind, &e))?,
             )),
-            Kind::Xlsb => Book::Xlsb(Box::new(
+            Kind::Xlsb => Which::Xlsb(Box::new(
                 Xlsb::new(cursor).map_err(|e| open_error(kind, &e))?,
             )),
-            Kind::Xls => Book::Xls(Box::new(
+            Kind::Xls => Which::Xls(Box::new(
                 Xls::new(cursor).map_err(|e| open_error(kind, &e))?,
             )),
-            Kind::Ods => Book::Ods(Box::new(
+            Kind::Ods => Which::Ods(Box::new(
                 Ods::new(cursor).map_err(|e| open_error(kind, &e))?,
             )),
         };
-        Ok((book, kind, len))
+        let cancel = source.cancel_token().cloned();
+        Ok((Book { reader, cancel }, kind, len))
     }
 
     /// Whether the workbook counts dates from 1904 (the old Mac system).
     pub(crate) fn is_1904(&self) -> bool {
-        match self {
-            Book::Xlsx(b) => b.has_1904_epoch(),
-            Book::Xlsb(b) => b.has_1904_epoch(),
-            Book::Xls(b) => b.has_1904_epoch(),
-            Book::Ods(_) => false,
+        match &self.reader {
+            Which::Xlsx(b) => b.has_1904_epoch(),
+            Which::Xlsb(b) => b.has_1904_epoch(),
+            Which::Xls(b) => b.has_1904_epoch(),
+            Which::Ods(_) => false,
         }
     }
 
     /// The sheets, in workbook order.
     pub(crate) fn sheets(&self) -> Vec<SheetEntry> {
-        let meta = match self {
-            Book::Xlsx(b) => b.sheets_metadata(),
-            Book::Xlsb(b) => b.sheets_metadata(),
-            Book::Xls(b) => b.sheets_metadata(),
-            Book::Ods(b) => b.sheets_metadata(),
+        let meta = match &self.reader {
+            Which::Xlsx(b) => b.sheets_metadata(),
+            Which::Xlsb(b) => b.sheets_metadata(),
+            Which::Xls(b) => b.sheets_metadata(),
+            Which::Ods(b) => b.sheets_metadata(),
         };
         meta.iter()
             .map(|s| SheetEntry {
@@ -242,36 +252,50 @@ impl Book {
         mut f: impl FnMut(u32, u32, Cell) -> ControlFlow<()>,
     ) -> Result<(), Refusal> {
         let is_1904 = self.is_1904();
-        match self {
-            Book::Xlsx(b) => {
+        let cancel = self.cancel.clone();
+        let mut seen = 0u64;
+        let mut go = |row: u32, col: u32, cell: Cell| -> Result<ControlFlow<()>, Refusal> {
+            seen += 1;
+            if seen.is_multiple_of(CANCEL_EVERY)
+                && cancel.as_ref().is_some_and(CancelToken::is_cancelled)
+            {
+                return Err(Refusal::new(
+                    RefusalReason::Aborted,
+                    "the caller cancelled the read of the sheet",
+                ));
+            }
+            Ok(f(row, col, cell))
+        };
+        match &mut self.reader {
+            Which::Xlsx(b) => {
                 let mut r = b
                     .worksheet_cells_reader(name)
                     .map_err(|e| malformed(kind, e))?;
                 while let Some(c) = r.next_cell().map_err(|e| malformed(kind, e))? {
                     let (row, col) = c.get_position();
-                    if f(row, col, Cell::of_ref(c.get_value(), is_1904)).is_break() {
+                    if go(row, col, Cell::of_ref(c.get_value(), is_1904))?.is_break() {
                         break;
                     }
                 }
             }
-            Book::Xlsb(b) => {
+            Which::Xlsb(b) => {
                 let mut r = b
                     .worksheet_cells_reader(name)
                     .map_err(|e| malformed(kind, e))?;
                 while let Some(c) = r.next_cell().map_err(|e| malformed(kind, e))? {
                     let (row, col) = c.get_position();
-                    if f(row, col, Cell::of_ref(c.get_value(), is_1904)).is_break() {
+                    if go(row, col, Cell::of_ref(c.get_value(), is_1904))?.is_break() {
                         break;
                     }
                 }
             }
-            Book::Xls(b) => {
+            Which::Xls(b) => {
                 let range = b.worksheet_range(name).map_err(|e| malformed(kind, e))?;
-                each_used(&range, is_1904, f);
+                each_used(&range, is_1904, &mut go)?;
             }
-            Book::Ods(b) => {
+            Which::Ods(b) => {
                 let range = b.worksheet_range(name).map_err(|e| malformed(kind, e))?;
-                each_used(&range, is_1904, f);
+                each_used(&range, is_1904, &mut go)?;
             }
         }
         Ok(())
@@ -284,8 +308,8 @@ impl Book {
         name: &str,
         mut f: impl FnMut(u32, u32, &str),
     ) -> Result<(), Refusal> {
-        match self {
-            Book::Xlsx(b) => {
+        match &mut self.reader {
+            Which::Xlsx(b) => {
                 let mut r = b
                     .worksheet_cells_reader(name)
                     .map_err(|e| malformed(kind, e))?;
@@ -296,7 +320,7 @@ impl Book {
                     }
                 }
             }
-            Book::Xlsb(b) => {
+            Which::Xlsb(b) => {
                 let mut r = b
                     .worksheet_cells_reader(name)
                     .map_err(|e| malformed(kind, e))?;
@@ -307,7 +331,7 @@ impl Book {
                     }
                 }
             }
-            Book::Xls(b) => {
+            Which::Xls(b) => {
                 let range = b.worksheet_formula(name).map_err(|e| malformed(kind, e))?;
                 for (r, c, v) in range.used_cells() {
                     if !v.is_empty() {
@@ -316,7 +340,7 @@ impl Book {
                     }
                 }
             }
-            Book::Ods(b) => {
+            Which::Ods(b) => {
                 let range = b.worksheet_formula(name).map_err(|e| malformed(kind, e))?;
                 for (r, c, v) in range.used_cells() {
                     if !v.is_empty() {
@@ -336,16 +360,16 @@ impl Book {
         kind: Kind,
         name: &str,
     ) -> Result<Option<Vec<Dimensions>>, Refusal> {
-        Ok(match self {
-            Book::Xlsx(b) => Some(
+        Ok(match &mut self.reader {
+            Which::Xlsx(b) => Some(
                 b.merge_cells_by_sheet_name(name)
                     .map_err(|e| malformed(kind, e))?,
             ),
-            Book::Xls(b) => Some(
+            Which::Xls(b) => Some(
                 b.merge_cells_by_sheet_name(name)
                     .map_err(|e| malformed(kind, e))?,
             ),
-            Book::Xlsb(_) | Book::Ods(_) => None,
+            Which::Xlsb(_) | Which::Ods(_) => None,
         })
     }
 }
@@ -353,15 +377,17 @@ impl Book {
 fn each_used(
     range: &calamine::Range<Data>,
     is_1904: bool,
-    mut f: impl FnMut(u32, u32, Cell) -> ControlFlow<()>,
-) {
+    f: &mut impl FnMut(u32, u32, Cell) -> Result<ControlFlow<()>, Refusal>,
+) -> Result<(), Refusal> {
     let (r0, c0) = range.start().unwrap_or((0, 0));
     for (r, c, v) in range.used_cells() {
         let cell = Cell::of_data(v, is_1904);
-        if f(r0 + r as u32, c0 + c as u32, cell).is_break() {
+        #[allow(clippy::cast_possible_truncation)]
+        if f(r0 + r as u32, c0 + c as u32, cell)?.is_break() {
             break;
         }
     }
+    Ok(())
 }
 
 /// An OOXML file encrypted with a password is a compound file holding an

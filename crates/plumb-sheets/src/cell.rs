@@ -143,8 +143,9 @@ fn date_cell(d: &ExcelDateTime, is_1904: bool) -> Cell {
     }
     let fixed = ExcelDateTime::new(serial, calamine::ExcelDateTimeType::DateTime, is_1904);
     let (y, m, day, h, min, s, ms) = fixed.to_ymd_hms_milli();
-    Cell::Date(if serial < 1.0 && !is_1904 {
-        // A time of day with no date.
+    Cell::Date(if serial < 1.0 {
+        // A time of day with no date (in the 1904 system too, as
+        // openpyxl and pandas read it).
         time_text(h, min, s, ms)
     } else if h == 0 && min == 0 && s == 0 && ms == 0 {
         format!("{y:04}-{m:02}-{day:02}")

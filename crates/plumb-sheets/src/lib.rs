@@ -207,6 +207,11 @@ impl FormatReader for SheetsReader {
         })
     }
 
+    fn selects_from_end(&self) -> bool {
+        // The sheet's rows are counted before the window is taken.
+        true
+    }
+
     fn validate(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
         normalized(req)?;
         guarded(|| match Book::open(source) {

@@ -1,0 +1,54 @@
+//! An xlsx sheet is streamed, never held: the peak heap of a select or
+//! an inspect is the file (calamine needs it whole) plus a bounded
+//! amount, far below what the sheet would cost as a grid of cells.
+
+use plumb_core::{BytesSource, FormatReader, Request};
+use plumb_sheets::SheetsReader;
+
+#[global_allocator]
+static ALLOC: plumb_testkit::CountingAlloc = plumb_testkit::CountingAlloc;
+
+#[test]
+fn a_large_sheet_costs_its_file_and_a_bounded_rest() {
+    let rows: u32 = 200_000;
+    let cols: u16 = 5;
+    let mut wb = rust_xlsxwriter::Workbook::new();
+    let sheet = wb.add_worksheet();
+    for r in 0..rows {
+        for c in 0..cols {
+            sheet
+                .write(r, c, f64::from(r) * 10.0 + f64::from(c))
+                .unwrap();
+        }
+    }
+    let bytes = wb.save_to_buffer().unwrap();
+    drop(wb);
+    let file = bytes.len();
+    let source = BytesSource::new("big.xlsx", bytes);
+    // As a grid of calamine cells (32 bytes each) the sheet would be:
+    let grid = rows as usize * cols as usize * 32;
+    let budget = 4 << 20;
+    assert!(grid > 4 * budget, "the sheet is large enough to tell");
+
+    let mut req = Request::default();
+    req.window.from_end = Some(10);
+    let (answer, peak) =
+        plumb_testkit::peak_during(|| SheetsReader::XLSX.select(&source, &req).unwrap().to_json());
+    assert_eq!(answer["rows"][9][4], f64::from(rows - 1) * 10.0 + 4.0);
+    assert!(
+        peak < file + budget,
+        "select: peak {peak} bytes for a file of {file} (the grid would be {grid})"
+    );
+
+    let (answer, peak) = plumb_testkit::peak_during(|| {
+        SheetsReader::XLSX
+            .inspect(&source, &Request::default())
+            .unwrap()
+            .to_json()
+    });
+    assert_eq!(answer["sheets"][0]["rows"], rows);
+    assert!(
+        peak < file + budget,
+        "inspect: peak {peak} bytes for a file of {file} (the grid would be {grid})"
+    );
+}
