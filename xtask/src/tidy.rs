@@ -4,7 +4,8 @@
 //! 2. Dependencies between plumb's crates point only the way SPEC.md
 //!    draws them: core <- csv, json <- jsonl; engines <- plumb <-
 //!    plumb-tool <- plumb-cli; core <- plumb-parquet, plumb-sheets <-
-//!    plumb-cli (readers on the public seam, registered by the binary).
+//!    plumb-cli (readers on the public seam, registered by the binary);
+//!    core <- plumb-remote <- plumb-cli (remote sources).
 //! 3. Core names no reader's option: no option a built-in reader
 //!    declares appears in plumb-core's code as a string or a public
 //!    field (a refusal's `pointer` location is a location, not the
@@ -29,6 +30,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // A format written on the public seam alone, as a downstream one.
     ("plumb-parquet", &["plumb-core"]),
     ("plumb-sheets", &["plumb-core"]),
+    // Remote objects: object_store and tokio, kept out of the engines.
+    ("plumb-remote", &["plumb-core"]),
     ("plumb-tool", &["plumb-core", "plumb"]),
     (
         "plumb-cli",
@@ -38,6 +41,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "plumb-tool",
             "plumb-parquet",
             "plumb-sheets",
+            "plumb-remote",
         ],
     ),
 ];

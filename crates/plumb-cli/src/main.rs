@@ -522,6 +522,37 @@ impl Drop for Progress {
     }
 }
 
+/// The remote object this run reads, when its path is a URL: its
+/// counters are reported beside the answer.
+#[cfg(feature = "remote")]
+static REMOTE: std::sync::OnceLock<plumb_remote::RemoteSource> = std::sync::OnceLock::new();
+
+/// What reading the remote object cost: `{url, bytes_fetched, requests,
+/// etag}`; `None` for a local file.
+fn remote_report() -> Option<Value> {
+    #[cfg(feature = "remote")]
+    if let Some(r) = REMOTE.get() {
+        return Some(serde_json::json!({
+            "url": r.name(),
+            "size": r.len(),
+            "bytes_fetched": r.bytes_fetched(),
+            "requests": r.requests(),
+            "etag": r.etag(),
+        }));
+    }
+    None
+}
+
+/// Says on stderr what a remote read cost, for a person.
+fn remote_note() {
+    if let Some(r) = remote_report() {
+        eprintln!(
+            "plumb: fetched {} bytes of {} in {} requests",
+            r["bytes_fetched"], r["size"], r["requests"]
+        );
+    }
+}
+
 /// A stream that counts the bytes read from it, for the progress bar.
 struct Counted<R> {
     inner: R,
@@ -540,6 +571,12 @@ impl<R: std::io::Read> std::io::Read for Counted<R> {
 /// or FIFO named explicitly read once as a stream, any other path a file
 /// (judged by the handle it opened, as ever).
 fn open_source(path: &Path, counter: &Arc<AtomicU64>) -> Result<Box<dyn Source>, Refusal> {
+    #[cfg(feature = "remote")]
+    if let Some(url) = path.to_str().filter(|s| plumb_remote::is_remote(s)) {
+        let source = plumb_remote::RemoteSource::open(url, &plumb_remote::RemoteConfig::default())?;
+        let _ = REMOTE.set(source.clone());
+        return Ok(Box::new(source));
+    }
     if path == Path::new("-") {
         let stdin = Counted {
             inner: std::io::stdin(),
@@ -642,7 +679,12 @@ fn data(
     match answer {
         Err(r) => refuse(&r, common.json),
         Ok(a) => {
-            let shown = if common.json {
+            let remote = remote_report();
+            let shown = if let (true, Some(r)) = (common.json, &remote) {
+                let mut v = a.to_json();
+                v["remote"] = r.clone();
+                show(&v, true, screen)
+            } else if common.json {
                 // Straight from the typed answer to stdout: no JSON tree.
                 let mut out = std::io::BufWriter::new(std::io::stdout().lock());
                 a.write_json(&mut out)
@@ -671,6 +713,9 @@ fn data(
             };
             if let Err(code) = shown {
                 return code;
+            }
+            if !common.json {
+                remote_note();
             }
             match a.verdict() {
                 Some(Some(false)) => ExitCode::from(1),
@@ -798,7 +843,10 @@ fn read_cmd(
         Err(r) => refuse(&r, json),
         Ok(a) => {
             if json {
-                let v = serde_json::to_value(&a).unwrap_or(Value::Null);
+                let mut v = serde_json::to_value(&a).unwrap_or(Value::Null);
+                if let Some(r) = remote_report() {
+                    v["remote"] = r;
+                }
                 return match show(&v, true, screen) {
                     Ok(()) => ExitCode::SUCCESS,
                     Err(code) => code,
@@ -824,6 +872,7 @@ fn read_cmd(
             if a.line_truncated {
                 eprintln!("plumb: the line was cut at {} bytes", a.bytes);
             }
+            remote_note();
             match (a.total_lines, a.next_offset) {
                 (Some(t), Some(n)) => {
                     eprintln!("plumb: {t} lines in all; continue with --offset {n}")

@@ -21,6 +21,7 @@
 //! the system allocator unchanged and only counts.
 
 pub mod hostile;
+pub mod http;
 pub mod stats;
 
 use std::alloc::{GlobalAlloc, Layout, System};

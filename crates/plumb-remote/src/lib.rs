@@ -1,0 +1,601 @@
+//! Remote objects as plumb sources: `s3://`, `gs://`, `az://` (and
+//! `abfss://`), `http(s)://` URLs read by ranges, without a local copy.
+//!
+//! ```no_run
+//! use plumb_core::Op;
+//! use plumb_remote::{RemoteConfig, RemoteSource};
+//!
+//! // Credentials and endpoints come from the environment, as the AWS,
+//! // Google and Azure tools read them (AWS_ACCESS_KEY_ID, AWS_REGION,
+//! // AWS_ENDPOINT_URL, ...).
+//! let source = RemoteSource::open("s3://bucket/logs/2026-12-01.jsonl", &RemoteConfig::default())?;
+//! let answer = plumb::Plumb::new().run_source(Op::Inspect, &source, None, &Default::default())?;
+//! println!("{} bytes fetched of {}", source.bytes_fetched(), plumb_core::Source::len(&source).unwrap_or(0));
+//! # Ok::<(), plumb_core::Refusal>(())
+//! ```
+//!
+//! Built on `object_store`, the crate DataFusion, Polars and delta-rs
+//! read object storage through: one interface over the four kinds of
+//! store, their credential chains, and retries with backoff. It brings
+//! tokio and an HTTP client, so it lives in this crate of its own,
+//! which the engines never depend on; the CLI registers it behind its
+//! `remote` cargo feature.
+//!
+//! How a source reads: the object's size and ETag come from one HEAD
+//! request when it is opened. Random access ([`Source::read_range`]) is
+//! one ranged GET per call: detection's head, a tail read, a Parquet
+//! footer fetch only the bytes they ask for. A sequential scan
+//! ([`Source::open`]) fetches [`RemoteConfig::range_bytes`] at a time and
+//! keeps [`RemoteConfig::read_ahead`] more in flight. Every GET carries
+//! `If-Match` with the ETag, and the ETag each answer carries is checked
+//! too, so an object replaced during a scan is refused rather than read
+//! half old, half new. A body cut short (a dropped connection) is resumed
+//! from its last byte by a new ranged GET, up to [`REMOTE_RESUMES`]
+//! times. Every byte received is counted ([`RemoteSource::bytes_fetched`]).
+//! Messages never carry credentials: the URL is shown without user
+//! information or query, and values of secret-looking environment
+//! variables are masked.
+
+mod stream;
+
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use futures::StreamExt;
+use object_store::path::Path as StorePath;
+use object_store::{
+    ClientOptions, GetOptions, GetRange, ObjectStore, ObjectStoreExt, ObjectStoreScheme,
+    RetryConfig,
+};
+use url::Url;
+
+use plumb_core::{CancelToken, Refusal, RefusalReason, Source};
+
+/// Bytes a sequential scan asks for per request, by default.
+pub const REMOTE_RANGE_BYTES: usize = 8 << 20;
+
+/// Ranges a sequential scan keeps in flight ahead of the one being
+/// read, by default (so at most `(1 + read_ahead) × range_bytes` are
+/// held).
+pub const REMOTE_READ_AHEAD: usize = 3;
+
+/// Times a body cut short is resumed from its last byte.
+pub const REMOTE_RESUMES: usize = 4;
+
+/// The schemes read as remote objects.
+pub const REMOTE_SCHEMES: [&str; 10] = [
+    "s3", "s3a", "gs", "az", "azure", "abfs", "abfss", "adl", "http", "https",
+];
+
+/// How remote objects are read.
+#[derive(Clone, Debug)]
+pub struct RemoteConfig {
+    /// Bytes per request of a sequential scan.
+    pub range_bytes: usize,
+    /// Requests in flight ahead of the range being read.
+    pub read_ahead: usize,
+    /// The longest one request may take, body included.
+    pub timeout: Duration,
+    /// The longest a connection may take to open.
+    pub connect_timeout: Duration,
+    /// Retries of a failed request (with exponential backoff), by
+    /// object_store's retry policy.
+    pub retries: usize,
+}
+
+impl Default for RemoteConfig {
+    fn default() -> RemoteConfig {
+        RemoteConfig {
+            range_bytes: REMOTE_RANGE_BYTES,
+            read_ahead: REMOTE_READ_AHEAD,
+            timeout: Duration::from_secs(30),
+            connect_timeout: Duration::from_secs(5),
+            retries: 4,
+        }
+    }
+}
+
+/// Whether `s` is a URL plumb reads as a remote object (its scheme is
+/// one of [`REMOTE_SCHEMES`]).
+pub fn is_remote(s: &str) -> bool {
+    s.split_once("://")
+        .is_some_and(|(scheme, _)| REMOTE_SCHEMES.contains(&scheme.to_ascii_lowercase().as_str()))
+}
+
+/// A remote URL, parsed: what the store and the allow-list judge.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemoteUrl {
+    url: Url,
+    shown: String,
+}
+
+impl RemoteUrl {
+    /// Parses `s`. A URL with user information (a password in it) is
+    /// refused without echoing it; a query or fragment is refused too,
+    /// since a signed URL's query is a credential.
+    ///
+    /// # Errors
+    /// `invalid-argument`.
+    pub fn parse(s: &str) -> Result<RemoteUrl, Refusal> {
+        let url = Url::parse(s.trim())
+            .map_err(|e| Refusal::invalid_argument(format!("not a URL plumb can read ({e})")))?;
+        if !REMOTE_SCHEMES.contains(&url.scheme()) {
+            return Err(Refusal::invalid_argument(format!(
+                "`{}` is not a remote scheme plumb reads; use one of {}",
+                plumb_core::echo(url.scheme()),
+                REMOTE_SCHEMES.join(", ")
+            )));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(Refusal::invalid_argument(
+                "the URL carries user information; plumb takes no credentials in a URL (they would be echoed and logged): give them through the environment",
+            ));
+        }
+        if url.query().is_some() || url.fragment().is_some() {
+            return Err(Refusal::invalid_argument(
+                "the URL carries a query or fragment; plumb reads plain object URLs (a signed URL's query is a credential)",
+            ));
+        }
+        if url.host_str().is_none_or(str::is_empty) {
+            return Err(Refusal::invalid_argument("the URL names no bucket or host"));
+        }
+        let shown = url.to_string();
+        Ok(RemoteUrl { url, shown })
+    }
+
+    /// The URL as answers and messages show it.
+    pub fn as_str(&self) -> &str {
+        &self.shown
+    }
+
+    /// The scheme (`s3`, `https`, ...).
+    pub fn scheme(&self) -> &str {
+        self.url.scheme()
+    }
+
+    /// The bucket, container or host, lowercased.
+    pub fn host(&self) -> String {
+        self.url.host_str().unwrap_or("").to_ascii_lowercase()
+    }
+
+    /// The port, when the URL names one.
+    pub fn port(&self) -> Option<u16> {
+        self.url.port()
+    }
+
+    /// The key: the path's segments, percent-decoded, with `.` and
+    /// empty segments dropped and `..` refused (a key that climbs is
+    /// not a key).
+    ///
+    /// # Errors
+    /// `invalid-argument` for a `..` segment or one that decodes to a
+    /// `/` or a NUL.
+    pub fn key_segments(&self) -> Result<Vec<String>, Refusal> {
+        let mut out = Vec::new();
+        for seg in self.url.path_segments().into_iter().flatten() {
+            let decoded = percent_decode(seg);
+            if decoded.is_empty() || decoded == "." {
+                continue;
+            }
+            if decoded == ".." || decoded.contains('/') || decoded.contains('\0') {
+                return Err(Refusal::invalid_argument(format!(
+                    "the key of `{}` has a segment `{}` that climbs or hides a separator",
+                    self.shown,
+                    plumb_core::echo(&decoded)
+                )));
+            }
+            out.push(decoded);
+        }
+        Ok(out)
+    }
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let hex = |c: u8| (c as char).to_digit(16);
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                #[allow(clippy::cast_possible_truncation)]
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The object and the store it lives in.
+struct Inner {
+    shown: String,
+    store: Arc<dyn ObjectStore>,
+    path: StorePath,
+    size: u64,
+    etag: Option<String>,
+    fetched: AtomicU64,
+    requests: AtomicU64,
+    config: RemoteConfig,
+}
+
+/// A remote object, opened: its size and ETag known.
+#[derive(Clone)]
+pub struct RemoteSource {
+    inner: Arc<Inner>,
+    cancel: Option<CancelToken>,
+}
+
+impl std::fmt::Debug for RemoteSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteSource")
+            .field("url", &self.inner.shown)
+            .field("size", &self.inner.size)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The runtime remote reads run on: one for the process, two workers.
+fn runtime() -> &'static tokio::runtime::Runtime {
+    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("plumb-remote")
+            .enable_all()
+            .build()
+            .expect("a tokio runtime starts")
+    })
+}
+
+/// Runs `fut` on the remote runtime and waits for it; safe to call from
+/// any thread, a caller's own runtime included.
+fn run<T: Send + 'static>(fut: impl Future<Output = T> + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    runtime().spawn(async move {
+        let _ = tx.send(fut.await);
+    });
+    rx.recv().expect("the remote task answers")
+}
+
+/// Masks what could be a credential in a message: the query of any URL
+/// in it, and the value of any environment variable whose name says
+/// secret, token, key, password or signature.
+pub fn scrub(message: &str) -> String {
+    let mut out = message.to_owned();
+    for (k, v) in std::env::vars() {
+        let k = k.to_ascii_uppercase();
+        let secret = [
+            "SECRET",
+            "TOKEN",
+            "KEY",
+            "PASSWORD",
+            "SAS",
+            "SIGNATURE",
+            "CREDENTIAL",
+        ]
+        .iter()
+        .any(|w| k.contains(w));
+        if secret && v.len() >= 6 {
+            out = out.replace(&v, "***");
+        }
+    }
+    // Cut the query off every URL.
+    let mut cleaned = String::with_capacity(out.len());
+    let mut rest = out.as_str();
+    while let Some(at) = rest.find("://") {
+        let (head, tail) = rest.split_at(at + 3);
+        cleaned.push_str(head);
+        let end = tail
+            .find(|c: char| c.is_whitespace() || c == '"' || c == '\'' || c == ')' || c == '>')
+            .unwrap_or(tail.len());
+        let url = &tail[..end];
+        match url.find('?') {
+            Some(q) => {
+                cleaned.push_str(&url[..q]);
+                cleaned.push_str("?***");
+            }
+            None => cleaned.push_str(url),
+        }
+        rest = &tail[end..];
+    }
+    cleaned.push_str(rest);
+    cleaned
+}
+
+fn refusal(e: &object_store::Error, shown: &str) -> Refusal {
+    let r = match e {
+        object_store::Error::NotFound { .. } => Refusal::new(
+            RefusalReason::NotFound,
+            format!("`{shown}` does not exist in its store; check the bucket and key"),
+        ),
+        object_store::Error::Precondition { .. } => changed(shown),
+        object_store::Error::PermissionDenied { .. }
+        | object_store::Error::Unauthenticated { .. } => Refusal::new(
+            RefusalReason::ReadError,
+            format!(
+                "`{shown}` cannot be read: the store denied access ({})",
+                scrub(&e.to_string())
+            ),
+        ),
+        other => Refusal::new(
+            RefusalReason::ReadError,
+            format!("reading `{shown}` failed: {}", scrub(&other.to_string())),
+        ),
+    };
+    r.with_path(shown)
+}
+
+fn changed(shown: &str) -> Refusal {
+    Refusal::new(
+        RefusalReason::ReadError,
+        format!("`{shown}` changed while it was read (its ETag is no longer the one it had when opened); read it again"),
+    )
+    .with_path(shown)
+}
+
+fn store_for(
+    url: &RemoteUrl,
+    config: &RemoteConfig,
+) -> Result<(Arc<dyn ObjectStore>, StorePath), Refusal> {
+    let shown = url.as_str();
+    let bad = |e: &dyn std::fmt::Display| {
+        Refusal::invalid_argument(format!(
+            "`{shown}` cannot be opened: {}",
+            scrub(&e.to_string())
+        ))
+    };
+    let (scheme, path) = ObjectStoreScheme::parse(&url.url).map_err(|e| bad(&e))?;
+    let mut options = ClientOptions::new()
+        .with_timeout(config.timeout)
+        .with_connect_timeout(config.connect_timeout);
+    let retry = RetryConfig {
+        max_retries: config.retries,
+        ..RetryConfig::default()
+    };
+    let store: Arc<dyn ObjectStore> = match scheme {
+        ObjectStoreScheme::AmazonS3 => {
+            let mut b = object_store::aws::AmazonS3Builder::from_env().with_url(url.url.as_str());
+            // The AWS tools' own name for a custom endpoint.
+            let endpoint = std::env::var("AWS_ENDPOINT")
+                .or_else(|_| std::env::var("AWS_ENDPOINT_URL_S3"))
+                .or_else(|_| std::env::var("AWS_ENDPOINT_URL"))
+                .ok();
+            if let Some(ep) = &endpoint {
+                b = b.with_endpoint(ep);
+                if ep.starts_with("http://") {
+                    options = options.with_allow_http(true);
+                }
+            }
+            if std::env::var("AWS_REGION").is_err() && std::env::var("AWS_DEFAULT_REGION").is_err()
+            {
+                b = b.with_region("us-east-1");
+            } else if let Ok(region) = std::env::var("AWS_REGION") {
+                b = b.with_region(region);
+            }
+            Arc::new(
+                b.with_client_options(options)
+                    .with_retry(retry)
+                    .build()
+                    .map_err(|e| bad(&e))?,
+            )
+        }
+        ObjectStoreScheme::GoogleCloudStorage => Arc::new(
+            object_store::gcp::GoogleCloudStorageBuilder::from_env()
+                .with_url(url.url.as_str())
+                .with_client_options(options)
+                .with_retry(retry)
+                .build()
+                .map_err(|e| bad(&e))?,
+        ),
+        ObjectStoreScheme::MicrosoftAzure => Arc::new(
+            object_store::azure::MicrosoftAzureBuilder::from_env()
+                .with_url(url.url.as_str())
+                .with_client_options(options)
+                .with_retry(retry)
+                .build()
+                .map_err(|e| bad(&e))?,
+        ),
+        ObjectStoreScheme::Http => {
+            let origin = &url.url[..url::Position::BeforePath];
+            Arc::new(
+                object_store::http::HttpBuilder::new()
+                    .with_url(origin)
+                    .with_client_options(options.with_allow_http(true))
+                    .with_retry(retry)
+                    .build()
+                    .map_err(|e| bad(&e))?,
+            )
+        }
+        _ => {
+            return Err(Refusal::invalid_argument(format!(
+                "`{shown}` is not a remote object URL plumb reads"
+            )))
+        }
+    };
+    Ok((store, path))
+}
+
+impl RemoteSource {
+    /// Opens the object `url` names: one HEAD request for its size and
+    /// ETag.
+    ///
+    /// # Errors
+    /// `invalid-argument` for a URL plumb does not read (see
+    /// [`RemoteUrl::parse`]); `not-found` for a missing object;
+    /// `read-error` for a denied or failed request (credentials never in
+    /// the message).
+    pub fn open(url: &str, config: &RemoteConfig) -> Result<RemoteSource, Refusal> {
+        let parsed = RemoteUrl::parse(url)?;
+        let (store, path) = store_for(&parsed, config)?;
+        let shown = parsed.as_str().to_owned();
+        let head = {
+            let (store, path) = (store.clone(), path.clone());
+            run(async move { store.head(&path).await })
+        }
+        .map_err(|e| refusal(&e, &shown))?;
+        Ok(RemoteSource {
+            inner: Arc::new(Inner {
+                shown,
+                store,
+                path,
+                size: head.size,
+                etag: head.e_tag,
+                fetched: AtomicU64::new(0),
+                requests: AtomicU64::new(1),
+                config: config.clone(),
+            }),
+            cancel: None,
+        })
+    }
+
+    /// The same source, cancelled by `token`.
+    #[must_use]
+    pub fn with_cancel(mut self, token: Option<CancelToken>) -> RemoteSource {
+        self.cancel = token;
+        self
+    }
+
+    /// Body bytes received so far, over every request (a resumed range
+    /// counts what each attempt received).
+    pub fn bytes_fetched(&self) -> u64 {
+        self.inner.fetched.load(Ordering::Relaxed)
+    }
+
+    /// Requests made so far (the HEAD included).
+    pub fn requests(&self) -> u64 {
+        self.inner.requests.load(Ordering::Relaxed)
+    }
+
+    /// The ETag the object had when it was opened, if its store gives one.
+    pub fn etag(&self) -> Option<&str> {
+        self.inner.etag.as_deref()
+    }
+
+    fn fetch(&self, start: u64, end: u64) -> Result<Bytes, Refusal> {
+        let inner = self.inner.clone();
+        run(async move { fetch(&inner, start, end).await })
+    }
+}
+
+/// Bytes `start..end` of the object, resumed from the last byte received
+/// when a body is cut short.
+async fn fetch(inner: &Inner, start: u64, end: u64) -> Result<Bytes, Refusal> {
+    let want = usize::try_from(end.saturating_sub(start)).unwrap_or(usize::MAX);
+    let mut buf = BytesMut::with_capacity(want.min(64 << 20));
+    let mut resumes = 0;
+    loop {
+        let at = start + buf.len() as u64;
+        if at >= end {
+            return Ok(buf.freeze());
+        }
+        let options = GetOptions {
+            range: Some(GetRange::Bounded(at..end)),
+            if_match: inner.etag.clone(),
+            ..GetOptions::default()
+        };
+        inner.requests.fetch_add(1, Ordering::Relaxed);
+        let got = inner
+            .store
+            .get_opts(&inner.path, options)
+            .await
+            .map_err(|e| refusal(&e, &inner.shown))?;
+        if let (Some(a), Some(b)) = (&inner.etag, &got.meta.e_tag) {
+            if a != b {
+                return Err(changed(&inner.shown));
+            }
+        }
+        if got.meta.size != inner.size {
+            return Err(changed(&inner.shown));
+        }
+        let mut body = got.into_stream();
+        let mut cut: Option<object_store::Error> = None;
+        while let Some(chunk) = body.next().await {
+            match chunk {
+                Ok(b) => {
+                    inner.fetched.fetch_add(b.len() as u64, Ordering::Relaxed);
+                    let room = want - buf.len();
+                    buf.extend_from_slice(&b[..b.len().min(room)]);
+                }
+                Err(e) => {
+                    cut = Some(e);
+                    break;
+                }
+            }
+        }
+        if buf.len() < want {
+            resumes += 1;
+            if resumes > REMOTE_RESUMES {
+                let why = cut.map_or_else(
+                    || "the body ended early".to_owned(),
+                    |e| scrub(&e.to_string()),
+                );
+                return Err(Refusal::new(
+                    RefusalReason::ReadError,
+                    format!(
+                        "reading `{}` failed: the connection was cut {} times in bytes {start}..{end} ({why})",
+                        inner.shown, REMOTE_RESUMES + 1
+                    ),
+                )
+                .with_path(inner.shown.clone())
+                .with_byte_offset(start + buf.len() as u64));
+            }
+        }
+    }
+}
+
+impl Source for RemoteSource {
+    fn open(&self) -> Result<Box<dyn std::io::BufRead + Send + '_>, Refusal> {
+        Ok(Box::new(stream::Sequential::new(self.clone())))
+    }
+
+    fn name(&self) -> &str {
+        &self.inner.shown
+    }
+
+    fn len(&self) -> Option<u64> {
+        Some(self.inner.size)
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Option<std::io::Result<usize>> {
+        let end = offset.saturating_add(buf.len() as u64).min(self.inner.size);
+        if offset >= end {
+            return Some(Ok(0));
+        }
+        Some(match self.fetch(offset, end) {
+            Ok(b) => {
+                buf[..b.len()].copy_from_slice(&b);
+                Ok(b.len())
+            }
+            Err(r) => Err(std::io::Error::other(r.message().to_owned())),
+        })
+    }
+
+    fn read_range(&self, offset: u64, len: usize) -> Option<Result<Bytes, Refusal>> {
+        let end = offset.saturating_add(len as u64).min(self.inner.size);
+        if offset >= end {
+            return Some(Ok(Bytes::new()));
+        }
+        Some(self.fetch(offset, end))
+    }
+
+    fn head(&self, max: usize) -> Result<Vec<u8>, Refusal> {
+        self.read_range(0, max)
+            .unwrap_or_else(|| Ok(Bytes::new()))
+            .map(|b| b.to_vec())
+    }
+
+    fn cancel_token(&self) -> Option<&CancelToken> {
+        self.cancel.as_ref()
+    }
+
+    fn to_shared(&self) -> Option<Arc<dyn Source>> {
+        Some(Arc::new(self.clone()))
+    }
+}

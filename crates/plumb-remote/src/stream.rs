@@ -1,0 +1,98 @@
+//! A sequential scan of a remote object: fixed-size ranges fetched in
+//! order, a bounded number in flight ahead of the one being read.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, Read};
+use std::sync::mpsc::Receiver;
+
+use bytes::Bytes;
+
+use plumb_core::{CancelToken, Refusal, RefusalReason};
+
+use crate::{fetch, runtime, RemoteSource};
+
+/// The object from the start, as a reader.
+pub(crate) struct Sequential {
+    source: RemoteSource,
+    /// Where the next range to ask for starts.
+    next: u64,
+    /// Ranges asked for, in order.
+    pending: VecDeque<Receiver<Result<Bytes, Refusal>>>,
+    current: Bytes,
+    pos: usize,
+}
+
+impl Sequential {
+    pub(crate) fn new(source: RemoteSource) -> Sequential {
+        Sequential {
+            source,
+            next: 0,
+            pending: VecDeque::new(),
+            current: Bytes::new(),
+            pos: 0,
+        }
+    }
+
+    /// Asks for ranges until `read_ahead + 1` are in flight or the
+    /// object is all asked for.
+    fn top_up(&mut self) {
+        let inner = &self.source.inner;
+        let step = inner.config.range_bytes.max(1) as u64;
+        while self.pending.len() <= inner.config.read_ahead && self.next < inner.size {
+            let (start, end) = (self.next, (self.next + step).min(inner.size));
+            self.next = end;
+            let (tx, rx) = std::sync::mpsc::sync_channel(1);
+            let inner = inner.clone();
+            runtime().spawn(async move {
+                let _ = tx.send(fetch(&inner, start, end).await);
+            });
+            self.pending.push_back(rx);
+        }
+    }
+}
+
+fn io_error(r: &Refusal) -> std::io::Error {
+    std::io::Error::other(r.message().to_owned())
+}
+
+impl Read for Sequential {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let avail = self.fill_buf()?;
+        let n = avail.len().min(buf.len());
+        buf[..n].copy_from_slice(&avail[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for Sequential {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        while self.pos >= self.current.len() {
+            if self
+                .source
+                .cancel
+                .as_ref()
+                .is_some_and(CancelToken::is_cancelled)
+            {
+                return Err(io_error(&Refusal::new(
+                    RefusalReason::Aborted,
+                    "the caller cancelled the read",
+                )));
+            }
+            self.top_up();
+            let Some(rx) = self.pending.pop_front() else {
+                return Ok(&[]);
+            };
+            let got = rx
+                .recv()
+                .map_err(|_| std::io::Error::other("a remote read task ended without an answer"))?;
+            self.current = got.map_err(|r| io_error(&r))?;
+            self.pos = 0;
+        }
+        Ok(&self.current[self.pos..])
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.pos = (self.pos + amt).min(self.current.len());
+    }
+}
