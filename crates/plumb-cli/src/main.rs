@@ -243,6 +243,12 @@ struct Agent {
     /// A catalog entry: NAME resolves to PATH before any file named NAME.
     #[arg(long = "catalog", value_name = "NAME=PATH", value_parser = parse_catalog)]
     catalog: Vec<(String, PathBuf)>,
+    /// A remote prefix the agent may read under (s3://bucket/prefix,
+    /// https://host/path; repeatable). Judged on the parsed URL: scheme,
+    /// bucket or host, port, and whole key segments. Redirects are not
+    /// followed. Without it, a URL is refused.
+    #[arg(long = "allow-remote", value_name = "URL")]
+    allow_remote: Vec<String>,
 }
 
 fn parse_catalog(s: &str) -> Result<(String, PathBuf), String> {
@@ -257,7 +263,35 @@ fn parse_catalog(s: &str) -> Result<(String, PathBuf), String> {
 impl Agent {
     fn toolbox(&self) -> Result<plumb_tool::Toolbox, Refusal> {
         let ws = plumb_tool::Workspace::new(&self.root, &self.reserve, &self.catalog)?;
-        Ok(plumb_tool::Toolbox::new(ws).with_plumb(plumb()))
+        #[allow(unused_mut)]
+        let mut toolbox = plumb_tool::Toolbox::new(ws).with_plumb(plumb());
+        #[cfg(feature = "remote")]
+        {
+            let list = plumb_remote::AllowList::new(&self.allow_remote)?;
+            let config = plumb_remote::RemoteConfig {
+                follow_redirects: false,
+                ..plumb_remote::RemoteConfig::default()
+            };
+            toolbox = toolbox.with_remote(plumb_tool::RemoteOpener(Arc::new(
+                move |path: &str, cancel: Option<plumb_core::CancelToken>| {
+                    if !plumb_remote::is_remote(path) {
+                        return None;
+                    }
+                    Some(
+                        list.judge(path)
+                            .and_then(|url| plumb_remote::RemoteSource::open(url.as_str(), &config))
+                            .map(|s| Box::new(s.with_cancel(cancel)) as Box<dyn Source>),
+                    )
+                },
+            )));
+        }
+        #[cfg(not(feature = "remote"))]
+        if !self.allow_remote.is_empty() {
+            return Err(Refusal::invalid_argument(
+                "--allow-remote needs a build with the remote feature",
+            ));
+        }
+        Ok(toolbox)
     }
 }
 

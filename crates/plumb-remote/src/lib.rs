@@ -84,6 +84,10 @@ pub struct RemoteConfig {
     /// Retries of a failed request (with exponential backoff), by
     /// object_store's retry policy.
     pub retries: usize,
+    /// Whether a redirect is followed. The CLI follows them, as curl
+    /// `-L` does; the agent surface does not, so an allowed server cannot
+    /// send a read to a host the allow-list does not name.
+    pub follow_redirects: bool,
 }
 
 impl Default for RemoteConfig {
@@ -94,6 +98,7 @@ impl Default for RemoteConfig {
             timeout: Duration::from_secs(30),
             connect_timeout: Duration::from_secs(5),
             retries: 4,
+            follow_redirects: true,
         }
     }
 }
@@ -190,6 +195,73 @@ impl RemoteUrl {
             out.push(decoded);
         }
         Ok(out)
+    }
+}
+
+/// The remote prefixes an agent may read under (`--allow-remote`),
+/// judged on parsed URLs: the same scheme, the same bucket or host
+/// (case-insensitive) and port, and a key whose segments begin with the
+/// prefix's segments, after dot segments are resolved and
+/// percent-encoding is decoded. The raw text of a URL is never compared.
+#[derive(Clone, Debug, Default)]
+pub struct AllowList {
+    prefixes: Vec<(RemoteUrl, Vec<String>)>,
+}
+
+impl AllowList {
+    /// Parses each prefix.
+    ///
+    /// # Errors
+    /// `invalid-argument` for a prefix that is not a remote URL plumb
+    /// reads (see [`RemoteUrl::parse`]).
+    pub fn new<S: AsRef<str>>(prefixes: &[S]) -> Result<AllowList, Refusal> {
+        let mut out = Vec::new();
+        for p in prefixes {
+            let url = RemoteUrl::parse(p.as_ref())?;
+            let key = url.key_segments()?;
+            out.push((url, key));
+        }
+        Ok(AllowList { prefixes: out })
+    }
+
+    /// Whether no prefix is allowed.
+    pub fn is_empty(&self) -> bool {
+        self.prefixes.is_empty()
+    }
+
+    /// The URL `s` parsed, if a prefix allows it.
+    ///
+    /// # Errors
+    /// `outside-root` for a URL no prefix allows (or any, when the list
+    /// is empty); `invalid-argument` for a URL that does not parse.
+    pub fn judge(&self, s: &str) -> Result<RemoteUrl, Refusal> {
+        if self.prefixes.is_empty() {
+            return Err(Refusal::new(
+                RefusalReason::OutsideRoot,
+                "remote objects are not read here: the server was started without --allow-remote",
+            ));
+        }
+        let url = RemoteUrl::parse(s)?;
+        let key = url.key_segments()?;
+        let allowed = self.prefixes.iter().any(|(p, pk)| {
+            p.scheme() == url.scheme()
+                && p.host() == url.host()
+                && p.port() == url.port()
+                && key.len() >= pk.len()
+                && key[..pk.len()] == pk[..]
+        });
+        if allowed {
+            Ok(url)
+        } else {
+            Err(Refusal::new(
+                RefusalReason::OutsideRoot,
+                format!(
+                    "`{}` is under no prefix this server allows (--allow-remote)",
+                    url.as_str()
+                ),
+            )
+            .with_path(url.as_str()))
+        }
     }
 }
 
@@ -340,6 +412,32 @@ fn changed(shown: &str) -> Refusal {
     .with_path(shown)
 }
 
+/// A client that answers a redirect as it is, an error, rather than
+/// following it.
+#[derive(Debug)]
+struct NoRedirects {
+    timeout: Duration,
+    connect_timeout: Duration,
+}
+
+impl object_store::client::HttpConnector for NoRedirects {
+    fn connect(
+        &self,
+        _options: &ClientOptions,
+    ) -> object_store::Result<object_store::client::HttpClient> {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(self.timeout)
+            .connect_timeout(self.connect_timeout)
+            .build()
+            .map_err(|e| object_store::Error::Generic {
+                store: "HTTP",
+                source: Box::new(e),
+            })?;
+        Ok(object_store::client::HttpClient::new(client))
+    }
+}
+
 fn store_for(
     url: &RemoteUrl,
     config: &RemoteConfig,
@@ -359,6 +457,11 @@ fn store_for(
         max_retries: config.retries,
         ..RetryConfig::default()
     };
+    let pinned = || NoRedirects {
+        timeout: config.timeout,
+        connect_timeout: config.connect_timeout,
+    };
+    let follow = config.follow_redirects;
     let store: Arc<dyn ObjectStore> = match scheme {
         ObjectStoreScheme::AmazonS3 => {
             let mut b = object_store::aws::AmazonS3Builder::from_env().with_url(url.url.as_str());
@@ -379,39 +482,42 @@ fn store_for(
             } else if let Ok(region) = std::env::var("AWS_REGION") {
                 b = b.with_region(region);
             }
-            Arc::new(
-                b.with_client_options(options)
-                    .with_retry(retry)
-                    .build()
-                    .map_err(|e| bad(&e))?,
-            )
+            b = b.with_client_options(options).with_retry(retry);
+            if !follow {
+                b = b.with_http_connector(pinned());
+            }
+            Arc::new(b.build().map_err(|e| bad(&e))?)
         }
-        ObjectStoreScheme::GoogleCloudStorage => Arc::new(
-            object_store::gcp::GoogleCloudStorageBuilder::from_env()
+        ObjectStoreScheme::GoogleCloudStorage => {
+            let mut b = object_store::gcp::GoogleCloudStorageBuilder::from_env()
                 .with_url(url.url.as_str())
                 .with_client_options(options)
-                .with_retry(retry)
-                .build()
-                .map_err(|e| bad(&e))?,
-        ),
-        ObjectStoreScheme::MicrosoftAzure => Arc::new(
-            object_store::azure::MicrosoftAzureBuilder::from_env()
+                .with_retry(retry);
+            if !follow {
+                b = b.with_http_connector(pinned());
+            }
+            Arc::new(b.build().map_err(|e| bad(&e))?)
+        }
+        ObjectStoreScheme::MicrosoftAzure => {
+            let mut b = object_store::azure::MicrosoftAzureBuilder::from_env()
                 .with_url(url.url.as_str())
                 .with_client_options(options)
-                .with_retry(retry)
-                .build()
-                .map_err(|e| bad(&e))?,
-        ),
+                .with_retry(retry);
+            if !follow {
+                b = b.with_http_connector(pinned());
+            }
+            Arc::new(b.build().map_err(|e| bad(&e))?)
+        }
         ObjectStoreScheme::Http => {
             let origin = &url.url[..url::Position::BeforePath];
-            Arc::new(
-                object_store::http::HttpBuilder::new()
-                    .with_url(origin)
-                    .with_client_options(options.with_allow_http(true))
-                    .with_retry(retry)
-                    .build()
-                    .map_err(|e| bad(&e))?,
-            )
+            let mut b = object_store::http::HttpBuilder::new()
+                .with_url(origin)
+                .with_client_options(options.with_allow_http(true))
+                .with_retry(retry);
+            if !follow {
+                b = b.with_http_connector(pinned());
+            }
+            Arc::new(b.build().map_err(|e| bad(&e))?)
         }
         _ => {
             return Err(Refusal::invalid_argument(format!(

@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use plumb_core::{BytesSource, Op, RefusalReason, Request, Source};
-use plumb_remote::{RemoteConfig, RemoteSource, RemoteUrl};
+use plumb_remote::{AllowList, RemoteConfig, RemoteSource, RemoteUrl};
 use serde_json::Value;
 
 use plumb_testkit::http::Server;
@@ -210,4 +210,78 @@ fn urls_with_credentials_are_refused_without_echoing_them() {
     assert_eq!(u.host(), "bucket");
     assert_eq!(u.key_segments().unwrap(), ["a", "b", "c.csv"]);
     assert!(plumb_remote::scrub("GET https://h/p?X-Amz-Signature=abc failed").contains("?***"));
+}
+
+#[test]
+fn the_allow_list_judges_parsed_urls() {
+    let server = Server::start();
+    let allowed = [
+        "s3://bucket/prefix".to_owned(),
+        format!("{}/data", server.base),
+    ];
+    let list = AllowList::new(&allowed).unwrap();
+    let ok = |u: &str| list.judge(u).map(|u| u.as_str().to_owned());
+    assert!(ok("s3://bucket/prefix/a.csv").is_ok());
+    assert!(ok("s3://bucket/prefix/deeper/b.parquet").is_ok());
+    assert!(ok("S3://BUCKET/prefix/./c.csv").is_ok());
+    assert!(ok(&format!("{}/data/x.csv", server.base)).is_ok());
+    let refused = [
+        "s3://bucket/prefix2/a.csv".to_owned(),
+        "s3://bucket/other/a.csv".to_owned(),
+        "s3://other/prefix/a.csv".to_owned(),
+        "s3://bucket/prefix/../secret.csv".to_owned(),
+        "s3://bucket/prefix/%2e%2e/secret.csv".to_owned(),
+        "s3://bucket/prefix%2F..%2Fsecret.csv".to_owned(),
+        "s3://bucket/PREFIX/a.csv".to_owned(),
+        "s3://user:pw@bucket/prefix/a.csv".to_owned(),
+        "s3://bucket/prefix/a.csv?versionId=1".to_owned(),
+        "gs://bucket/prefix/a.csv".to_owned(),
+        "https://bucket/prefix/a.csv".to_owned(),
+        format!(
+            "{}/data/x.csv",
+            server.base.replace("127.0.0.1", "localhost")
+        ),
+        "http://127.0.0.1:1/data/x.csv".to_owned(),
+        format!("{}/database/x.csv", server.base),
+        "not a url".to_owned(),
+    ];
+    for u in &refused {
+        let r = list.judge(u).unwrap_err();
+        assert!(
+            matches!(
+                r.reason(),
+                RefusalReason::OutsideRoot | RefusalReason::InvalidArgument
+            ),
+            "{u}: {r}"
+        );
+    }
+    let r = AllowList::default()
+        .judge("s3://bucket/prefix/a.csv")
+        .unwrap_err();
+    assert_eq!(r.reason(), RefusalReason::OutsideRoot);
+}
+
+#[test]
+fn redirects_to_another_host_are_not_followed_when_pinned() {
+    let there = Server::start();
+    there.put("/x.csv", csv(10));
+    let here = Server::start();
+    *here.state.redirect.lock().unwrap() = Some(there.base.clone());
+    let pinned = RemoteConfig {
+        follow_redirects: false,
+        retries: 0,
+        ..RemoteConfig::default()
+    };
+    let r = RemoteSource::open(&here.url("/x.csv"), &pinned).unwrap_err();
+    assert!(
+        matches!(
+            r.reason(),
+            RefusalReason::ReadError | RefusalReason::NotFound
+        ),
+        "{r}"
+    );
+    assert_eq!(there.state.requests.load(Ordering::Relaxed), 0);
+    // The CLI's default follows it, as curl -L does.
+    let followed = RemoteSource::open(&here.url("/x.csv"), &RemoteConfig::default()).unwrap();
+    assert_eq!(followed.len(), Some(csv(10).len() as u64));
 }

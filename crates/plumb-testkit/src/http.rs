@@ -25,6 +25,8 @@ pub struct State {
     pub sent: AtomicU64,
     /// Requests served.
     pub requests: AtomicUsize,
+    /// Answer every request with a redirect to this base URL.
+    pub redirect: Mutex<Option<String>>,
 }
 
 /// A running server: its base URL and its state.
@@ -100,6 +102,13 @@ fn serve(conn: TcpStream, state: &State) -> std::io::Result<()> {
         thread::sleep(delay);
     }
     let mut out = conn;
+    if let Some(to) = state.redirect.lock().unwrap().clone() {
+        write!(
+            out,
+            "HTTP/1.1 302 Found\r\nLocation: {to}{path}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )?;
+        return Ok(());
+    }
     let found = state.objects.lock().unwrap().get(&path).cloned();
     let Some((body, etag)) = found else {
         write!(

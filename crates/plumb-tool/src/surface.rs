@@ -6,7 +6,9 @@ use serde_json::{json, Value};
 
 use plumb::read::{read_source, ReadRequest};
 use plumb::Plumb;
-use plumb_core::{echo, echo_within, CancelToken, FileSource, Refusal, RefusalReason};
+use std::sync::Arc;
+
+use plumb_core::{echo, echo_within, CancelToken, FileSource, Refusal, RefusalReason, Source};
 
 use crate::args::{data_args, data_schema, read_args, DataArgs, ReadArgs};
 use crate::bounded::bounded_text;
@@ -41,6 +43,27 @@ pub struct Toolbox {
     workspace: Workspace,
     plumb: Plumb,
     budget: Budget,
+    remote: Option<RemoteOpener>,
+}
+
+/// Opens a path that names a remote object (a URL), judged by the
+/// caller's allow-list: `None` when the path is no URL it takes (it is
+/// then a path inside the workspace), a refusal when the URL is not
+/// allowed or cannot be read. The CLI installs one built on plumb-remote
+/// and its `--allow-remote` prefixes; without one, every path is a path
+/// in the workspace.
+#[derive(Clone)]
+pub struct RemoteOpener(
+    #[allow(clippy::type_complexity)]
+    pub  Arc<
+        dyn Fn(&str, Option<CancelToken>) -> Option<Result<Box<dyn Source>, Refusal>> + Send + Sync,
+    >,
+);
+
+impl std::fmt::Debug for RemoteOpener {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RemoteOpener")
+    }
 }
 
 fn refusal_observation(tool: &str, op: &str, r: &Refusal) -> Value {
@@ -98,7 +121,29 @@ impl Toolbox {
             workspace,
             plumb: Plumb::new(),
             budget: Budget::unlimited(),
+            remote: None,
         }
+    }
+
+    /// Reads remote objects through `opener` (see [`RemoteOpener`]).
+    pub fn with_remote(mut self, opener: RemoteOpener) -> Toolbox {
+        self.remote = Some(opener);
+        self
+    }
+
+    /// The source a path names: a remote object when the opener takes
+    /// it, else the file beneath the root.
+    fn source(&self, path: &str, cancel: Option<CancelToken>) -> Result<Box<dyn Source>, Refusal> {
+        if let Some(opened) = self
+            .remote
+            .as_ref()
+            .and_then(|o| (o.0)(path, cancel.clone()))
+        {
+            return opened;
+        }
+        Ok(Box::new(
+            FileSource::from_opened(self.workspace.resolve(path)?).with_cancel(cancel),
+        ))
     }
 
     /// Uses a session budget shared across calls.
@@ -277,9 +322,9 @@ impl Toolbox {
         a: &DataArgs,
         cancel: Option<CancelToken>,
     ) -> Result<Box<dyn plumb::Answer>, Refusal> {
-        let source = FileSource::from_opened(self.workspace.resolve(&a.path)?).with_cancel(cancel);
+        let source = self.source(&a.path, cancel)?;
         self.plumb
-            .run_source(a.op, &source, a.format.as_deref(), &a.request)
+            .run_source(a.op, source.as_ref(), a.format.as_deref(), &a.request)
     }
 
     /// The `read` tool.
@@ -293,8 +338,8 @@ impl Toolbox {
             Err(r) => return refusal_observation("read", "read", &r),
         };
         let cap = reservation.bytes();
-        let source = match self.workspace.resolve(&a.path) {
-            Ok(f) => FileSource::from_opened(f).with_cancel(cancel),
+        let source = match self.source(&a.path, cancel) {
+            Ok(s) => s,
             Err(r) => return refusal_observation("read", "read", &r),
         };
         let encoding = match a.encoding.as_deref().map(plumb::TextEncoding::for_label) {
@@ -312,7 +357,7 @@ impl Toolbox {
         // JSON escaping can make text longer; read less until it fits,
         // so next_offset stays the truth.
         loop {
-            let answer = match read_source(&source, &req) {
+            let answer = match read_source(source.as_ref(), &req) {
                 Ok(ans) => ans,
                 Err(r) => return refusal_observation("read", "read", &r.with_path(a.path.clone())),
             };
