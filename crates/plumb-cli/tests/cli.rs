@@ -989,7 +989,8 @@ fn the_agent_surface_reads_remote_objects_only_under_allowed_prefixes() {
     let server = plumb_testkit::http::Server::start();
     server.put("/data/people.csv", std::fs::read(sample()).unwrap());
     server.put("/private/keys.csv", b"secret,1\n".to_vec());
-    let select = |path: &str| json!({"tool": "data", "args": {"op": "select", "path": path, "offset": -1}});
+    let select =
+        |path: &str| json!({"tool": "data", "args": {"op": "select", "path": path, "offset": -1}});
     let allowed = format!("{}/data", server.base);
     // Without an allow-list, a URL is refused.
     let v = tool_call(&[], &select(&server.url("/data/people.csv")));
@@ -1003,28 +1004,50 @@ fn the_agent_surface_reads_remote_objects_only_under_allowed_prefixes() {
         &flags,
         &json!({"tool": "read", "args": {"path": server.url("/data/people.csv"), "offset": -1}}),
     );
-    assert_eq!(v["result"]["text"], "5,Eve,Kyoto,22.75,2024-05-30,42\n", "{v}");
+    assert_eq!(
+        v["result"]["text"], "5,Eve,Kyoto,22.75,2024-05-30,42\n",
+        "{v}"
+    );
     // Escapes, judged on the parsed URL, are refused and read nothing.
-    let before = server.state.requests.load(std::sync::atomic::Ordering::Relaxed);
+    let before = server
+        .state
+        .requests
+        .load(std::sync::atomic::Ordering::Relaxed);
     for escape in [
         server.url("/private/keys.csv"),
         server.url("/data/../private/keys.csv"),
         server.url("/data/%2e%2e/private/keys.csv"),
         server.url("/data%2F..%2Fprivate/keys.csv"),
         server.url("/database/keys.csv"),
-        server.url("/data/people.csv").replace("http://", "http://user:pw@"),
-        server.url("/data/people.csv").replace("127.0.0.1", "localhost"),
+        server
+            .url("/data/people.csv")
+            .replace("http://", "http://user:pw@"),
+        server
+            .url("/data/people.csv")
+            .replace("127.0.0.1", "localhost"),
     ] {
         let v = tool_call(&flags, &select(&escape));
         assert_eq!(v["ok"], false, "{escape}: {v}");
         assert!(!v.to_string().contains("secret,1"), "{escape}: {v}");
     }
-    assert_eq!(server.state.requests.load(std::sync::atomic::Ordering::Relaxed), before);
+    assert_eq!(
+        server
+            .state
+            .requests
+            .load(std::sync::atomic::Ordering::Relaxed),
+        before
+    );
     // A redirect from an allowed prefix to elsewhere is not followed.
     let other = plumb_testkit::http::Server::start();
     other.put("/data/people.csv", b"leaked,1\n".to_vec());
     *server.state.redirect.lock().unwrap() = Some(other.base.clone());
     let v = tool_call(&flags, &select(&server.url("/data/people.csv")));
     assert_eq!(v["ok"], false, "{v}");
-    assert_eq!(other.state.requests.load(std::sync::atomic::Ordering::Relaxed), 0);
+    assert_eq!(
+        other
+            .state
+            .requests
+            .load(std::sync::atomic::Ordering::Relaxed),
+        0
+    );
 }

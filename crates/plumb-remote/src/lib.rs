@@ -25,8 +25,9 @@
 //! request when it is opened. Random access ([`Source::read_range`]) is
 //! one ranged GET per call: detection's head, a tail read, a Parquet
 //! footer fetch only the bytes they ask for. A sequential scan
-//! ([`Source::open`]) fetches [`RemoteConfig::range_bytes`] at a time and
-//! keeps [`RemoteConfig::read_ahead`] more in flight. Every GET carries
+//! ([`Source::open`]) fetches ranges growing from 256 KiB to
+//! [`RemoteConfig::range_bytes`] and, as it proceeds, keeps up to
+//! [`RemoteConfig::read_ahead`] more in flight. Every GET carries
 //! `If-Match` with the ETag, and the ETag each answer carries is checked
 //! too, so an object replaced during a scan is refused rather than read
 //! half old, half new. A body cut short (a dropped connection) is resumed

@@ -1,5 +1,9 @@
-//! A sequential scan of a remote object: fixed-size ranges fetched in
-//! order, a bounded number in flight ahead of the one being read.
+//! A sequential scan of a remote object: ranges fetched in order, a
+//! bounded number in flight ahead of the one being read. The first range
+//! is small and each one doubles up to the configured size, and ranges
+//! are fetched ahead only as the ranges before them are read: a caller
+//! that wants the first kilobytes (a sniff) costs one small request, not
+//! the read-ahead of a scan.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, Read};
@@ -20,7 +24,14 @@ pub(crate) struct Sequential {
     pending: VecDeque<Receiver<Result<Bytes, Refusal>>>,
     current: Bytes,
     pos: usize,
+    /// The size of the next range asked for.
+    step: u64,
+    /// Ranges read so far: as many may be in flight ahead.
+    read: usize,
 }
+
+/// The first range a sequential scan asks for.
+const FIRST_RANGE_BYTES: u64 = 256 << 10;
 
 impl Sequential {
     pub(crate) fn new(source: RemoteSource) -> Sequential {
@@ -30,15 +41,21 @@ impl Sequential {
             pending: VecDeque::new(),
             current: Bytes::new(),
             pos: 0,
+            step: FIRST_RANGE_BYTES,
+            read: 0,
         }
     }
 
-    /// Asks for ranges until `read_ahead + 1` are in flight or the
+    /// Asks for ranges until as many are in flight as the read-ahead
+    /// allows (no more than the ranges read so far, plus one), or the
     /// object is all asked for.
     fn top_up(&mut self) {
         let inner = &self.source.inner;
-        let step = inner.config.range_bytes.max(1) as u64;
-        while self.pending.len() <= inner.config.read_ahead && self.next < inner.size {
+        let full = (inner.config.range_bytes.max(1) as u64).max(1);
+        let ahead = inner.config.read_ahead.min(self.read);
+        while self.pending.len() <= ahead && self.next < inner.size {
+            let step = self.step.min(full);
+            self.step = step.saturating_mul(2);
             let (start, end) = (self.next, (self.next + step).min(inner.size));
             self.next = end;
             let (tx, rx) = std::sync::mpsc::sync_channel(1);
@@ -88,6 +105,7 @@ impl BufRead for Sequential {
                 .map_err(|_| std::io::Error::other("a remote read task ended without an answer"))?;
             self.current = got.map_err(|r| io_error(&r))?;
             self.pos = 0;
+            self.read += 1;
         }
         Ok(&self.current[self.pos..])
     }

@@ -108,9 +108,26 @@ fn a_scan_streams_every_byte_once_in_order() {
     std::io::Read::read_to_end(&mut remote.open().unwrap(), &mut got).unwrap();
     assert_eq!(got, body);
     assert_eq!(remote.bytes_fetched(), body.len() as u64);
-    // One HEAD and one GET per range.
+    // One HEAD and one GET per range (ranges of the configured 64 KiB:
+    // the first is already that small).
     let ranges = body.len().div_ceil(64 << 10) as u64;
     assert_eq!(remote.requests(), 1 + ranges);
+
+    // A reader that wants only the first bytes costs one small range,
+    // not a scan's read-ahead.
+    let big = csv(400_000);
+    server.put("/big.csv", big.clone());
+    let remote = RemoteSource::open(&server.url("/big.csv"), &RemoteConfig::default()).unwrap();
+    let mut reader = remote.open().unwrap();
+    let mut first = vec![0u8; 4096];
+    std::io::Read::read_exact(&mut reader, &mut first).unwrap();
+    assert_eq!(first, big[..4096]);
+    drop(reader);
+    assert_eq!(remote.bytes_fetched(), 256 << 10);
+    // And a whole scan still reads every byte once.
+    let mut all = Vec::new();
+    std::io::Read::read_to_end(&mut remote.open().unwrap(), &mut all).unwrap();
+    assert_eq!(all, big);
 }
 
 #[test]
@@ -284,4 +301,28 @@ fn redirects_to_another_host_are_not_followed_when_pinned() {
     // The CLI's default follows it, as curl -L does.
     let followed = RemoteSource::open(&here.url("/x.csv"), &RemoteConfig::default()).unwrap();
     assert_eq!(followed.len(), Some(csv(10).len() as u64));
+}
+
+#[test]
+fn a_compressed_object_streams_through_the_decoders() {
+    use std::io::Write as _;
+    let server = Server::start();
+    let body = csv(20_000);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&body).unwrap();
+    let gz = gz.finish().unwrap();
+    server.put("/people.csv.gz", gz.clone());
+    let remote = RemoteSource::open(&server.url("/people.csv.gz"), &small()).unwrap();
+    let local = BytesSource::new("people.csv.gz", gz.clone());
+    for op in [Op::Inspect, Op::Validate, Op::Select] {
+        let (r, l) = (
+            answer(&remote, op, &Request::default()),
+            answer(&local, op, &Request::default()),
+        );
+        assert_eq!(r, l, "{op:?}");
+        assert_eq!(r["container"], "gzip", "{op:?}");
+    }
+    let v = answer(&remote, Op::Validate, &Request::default());
+    assert_eq!(v["valid"], true, "{v}");
+    assert_eq!(v["rows_scanned"], 20_000);
 }
