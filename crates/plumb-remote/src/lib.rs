@@ -55,13 +55,13 @@ use url::Url;
 
 use plumb_core::{CancelToken, Refusal, RefusalReason, Source};
 
-/// Bytes a sequential scan asks for per request, by default.
-pub const REMOTE_RANGE_BYTES: usize = 8 << 20;
+/// Bytes a sequential scan asks for per request, at most, by default.
+pub const REMOTE_RANGE_BYTES: usize = 4 << 20;
 
-/// Ranges a sequential scan keeps in flight ahead of the one being
-/// read, by default (so at most `(1 + read_ahead) × range_bytes` are
-/// held).
-pub const REMOTE_READ_AHEAD: usize = 3;
+/// Ranges a sequential scan keeps in flight beyond the next one, by
+/// default: at most `(2 + read_ahead) × range_bytes` of the object (the
+/// range being read, the next, and these) are held, 16 MiB by default.
+pub const REMOTE_READ_AHEAD: usize = 2;
 
 /// Times a body cut short is resumed from its last byte.
 pub const REMOTE_RESUMES: usize = 4;
