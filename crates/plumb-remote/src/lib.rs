@@ -463,6 +463,16 @@ fn store_for(
         connect_timeout: config.connect_timeout,
     };
     let follow = config.follow_redirects;
+    // The four builders are different types with the same two steps.
+    macro_rules! built {
+        ($b:expr) => {{
+            let mut b = $b;
+            if !follow {
+                b = b.with_http_connector(pinned());
+            }
+            Arc::new(b.build().map_err(|e| bad(&e))?)
+        }};
+    }
     let store: Arc<dyn ObjectStore> = match scheme {
         ObjectStoreScheme::AmazonS3 => {
             let mut b = object_store::aws::AmazonS3Builder::from_env().with_url(url.url.as_str());
@@ -483,42 +493,29 @@ fn store_for(
             } else if let Ok(region) = std::env::var("AWS_REGION") {
                 b = b.with_region(region);
             }
-            b = b.with_client_options(options).with_retry(retry);
-            if !follow {
-                b = b.with_http_connector(pinned());
-            }
-            Arc::new(b.build().map_err(|e| bad(&e))?)
+            built!(b.with_client_options(options).with_retry(retry))
         }
         ObjectStoreScheme::GoogleCloudStorage => {
-            let mut b = object_store::gcp::GoogleCloudStorageBuilder::from_env()
+            let b = object_store::gcp::GoogleCloudStorageBuilder::from_env()
                 .with_url(url.url.as_str())
                 .with_client_options(options)
                 .with_retry(retry);
-            if !follow {
-                b = b.with_http_connector(pinned());
-            }
-            Arc::new(b.build().map_err(|e| bad(&e))?)
+            built!(b)
         }
         ObjectStoreScheme::MicrosoftAzure => {
-            let mut b = object_store::azure::MicrosoftAzureBuilder::from_env()
+            let b = object_store::azure::MicrosoftAzureBuilder::from_env()
                 .with_url(url.url.as_str())
                 .with_client_options(options)
                 .with_retry(retry);
-            if !follow {
-                b = b.with_http_connector(pinned());
-            }
-            Arc::new(b.build().map_err(|e| bad(&e))?)
+            built!(b)
         }
         ObjectStoreScheme::Http => {
             let origin = &url.url[..url::Position::BeforePath];
-            let mut b = object_store::http::HttpBuilder::new()
+            let b = object_store::http::HttpBuilder::new()
                 .with_url(origin)
                 .with_client_options(options.with_allow_http(true))
                 .with_retry(retry);
-            if !follow {
-                b = b.with_http_connector(pinned());
-            }
-            Arc::new(b.build().map_err(|e| bad(&e))?)
+            built!(b)
         }
         _ => {
             return Err(Refusal::invalid_argument(format!(

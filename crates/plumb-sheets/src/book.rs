@@ -266,29 +266,24 @@ impl Book {
             }
             Ok(f(row, col, cell))
         };
+        // calamine's xlsx and xlsb cell readers, and its xls and ods
+        // readers, are different types with the same methods.
+        macro_rules! streamed {
+            ($b:expr) => {{
+                let mut r = $b
+                    .worksheet_cells_reader(name)
+                    .map_err(|e| malformed(kind, e))?;
+                while let Some(c) = r.next_cell().map_err(|e| malformed(kind, e))? {
+                    let (row, col) = c.get_position();
+                    if go(row, col, Cell::of_ref(c.get_value(), is_1904))?.is_break() {
+                        break;
+                    }
+                }
+            }};
+        }
         match &mut self.reader {
-            Which::Xlsx(b) => {
-                let mut r = b
-                    .worksheet_cells_reader(name)
-                    .map_err(|e| malformed(kind, e))?;
-                while let Some(c) = r.next_cell().map_err(|e| malformed(kind, e))? {
-                    let (row, col) = c.get_position();
-                    if go(row, col, Cell::of_ref(c.get_value(), is_1904))?.is_break() {
-                        break;
-                    }
-                }
-            }
-            Which::Xlsb(b) => {
-                let mut r = b
-                    .worksheet_cells_reader(name)
-                    .map_err(|e| malformed(kind, e))?;
-                while let Some(c) = r.next_cell().map_err(|e| malformed(kind, e))? {
-                    let (row, col) = c.get_position();
-                    if go(row, col, Cell::of_ref(c.get_value(), is_1904))?.is_break() {
-                        break;
-                    }
-                }
-            }
+            Which::Xlsx(b) => streamed!(b),
+            Which::Xlsb(b) => streamed!(b),
             Which::Xls(b) => {
                 let range = b.worksheet_range(name).map_err(|e| malformed(kind, e))?;
                 each_used(&range, is_1904, &mut go)?;
@@ -308,47 +303,36 @@ impl Book {
         name: &str,
         mut f: impl FnMut(u32, u32, &str),
     ) -> Result<(), Refusal> {
+        macro_rules! streamed {
+            ($b:expr) => {{
+                let mut r = $b
+                    .worksheet_cells_reader(name)
+                    .map_err(|e| malformed(kind, e))?;
+                while let Some(c) = r.next_formula().map_err(|e| malformed(kind, e))? {
+                    if !c.get_value().is_empty() {
+                        let (row, col) = c.get_position();
+                        f(row, col, c.get_value());
+                    }
+                }
+            }};
+        }
+        macro_rules! parsed {
+            ($b:expr) => {{
+                let range = $b.worksheet_formula(name).map_err(|e| malformed(kind, e))?;
+                let (r0, c0) = range.start().unwrap_or((0, 0));
+                for (r, c, v) in range.used_cells() {
+                    if !v.is_empty() {
+                        #[allow(clippy::cast_possible_truncation)]
+                        f(r0 + r as u32, c0 + c as u32, v);
+                    }
+                }
+            }};
+        }
         match &mut self.reader {
-            Which::Xlsx(b) => {
-                let mut r = b
-                    .worksheet_cells_reader(name)
-                    .map_err(|e| malformed(kind, e))?;
-                while let Some(c) = r.next_formula().map_err(|e| malformed(kind, e))? {
-                    if !c.get_value().is_empty() {
-                        let (row, col) = c.get_position();
-                        f(row, col, c.get_value());
-                    }
-                }
-            }
-            Which::Xlsb(b) => {
-                let mut r = b
-                    .worksheet_cells_reader(name)
-                    .map_err(|e| malformed(kind, e))?;
-                while let Some(c) = r.next_formula().map_err(|e| malformed(kind, e))? {
-                    if !c.get_value().is_empty() {
-                        let (row, col) = c.get_position();
-                        f(row, col, c.get_value());
-                    }
-                }
-            }
-            Which::Xls(b) => {
-                let range = b.worksheet_formula(name).map_err(|e| malformed(kind, e))?;
-                for (r, c, v) in range.used_cells() {
-                    if !v.is_empty() {
-                        let (r0, c0) = range.start().unwrap_or((0, 0));
-                        f(r0 + r as u32, c0 + c as u32, v);
-                    }
-                }
-            }
-            Which::Ods(b) => {
-                let range = b.worksheet_formula(name).map_err(|e| malformed(kind, e))?;
-                for (r, c, v) in range.used_cells() {
-                    if !v.is_empty() {
-                        let (r0, c0) = range.start().unwrap_or((0, 0));
-                        f(r0 + r as u32, c0 + c as u32, v);
-                    }
-                }
-            }
+            Which::Xlsx(b) => streamed!(b),
+            Which::Xlsb(b) => streamed!(b),
+            Which::Xls(b) => parsed!(b),
+            Which::Ods(b) => parsed!(b),
         }
         Ok(())
     }
