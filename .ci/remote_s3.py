@@ -1,7 +1,10 @@
 """plumb against an S3-compatible server on loopback (moto in server
 mode): objects read through s3:// URLs give the answers the same files
 give locally, a tail read fetches a bounded number of bytes, a missing
-object is not-found, and no credential reaches an answer.
+object is not-found, an object replaced during a scan is refused, a
+store that checks credentials denies a wrong or unprivileged key (a
+read-error) and serves a privileged one, and no credential reaches an
+answer.
 
 Run by .ci/run as: python .ci/remote_s3.py target/release/plumb
 """
@@ -40,22 +43,116 @@ def plumb(env, *args):
         return {}
 
 
-def main():
+def start_moto(extra_env=None):
+    """A moto server on a free loopback port: (process, endpoint)."""
     port = free_port()
     python = Path(sys.executable)
     server = subprocess.Popen(
         [str(python.parent / "moto_server"), "-H", "127.0.0.1", "-p", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        env=dict(os.environ, **(extra_env or {})),
     )
-    endpoint = f"http://127.0.0.1:{port}"
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    return server, f"http://127.0.0.1:{port}"
+
+
+def aws_env(endpoint, key, secret, **extra):
+    env = dict(os.environ)
+    env.update(
+        AWS_ACCESS_KEY_ID=key,
+        AWS_SECRET_ACCESS_KEY=secret,
+        AWS_REGION="us-east-1",
+        AWS_ENDPOINT_URL=endpoint,
+        **extra,
+    )
+    return env
+
+
+def replaced_mid_scan(s3, endpoint):
+    """An object overwritten while plumb validates it, in small ranges
+    with no read-ahead so that the scan is still running: refused as a
+    read-error saying it changed, never judged as a mix of versions."""
+    rows = 500_000
+    body = b"".join(b"%09d,row %09d\n" % (i, i) for i in range(rows))
+    s3.put_object(Bucket="plumb-data", Key="moving/big.csv", Body=body)
+    env = aws_env(
+        endpoint,
+        "plumbtest",
+        SECRET,
+        PLUMB_REMOTE_RANGE_BYTES="65536",
+        PLUMB_REMOTE_READ_AHEAD="0",
+    )
+    args = [PLUMB, "validate", "s3://plumb-data/moving/big.csv", "--threads", "1", "--json"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    time.sleep(1.0)
+    # The same size, other bytes: only the ETag tells them apart.
+    s3.put_object(Bucket="plumb-data", Key="moving/big.csv", Body=body.replace(b"row", b"ROW"))
+    still_running = proc.poll() is None
+    out, err = proc.communicate()
+    if SECRET in out or SECRET in err:
+        failures.append("replaced mid-scan: the secret key was echoed")
+    if not still_running:
+        failures.append("replaced mid-scan: the scan ended before the object was replaced (too fast to test)")
+        return
     try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        r = json.loads(out)
+    except json.JSONDecodeError:
+        failures.append(f"replaced mid-scan: not JSON: {out[:200]!r} {err[:200]!r}")
+        return
+    if r.get("reason") != "read-error" or "changed" not in r.get("message", ""):
+        failures.append(f"replaced mid-scan: {str(r)[:300]}")
+
+
+def denied():
+    """A store that checks credentials (moto counts the first actions as
+    set-up, then checks every request): a key it does not know and a key
+    without privileges are denied as read-errors, the secret never
+    echoed; a key with privileges reads the object."""
+    server, endpoint = start_moto({"INITIAL_NO_AUTH_ACTION_COUNT": "7"})
+    try:
+        setup = dict(endpoint_url=endpoint, aws_access_key_id="setup", aws_secret_access_key="setup", region_name="us-east-1")
+        s3 = boto3.client("s3", **setup)
+        iam = boto3.client("iam", **setup)
+        s3.create_bucket(Bucket="locked")
+        s3.put_object(Bucket="locked", Key="people.csv", Body=(ROOT / "examples/data/people.csv").read_bytes())
+        iam.create_user(UserName="nobody")
+        nobody = iam.create_access_key(UserName="nobody")["AccessKey"]
+        iam.create_user(UserName="reader")
+        reader = iam.create_access_key(UserName="reader")["AccessKey"]
+        iam.put_user_policy(
+            UserName="reader",
+            PolicyName="read",
+            PolicyDocument=json.dumps(
+                {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}
+            ),
+        )
+        url = "s3://locked/people.csv"
+        for who, key, secret in [
+            ("an unknown key", "AKIAPLUMBUNKNOWN0000", SECRET),
+            ("a key without privileges", nobody["AccessKeyId"], nobody["SecretAccessKey"]),
+        ]:
+            r = plumb(aws_env(endpoint, key, secret), "inspect", url)
+            if r.get("reason") != "read-error" or "denied" not in r.get("message", ""):
+                failures.append(f"denied, {who}: {str(r)[:300]}")
+            if secret in json.dumps(r):
+                failures.append(f"denied, {who}: the secret was echoed")
+        r = plumb(aws_env(endpoint, reader["AccessKeyId"], reader["SecretAccessKey"]), "inspect", url)
+        if r.get("ok") is False or r.get("format") != "csv":
+            failures.append(f"a privileged key was refused: {str(r)[:300]}")
+    finally:
+        server.terminate()
+        server.wait()
+
+
+def main():
+    server, endpoint = start_moto()
+    try:
         s3 = boto3.client(
             "s3",
             endpoint_url=endpoint,
@@ -74,13 +171,7 @@ def main():
             big = f.name
         s3.upload_file(big, "plumb-data", "logs/big.log")
 
-        env = dict(os.environ)
-        env.update(
-            AWS_ACCESS_KEY_ID="plumbtest",
-            AWS_SECRET_ACCESS_KEY=SECRET,
-            AWS_REGION="us-east-1",
-            AWS_ENDPOINT_URL=endpoint,
-        )
+        env = aws_env(endpoint, "plumbtest", SECRET)
         for name in samples:
             local = str(ROOT / "examples/data" / name)
             url = f"s3://plumb-data/samples/{name}"
@@ -105,10 +196,12 @@ def main():
         r = plumb(env, "inspect", "s3://no-such-bucket/x.csv")
         if r.get("ok") is not False:
             failures.append(f"missing bucket: {r}")
+        replaced_mid_scan(s3, endpoint)
         print(f"remote s3: {len(samples)} samples and a {size}-byte log through moto, tail fetched {fetched} bytes, {len(failures)} failures")
     finally:
         server.terminate()
         server.wait()
+    denied()
     for f in failures[:20]:
         print("  " + f)
     sys.exit(1 if failures else 0)

@@ -270,20 +270,25 @@ impl Agent {
             let list = plumb_remote::AllowList::new(&self.allow_remote)?;
             let config = plumb_remote::RemoteConfig {
                 follow_redirects: false,
-                ..plumb_remote::RemoteConfig::default()
+                ..plumb_remote::RemoteConfig::from_env()?
             };
-            toolbox = toolbox.with_remote(plumb_tool::RemoteOpener(Arc::new(
-                move |path: &str, cancel: Option<plumb_core::CancelToken>| {
-                    if !plumb_remote::is_remote(path) {
-                        return None;
-                    }
-                    Some(
-                        list.judge(path)
-                            .and_then(|url| plumb_remote::RemoteSource::open(url.as_str(), &config))
-                            .map(|s| Box::new(s.with_cancel(cancel)) as Box<dyn Source>),
-                    )
-                },
-            )));
+            toolbox = toolbox.with_remote(
+                plumb_tool::RemoteOpener(Arc::new(
+                    move |path: &str, cancel: Option<plumb_core::CancelToken>| {
+                        if !plumb_remote::is_remote(path) {
+                            return None;
+                        }
+                        Some(
+                            list.judge(path)
+                                .and_then(|url| {
+                                    plumb_remote::RemoteSource::open(url.as_str(), &config)
+                                })
+                                .map(|s| Box::new(s.with_cancel(cancel)) as Box<dyn Source>),
+                        )
+                    },
+                )),
+                &self.allow_remote,
+            );
         }
         #[cfg(not(feature = "remote"))]
         if !self.allow_remote.is_empty() {
@@ -607,7 +612,8 @@ impl<R: std::io::Read> std::io::Read for Counted<R> {
 fn open_source(path: &Path, counter: &Arc<AtomicU64>) -> Result<Box<dyn Source>, Refusal> {
     #[cfg(feature = "remote")]
     if let Some(url) = path.to_str().filter(|s| plumb_remote::is_remote(s)) {
-        let source = plumb_remote::RemoteSource::open(url, &plumb_remote::RemoteConfig::default())?;
+        let source =
+            plumb_remote::RemoteSource::open(url, &plumb_remote::RemoteConfig::from_env()?)?;
         let _ = REMOTE.set(source.clone());
         return Ok(Box::new(source));
     }

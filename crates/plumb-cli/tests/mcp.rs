@@ -40,6 +40,13 @@ async fn an_mcp_session_over_stdio() {
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     assert_eq!(names, ["data", "read"]);
+    // The description names what this build reads, Parquet and workbooks
+    // included, and no remote prefix: none was allowed.
+    let data = tools[0].description.as_deref().unwrap_or_default();
+    for format in ["csv", "jsonl", "parquet", "xlsx", "ods"] {
+        assert!(data.contains(format), "{format}: {data}");
+    }
+    assert!(!data.contains("URL"), "{data}");
     for t in &tools {
         let a = t.annotations.as_ref().unwrap();
         assert_eq!(a.read_only_hint, Some(true), "{} is read-only", t.name);

@@ -82,6 +82,24 @@ pub trait Source: Send + Sync + Debug {
         Some(Ok(Bytes::from(buf)))
     }
 
+    /// A sequential reader over bytes `start..end`, for a source that
+    /// reads a range better as a stream than by repeated
+    /// [`Source::read_at`] (a remote object fetches large ranges ahead of
+    /// the reader, where each `read_at` would be a request of its own).
+    /// `None` (the default) has [`part_stream`](crate::part_stream) read
+    /// through `read_at`.
+    ///
+    /// # Errors
+    /// As [`Source::open`].
+    fn open_range(
+        &self,
+        start: u64,
+        end: u64,
+    ) -> Option<Result<Box<dyn BufRead + Send + '_>, Refusal>> {
+        let _ = (start, end);
+        None
+    }
+
     /// The token that cancels scans of this source, if the caller armed one.
     fn cancel_token(&self) -> Option<&CancelToken> {
         None

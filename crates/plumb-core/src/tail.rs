@@ -143,14 +143,19 @@ pub fn part_stream(
     start: u64,
     end: u64,
 ) -> TextStream<Box<dyn BufRead + Send + '_>> {
-    let reader: Box<dyn BufRead + Send + '_> = Box::new(BufReader::with_capacity(
-        PART_READ_BYTES,
-        AtReader {
-            inner: source,
-            pos: start,
-            end,
-        },
-    ));
+    let reader: Box<dyn BufRead + Send + '_> = match source.open_range(start, end) {
+        Some(Ok(r)) => r,
+        // The refusal is the stream's first read error.
+        Some(Err(r)) => Box::new(BufReader::new(Failed(Some(r)))),
+        None => Box::new(BufReader::with_capacity(
+            PART_READ_BYTES,
+            AtReader {
+                inner: source,
+                pos: start,
+                end,
+            },
+        )),
+    };
     let mut stream = TextStream::from_buf_read(reader);
     if start > 0 {
         stream = stream.mid_file(start);
@@ -174,6 +179,18 @@ impl<'a> SliceSource<'a> {
     /// The bytes of `inner` from `start` to its end.
     pub fn new(inner: &'a dyn Source, start: u64) -> SliceSource<'a> {
         SliceSource { inner, start }
+    }
+}
+
+/// A reader whose first read gives a refusal that came before it.
+struct Failed(Option<Refusal>);
+
+impl Read for Failed {
+    fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+        match self.0.take() {
+            Some(r) => Err(std::io::Error::other(r.message().to_owned())),
+            None => Ok(0),
+        }
     }
 }
 

@@ -39,9 +39,10 @@
 
 mod stream;
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
@@ -62,6 +63,19 @@ pub const REMOTE_RANGE_BYTES: usize = 4 << 20;
 /// default: at most `(2 + read_ahead) × range_bytes` of the object (the
 /// range being read, the next, and these) are held, 16 MiB by default.
 pub const REMOTE_READ_AHEAD: usize = 2;
+
+/// Bytes fetched at once for a small random read near either end of an
+/// object: detection, sniffing, a Parquet footer and a tail read each
+/// ask for a few kilobytes there, several times over.
+pub const REMOTE_EDGE_BYTES: usize = 64 << 10;
+
+/// Recent random-read ranges an open object keeps, so a read inside one
+/// is no new request.
+pub const REMOTE_CACHE_RANGES: usize = 8;
+
+/// The largest random-read range kept: at most
+/// `REMOTE_CACHE_RANGES × REMOTE_CACHE_RANGE_BYTES` (8 MiB) are held.
+pub const REMOTE_CACHE_RANGE_BYTES: usize = 1 << 20;
 
 /// Times a body cut short is resumed from its last byte.
 pub const REMOTE_RESUMES: usize = 4;
@@ -101,6 +115,77 @@ impl Default for RemoteConfig {
             retries: 4,
             follow_redirects: true,
         }
+    }
+}
+
+/// The environment variables [`RemoteConfig::from_env`] reads, each
+/// with what it sets.
+pub const REMOTE_ENV: [(&str, &str); 4] = [
+    (
+        "PLUMB_REMOTE_RANGE_BYTES",
+        "bytes per request of a sequential scan, 65536 to 67108864 (default 4194304)",
+    ),
+    (
+        "PLUMB_REMOTE_READ_AHEAD",
+        "ranges in flight ahead of the one being read, 0 to 16 (default 2)",
+    ),
+    (
+        "PLUMB_REMOTE_TIMEOUT",
+        "seconds one request may take, body included, 1 to 3600 (default 30)",
+    ),
+    (
+        "PLUMB_REMOTE_RETRIES",
+        "retries of a failed request, with backoff, 0 to 10 (default 4)",
+    ),
+];
+
+impl RemoteConfig {
+    /// The defaults, with any of [`REMOTE_ENV`] set in the environment
+    /// applied.
+    ///
+    /// # Errors
+    /// `invalid-argument` naming the variable, for a value that is not a
+    /// whole number in its range.
+    pub fn from_env() -> Result<RemoteConfig, Refusal> {
+        RemoteConfig::from_vars(|name| std::env::var(name).ok())
+    }
+
+    /// The defaults, with the variables that `get` gives applied (for
+    /// [`RemoteConfig::from_env`] and its tests).
+    ///
+    /// # Errors
+    /// As [`RemoteConfig::from_env`].
+    pub fn from_vars(get: impl Fn(&str) -> Option<String>) -> Result<RemoteConfig, Refusal> {
+        let mut config = RemoteConfig::default();
+        let number = |i: usize, lo: u64, hi: u64| -> Result<Option<u64>, Refusal> {
+            let name = REMOTE_ENV[i].0;
+            let Some(raw) = get(name) else {
+                return Ok(None);
+            };
+            match raw.trim().parse::<u64>() {
+                Ok(n) if (lo..=hi).contains(&n) => Ok(Some(n)),
+                _ => Err(Refusal::new(
+                    RefusalReason::InvalidArgument,
+                    format!(
+                        "{name} must be a whole number from {lo} to {hi}, not `{}`",
+                        plumb_core::echo(&raw)
+                    ),
+                )),
+            }
+        };
+        if let Some(n) = number(0, 64 << 10, 64 << 20)? {
+            config.range_bytes = n as usize;
+        }
+        if let Some(n) = number(1, 0, 16)? {
+            config.read_ahead = n as usize;
+        }
+        if let Some(n) = number(2, 1, 3600)? {
+            config.timeout = Duration::from_secs(n);
+        }
+        if let Some(n) = number(3, 0, 10)? {
+            config.retries = n as usize;
+        }
+        Ok(config)
     }
 }
 
@@ -296,6 +381,9 @@ struct Inner {
     fetched: AtomicU64,
     requests: AtomicU64,
     config: RemoteConfig,
+    /// Small ranges fetched lately, newest last: detection, sniffing and
+    /// a tail read ask for the same few kilobytes several times.
+    cache: Mutex<VecDeque<(u64, Bytes)>>,
 }
 
 /// A remote object, opened: its size and ETag known.
@@ -554,6 +642,7 @@ impl RemoteSource {
                 fetched: AtomicU64::new(0),
                 requests: AtomicU64::new(1),
                 config: config.clone(),
+                cache: Mutex::new(VecDeque::new()),
             }),
             cancel: None,
         })
@@ -582,10 +671,60 @@ impl RemoteSource {
         self.inner.etag.as_deref()
     }
 
+    /// Bytes `start..end` for a random read: from a range held, or
+    /// fetched. A small read near either end of the object fetches the
+    /// whole [`REMOTE_EDGE_BYTES`] there, so the reads a detection, a
+    /// sniff, a footer or a tail make cost one request at each end.
     fn fetch(&self, start: u64, end: u64) -> Result<Bytes, Refusal> {
+        if let Some(b) = self.cached(start, end) {
+            return Ok(b);
+        }
+        let size = self.inner.size;
+        let edge = REMOTE_EDGE_BYTES as u64;
+        let (from, to) = if end <= edge.min(size) {
+            (0, edge.min(size))
+        } else if start >= size.saturating_sub(edge) && end - start < edge {
+            (size.saturating_sub(edge), size)
+        } else {
+            (start, end)
+        };
         let inner = self.inner.clone();
-        run(async move { fetch(&inner, start, end).await })
+        let got = run(async move { fetch(&inner, from, to).await })?;
+        if got.len() <= REMOTE_CACHE_RANGE_BYTES {
+            let mut cache = lock(&self.inner.cache);
+            if cache.len() == REMOTE_CACHE_RANGES {
+                cache.pop_front();
+            }
+            cache.push_back((from, got.clone()));
+        }
+        let (a, b) = ((start - from) as usize, (end - from) as usize);
+        Ok(got.slice(a..b.min(got.len())))
     }
+
+    /// `start..end` from a range held, if one holds all of it.
+    fn cached(&self, start: u64, end: u64) -> Option<Bytes> {
+        let cache = lock(&self.inner.cache);
+        cache.iter().rev().find_map(|(at, b)| {
+            (*at <= start && end <= at + b.len() as u64)
+                .then(|| b.slice((start - at) as usize..(end - at) as usize))
+        })
+    }
+
+    /// The bytes held from `start` on, in the longest range held there.
+    fn cached_from(&self, start: u64) -> Option<Bytes> {
+        let cache = lock(&self.inner.cache);
+        cache
+            .iter()
+            .filter(|(at, b)| *at <= start && start < at + b.len() as u64)
+            .map(|(at, b)| b.slice((start - at) as usize..))
+            .max_by_key(Bytes::len)
+    }
+}
+
+/// A lock that a panic elsewhere does not poison for good: the cache
+/// holds whole ranges only, so what it holds is sound either way.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Bytes `start..end` of the object, resumed from the last byte received
@@ -656,7 +795,23 @@ async fn fetch(inner: &Inner, start: u64, end: u64) -> Result<Bytes, Refusal> {
 
 impl Source for RemoteSource {
     fn open(&self) -> Result<Box<dyn std::io::BufRead + Send + '_>, Refusal> {
-        Ok(Box::new(stream::Sequential::new(self.clone())))
+        Ok(Box::new(stream::Sequential::new(
+            self.clone(),
+            0,
+            self.inner.size,
+        )))
+    }
+
+    fn open_range(
+        &self,
+        start: u64,
+        end: u64,
+    ) -> Option<Result<Box<dyn std::io::BufRead + Send + '_>, Refusal>> {
+        Some(Ok(Box::new(stream::Sequential::new(
+            self.clone(),
+            start,
+            end,
+        ))))
     }
 
     fn name(&self) -> &str {

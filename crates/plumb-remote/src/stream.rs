@@ -20,6 +20,8 @@ pub(crate) struct Sequential {
     source: RemoteSource,
     /// Where the next range to ask for starts.
     next: u64,
+    /// Where the scan stops (the object's size for a whole scan).
+    end: u64,
     /// Ranges asked for, in order.
     pending: VecDeque<Receiver<Result<Bytes, Refusal>>>,
     current: Bytes,
@@ -34,12 +36,19 @@ pub(crate) struct Sequential {
 const FIRST_RANGE_BYTES: u64 = 256 << 10;
 
 impl Sequential {
-    pub(crate) fn new(source: RemoteSource) -> Sequential {
+    /// Bytes `start..end` of the object, in order. Bytes already held
+    /// from a small read at `start` (the head a detection fetched) are
+    /// given first, not asked for again.
+    pub(crate) fn new(source: RemoteSource, start: u64, end: u64) -> Sequential {
+        let end = end.min(source.inner.size);
+        let mut current = source.cached_from(start).unwrap_or_default();
+        current.truncate(usize::try_from(end.saturating_sub(start)).unwrap_or(usize::MAX));
         Sequential {
+            next: start + current.len() as u64,
+            end,
             source,
-            next: 0,
             pending: VecDeque::new(),
-            current: Bytes::new(),
+            current,
             pos: 0,
             step: FIRST_RANGE_BYTES,
             read: 0,
@@ -53,10 +62,10 @@ impl Sequential {
         let inner = &self.source.inner;
         let full = (inner.config.range_bytes.max(1) as u64).max(1);
         let ahead = inner.config.read_ahead.min(self.read);
-        while self.pending.len() <= ahead && self.next < inner.size {
+        while self.pending.len() <= ahead && self.next < self.end {
             let step = self.step.min(full);
             self.step = step.saturating_mul(2);
-            let (start, end) = (self.next, (self.next + step).min(inner.size));
+            let (start, end) = (self.next, (self.next + step).min(self.end));
             self.next = end;
             let (tx, rx) = std::sync::mpsc::sync_channel(1);
             let inner = inner.clone();

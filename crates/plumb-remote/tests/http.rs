@@ -95,7 +95,87 @@ fn a_head_and_a_tail_fetch_only_what_they_need() {
     let remote = RemoteSource::open(&server.url("/big.csv"), &RemoteConfig::default()).unwrap();
     let head = remote.head(4096).unwrap();
     assert_eq!(head, body[..4096]);
-    assert_eq!(remote.bytes_fetched(), 4096);
+    // The reads a detection and a sniff make near the start are one
+    // request for the object's first REMOTE_EDGE_BYTES, made once.
+    assert_eq!(
+        remote.bytes_fetched(),
+        plumb_remote::REMOTE_EDGE_BYTES as u64
+    );
+    assert_eq!(remote.head(8).unwrap(), body[..8]);
+    assert_eq!(remote.head(100).unwrap(), body[..100]);
+    assert_eq!(remote.requests(), 2);
+    // A scan starts with the bytes held, then asks for the rest.
+    let mut all = Vec::new();
+    std::io::Read::read_to_end(&mut remote.open().unwrap(), &mut all).unwrap();
+    assert_eq!(all, body);
+    assert_eq!(remote.bytes_fetched(), body.len() as u64);
+}
+
+/// A CSV of fixed-width rows over at least 1 GiB, made as it is asked
+/// for: the server never holds it.
+fn gigabyte_csv() -> (u64, u64, plumb_testkit::http::Generator) {
+    const HEAD: &[u8] = b"id,value\n";
+    const ROW: u64 = 17; // "0000000042,00042\n"
+    let rows = ((1u64 << 30) - HEAD.len() as u64).div_ceil(ROW);
+    let len = HEAD.len() as u64 + rows * ROW;
+    let make = std::sync::Arc::new(move |offset: u64, buf: &mut [u8]| {
+        for (i, b) in buf.iter_mut().enumerate() {
+            let at = offset + i as u64;
+            *b = if at < HEAD.len() as u64 {
+                HEAD[at as usize]
+            } else {
+                let (row, k) = ((at - 9) / ROW, (at - 9) % ROW);
+                let line = format!("{:010},{:05}\n", row, row % 100_000);
+                line.as_bytes()[k as usize]
+            };
+        }
+    });
+    (len, rows, make)
+}
+
+#[test]
+fn a_gigabyte_objects_tail_costs_under_a_mebibyte() {
+    let server = Server::start();
+    let (len, rows, make) = gigabyte_csv();
+    server.put_generated("/huge.csv", len, make);
+    let url = server.url("/huge.csv");
+    let last = format!("{:010},{:05}\n", rows - 1, (rows - 1) % 100_000);
+
+    // read --offset -5: the last lines, by ranges from the end.
+    let remote = RemoteSource::open(&url, &RemoteConfig::default()).unwrap();
+    assert_eq!(remote.len(), Some(len));
+    let req = plumb::read::ReadRequest {
+        offset: -5,
+        ..plumb::read::ReadRequest::default()
+    };
+    let r = plumb::read::read_source(&remote, &req).unwrap();
+    assert!(r.text.ends_with(&last), "{}", r.text);
+    assert_eq!(r.text.lines().count(), 5);
+    assert!(
+        remote.bytes_fetched() < 1 << 20,
+        "{}",
+        remote.bytes_fetched()
+    );
+    assert_eq!(remote.requests(), 3);
+
+    // select --offset -5: the last rows, verbatim.
+    let remote = RemoteSource::open(&url, &RemoteConfig::default()).unwrap();
+    let mut tail = Request::default();
+    tail.window.from_end = Some(5);
+    let v = answer(&remote, Op::Select, &tail);
+    let got = v["rows"].as_array().expect("rows");
+    assert_eq!(got.len(), 5, "{v}");
+    assert_eq!(got[4][0], format!("{:010}", rows - 1), "{v}");
+    assert!(
+        remote.bytes_fetched() < 1 << 20,
+        "{}",
+        remote.bytes_fetched()
+    );
+    // A HEAD, the first bytes (detection and the dialect's sniff) and
+    // the last (the tail) in one request each.
+    assert_eq!(remote.requests(), 3);
+    let sent = server.state.sent.load(Ordering::Relaxed);
+    assert!(sent < 2 << 20, "the server sent {sent} bytes");
 }
 
 #[test]
@@ -128,6 +208,39 @@ fn a_scan_streams_every_byte_once_in_order() {
     let mut all = Vec::new();
     std::io::Read::read_to_end(&mut remote.open().unwrap(), &mut all).unwrap();
     assert_eq!(all, big);
+}
+
+#[test]
+fn a_scan_in_parts_streams_each_part_with_read_ahead() {
+    let server = Server::start();
+    let body = csv(800_000);
+    assert!(body.len() as u64 > 16 << 20);
+    server.put("/parts.csv", body.clone());
+    let local = BytesSource::new("parts.csv", body.clone());
+    let mut req = Request::default();
+    req.scan.threads = Some(2);
+    for op in [Op::Validate, Op::Inspect] {
+        let remote =
+            RemoteSource::open(&server.url("/parts.csv"), &RemoteConfig::default()).unwrap();
+        assert_eq!(
+            answer(&remote, op, &req),
+            answer(&local, op, &req),
+            "{op:?}"
+        );
+        // Each part is a stream of growing ranges, not a request per
+        // reader's buffer (256 KiB): 80 such requests would cover it.
+        assert!(
+            remote.requests() < 30,
+            "{op:?}: {} requests",
+            remote.requests()
+        );
+        assert!(
+            remote.bytes_fetched() < body.len() as u64 + (1 << 20),
+            "{op:?}: {} of {}",
+            remote.bytes_fetched(),
+            body.len()
+        );
+    }
 }
 
 #[test]
@@ -325,4 +438,42 @@ fn a_compressed_object_streams_through_the_decoders() {
     let v = answer(&remote, Op::Validate, &Request::default());
     assert_eq!(v["valid"], true, "{v}");
     assert_eq!(v["rows_scanned"], 20_000);
+}
+
+#[test]
+fn the_environment_sets_ranges_read_ahead_timeout_and_retries() {
+    let vars = |pairs: &'static [(&'static str, &'static str)]| {
+        move |name: &str| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| (*v).to_owned())
+        }
+    };
+    let c = RemoteConfig::from_vars(vars(&[])).unwrap();
+    assert_eq!(c.range_bytes, plumb_remote::REMOTE_RANGE_BYTES);
+    assert_eq!(c.read_ahead, plumb_remote::REMOTE_READ_AHEAD);
+    let c = RemoteConfig::from_vars(vars(&[
+        ("PLUMB_REMOTE_RANGE_BYTES", "65536"),
+        ("PLUMB_REMOTE_READ_AHEAD", "0"),
+        ("PLUMB_REMOTE_TIMEOUT", "7"),
+        ("PLUMB_REMOTE_RETRIES", " 1 "),
+    ]))
+    .unwrap();
+    assert_eq!(
+        (c.range_bytes, c.read_ahead, c.timeout, c.retries),
+        (65536, 0, Duration::from_secs(7), 1)
+    );
+    for (name, bad) in [
+        ("PLUMB_REMOTE_RANGE_BYTES", "1024"),
+        ("PLUMB_REMOTE_RANGE_BYTES", "4MiB"),
+        ("PLUMB_REMOTE_READ_AHEAD", "17"),
+        ("PLUMB_REMOTE_TIMEOUT", "0"),
+        ("PLUMB_REMOTE_RETRIES", "-1"),
+    ] {
+        let get = move |n: &str| (n == name).then(|| bad.to_owned());
+        let r = RemoteConfig::from_vars(get).unwrap_err();
+        assert_eq!(r.reason(), RefusalReason::InvalidArgument);
+        assert!(r.message().contains(name), "{}", r.message());
+    }
 }

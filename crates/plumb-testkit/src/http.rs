@@ -12,11 +12,50 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
+/// Fills `buf` with an object's bytes from `offset` on.
+pub type Generator = Arc<dyn Fn(u64, &mut [u8]) + Send + Sync>;
+
+/// An object's bytes: held, or made on demand so that a test can serve
+/// an object of gigabytes without holding it.
+#[derive(Clone)]
+pub enum Body {
+    /// Bytes held in memory.
+    Held(Arc<Vec<u8>>),
+    /// `len` bytes made by a generator as they are sent.
+    Generated(u64, Generator),
+}
+
+impl Body {
+    fn len(&self) -> u64 {
+        match self {
+            Body::Held(b) => b.len() as u64,
+            Body::Generated(len, _) => *len,
+        }
+    }
+
+    fn write(&self, out: &mut impl Write, start: u64, end: u64) -> std::io::Result<()> {
+        match self {
+            Body::Held(b) => out.write_all(&b[start as usize..end as usize]),
+            Body::Generated(_, make) => {
+                let mut buf = vec![0u8; 64 << 10];
+                let mut at = start;
+                while at < end {
+                    let n = (end - at).min(buf.len() as u64) as usize;
+                    make(at, &mut buf[..n]);
+                    out.write_all(&buf[..n])?;
+                    at += n as u64;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
 /// What the server holds and how it misbehaves.
 #[derive(Default)]
 pub struct State {
     /// Objects by path, with their ETag.
-    pub objects: Mutex<HashMap<String, (Vec<u8>, String)>>,
+    pub objects: Mutex<HashMap<String, (Body, String)>>,
     /// Cut the next N bodies after this many bytes.
     pub cut_after: Mutex<Option<(usize, usize)>>,
     /// Sleep this long before each answer.
@@ -64,6 +103,19 @@ impl Server {
     /// # Panics
     /// When a lock is poisoned.
     pub fn put(&self, path: &str, bytes: Vec<u8>) {
+        self.put_body(path, Body::Held(Arc::new(bytes)));
+    }
+
+    /// Puts an object of `len` bytes made by `make` as they are asked
+    /// for (a new ETag each time).
+    ///
+    /// # Panics
+    /// When a lock is poisoned.
+    pub fn put_generated(&self, path: &str, len: u64, make: Generator) {
+        self.put_body(path, Body::Generated(len, make));
+    }
+
+    fn put_body(&self, path: &str, bytes: Body) {
         let mut objects = self.state.objects.lock().unwrap();
         let tag = format!("\"v{}-{}\"", objects.len(), bytes.len());
         let tag = match objects.get(path) {
@@ -128,14 +180,14 @@ fn serve(conn: TcpStream, state: &State) -> std::io::Result<()> {
         Some(r) => {
             let (a, b) = r.split_once('-').unwrap_or((r, ""));
             let (start, end) = if a.is_empty() {
-                let n: usize = b.parse().unwrap_or(0);
+                let n: u64 = b.parse().unwrap_or(0);
                 (len.saturating_sub(n), len)
             } else {
-                let a: usize = a.parse().unwrap_or(0);
+                let a: u64 = a.parse().unwrap_or(0);
                 let b = if b.is_empty() {
                     len
                 } else {
-                    b.parse::<usize>().unwrap_or(len).saturating_add(1).min(len)
+                    b.parse::<u64>().unwrap_or(len).saturating_add(1).min(len)
                 };
                 (a, b)
             };
@@ -162,18 +214,18 @@ fn serve(conn: TcpStream, state: &State) -> std::io::Result<()> {
     if method == "HEAD" {
         return Ok(());
     }
-    let mut slice = &body[start..end];
+    let mut end = end;
     {
         let mut cut = state.cut_after.lock().unwrap();
         if let Some((after, times)) = *cut {
-            if times > 0 && slice.len() > after {
-                slice = &slice[..after];
+            if times > 0 && end - start > after as u64 {
+                end = start + after as u64;
                 *cut = Some((after, times - 1));
             }
         }
     }
-    state.sent.fetch_add(slice.len() as u64, Ordering::Relaxed);
-    out.write_all(slice)?;
+    state.sent.fetch_add(end - start, Ordering::Relaxed);
+    body.write(&mut out, start, end)?;
     out.flush()?;
     Ok(())
 }

@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 use crate::gate::{Gate, LineGate, MCP_MAX_LINE_BYTES};
 
 use crate::args::ReadArgs;
-use crate::surface::{Toolbox, DATA_DESCRIPTION, READ_DESCRIPTION, TOOL_NAMES};
+use crate::surface::{Toolbox, READ_DESCRIPTION, TOOL_NAMES};
 
 /// The server: a toolbox behind the MCP handler.
 #[derive(Debug, Clone)]
@@ -80,7 +80,7 @@ impl McpServer {
         vec![
             Tool::new(
                 "data",
-                DATA_DESCRIPTION,
+                self.toolbox.data_description(),
                 object(self.toolbox.schema()["data"]["input_schema"].take()),
             )
             .with_raw_output_schema(output_schema())

@@ -24,9 +24,11 @@ pub const TOOL_CALL_MAX_BYTES: usize = 1024 * 1024;
 pub const TOOL_NAMES: [&str; 2] = ["data", "read"];
 
 /// What the `data` tool does, for a model.
-pub const DATA_DESCRIPTION: &str = "Look into a CSV, TSV, JSON or JSON Lines file of any size without loading it. \
+/// [`Toolbox::data_description`] adds the formats this toolbox reads and
+/// the remote prefixes it allows.
+pub const DATA_DESCRIPTION: &str = "Look into a data file of any size without loading it. \
 op=inspect: format, columns and their types, keys, counts, problems. op=select: a bounded window, verbatim \
-(offset/limit; columns for CSV; pointer for JSON). op=validate: is it well formed, and where is the first fault. \
+(offset/limit, a negative offset for the last rows; columns for tables; pointer for JSON; sheet for workbooks). op=validate: is it well formed, and where is the first fault. \
 op=search: where a pattern (regex; plain text is a literal) or a where predicate (= x, > x, is null, ...) holds: \
 lines of any text file (format text, the default for non-data files), CSV rows (column), JSON Lines records or \
 JSON array elements (field: a pointer inside each; pointer: the array); hits come with line, row or record \
@@ -44,6 +46,8 @@ pub struct Toolbox {
     plumb: Plumb,
     budget: Budget,
     remote: Option<RemoteOpener>,
+    /// The URL prefixes the remote opener allows, for the description.
+    allowed_remote: Vec<String>,
 }
 
 /// Opens a path that names a remote object (a URL), judged by the
@@ -122,13 +126,34 @@ impl Toolbox {
             plumb: Plumb::new(),
             budget: Budget::unlimited(),
             remote: None,
+            allowed_remote: Vec::new(),
         }
     }
 
-    /// Reads remote objects through `opener` (see [`RemoteOpener`]).
-    pub fn with_remote(mut self, opener: RemoteOpener) -> Toolbox {
+    /// Reads remote objects through `opener` (see [`RemoteOpener`]),
+    /// which allows URLs under `allowed` (named in the `data` tool's
+    /// description, so that a model knows what it may ask for).
+    pub fn with_remote(mut self, opener: RemoteOpener, allowed: &[String]) -> Toolbox {
         self.remote = Some(opener);
+        self.allowed_remote = allowed.to_vec();
         self
+    }
+
+    /// What the `data` tool does: [`DATA_DESCRIPTION`], the formats this
+    /// toolbox's registry reads and, when remote objects are allowed,
+    /// the URL prefixes a path may name.
+    pub fn data_description(&self) -> String {
+        let mut text = format!(
+            "{DATA_DESCRIPTION} Formats (detected from the bytes; `format` forces one): {}.",
+            self.plumb.registry().names().join(", ")
+        );
+        if self.remote.is_some() && !self.allowed_remote.is_empty() {
+            text.push_str(&format!(
+                " A path (of data or read) may also be a URL under one of these prefixes, read by ranges without a download: {}.",
+                self.allowed_remote.join(", ")
+            ));
+        }
+        text
     }
 
     /// The source a path names: a remote object when the opener takes
@@ -382,7 +407,7 @@ impl Toolbox {
     pub fn schema(&self) -> Value {
         json!({
             "data": {
-                "description": DATA_DESCRIPTION,
+                "description": self.data_description(),
                 "input_schema": data_schema(self.plumb.registry()),
             },
             "read": {

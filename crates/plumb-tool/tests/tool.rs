@@ -460,6 +460,21 @@ fn the_schema_is_generated_from_the_argument_types() {
         .starts_with("json: "));
     assert_eq!(data["limit"]["type"], "integer");
     assert_eq!(s["data"]["input_schema"]["additionalProperties"], false);
+    // The description names the registry's formats, and the remote
+    // prefixes only when an opener allows some.
+    let text = s["data"]["description"].as_str().unwrap();
+    for name in plumb::Plumb::new().registry().names() {
+        assert!(text.contains(name), "{name}: {text}");
+    }
+    assert!(!text.contains("URL"), "{text}");
+    let opener = plumb_tool::RemoteOpener(std::sync::Arc::new(|_: &str, _| None));
+    let allowed = ["s3://bucket/shared".to_owned()];
+    let remote = tools(&f).with_remote(opener, &allowed);
+    let text = remote.data_description();
+    assert!(
+        text.contains("URL") && text.contains("s3://bucket/shared"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -196,21 +196,31 @@ fn data_start(
     if lines == 0 {
         return Ok(Some(0));
     }
-    let bytes = match source.read_range(0, DATA_START_SCAN_BYTES) {
-        Some(b) => b?,
-        None => return Ok(None),
-    };
-    let mut inside = false;
-    let mut seen = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if Some(b) == quote {
-            inside = !inside;
-        } else if b == b'\n' && !inside {
-            seen += 1;
-            if seen == lines {
-                return Ok(Some(i as u64 + 1));
+    // Read in growing pieces: a header is a line or two, and each read
+    // of a remote object is a request of its own.
+    let (mut at, mut piece) = (0u64, 16 << 10);
+    let (mut inside, mut seen) = (false, 0);
+    while at < DATA_START_SCAN_BYTES as u64 {
+        let want = piece.min(DATA_START_SCAN_BYTES - at as usize);
+        let bytes = match source.read_range(at, want) {
+            Some(b) => b?,
+            None => return Ok(None),
+        };
+        for (i, &b) in bytes.iter().enumerate() {
+            if Some(b) == quote {
+                inside = !inside;
+            } else if b == b'\n' && !inside {
+                seen += 1;
+                if seen == lines {
+                    return Ok(Some(at + i as u64 + 1));
+                }
             }
         }
+        if bytes.len() < want {
+            break;
+        }
+        at += bytes.len() as u64;
+        piece = piece.saturating_mul(2);
     }
     Ok(None)
 }
