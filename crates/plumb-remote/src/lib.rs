@@ -47,10 +47,13 @@ use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use futures::StreamExt;
+use object_store::aws::AmazonS3ConfigKey;
+use object_store::azure::AzureConfigKey;
+use object_store::gcp::GoogleConfigKey;
 use object_store::path::Path as StorePath;
 use object_store::{
-    ClientOptions, GetOptions, GetRange, ObjectStore, ObjectStoreExt, ObjectStoreScheme,
-    RetryConfig,
+    ClientConfigKey, ClientOptions, GetOptions, GetRange, ObjectStore, ObjectStoreExt,
+    ObjectStoreScheme, RetryConfig,
 };
 use url::Url;
 
@@ -539,9 +542,6 @@ fn store_for(
         ))
     };
     let (scheme, path) = ObjectStoreScheme::parse(&url.url).map_err(|e| bad(&e))?;
-    let mut options = ClientOptions::new()
-        .with_timeout(config.timeout)
-        .with_connect_timeout(config.connect_timeout);
     let retry = RetryConfig {
         max_retries: config.retries,
         ..RetryConfig::default()
@@ -551,10 +551,18 @@ fn store_for(
         connect_timeout: config.connect_timeout,
     };
     let follow = config.follow_redirects;
-    // The four builders are different types with the same two steps.
+    let timeout = format!("{}ms", config.timeout.as_millis());
+    let connect = format!("{}ms", config.connect_timeout.as_millis());
+    // The cloud builders are different types with the same steps. The
+    // timeouts are set as configuration keys on top of what the builder
+    // read from the environment, so that the store's own client
+    // variables (`AWS_ALLOW_HTTP`, `GOOGLE_PROXY_URL`, ...) still hold.
     macro_rules! built {
-        ($b:expr) => {{
-            let mut b = $b;
+        ($b:expr, $key:path) => {{
+            let mut b = $b
+                .with_config($key(ClientConfigKey::Timeout), &timeout)
+                .with_config($key(ClientConfigKey::ConnectTimeout), &connect)
+                .with_retry(retry);
             if !follow {
                 b = b.with_http_connector(pinned());
             }
@@ -572,7 +580,10 @@ fn store_for(
             if let Some(ep) = &endpoint {
                 b = b.with_endpoint(ep);
                 if ep.starts_with("http://") {
-                    options = options.with_allow_http(true);
+                    b = b.with_config(
+                        AmazonS3ConfigKey::Client(ClientConfigKey::AllowHttp),
+                        "true",
+                    );
                 }
             }
             if std::env::var("AWS_REGION").is_err() && std::env::var("AWS_DEFAULT_REGION").is_err()
@@ -581,29 +592,33 @@ fn store_for(
             } else if let Ok(region) = std::env::var("AWS_REGION") {
                 b = b.with_region(region);
             }
-            built!(b.with_client_options(options).with_retry(retry))
+            built!(b, AmazonS3ConfigKey::Client)
         }
         ObjectStoreScheme::GoogleCloudStorage => {
-            let b = object_store::gcp::GoogleCloudStorageBuilder::from_env()
-                .with_url(url.url.as_str())
-                .with_client_options(options)
-                .with_retry(retry);
-            built!(b)
+            let b =
+                object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url.url.as_str());
+            built!(b, GoogleConfigKey::Client)
         }
         ObjectStoreScheme::MicrosoftAzure => {
-            let b = object_store::azure::MicrosoftAzureBuilder::from_env()
-                .with_url(url.url.as_str())
-                .with_client_options(options)
-                .with_retry(retry);
-            built!(b)
+            let b =
+                object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url.url.as_str());
+            built!(b, AzureConfigKey::Client)
         }
         ObjectStoreScheme::Http => {
             let origin = &url.url[..url::Position::BeforePath];
-            let b = object_store::http::HttpBuilder::new()
+            let mut b = object_store::http::HttpBuilder::new()
                 .with_url(origin)
-                .with_client_options(options.with_allow_http(true))
+                .with_client_options(
+                    ClientOptions::new()
+                        .with_timeout(config.timeout)
+                        .with_connect_timeout(config.connect_timeout)
+                        .with_allow_http(true),
+                )
                 .with_retry(retry);
-            built!(b)
+            if !follow {
+                b = b.with_http_connector(pinned());
+            }
+            Arc::new(b.build().map_err(|e| bad(&e))?)
         }
         _ => {
             return Err(Refusal::invalid_argument(format!(
