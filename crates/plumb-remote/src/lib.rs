@@ -23,14 +23,20 @@
 //!
 //! How a source reads: the object's size and ETag come from one HEAD
 //! request when it is opened. Random access ([`Source::read_range`]) is
-//! one ranged GET per call: detection's head, a tail read, a Parquet
-//! footer fetch only the bytes they ask for. A sequential scan
-//! ([`Source::open`]) fetches ranges growing from 256 KiB to
-//! [`RemoteConfig::range_bytes`] and, as it proceeds, keeps up to
-//! [`RemoteConfig::read_ahead`] more in flight. Every GET carries
-//! `If-Match` with the ETag, and the ETag each answer carries is checked
-//! too, so an object replaced during a scan is refused rather than read
-//! half old, half new. A body cut short (a dropped connection) is resumed
+//! one ranged GET per call, except that a small read near either end
+//! fetches that end's [`REMOTE_EDGE_BYTES`] and the last few small ranges
+//! are kept: detection's head, a sniff, a tail read and a Parquet footer
+//! cost a request or two. A sequential scan ([`Source::open`]) fetches
+//! ranges growing from 256 KiB, fetched ahead only as the ones before
+//! them are read (a sniff stays cheap); once they reach
+//! [`RemoteConfig::range_bytes`], and from the start for a part of a
+//! split scan ([`Source::open_range`]), the rest comes over one streamed
+//! GET, taken in pieces of that size with at most
+//! [`RemoteConfig::read_ahead`] (at least one) held ahead of the reader.
+//! Every GET carries `If-Match` with the ETag, and the ETag each answer
+//! carries is checked too, so every byte read is of the version opened:
+//! an object replaced before a request is refused rather than read half
+//! old, half new. A body cut short (a dropped connection) is resumed
 //! from its last byte by a new ranged GET, up to [`REMOTE_RESUMES`]
 //! times. Every byte received is counted ([`RemoteSource::bytes_fetched`]).
 //! Messages never carry credentials: the URL is shown without user
@@ -62,9 +68,10 @@ use plumb_core::{CancelToken, Refusal, RefusalReason, Source};
 /// Bytes a sequential scan asks for per request, at most, by default.
 pub const REMOTE_RANGE_BYTES: usize = 4 << 20;
 
-/// Ranges a sequential scan keeps in flight beyond the next one, by
-/// default: at most `(2 + read_ahead) × range_bytes` of the object (the
-/// range being read, the next, and these) are held, 16 MiB by default.
+/// Ranges (or streamed pieces) a sequential scan holds ahead of the one
+/// being read, by default: at most `(2 + read_ahead) × range_bytes` of
+/// the object (the range being read, the next being received, and these)
+/// are held per stream, 16 MiB by default.
 pub const REMOTE_READ_AHEAD: usize = 2;
 
 /// Bytes fetched at once for a small random read near either end of an
@@ -91,9 +98,11 @@ pub const REMOTE_SCHEMES: [&str; 10] = [
 /// How remote objects are read.
 #[derive(Clone, Debug)]
 pub struct RemoteConfig {
-    /// Bytes per request of a sequential scan.
+    /// The largest range a sequential scan asks for, and the size of the
+    /// pieces a streamed one is taken in.
     pub range_bytes: usize,
-    /// Requests in flight ahead of the range being read.
+    /// Ranges or pieces held ahead of the one being read (a stream holds
+    /// at least one).
     pub read_ahead: usize,
     /// The longest one request may take, body included.
     pub timeout: Duration,
@@ -126,11 +135,11 @@ impl Default for RemoteConfig {
 pub const REMOTE_ENV: [(&str, &str); 4] = [
     (
         "PLUMB_REMOTE_RANGE_BYTES",
-        "bytes per request of a sequential scan, 65536 to 67108864 (default 4194304)",
+        "the largest range of a sequential scan, and its streamed pieces, 65536 to 67108864 (default 4194304)",
     ),
     (
         "PLUMB_REMOTE_READ_AHEAD",
-        "ranges in flight ahead of the one being read, 0 to 16 (default 2)",
+        "ranges or pieces held ahead of the one being read, 0 to 16 (default 2)",
     ),
     (
         "PLUMB_REMOTE_TIMEOUT",
@@ -375,7 +384,7 @@ fn percent_decode(s: &str) -> String {
 }
 
 /// The object and the store it lives in.
-struct Inner {
+pub(crate) struct Inner {
     shown: String,
     store: Arc<dyn ObjectStore>,
     path: StorePath,
@@ -742,6 +751,60 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// One ranged GET of `at..end`, pinned to the version opened: `If-Match`
+/// with the ETag, and the answer's ETag and size checked.
+async fn get(
+    inner: &Inner,
+    at: u64,
+    end: u64,
+) -> Result<futures::stream::BoxStream<'static, object_store::Result<Bytes>>, Refusal> {
+    let options = GetOptions {
+        range: Some(GetRange::Bounded(at..end)),
+        if_match: inner.etag.clone(),
+        ..GetOptions::default()
+    };
+    inner.requests.fetch_add(1, Ordering::Relaxed);
+    let got = inner
+        .store
+        .get_opts(&inner.path, options)
+        .await
+        .map_err(|e| refusal(&e, &inner.shown))?;
+    if let (Some(a), Some(b)) = (&inner.etag, &got.meta.e_tag) {
+        if a != b {
+            return Err(changed(&inner.shown));
+        }
+    }
+    if got.meta.size != inner.size {
+        return Err(changed(&inner.shown));
+    }
+    Ok(got.into_stream())
+}
+
+/// The refusal for a range whose body was cut more than
+/// [`REMOTE_RESUMES`] times.
+fn cut_too_often(
+    inner: &Inner,
+    start: u64,
+    end: u64,
+    at: u64,
+    why: Option<object_store::Error>,
+) -> Refusal {
+    let why = why.map_or_else(
+        || "the body ended early".to_owned(),
+        |e| scrub(&e.to_string()),
+    );
+    Refusal::new(
+        RefusalReason::ReadError,
+        format!(
+            "reading `{}` failed: the connection was cut {} times in bytes {start}..{end} ({why})",
+            inner.shown,
+            REMOTE_RESUMES + 1
+        ),
+    )
+    .with_path(inner.shown.clone())
+    .with_byte_offset(at)
+}
+
 /// Bytes `start..end` of the object, resumed from the last byte received
 /// when a body is cut short.
 async fn fetch(inner: &Inner, start: u64, end: u64) -> Result<Bytes, Refusal> {
@@ -753,26 +816,7 @@ async fn fetch(inner: &Inner, start: u64, end: u64) -> Result<Bytes, Refusal> {
         if at >= end {
             return Ok(buf.freeze());
         }
-        let options = GetOptions {
-            range: Some(GetRange::Bounded(at..end)),
-            if_match: inner.etag.clone(),
-            ..GetOptions::default()
-        };
-        inner.requests.fetch_add(1, Ordering::Relaxed);
-        let got = inner
-            .store
-            .get_opts(&inner.path, options)
-            .await
-            .map_err(|e| refusal(&e, &inner.shown))?;
-        if let (Some(a), Some(b)) = (&inner.etag, &got.meta.e_tag) {
-            if a != b {
-                return Err(changed(&inner.shown));
-            }
-        }
-        if got.meta.size != inner.size {
-            return Err(changed(&inner.shown));
-        }
-        let mut body = got.into_stream();
+        let mut body = get(inner, at, end).await?;
         let mut cut: Option<object_store::Error> = None;
         while let Some(chunk) = body.next().await {
             match chunk {
@@ -790,21 +834,86 @@ async fn fetch(inner: &Inner, start: u64, end: u64) -> Result<Bytes, Refusal> {
         if buf.len() < want {
             resumes += 1;
             if resumes > REMOTE_RESUMES {
-                let why = cut.map_or_else(
-                    || "the body ended early".to_owned(),
-                    |e| scrub(&e.to_string()),
-                );
-                return Err(Refusal::new(
-                    RefusalReason::ReadError,
-                    format!(
-                        "reading `{}` failed: the connection was cut {} times in bytes {start}..{end} ({why})",
-                        inner.shown, REMOTE_RESUMES + 1
-                    ),
-                )
-                .with_path(inner.shown.clone())
-                .with_byte_offset(start + buf.len() as u64));
+                return Err(cut_too_often(
+                    inner,
+                    start,
+                    end,
+                    start + buf.len() as u64,
+                    cut,
+                ));
             }
         }
+    }
+}
+
+/// Streams bytes `start..end` of the object to `tx` in pieces of `piece`
+/// bytes, over one GET (a new one, from the last byte received, when the
+/// body is cut short). A piece is sent only with a credit from
+/// `credits`, which the reader gives back as it takes pieces: until then
+/// the body is not read, and the connection holds the rest back.
+pub(crate) async fn stream_range(
+    inner: Arc<Inner>,
+    start: u64,
+    end: u64,
+    piece: usize,
+    credits: Arc<tokio::sync::Semaphore>,
+    tx: std::sync::mpsc::Sender<Result<Bytes, Refusal>>,
+) {
+    let piece = piece.max(1);
+    let mut buf = BytesMut::new();
+    // Bytes received (and sent or in `buf`) so far.
+    let mut at = start;
+    let mut resumes = 0;
+    let send = |b: Bytes| {
+        let credits = credits.clone();
+        let tx = tx.clone();
+        async move {
+            match credits.acquire().await {
+                Ok(permit) => permit.forget(),
+                // The reader is gone.
+                Err(_) => return false,
+            }
+            tx.send(Ok(b)).is_ok()
+        }
+    };
+    while at < end {
+        let mut body = match get(&inner, at, end).await {
+            Ok(b) => b,
+            Err(r) => {
+                let _ = tx.send(Err(r));
+                return;
+            }
+        };
+        let mut cut: Option<object_store::Error> = None;
+        while let Some(chunk) = body.next().await {
+            match chunk {
+                Ok(b) => {
+                    inner.fetched.fetch_add(b.len() as u64, Ordering::Relaxed);
+                    let b = b.slice(..b.len().min(usize::try_from(end - at).unwrap_or(usize::MAX)));
+                    at += b.len() as u64;
+                    buf.extend_from_slice(&b);
+                    while buf.len() >= piece {
+                        if !send(buf.split_to(piece).freeze()).await {
+                            return;
+                        }
+                    }
+                }
+                Err(e) => {
+                    cut = Some(e);
+                    break;
+                }
+            }
+        }
+        if at < end {
+            resumes += 1;
+            if resumes > REMOTE_RESUMES {
+                let _ = tx.send(Err(cut_too_often(&inner, start, end, at, cut)));
+                return;
+            }
+        }
+    }
+    if !buf.is_empty() {
+        send(buf.freeze()).await;
     }
 }
 
@@ -814,6 +923,7 @@ impl Source for RemoteSource {
             self.clone(),
             0,
             self.inner.size,
+            false,
         )))
     }
 
@@ -826,6 +936,7 @@ impl Source for RemoteSource {
             self.clone(),
             start,
             end,
+            true,
         ))))
     }
 

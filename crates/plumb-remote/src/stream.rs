@@ -1,21 +1,27 @@
-//! A sequential scan of a remote object: ranges fetched in order, a
-//! bounded number in flight ahead of the one being read. The first range
-//! is small and each one doubles up to the configured size, and ranges
-//! are fetched ahead only as the ranges before them are read: a caller
-//! that wants the first kilobytes (a sniff) costs one small request, not
-//! the read-ahead of a scan.
+//! A sequential scan of a remote object. A scan from the start begins
+//! with small ranged requests, each twice the last (a caller that wants
+//! the first kilobytes, a sniff, costs one small request), fetched ahead
+//! only as the ones before them are read. Once the ranges reach the
+//! configured size, and from the start for a part of a split scan (read
+//! whole), the rest comes over one streamed GET, taken in pieces of that
+//! size with a bounded number held ahead of the reader: one request, not
+//! one per range, which is what a store charges and waits for.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, Read};
 use std::sync::mpsc::Receiver;
+use std::sync::Arc;
 
 use bytes::Bytes;
 
 use plumb_core::{CancelToken, Refusal, RefusalReason};
 
-use crate::{fetch, runtime, RemoteSource};
+use crate::{fetch, runtime, stream_range, RemoteSource};
 
-/// The object from the start, as a reader.
+/// Blocks of the object as they arrive, or the refusal that ended them.
+type Pieces = Receiver<Result<Bytes, Refusal>>;
+
+/// The object from a byte on, as a reader.
 pub(crate) struct Sequential {
     source: RemoteSource,
     /// Where the next range to ask for starts.
@@ -23,7 +29,12 @@ pub(crate) struct Sequential {
     /// Where the scan stops (the object's size for a whole scan).
     end: u64,
     /// Ranges asked for, in order.
-    pending: VecDeque<Receiver<Result<Bytes, Refusal>>>,
+    pending: VecDeque<Pieces>,
+    /// The streamed rest, once asked for: pieces, and the credits that
+    /// let the streaming task send more.
+    streamed: Option<(Pieces, Arc<tokio::sync::Semaphore>)>,
+    /// Bytes the stream is still to give.
+    stream_left: u64,
     current: Bytes,
     pos: usize,
     /// The size of the next range asked for.
@@ -38,32 +49,43 @@ const FIRST_RANGE_BYTES: u64 = 256 << 10;
 impl Sequential {
     /// Bytes `start..end` of the object, in order. Bytes already held
     /// from a small read at `start` (the head a detection fetched) are
-    /// given first, not asked for again.
-    pub(crate) fn new(source: RemoteSource, start: u64, end: u64) -> Sequential {
+    /// given first, not asked for again. `whole`: the caller reads all
+    /// of it (a part of a split scan), so it is streamed from the start.
+    pub(crate) fn new(source: RemoteSource, start: u64, end: u64, whole: bool) -> Sequential {
         let end = end.min(source.inner.size);
         let mut current = source.cached_from(start).unwrap_or_default();
         current.truncate(usize::try_from(end.saturating_sub(start)).unwrap_or(usize::MAX));
+        let full = source.inner.config.range_bytes.max(1) as u64;
         Sequential {
             next: start + current.len() as u64,
             end,
             source,
             pending: VecDeque::new(),
+            streamed: None,
+            stream_left: 0,
             current,
             pos: 0,
-            step: FIRST_RANGE_BYTES,
+            step: if whole { full } else { FIRST_RANGE_BYTES },
             read: 0,
         }
     }
 
-    /// Asks for ranges until as many are in flight as the read-ahead
-    /// allows (no more than the ranges read so far, plus one), or the
-    /// object is all asked for.
+    /// Asks for more: while the ranges are still growing, ranged
+    /// requests until as many are in flight as the read-ahead allows (no
+    /// more than the ranges read so far, plus one); then the rest of the
+    /// object in one streamed request.
     fn top_up(&mut self) {
         let inner = &self.source.inner;
-        let full = (inner.config.range_bytes.max(1) as u64).max(1);
+        let full = inner.config.range_bytes.max(1) as u64;
         let ahead = inner.config.read_ahead.min(self.read);
         while self.pending.len() <= ahead && self.next < self.end {
-            let step = self.step.min(full);
+            if self.step >= full {
+                if self.pending.is_empty() {
+                    self.start_stream();
+                }
+                return;
+            }
+            let step = self.step;
             self.step = step.saturating_mul(2);
             let (start, end) = (self.next, (self.next + step).min(self.end));
             self.next = end;
@@ -73,6 +95,57 @@ impl Sequential {
                 let _ = tx.send(fetch(&inner, start, end).await);
             });
             self.pending.push_back(rx);
+        }
+    }
+
+    /// Streams `next..end` in pieces of the range size: the piece being
+    /// read, up to `read_ahead` (at least one) sent ahead, and the one
+    /// being received are held.
+    fn start_stream(&mut self) {
+        let inner = self.source.inner.clone();
+        let piece = inner.config.range_bytes.max(1);
+        let credits = Arc::new(tokio::sync::Semaphore::new(inner.config.read_ahead.max(1)));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (start, end) = (self.next, self.end);
+        self.next = end;
+        self.stream_left = end - start;
+        runtime().spawn(stream_range(inner, start, end, piece, credits.clone(), tx));
+        self.streamed = Some((rx, credits));
+    }
+
+    /// The next block of bytes: the next range asked for, else the next
+    /// streamed piece; `None` at the end.
+    fn next_block(&mut self) -> std::io::Result<Option<Bytes>> {
+        self.top_up();
+        if let Some(rx) = self.pending.pop_front() {
+            let got = rx
+                .recv()
+                .map_err(|_| std::io::Error::other("a remote read task ended without an answer"))?;
+            return got.map(Some).map_err(|r| io_error(&r));
+        }
+        let Some((rx, credits)) = &self.streamed else {
+            return Ok(None);
+        };
+        if self.stream_left == 0 {
+            return Ok(None);
+        }
+        // A closed channel before the last byte is no end of the object.
+        let got = rx.recv().map_err(|_| {
+            std::io::Error::other("a remote streaming task ended before the end of its range")
+        })?;
+        // The piece is taken: the task may send another.
+        credits.add_permits(1);
+        let piece = got.map_err(|r| io_error(&r))?;
+        self.stream_left = self.stream_left.saturating_sub(piece.len() as u64);
+        Ok(Some(piece))
+    }
+}
+
+impl Drop for Sequential {
+    fn drop(&mut self) {
+        // A task waiting for a credit learns that no reader is left.
+        if let Some((_, credits)) = &self.streamed {
+            credits.close();
         }
     }
 }
@@ -105,16 +178,14 @@ impl BufRead for Sequential {
                     "the caller cancelled the read",
                 )));
             }
-            self.top_up();
-            let Some(rx) = self.pending.pop_front() else {
-                return Ok(&[]);
-            };
-            let got = rx
-                .recv()
-                .map_err(|_| std::io::Error::other("a remote read task ended without an answer"))?;
-            self.current = got.map_err(|r| io_error(&r))?;
-            self.pos = 0;
-            self.read += 1;
+            match self.next_block()? {
+                Some(block) => {
+                    self.current = block;
+                    self.pos = 0;
+                    self.read += 1;
+                }
+                None => return Ok(&[]),
+            }
         }
         Ok(&self.current[self.pos..])
     }

@@ -188,10 +188,9 @@ fn a_scan_streams_every_byte_once_in_order() {
     std::io::Read::read_to_end(&mut remote.open().unwrap(), &mut got).unwrap();
     assert_eq!(got, body);
     assert_eq!(remote.bytes_fetched(), body.len() as u64);
-    // One HEAD and one GET per range (ranges of the configured 64 KiB:
-    // the first is already that small).
-    let ranges = body.len().div_ceil(64 << 10) as u64;
-    assert_eq!(remote.requests(), 1 + ranges);
+    // One HEAD and one streamed GET: ranges of the configured 64 KiB
+    // have nothing to grow to, so the scan streams from the start.
+    assert_eq!(remote.requests(), 2);
 
     // A reader that wants only the first bytes costs one small range,
     // not a scan's read-ahead.
@@ -204,10 +203,49 @@ fn a_scan_streams_every_byte_once_in_order() {
     assert_eq!(first, big[..4096]);
     drop(reader);
     assert_eq!(remote.bytes_fetched(), 256 << 10);
-    // And a whole scan still reads every byte once.
+    // And a whole scan still reads every byte once: ranges of 256 KiB,
+    // 512 KiB, 1 MiB and 2 MiB, then the rest in one streamed GET.
     let mut all = Vec::new();
     std::io::Read::read_to_end(&mut remote.open().unwrap(), &mut all).unwrap();
     assert_eq!(all, big);
+    assert_eq!(remote.requests(), 1 + 1 + 4 + 1);
+    assert_eq!(remote.bytes_fetched(), (256 << 10) + big.len() as u64);
+}
+
+#[test]
+fn a_streamed_scan_holds_back_what_the_reader_has_not_taken() {
+    let server = Server::start();
+    let big = csv(1_000_000); // ~24 MiB
+    server.put("/big.csv", big.clone());
+    let remote = RemoteSource::open(&server.url("/big.csv"), &small()).unwrap();
+    let mut reader = remote.open_range(0, big.len() as u64).unwrap().unwrap();
+    let mut first = vec![0u8; 1000];
+    std::io::Read::read_exact(&mut reader, &mut first).unwrap();
+    assert_eq!(first, big[..1000]);
+    std::thread::sleep(Duration::from_millis(300));
+    // Pieces of 64 KiB, 3 held ahead of the one read: the connection
+    // holds the rest back (whatever the client's and the kernel's
+    // buffers take in besides).
+    let fetched = remote.bytes_fetched();
+    assert!(
+        fetched < 4 << 20,
+        "{fetched} of {} fetched ahead",
+        big.len()
+    );
+    let mut rest = Vec::new();
+    std::io::Read::read_to_end(&mut reader, &mut rest).unwrap();
+    assert_eq!(rest, big[1000..]);
+    assert_eq!(remote.requests(), 2);
+    // A reader dropped mid-stream ends the stream.
+    let remote = RemoteSource::open(&server.url("/big.csv"), &small()).unwrap();
+    let mut reader = remote.open_range(0, big.len() as u64).unwrap().unwrap();
+    std::io::Read::read_exact(&mut reader, &mut first).unwrap();
+    drop(reader);
+    std::thread::sleep(Duration::from_millis(300));
+    let fetched = remote.bytes_fetched();
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(remote.bytes_fetched(), fetched);
+    assert!(fetched < 4 << 20, "{fetched}");
 }
 
 #[test]
@@ -258,11 +296,8 @@ fn a_cut_body_is_resumed_from_its_last_byte() {
     // sent each byte once, over more requests than there are ranges.
     assert_eq!(remote.bytes_fetched(), body.len() as u64);
     assert_eq!(server.state.sent.load(Ordering::Relaxed), body.len() as u64);
-    let ranges = body.len().div_ceil(64 << 10);
-    assert_eq!(
-        server.state.requests.load(Ordering::Relaxed),
-        1 + ranges + 3
-    );
+    // A HEAD, the streamed GET, and one GET from the last byte per cut.
+    assert_eq!(server.state.requests.load(Ordering::Relaxed), 1 + 1 + 3);
 
     // A connection cut every time gives up, saying where.
     *server.state.cut_after.lock().unwrap() = Some((10, 1000));
@@ -277,7 +312,9 @@ fn an_object_replaced_mid_scan_is_refused() {
     let server = Server::start();
     let body = csv(30_000);
     server.put("/moving.csv", body.clone());
-    let remote = RemoteSource::open(&server.url("/moving.csv"), &small()).unwrap();
+    // The default ranges grow from 256 KiB, and the next are asked for
+    // only once the first is read: the replacement comes between them.
+    let remote = RemoteSource::open(&server.url("/moving.csv"), &RemoteConfig::default()).unwrap();
     let mut reader = remote.open().unwrap();
     let mut first = [0u8; 100];
     std::io::Read::read_exact(&mut reader, &mut first).unwrap();
@@ -288,6 +325,12 @@ fn an_object_replaced_mid_scan_is_refused() {
     // And through plumb: validate refuses rather than judging a mix.
     let r = remote.read_range(0, 10).unwrap().unwrap_err();
     assert!(r.message().contains("changed"), "{}", r.message());
+    // A stream's GET is pinned to the version opened as well.
+    let remote = RemoteSource::open(&server.url("/moving.csv"), &small()).unwrap();
+    server.put("/moving.csv", csv(30_002));
+    let mut rest = Vec::new();
+    let e = std::io::Read::read_to_end(&mut remote.open().unwrap(), &mut rest).unwrap_err();
+    assert!(e.to_string().contains("changed while it was read"), "{e}");
 }
 
 #[test]
