@@ -891,6 +891,9 @@ pub(crate) async fn stream_range(
                     inner.fetched.fetch_add(b.len() as u64, Ordering::Relaxed);
                     let b = b.slice(..b.len().min(usize::try_from(end - at).unwrap_or(usize::MAX)));
                     at += b.len() as u64;
+                    // Room for the whole piece at once: one allocation
+                    // per piece, not a doubling series of copies.
+                    buf.reserve(piece.saturating_sub(buf.len()).max(b.len()));
                     buf.extend_from_slice(&b);
                     while buf.len() >= piece {
                         if !send(buf.split_to(piece).freeze()).await {
