@@ -140,7 +140,9 @@ fn serve(conn: TcpStream, state: &State) -> std::io::Result<()> {
     // Stores' clients encode key characters (`-` as `%2D`): the object
     // is looked up by the decoded path, without its query.
     let raw = parts.next().unwrap_or("");
-    let path = decode(raw.split('?').next().unwrap_or(""));
+    let path = percent_encoding::percent_decode_str(raw.split('?').next().unwrap_or(""))
+        .decode_utf8_lossy()
+        .into_owned();
     let mut headers = HashMap::new();
     loop {
         let mut h = String::new();
@@ -231,24 +233,4 @@ fn serve(conn: TcpStream, state: &State) -> std::io::Result<()> {
     body.write(&mut out, start, end)?;
     out.flush()?;
     Ok(())
-}
-
-/// `%XX` escapes decoded (a malformed one kept as it is).
-fn decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
