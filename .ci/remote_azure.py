@@ -8,10 +8,8 @@ Run by .ci/run as:
 """
 
 import os
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from azure.storage.blob import BlobServiceClient
@@ -45,12 +43,7 @@ def main():
 
 
 def run(port):
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            time.sleep(0.1)
+    common.wait_port(port)
     endpoint = f"http://127.0.0.1:{port}/{ACCOUNT}"
     blobs = BlobServiceClient.from_connection_string(
         f"DefaultEndpointsProtocol=http;AccountName={ACCOUNT};AccountKey={KEY};BlobEndpoint={endpoint};"

@@ -17,7 +17,6 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -27,16 +26,7 @@ from pathlib import Path
 import boto3
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import remote_s3 as common  # noqa: E402  (free_port(), start_moto())
-
-
-def wait_port(port):
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
+import remote_s3 as common  # noqa: E402  (free_port(), wait_port(), start_moto())
 
 
 def generate(path, size):
@@ -110,7 +100,7 @@ def main():
                 stderr=subprocess.DEVNULL,
             ) as server:
                 try:
-                    wait_port(port)
+                    common.wait_port(port)
                     bench("s3rver", f"http://127.0.0.1:{port}", "S3RVER", a.plumb, local, tail_local)
                 finally:
                     server.terminate()

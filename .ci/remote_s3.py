@@ -44,6 +44,16 @@ def plumb(env, *args):
         return {}
 
 
+def wait_port(port):
+    """Waits (up to 10 s) until a server listens on the loopback port."""
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
 def start_moto(extra_env=None):
     """A moto server on a free loopback port: (process, endpoint)."""
     port = free_port()
@@ -54,12 +64,7 @@ def start_moto(extra_env=None):
         stderr=subprocess.DEVNULL,
         env=dict(os.environ, **(extra_env or {})),
     )
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            time.sleep(0.1)
+    wait_port(port)
     return server, f"http://127.0.0.1:{port}"
 
 
