@@ -65,13 +65,16 @@ use url::Url;
 
 use plumb_core::{CancelToken, Refusal, RefusalReason, Source};
 
-/// Bytes a sequential scan asks for per request, at most, by default.
-pub const REMOTE_RANGE_BYTES: usize = 4 << 20;
+/// The largest range a sequential scan asks for, and the size of the
+/// pieces a streamed scan is taken in, by default: measured on loopback,
+/// 1 MiB pieces read as fast as 4 MiB ones and hold a quarter of the
+/// memory.
+pub const REMOTE_RANGE_BYTES: usize = 1 << 20;
 
 /// Ranges (or streamed pieces) a sequential scan holds ahead of the one
 /// being read, by default: at most `(2 + read_ahead) × range_bytes` of
 /// the object (the range being read, the next being received, and these)
-/// are held per stream, 16 MiB by default.
+/// are held per stream, 4 MiB by default.
 pub const REMOTE_READ_AHEAD: usize = 2;
 
 /// Bytes fetched at once for a small random read near either end of an
@@ -135,7 +138,7 @@ impl Default for RemoteConfig {
 pub const REMOTE_ENV: [(&str, &str); 4] = [
     (
         "PLUMB_REMOTE_RANGE_BYTES",
-        "the largest range of a sequential scan, and its streamed pieces, 65536 to 67108864 (default 4194304)",
+        "the largest range of a sequential scan, and its streamed pieces, 65536 to 67108864 (default 1048576)",
     ),
     (
         "PLUMB_REMOTE_READ_AHEAD",
