@@ -489,6 +489,13 @@ fn refusal(e: &object_store::Error, shown: &str) -> Refusal {
                 scrub(&e.to_string())
             ),
         ),
+        object_store::Error::NotSupported { .. } => Refusal::new(
+            RefusalReason::ReadError,
+            format!(
+                "`{shown}` cannot be read in place: its server does not serve byte ranges, which plumb reads remote objects by ({}); download it and read the local file",
+                scrub(&e.to_string())
+            ),
+        ),
         other => Refusal::new(
             RefusalReason::ReadError,
             format!("reading `{shown}` failed: {}", scrub(&other.to_string())),

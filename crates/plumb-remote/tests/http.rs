@@ -351,6 +351,22 @@ fn a_slow_server_times_out() {
 }
 
 #[test]
+fn a_server_without_ranges_is_refused_with_what_to_do() {
+    let server = Server::start();
+    server.put("/whole.csv", csv(100));
+    server.state.no_ranges.store(true, Ordering::Relaxed);
+    let remote = RemoteSource::open(&server.url("/whole.csv"), &small()).unwrap();
+    let r = remote.read_range(0, 10).unwrap().unwrap_err();
+    assert_eq!(r.reason(), RefusalReason::ReadError);
+    assert!(
+        r.message().contains("does not serve byte ranges"),
+        "{}",
+        r.message()
+    );
+    assert!(r.message().contains("download it"), "{}", r.message());
+}
+
+#[test]
 fn a_missing_object_is_not_found() {
     let server = Server::start();
     let r = RemoteSource::open(&server.url("/nope.csv"), &small()).unwrap_err();

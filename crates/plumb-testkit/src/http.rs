@@ -64,6 +64,9 @@ pub struct State {
     pub sent: AtomicU64,
     /// Requests served.
     pub requests: AtomicUsize,
+    /// Ignore `Range`, as a server that does not serve ranges does
+    /// (Python's `http.server`): every GET answers the whole object.
+    pub no_ranges: std::sync::atomic::AtomicBool,
     /// Answer every request with a redirect to this base URL.
     pub redirect: Mutex<Option<String>>,
 }
@@ -181,7 +184,10 @@ fn serve(conn: TcpStream, state: &State) -> std::io::Result<()> {
         }
     }
     let len = body.len();
-    let (status, start, end) = match headers.get("range").and_then(|r| r.strip_prefix("bytes=")) {
+    let range = headers
+        .get("range")
+        .filter(|_| !state.no_ranges.load(Ordering::Relaxed));
+    let (status, start, end) = match range.and_then(|r| r.strip_prefix("bytes=")) {
         Some(r) => {
             let (a, b) = r.split_once('-').unwrap_or((r, ""));
             let (start, end) = if a.is_empty() {
