@@ -876,6 +876,7 @@ pub(crate) async fn stream_range(
         }
     };
     while at < end {
+        let attempt_from = at;
         let mut body = match get(&inner, at, end).await {
             Ok(b) => b,
             Err(r) => {
@@ -907,6 +908,12 @@ pub(crate) async fn stream_range(
             }
         }
         if at < end {
+            // A request's timeout bounds its body too, so a long stream
+            // is cut every so often: the count is of cuts in a row that
+            // brought less than a piece.
+            if at - attempt_from >= piece as u64 {
+                resumes = 0;
+            }
             resumes += 1;
             if resumes > REMOTE_RESUMES {
                 let _ = tx.send(Err(cut_too_often(&inner, start, end, at, cut)));

@@ -351,6 +351,39 @@ fn a_slow_server_times_out() {
 }
 
 #[test]
+fn a_stream_longer_than_the_request_timeout_goes_on() {
+    // The timeout bounds a whole request, body included: a long scan's
+    // streamed GET is cut by it, and resumed from its last byte as often
+    // as each attempt made progress.
+    let server = Server::start();
+    let body = csv(200_000); // ~4.6 MiB
+    server.put("/long.csv", body.clone());
+    let config = RemoteConfig {
+        timeout: Duration::from_millis(100),
+        ..small()
+    };
+    let remote = RemoteSource::open(&server.url("/long.csv"), &config).unwrap();
+    let mut reader = remote.open().unwrap();
+    let mut got = Vec::new();
+    let mut buf = vec![0u8; 64 << 10];
+    let started = std::time::Instant::now();
+    loop {
+        let n = std::io::Read::read(&mut reader, &mut buf).unwrap();
+        if n == 0 {
+            break;
+        }
+        got.extend_from_slice(&buf[..n]);
+        // A slow reader: the scan takes ~3.6 s, many timeouts long.
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(got, body);
+    assert!(started.elapsed() > Duration::from_secs(3));
+    // The timeout did cut the stream: it was resumed by a GET of ours
+    // (object_store's own retries of a body are not counted).
+    assert!(remote.requests() > 2, "{} requests", remote.requests());
+}
+
+#[test]
 fn a_server_without_ranges_is_refused_with_what_to_do() {
     let server = Server::start();
     server.put("/whole.csv", csv(100));
