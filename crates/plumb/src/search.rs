@@ -727,7 +727,15 @@ impl Searcher<'_> {
                 .take_while(|&&b| b & 0xC0 == 0x80)
                 .count();
             let pos = pos + lead;
-            let piece = &block.data[pos..content_end(&block.data, pos, piece_end)];
+            // A `\r` is a line's ending only at its `\n` (or the end of
+            // the file): at a seam it is a byte of the line, which a
+            // pattern may hold.
+            let stop = if newline.is_some() || block.eof {
+                content_end(&block.data, pos, piece_end)
+            } else {
+                piece_end
+            };
+            let piece = &block.data[pos..stop];
             let found = match &self.query.predicate {
                 Predicate::Pattern(m) => m
                     .find_in_line(piece, 0)

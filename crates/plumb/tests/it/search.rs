@@ -312,6 +312,35 @@ fn a_pattern_that_matches_every_line_stops_at_the_limit() {
     assert_eq!(a.progress.total, 6, "the hit past the limit, and no more");
 }
 
+/// A `\r` inside a line too long to hold is a byte of the line, not its
+/// ending, where a piece of the line stops at a seam: a literal that ends
+/// with one is found wherever the seams fall (the fuzz target
+/// `search_text` found it missed when a seam fell just after it).
+#[test]
+fn a_literal_ending_in_a_cr_is_found_across_long_line_seams() {
+    let long = "x,".repeat(30);
+    for text in [
+        format!("{long}a\rb\r\r{long}\nshort\n"),
+        format!("short\n{long}ab\r\r{long}\r\n"),
+        // The fuzz target's input (its NUL and control byte made letters).
+        "\r\r!\"{\"\".:;\rQR\r\ra\":4}\n\"\r!z]T\"".to_owned(),
+    ] {
+        for pattern in ["b\r", "\r\r", "a\rb\r", "ab\r", "\rQR\r"] {
+            let lines = oracle(text.as_bytes(), &regex::escape(pattern), false, false);
+            for block in 4..40 {
+                let tune = Tuning {
+                    block,
+                    line_max: block * 3,
+                    overlap: 4,
+                    context_keep: 32,
+                };
+                let got = all_hits(text.as_bytes(), pattern, &[], 2, tune);
+                assert_eq!(got, lines, "block {block}, {pattern:?}: {text:?}");
+            }
+        }
+    }
+}
+
 /// A line too long to hold that ends with the file's last byte (its
 /// newline) ends the text: a pattern that matches the empty string finds
 /// each line once and no line after the last, whatever the block size
