@@ -30,6 +30,17 @@ fn tiny(block: usize) -> Tuning {
     }
 }
 
+/// Blocks of `block` bytes and lines held up to three blocks, with the
+/// fuzz target's small overlap: long-line seams fall everywhere.
+fn seams(block: usize) -> Tuning {
+    Tuning {
+        block,
+        line_max: block * 3,
+        overlap: 4,
+        context_keep: 32,
+    }
+}
+
 /// The 1-based numbers of the lines (split on `\n`, one `\r` before it
 /// left out) the regex matches, each line searched alone.
 fn oracle(text: &[u8], pattern: &str, ignore_case: bool, word: bool) -> Vec<u64> {
@@ -328,13 +339,7 @@ fn a_literal_ending_in_a_cr_is_found_across_long_line_seams() {
         for pattern in ["b\r", "\r\r", "a\rb\r", "ab\r", "\rQR\r"] {
             let lines = oracle(text.as_bytes(), &regex::escape(pattern), false, false);
             for block in 4..40 {
-                let tune = Tuning {
-                    block,
-                    line_max: block * 3,
-                    overlap: 4,
-                    context_keep: 32,
-                };
-                let got = all_hits(text.as_bytes(), pattern, &[], 2, tune);
+                let got = all_hits(text.as_bytes(), pattern, &[], 2, seams(block));
                 assert_eq!(got, lines, "block {block}, {pattern:?}: {text:?}");
             }
         }
@@ -357,14 +362,8 @@ fn a_long_last_line_ending_the_file_is_followed_by_no_line() {
         let lines = oracle(text.as_bytes(), "", false, false);
         assert_eq!(lines.len(), text.matches('\n').count());
         for block in 4..40 {
-            let tune = Tuning {
-                block,
-                line_max: block * 3,
-                overlap: 4,
-                context_keep: 32,
-            };
             for page in 1..4 {
-                let got = all_hits(text.as_bytes(), "", &[], page, tune);
+                let got = all_hits(text.as_bytes(), "", &[], page, seams(block));
                 assert_eq!(got, lines, "block {block}, page {page}: {text:?}");
             }
         }
