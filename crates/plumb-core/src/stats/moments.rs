@@ -174,23 +174,8 @@ fn pow10(k: u32) -> i128 {
 }
 
 impl ExactSums {
-    /// Adds `m / 10^s`; None when the sums no longer fit.
-    #[inline]
-    fn add(self, m: i64, s: u32) -> Option<ExactSums> {
-        let mut e = self;
-        if s == e.scale {
-            // The common case: an i64 squared cannot pass an i128, so
-            // only the additions are checked (a checked 128-bit multiply
-            // is a slow library call).
-            let m = i128::from(m);
-            e.sum = e.sum.checked_add(m)?;
-            e.squares = e.squares.checked_add(m * m)?;
-            return Some(e);
-        }
-        e.add_rescaled(m, s)
-    }
-
-    /// [`ExactSums::add`] at another scale than the sums'.
+    /// Adds `m / 10^s` at another scale than the sums' (see
+    /// [`Moments::add`]); None when the sums no longer fit.
     #[cold]
     fn add_rescaled(self, m: i64, s: u32) -> Option<ExactSums> {
         let mut e = self;
@@ -367,17 +352,35 @@ impl Moments {
     /// Counts a number; `v` is its nearest double (not NaN).
     #[inline]
     pub(crate) fn add(&mut self, number: NumberIn, v: f64) {
-        if let Some(e) = self.exact {
-            let next = match number {
-                NumberIn::Int(i) => e.add(i, 0),
-                NumberIn::Decimal { mantissa, scale } => e.add(mantissa, scale),
-                NumberIn::Float(_) | NumberIn::Rounded(_) => None,
+        if let Some(e) = &mut self.exact {
+            // Same scale, the common case, updated in place: an i64
+            // squared cannot pass an i128, so only the additions are
+            // checked (a checked 128-bit multiply is a slow library
+            // call). Built as a new value and moved, the sums cost a
+            // store-forwarding stall per number.
+            let (m, s) = match number {
+                NumberIn::Int(i) => (Some(i), 0),
+                NumberIn::Decimal { mantissa, scale } => (Some(mantissa), scale),
+                NumberIn::Float(_) | NumberIn::Rounded(_) => (None, 0),
             };
-            if next.is_some() {
-                self.n += 1;
-                self.exact = next;
-                return;
+            if let Some(m) = m {
+                if s == e.scale {
+                    let m = i128::from(m);
+                    if let (Some(sum), Some(squares)) =
+                        (e.sum.checked_add(m), e.squares.checked_add(m * m))
+                    {
+                        e.sum = sum;
+                        e.squares = squares;
+                        self.n += 1;
+                        return;
+                    }
+                } else if let Some(next) = e.add_rescaled(m, s) {
+                    *e = next;
+                    self.n += 1;
+                    return;
+                }
             }
+            let e = *e;
             self.float = e.seed(self.n);
             self.exact = None;
         }

@@ -13,13 +13,20 @@
 //! Until the first compaction every value is held, and the quantiles are
 //! the exact order statistics (nearest rank: the value at rank
 //! `ceil(q * n)`).
+//!
+//! Values are held as `u64` keys ordered as the doubles are (IEEE 754
+//! total order), so sorting compares integers. Only the lowest level
+//! takes values unsorted; every level above is kept sorted, since what
+//! a compaction sends up is a sorted run merged into a sorted level in
+//! one linear pass. A compaction therefore sorts only the lowest level.
 
 /// A KLL sketch, mergeable.
 #[derive(Clone, Debug)]
 pub(crate) struct Quantiles {
     k: u32,
-    /// Level `h` holds values of weight `2^h`.
-    levels: Vec<Vec<f64>>,
+    /// Level `h` holds values (as [`key`]s) of weight `2^h`; every level
+    /// but the lowest is sorted.
+    levels: Vec<Vec<u64>>,
     n: u64,
     /// xorshift state for the compaction coins.
     coin: u64,
@@ -91,7 +98,7 @@ impl Quantiles {
     #[inline]
     pub(crate) fn add(&mut self, v: f64) {
         self.n += 1;
-        self.levels[0].push(v);
+        self.levels[0].push(key(v));
         self.held += 1;
         if self.held >= self.room {
             self.compress();
@@ -138,10 +145,11 @@ impl Quantiles {
             } else {
                 None
             };
-            level.sort_unstable_by(f64::total_cmp);
+            if h == 0 {
+                level.sort_unstable();
+            }
             let start = self.flip();
-            let up: Vec<f64> = level.iter().skip(start).step_by(2).copied().collect();
-            self.levels[h + 1].extend(up);
+            merge_sorted(&mut self.levels[h + 1], &level[start.min(level.len())..], 2);
             level.clear();
             level.extend(kept);
             if h > 0 {
@@ -160,8 +168,12 @@ impl Quantiles {
         while self.levels.len() < other.levels.len() {
             self.levels.push(Vec::new());
         }
-        for (mine, theirs) in self.levels.iter_mut().zip(&other.levels) {
-            mine.extend_from_slice(theirs);
+        for (h, (mine, theirs)) in self.levels.iter_mut().zip(&other.levels).enumerate() {
+            if h == 0 {
+                mine.extend_from_slice(theirs);
+            } else {
+                merge_sorted(mine, theirs, 1);
+            }
         }
         self.n += other.n;
         self.compacted |= other.compacted;
@@ -176,10 +188,12 @@ impl Quantiles {
             return None;
         }
         let mut items: Vec<(f64, u64)> = Vec::new();
+        let mut keyed: Vec<(u64, u64)> = Vec::new();
         for (h, level) in self.levels.iter().enumerate() {
-            items.extend(level.iter().map(|&v| (v, 1u64 << h.min(63))));
+            keyed.extend(level.iter().map(|&k| (k, 1u64 << h.min(63))));
         }
-        items.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        keyed.sort_unstable_by_key(|i| i.0);
+        items.extend(keyed.into_iter().map(|(k, w)| (value(k), w)));
         let total: u64 = items.iter().map(|i| i.1).sum();
         Some(
             qs.iter()
@@ -196,5 +210,91 @@ impl Quantiles {
                 })
                 .collect(),
         )
+    }
+}
+
+/// A double as a key ordered as IEEE 754's total order orders doubles:
+/// negatives have every bit flipped, the rest only the sign bit.
+#[inline]
+fn key(v: f64) -> u64 {
+    let bits = v.to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
+    }
+}
+
+/// The double of a [`key`].
+fn value(k: u64) -> f64 {
+    f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k })
+}
+
+/// Merges every `step`-th value of sorted `run` (from its first) into
+/// sorted `level`, in place from the back, in one pass.
+fn merge_sorted(level: &mut Vec<u64>, run: &[u64], step: usize) {
+    let b = run.len().div_ceil(step);
+    let mut i = level.len();
+    level.resize(i + b, 0);
+    let mut j = b;
+    let mut w = i + b;
+    while j > 0 {
+        let next = run[(j - 1) * step];
+        w -= 1;
+        if i > 0 && level[i - 1] > next {
+            level[w] = level[i - 1];
+            i -= 1;
+        } else {
+            level[w] = next;
+            j -= 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn keys_order_as_the_total_order_and_map_back(a in any::<u64>(), b in any::<u64>()) {
+            let (x, y) = (f64::from_bits(a), f64::from_bits(b));
+            prop_assert_eq!(key(x).cmp(&key(y)), x.total_cmp(&y));
+            prop_assert_eq!(value(key(x)).to_bits(), a);
+        }
+
+        #[test]
+        fn a_merge_equals_sorting_the_taken_values(
+            mut level in proptest::collection::vec(0u64..50, 0..40),
+            mut run in proptest::collection::vec(0u64..50, 0..40),
+            step in 1usize..3,
+        ) {
+            level.sort_unstable();
+            run.sort_unstable();
+            let mut want = level.clone();
+            want.extend(run.iter().step_by(step));
+            want.sort_unstable();
+            merge_sorted(&mut level, &run, step);
+            prop_assert_eq!(level, want);
+        }
+    }
+
+    #[test]
+    fn signed_zeros_infinities_and_nans_keep_their_places() {
+        let order = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -f64::MIN_POSITIVE,
+            -0.0,
+            0.0,
+            f64::MIN_POSITIVE,
+            1.0,
+            f64::INFINITY,
+            f64::NAN,
+        ];
+        for w in order.windows(2) {
+            assert!(key(w[0]) < key(w[1]), "{} before {}", w[0], w[1]);
+        }
     }
 }

@@ -19,9 +19,12 @@
 //! exact and hold every distinct value seen. After that, each count is
 //! never below the truth and at most its counter's `error` above it.
 //!
-//! Counters sit in an array sorted by count (so the counter to reuse is
-//! the first; a count goes up by one by swapping its counter to the end
-//! of its run of equal counts, found by binary search) and are found by hash through a small open-addressing
+//! Counts sit in an array by counter, unsorted: a value that holds a
+//! counter costs one increment. The counter to reuse, the smallest, is
+//! found by a pass over the `k` counts, made only when a value's gate
+//! count passes a remembered lower bound of the smallest count, which
+//! holds until the smallest is bumped or reused. Counters are found by
+//! hash through a small open-addressing
 //! table (two slots per counter, so it stays in L1 and a probe is a
 //! step or two); values are told apart by their 64-bit hash. A counter
 //! keeps the raw bytes of its value's start, made text only for the
@@ -131,10 +134,15 @@ pub(crate) struct TopValues {
     k: usize,
     text_cap: usize,
     counters: Vec<Counter>,
-    /// (count, counter), ascending by count.
-    order: Vec<(u64, u32)>,
-    /// Each counter's place in `order`.
-    place: Vec<u32>,
+    /// Each counter's count, apart from the counters so the smallest is
+    /// found by one pass over a few cache lines.
+    counts: Vec<u64>,
+    /// The smallest count and its counter, when `min_fresh`; otherwise a
+    /// count no larger than the smallest (counts only grow), so a value
+    /// whose gate count does not pass it cannot take a counter, and only
+    /// a value that may take one pays for a pass.
+    min: (u64, u32),
+    min_fresh: bool,
     index: Index,
     /// Whether a counter has been reused (counts are estimates since).
     reused: bool,
@@ -162,8 +170,9 @@ impl TopValues {
             k: k.max(1),
             text_cap,
             counters: Vec::new(),
-            order: Vec::new(),
-            place: Vec::new(),
+            counts: Vec::new(),
+            min: (0, 0),
+            min_fresh: false,
             index: Index::new(k.max(1)),
             reused: false,
             alpha: Vec::new(),
@@ -181,6 +190,23 @@ impl TopValues {
         self.counters.iter().map(|c| c.error).max().unwrap_or(0)
     }
 
+    /// The smallest count and its counter (the first of equals), once
+    /// the counters are full.
+    #[inline]
+    fn smallest(&mut self) -> (u64, u32) {
+        if !self.min_fresh {
+            let mut best = (u64::MAX, 0u32);
+            for (c, &count) in self.counts.iter().enumerate() {
+                if count < best.0 {
+                    best = (count, c as u32);
+                }
+            }
+            self.min = best;
+            self.min_fresh = true;
+        }
+        self.min
+    }
+
     /// Counts a value by its hash; `text` is asked for only when a
     /// counter takes the value. Returns whether the value already held a
     /// counter (and so was seen before).
@@ -188,7 +214,10 @@ impl TopValues {
     pub(crate) fn add(&mut self, hash: u64, text: &[u8], kind: u8) -> bool {
         self.n += 1;
         if let Some(c) = self.index.get(hash) {
-            self.bump(self.place[c as usize] as usize, 1);
+            self.counts[c as usize] += 1;
+            // Bumping the smallest may leave another the smallest; the
+            // old count stays a lower bound.
+            self.min_fresh &= c != self.min.1;
             return true;
         }
         if self.counters.len() < self.k {
@@ -201,7 +230,7 @@ impl TopValues {
         }
         let slot = (hash >> 32) as usize & (self.alpha.len() - 1);
         let seen = self.alpha[slot];
-        if seen + 1 > self.order[0].0 {
+        if seen + 1 > self.min.0 && seen + 1 > self.smallest().0 {
             self.take(hash, seen + 1, seen, (text, text.len() as u64, kind));
         } else {
             self.alpha[slot] = seen + 1;
@@ -224,22 +253,14 @@ impl TopValues {
                 len,
                 kind,
             });
+            self.counts.push(count);
             self.index.insert(hash, c);
-            // Into its place by count.
-            let at = self.order.partition_point(|o| o.0 < count);
-            self.order.insert(at, (count, c));
-            for (p, o) in self.order.iter().enumerate().skip(at) {
-                if let Some(slot) = self.place.get_mut(o.1 as usize) {
-                    *slot = p as u32;
-                }
-            }
-            self.place.push(at as u32);
-            let (_, moved) = self.order[at];
-            self.place[moved as usize] = at as u32;
+            self.min_fresh = false;
+            self.min = (0, 0);
             return;
         }
         self.reused = true;
-        let (min, c) = self.order[0];
+        let (min, c) = self.smallest();
         let counter = &mut self.counters[c as usize];
         self.index.remove(counter.hash);
         if !self.alpha.is_empty() {
@@ -254,34 +275,8 @@ impl TopValues {
         counter.len = len;
         counter.kind = kind;
         self.index.insert(hash, c);
-        self.order[0].0 = count;
-        if count > min {
-            let by = count - min;
-            self.order[0].0 = min;
-            self.bump(0, by);
-        }
-    }
-
-    /// Adds `by` to the count at `order[i]`, keeping `order` sorted.
-    #[inline]
-    fn bump(&mut self, i: usize, by: u64) {
-        let count = self.order[i].0;
-        if by == 1 {
-            // The last counter with the same count takes its place; the
-            // bumped one ends its run and stays in order.
-            let j = i + self.order[i..].partition_point(|o| o.0 <= count) - 1;
-            self.order.swap(i, j);
-            self.place[self.order[i].1 as usize] = i as u32;
-            self.place[self.order[j].1 as usize] = j as u32;
-            self.order[j].0 += 1;
-            return;
-        }
-        let (_, c) = self.order.remove(i);
-        let at = self.order.partition_point(|o| o.0 <= count + by);
-        self.order.insert(at, (count + by, c));
-        for (p, o) in self.order.iter().enumerate() {
-            self.place[o.1 as usize] = p as u32;
-        }
+        self.counts[c as usize] = count;
+        self.min_fresh = false;
     }
 
     /// The hashes of every counted value while the summary is exact.
@@ -299,7 +294,7 @@ impl TopValues {
             if !t.alpha.is_empty() {
                 t.alpha[(hash >> 32) as usize & (t.alpha.len() - 1)]
             } else if t.reused {
-                t.order.first().map_or(0, |o| o.0)
+                t.counts.iter().copied().min().unwrap_or(0)
             } else {
                 0
             }
@@ -312,7 +307,7 @@ impl TopValues {
                 *a = floor(self, hash) + floor(other, hash);
             }
         }
-        let count_of = |t: &TopValues, c: usize| t.order[t.place[c] as usize].0;
+        let count_of = |t: &TopValues, c: usize| t.counts[c];
         let mut all: Vec<(u64, Counter)> =
             Vec::with_capacity(self.counters.len() + other.counters.len());
         for (i, c) in self.counters.iter().enumerate() {
@@ -361,17 +356,15 @@ impl TopValues {
     /// kind).
     pub(crate) fn top(&self, limit: usize) -> Vec<TopEntry> {
         let mut v: Vec<TopEntry> = self
-            .order
+            .counters
             .iter()
-            .map(|&(count, c)| {
-                let c = &self.counters[c as usize];
-                TopEntry {
-                    text: super::lossy_text(&c.text, self.text_cap),
-                    count,
-                    error: c.error,
-                    cut_from: (c.len > c.text.len() as u64).then_some(c.len),
-                    kind: c.kind,
-                }
+            .zip(&self.counts)
+            .map(|(c, &count)| TopEntry {
+                text: super::lossy_text(&c.text, self.text_cap),
+                count,
+                error: c.error,
+                cut_from: (c.len > c.text.len() as u64).then_some(c.len),
+                kind: c.kind,
             })
             .collect();
         v.sort_by(|a, b| {
@@ -382,5 +375,88 @@ impl TopValues {
         });
         v.truncate(limit);
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The summary as the papers state it, written plainly: a linear
+    /// search for the value and for the smallest count (the first of
+    /// equals), the gate as in [`TopValues::add`].
+    struct Plain {
+        k: usize,
+        counters: Vec<(u64, u64, u64)>,
+        alpha: Vec<u64>,
+    }
+
+    impl Plain {
+        fn add(&mut self, hash: u64) {
+            if let Some(c) = self.counters.iter_mut().find(|c| c.0 == hash) {
+                c.1 += 1;
+                return;
+            }
+            if self.counters.len() < self.k {
+                self.counters.push((hash, 1, 0));
+                return;
+            }
+            if self.alpha.is_empty() {
+                self.alpha = vec![0; (ALPHA_PER_COUNTER * self.k).next_power_of_two()];
+            }
+            let slot = |h: u64, a: &[u64]| (h >> 32) as usize & (a.len() - 1);
+            let s = slot(hash, &self.alpha);
+            let seen = self.alpha[s];
+            let (j, min) = self
+                .counters
+                .iter()
+                .enumerate()
+                .fold(
+                    (0, u64::MAX),
+                    |b, (i, c)| if c.1 < b.1 { (i, c.1) } else { b },
+                );
+            if seen + 1 > min {
+                let e = slot(self.counters[j].0, &self.alpha);
+                self.alpha[e] = self.alpha[e].max(min);
+                self.counters[j] = (hash, seen + 1, seen);
+            } else {
+                self.alpha[s] = seen + 1;
+            }
+        }
+    }
+
+    #[test]
+    fn counts_and_errors_equal_the_plain_summary() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for round in 0..40u64 {
+            let k = [1, 2, 8, 32][round as usize % 4];
+            let mut fast = TopValues::new(k, 8);
+            let mut plain = Plain {
+                k,
+                counters: Vec::new(),
+                alpha: Vec::new(),
+            };
+            // Skewed draws from universes of a few to many values, so
+            // counters are hit, bumped from the smallest, and taken.
+            let universe = 1 + round * round * 7;
+            for _ in 0..5_000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let v = (x % universe) * (x >> 60) / 16;
+                let hash = v.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+                fast.add(hash, &v.to_le_bytes(), 0);
+                plain.add(hash);
+            }
+            let mut got: Vec<(u64, u64, u64)> = fast
+                .counters
+                .iter()
+                .zip(&fast.counts)
+                .map(|(c, &n)| (c.hash, n, c.error))
+                .collect();
+            got.sort_unstable();
+            plain.counters.sort_unstable();
+            assert_eq!(got, plain.counters, "round {round}, k {k}");
+        }
     }
 }
