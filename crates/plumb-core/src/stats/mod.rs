@@ -13,9 +13,9 @@
 //!
 //! Memory per column is fixed by its [`StatsBudget`]: the first
 //! [`STATS_FULL_COLUMNS`] columns get [`STATS_FULL_BUDGET`] (about
-//! 14 KiB at most), later ones [`STATS_LEAN_BUDGET`] (about 3 KiB), so
-//! ten thousand columns add about 28 MiB and the answer states each
-//! column's error. Every sketch merges ([`ValueStats::merge`]), so a
+//! 24 KiB at most), later ones [`STATS_LEAN_BUDGET`] (about 4.6 KiB), so
+//! ten thousand columns add at most about 50 MiB and the answer states
+//! each column's error. Every sketch merges ([`ValueStats::merge`]), so a
 //! parallel scan can combine per-part statistics.
 //!
 //! ```
@@ -95,12 +95,13 @@ pub const STATS_LEAN_BUDGET: StatsBudget = StatsBudget {
 pub const STATS_FULL_COLUMNS: usize = 256;
 
 /// Heap one column's statistics may hold at [`STATS_FULL_BUDGET`], every
-/// sketch filled (about 14 KiB measured).
-pub const STATS_FULL_COLUMN_BYTES: usize = 16 * 1024;
+/// sketch filled (about 24 KiB measured at the worst: a column of
+/// distinct numbers and long texts, in `tests/memory.rs`).
+pub const STATS_FULL_COLUMN_BYTES: usize = 32 * 1024;
 
 /// Heap one column's statistics may hold at [`STATS_LEAN_BUDGET`] (about
-/// 3 KiB measured).
-pub const STATS_LEAN_COLUMN_BYTES: usize = 4 * 1024;
+/// 4.6 KiB measured at the worst, likewise).
+pub const STATS_LEAN_COLUMN_BYTES: usize = 6 * 1024;
 
 /// The most the statistics of a split scan's later parts may hold
 /// together. Each part of a scan on several threads keeps statistics of
@@ -122,9 +123,9 @@ pub fn stats_bytes(columns: usize) -> usize {
 /// ```
 /// use plumb_core::{stats_parts, STATS_FULL_COLUMNS};
 /// assert_eq!(stats_parts(4, 7), 4);
-/// assert_eq!(stats_parts(4, STATS_FULL_COLUMNS), 3);
-/// assert_eq!(stats_parts(4, 1_000), 2);
-/// assert_eq!(stats_parts(4, 2_000), 1);
+/// assert_eq!(stats_parts(4, 128), 3);
+/// assert_eq!(stats_parts(4, STATS_FULL_COLUMNS), 2);
+/// assert_eq!(stats_parts(4, 1_000), 1);
 /// ```
 pub fn stats_parts(parts: usize, columns: usize) -> usize {
     parts.min(1 + STATS_SPLIT_BYTES / stats_bytes(columns).max(1))
