@@ -13,8 +13,8 @@
 //!
 //! Memory per column is fixed by its [`StatsBudget`]: the first
 //! [`STATS_FULL_COLUMNS`] columns get [`STATS_FULL_BUDGET`] (about
-//! 24 KiB at most), later ones [`STATS_LEAN_BUDGET`] (about 4.6 KiB), so
-//! ten thousand columns add at most about 50 MiB and the answer states
+//! 30 KiB at most), later ones [`STATS_LEAN_BUDGET`] (about 4.6 KiB), so
+//! ten thousand columns add at most about 52 MiB and the answer states
 //! each column's error. Every sketch merges ([`ValueStats::merge`]), so a
 //! parallel scan can combine per-part statistics.
 //!
@@ -95,7 +95,7 @@ pub const STATS_LEAN_BUDGET: StatsBudget = StatsBudget {
 pub const STATS_FULL_COLUMNS: usize = 256;
 
 /// Heap one column's statistics may hold at [`STATS_FULL_BUDGET`], every
-/// sketch filled (about 24 KiB measured at the worst: a column of
+/// sketch filled (about 30 KiB measured at the worst: a column of
 /// distinct numbers and long texts, in `tests/memory.rs`).
 pub const STATS_FULL_COLUMN_BYTES: usize = 32 * 1024;
 
