@@ -44,20 +44,6 @@ const DECAY: f64 = 2.0 / 3.0;
 /// The smallest capacity of a level.
 const MIN_CAPACITY: usize = 4;
 
-/// The lowest level holds `k / LOWEST_SHARE` values, and is compacted
-/// whenever it is full.
-///
-/// By the capacities alone the lowest level of a deep sketch holds 4,
-/// and lazy compaction, which compacts the lowest full level, then
-/// compacted it every second value while the levels above ran over their
-/// capacities: 29 ns a value at `k = 200`. With `k` places (1.6 KiB at
-/// `k = 200`, held from the first number), a compaction sorts `k` values
-/// and a value costs 12 ns. Kept to its capacity rather than growing
-/// into the room the levels above leave, its buffer never grows. A
-/// larger lowest level holds more values at weight one, so the error is
-/// no larger.
-const LOWEST_SHARE: usize = 1;
-
 impl Quantiles {
     pub(crate) fn new(k: u32) -> Quantiles {
         Quantiles {
@@ -99,11 +85,20 @@ impl Quantiles {
 
     /// The capacity of level `h` of `depth` levels: `k` at the top,
     /// shrinking by [`DECAY`] per level down, even; the lowest level
-    /// keeps `k / LOWEST_SHARE`.
+    /// keeps `k`.
+    ///
+    /// By the decay alone the lowest level of a deep sketch holds 4, and
+    /// compaction, which takes the lowest full level, then compacted it
+    /// every second value while the levels above ran over their
+    /// capacities: 29 ns a value at `k = 200`. With `k` places (1.6 KiB
+    /// at `k = 200`, held from the first number) and compacted whenever
+    /// full, a compaction sorts `k` values and a value costs about 15 ns;
+    /// its buffer never grows. A larger lowest level holds more values
+    /// at weight one, so the error is no larger.
     fn capacity(&self, h: usize) -> usize {
         let depth = self.levels.len() - 1 - h;
         let floor = if h == 0 {
-            self.k as usize / LOWEST_SHARE
+            self.k as usize
         } else {
             MIN_CAPACITY
         };
@@ -207,26 +202,24 @@ impl Quantiles {
         if self.n == 0 {
             return None;
         }
-        let mut items: Vec<(f64, u64)> = Vec::new();
-        let mut keyed: Vec<(u64, u64)> = Vec::new();
+        let mut items: Vec<(u64, u64)> = Vec::new();
         for (h, level) in self.levels.iter().enumerate() {
-            keyed.extend(level.iter().map(|&k| (k, 1u64 << h.min(63))));
+            items.extend(level.iter().map(|&k| (k, 1u64 << h.min(63))));
         }
-        keyed.sort_unstable_by_key(|i| i.0);
-        items.extend(keyed.into_iter().map(|(k, w)| (value(k), w)));
+        items.sort_unstable_by_key(|i| i.0);
         let total: u64 = items.iter().map(|i| i.1).sum();
         Some(
             qs.iter()
                 .map(|&q| {
                     let rank = ((q * total as f64).ceil() as u64).clamp(1, total);
                     let mut seen = 0u64;
-                    for &(v, w) in &items {
+                    for &(k, w) in &items {
                         seen += w;
                         if seen >= rank {
-                            return v;
+                            return value(k);
                         }
                     }
-                    items.last().map_or(f64::NAN, |i| i.0)
+                    items.last().map_or(f64::NAN, |i| value(i.0))
                 })
                 .collect(),
         )

@@ -282,8 +282,6 @@ impl TopValues {
             });
             self.counts.push(count);
             self.index.insert(hash, c);
-            self.min_fresh = false;
-            self.min = (0, 0);
             return;
         }
         self.reused = true;
