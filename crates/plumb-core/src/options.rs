@@ -248,7 +248,7 @@ pub const COMMON_OPTIONS: [OptionSpec; 10] = [
         kind: OptionKind::Count,
         default: None,
         ops: &[Op::Inspect, Op::Validate, Op::Search],
-        doc: "threads a scan may use (0 or left out: every core); the answer is the same with any number (today a file of 16 MiB or more is split for validate and for inspect without stats of CSV, TSV and JSON Lines, and for a count_only search of CSV and TSV)",
+        doc: "threads a scan may use (0 or left out: every core); the answer is the same with any number (today a file of 16 MiB or more is split for validate, inspect (with or without stats) and a search from the first row or record of CSV, TSV and JSON Lines, and for validate and inspect of a JSON array)",
     },
     crate::search::SEARCH_OPTIONS[0],
     crate::search::SEARCH_OPTIONS[1],

@@ -361,6 +361,10 @@ struct NumberStats {
     /// Numbers whose double may misstate them (the quantiles are of
     /// doubles).
     rounded: u64,
+    /// Of those, numbers read as zero or a subnormal double (`1e-400`,
+    /// `3e-324`): misstated by up to all of their size, not by half a
+    /// unit in the last place.
+    tiny: u64,
 }
 
 /// One column's statistics, in the memory its [`StatsBudget`] allows.
@@ -476,11 +480,14 @@ impl ValueStats {
                 count: 0,
                 non_finite: 0,
                 rounded: 0,
+                tiny: 0,
             })
         });
         n.count += 1;
-        n.rounded += u64::from(!number.is_faithful());
         let v = number.to_f64();
+        let misstated = !number.is_faithful();
+        n.rounded += u64::from(misstated);
+        n.tiny += u64::from(misstated && v.abs() < f64::MIN_POSITIVE);
         if !v.is_finite() {
             n.non_finite += 1;
             return;
@@ -558,6 +565,7 @@ impl ValueStats {
                 a.count += b.count;
                 a.non_finite += b.non_finite;
                 a.rounded += b.rounded;
+                a.tiny += b.tiny;
             }
             (None, Some(b)) => self.numbers = Some(b.clone()),
             _ => {}
@@ -666,7 +674,7 @@ impl ValueStats {
         n: &NumberStats,
         accuracy: &mut BTreeMap<&'static str, Accuracy>,
     ) -> NumberSummary {
-        let figures = n.moments.figures();
+        let figures = n.moments.figures(n.rounded > 0);
         let mut summary = NumberSummary {
             non_finite: n.non_finite,
             count: n.count,
@@ -712,23 +720,32 @@ impl ValueStats {
                 p95: q(5),
                 p99: q(6),
             });
+            // How far a quantile's double may be from the number it
+            // stands for, when some number was misstated: half a unit in
+            // the last place, or, below the normal range, up to all of
+            // it (`1e-400` read as zero).
+            let misstated =
+                (n.rounded > 0).then(|| if n.tiny > 0 { 1.0 } else { f64::EPSILON / 2.0 });
+            let mut e = Vec::new();
+            if let Some(m) = misstated {
+                e.push(("relative_error", m));
+            }
+            if n.non_finite > 0 {
+                e.push(("excluded", n.non_finite as f64));
+            }
             accuracy.insert(
                 "quantiles",
                 if !n.quantiles.is_exact() {
-                    let mut e = vec![("rank_error", n.quantiles.rank_error())];
-                    if n.non_finite > 0 {
-                        e.push(("excluded", n.non_finite as f64));
-                    }
+                    e.push(("rank_error", n.quantiles.rank_error()));
                     estimate("kll", &e)
                 } else if n.non_finite > 0 {
                     // Of the numbers a double holds; the others are
                     // counted in `non_finite`.
-                    estimate("finite-only", &[("excluded", n.non_finite as f64)])
-                } else if n.rounded > 0 {
+                    estimate("finite-only", &e)
+                } else if misstated.is_some() {
                     // Every value held, but some as a double that
-                    // misstates it (by at most half a unit in the last
-                    // place).
-                    estimate("double", &[("relative_error", f64::EPSILON / 2.0)])
+                    // misstates it.
+                    estimate("double", &e)
                 } else {
                     Accuracy::Exact
                 },

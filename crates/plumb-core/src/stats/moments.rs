@@ -19,6 +19,12 @@ pub const EXACT_SCALE_MAX: u32 = 18;
 /// The unit roundoff of a double.
 const UNIT: f64 = f64::EPSILON / 2.0;
 
+/// The least positive double (2^-1074): a value read as a double is
+/// within `UNIT` of itself relatively only in the normal range; below
+/// it (`1e-310`, or `1e-400`, read as zero) the error is absolute, at
+/// most half of this.
+const TINY: f64 = 5e-324;
+
 /// A number as the sums take it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum NumberIn {
@@ -412,8 +418,10 @@ impl Moments {
         self.n += other.n;
     }
 
-    /// The figures; None when no number was counted.
-    pub(crate) fn figures(&self) -> Option<MomentFigures> {
+    /// The figures; None when no number was counted. `rounded`: some
+    /// value was known only as a double that may misstate it (see
+    /// [`NumberIn::is_faithful`]).
+    pub(crate) fn figures(&self, rounded: bool) -> Option<MomentFigures> {
         if self.n == 0 {
             return None;
         }
@@ -455,9 +463,11 @@ impl Moments {
         let f = self.float;
         let sum = f.sum + f.compensation;
         let mean = sum / n;
-        // Neumaier: |error of the sum| <= 2u * sum|x| (to first order).
-        let mean_error = (2.0 * UNIT * f.magnitude) / n + UNIT * mean.abs();
-        let (stddev, stddev_error) = welford_stddev(self.n, f);
+        // Neumaier: |error of the sum| <= 2u * sum|x| (to first order),
+        // which also covers each value's reading as a double in the
+        // normal range; below it each may be off by up to TINY / 2.
+        let mean_error = (2.0 * UNIT * f.magnitude) / n + UNIT * mean.abs() + TINY;
+        let (stddev, stddev_error) = welford_stddev(self.n, f, rounded);
         Some(MomentFigures {
             sum_literal: None,
             sum,
@@ -470,9 +480,18 @@ impl Moments {
 }
 
 /// The sample standard deviation from Welford's accumulators, and its
-/// relative error bound: `n * kappa * u` for the variance (Chan, Golub
-/// and LeVeque, 1983), halved by the square root.
-fn welford_stddev(n: u64, f: FloatSums) -> (Option<f64>, Option<f64>) {
+/// relative error bound (to first order, halved by the square root):
+/// `n * kappa * u` for the variance of the doubles (Chan, Golub and
+/// LeVeque, 1983), plus what reading the values as doubles moved it.
+/// A value moved by `d` moves the variance by `2 (x - mean) d / (n - 1)`;
+/// with `|d| <= u |x| + TINY / 2` and Cauchy-Schwarz over the values
+/// that is at most `2 sqrt(n) kappa u + TINY sqrt(n / m2)` of it.
+/// `rounded`: some value was read as a double that may misstate it;
+/// with all the doubles equal, the values may still differ, and a
+/// standard deviation of zero is then only known to be within 100% of
+/// the truth. The bound is not capped: past 1 it still says how little
+/// the figure is worth.
+fn welford_stddev(n: u64, f: FloatSums, rounded: bool) -> (Option<f64>, Option<f64>) {
     if n < 2 {
         return (None, None);
     }
@@ -482,12 +501,20 @@ fn welford_stddev(n: u64, f: FloatSums) -> (Option<f64>, Option<f64>) {
         return (None, None);
     }
     let var = var.max(0.0);
-    let kappa = if f.m2 > 0.0 {
-        (1.0 + n * f.mean * f.mean / f.m2).sqrt()
-    } else {
+    let bound = if f.m2 > 0.0 {
+        let kappa = (1.0 + n * f.mean * f.mean / f.m2).sqrt();
+        let inputs = 2.0 * n.sqrt() * kappa * UNIT + TINY * (n / f.m2).sqrt();
+        (n * kappa * UNIT + inputs) / 2.0 + UNIT
+    } else if rounded {
         1.0
+    } else {
+        // Equal doubles read faithfully are equal values: no spread.
+        n * UNIT / 2.0 + UNIT
     };
-    let bound = (n * kappa * UNIT / 2.0 + UNIT).min(1.0);
+    if !bound.is_finite() {
+        // A bound past a double says nothing: no figure.
+        return (None, None);
+    }
     (Some(var.sqrt()), Some(bound))
 }
 

@@ -365,6 +365,84 @@ fn mean_and_stddev_match_a_two_pass_computation() {
     }
 }
 
+/// The mean and standard deviation of `base + step * k` for `k` in `ks`,
+/// each value given as `make(k)`: the stated bounds hold against the
+/// true figures, worked out from the integers `k` (so the double
+/// rounding of each value, not only of the sums, is measured).
+fn check_bounds_against_truth(ks: &[i64], base: f64, step: f64, make: impl Fn(i64) -> NumberIn) {
+    let mut s = ValueStats::new(STATS_FULL_BUDGET);
+    for &k in ks {
+        s.add_number(make(k));
+    }
+    let r = s.report(ks.len() as u64, 0);
+    let got = r.numbers.as_ref().unwrap();
+    let n = ks.len() as f64;
+    let mean_k = ks.iter().map(|&k| k as f64).sum::<f64>() / n;
+    let sd_k = (ks.iter().map(|&k| (k as f64 - mean_k).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    let label = format!("{} values from {base} by {step}", ks.len());
+    // The mean's distance from `base` is exact in doubles (Sterbenz).
+    let mean_error = error_of(&r.accuracy["mean"], "absolute_error").expect("an estimate");
+    let off = ((got.mean.unwrap() - base) - step * mean_k).abs();
+    assert!(
+        off <= mean_error,
+        "{label}: mean off by {off:e}, stated {mean_error:e}"
+    );
+    assert!(mean_error > 0.0, "{label}: a rounded mean stated exact");
+    let truth = step * sd_k;
+    match got.stddev {
+        Some(sd) => {
+            let bound = error_of(&r.accuracy["stddev"], "relative_error").expect("an estimate");
+            // The oracle's own rounding: a few units in the last place.
+            let off = (sd - truth).abs() / truth;
+            assert!(
+                off <= bound * (1.0 + 1e-9) + 1e-13,
+                "{label}: stddev {sd:e} vs {truth:e} is off by {off:e}, stated {bound:e}"
+            );
+        }
+        None => assert!(!r.accuracy.contains_key("stddev"), "{label}"),
+    }
+}
+
+#[test]
+fn stated_errors_hold_against_the_values_as_written() {
+    for n in [2i64, 3, 10, 1_000] {
+        let ks: Vec<i64> = (0..n).collect();
+        // Literals of 21 digits, read as the nearest double (all 1.0):
+        // the doubles say no spread, the values have some.
+        check_bounds_against_truth(&ks, 1.0, 1e-20, |k| {
+            NumberIn::Rounded(format!("1.{k:020}").parse().unwrap())
+        });
+        // Fifteen-digit literals with an exponent: each double is within
+        // half a unit of its value, which moves a spread this narrow.
+        check_bounds_against_truth(&ks, 1.0, 1e-14, |k| {
+            NumberIn::Float(format!("1{k:014}e-14").parse().unwrap())
+        });
+        // `k`e-400: below a double's least, each read as zero. The true
+        // figures are not doubles either; a stated error of zero, or a
+        // standard deviation of zero within less than 100%, is false.
+        let mut s = ValueStats::new(STATS_FULL_BUDGET);
+        for k in 1..=n {
+            let v: f64 = format!("{k}e-400").parse().unwrap();
+            s.add_number(NumberIn::Rounded(v));
+        }
+        let r = s.report(n as u64, 0);
+        let got = r.numbers.as_ref().unwrap();
+        assert_eq!(got.mean, Some(0.0));
+        for figure in ["sum", "mean"] {
+            let e = error_of(&r.accuracy[figure], "absolute_error");
+            assert!(e.is_some_and(|e| e > 0.0), "{figure} of tiny values: {e:?}");
+        }
+        assert_eq!(got.stddev, Some(0.0));
+        for figure in ["stddev", "quantiles"] {
+            let e = error_of(&r.accuracy[figure], "relative_error");
+            assert!(
+                e.is_some_and(|e| e >= 1.0),
+                "{figure} of tiny values: {e:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn exact_sums_keep_every_digit() {
     let mut s = ValueStats::new(STATS_FULL_BUDGET);
