@@ -1278,6 +1278,36 @@ pub fn search(a: &Value, look: &Look) -> String {
             .map(|h| format!("row {}", word(&h["row"])))
             .collect();
         out.push_str(&grid.layout(look, true));
+    } else if hits.iter().any(|h| h["values"].is_array()) {
+        // Rows of a sheet: the data row, the sheet row as Excel numbers
+        // it, the column that matched, then the values under the
+        // answer's column names.
+        let names = a["columns"].as_array().cloned().unwrap_or_default();
+        let laid: Vec<Value> = hits
+            .iter()
+            .map(|h| {
+                let lead = [
+                    h["row"].clone(),
+                    h["sheet_row"].clone(),
+                    h["column"].clone(),
+                ];
+                let values = h["values"].as_array().cloned().unwrap_or_default();
+                Value::Array(lead.into_iter().chain(values).collect())
+            })
+            .collect();
+        let header = Value::Array(
+            ["row", "sheet row", "matched"]
+                .into_iter()
+                .map(Value::from)
+                .chain(names)
+                .collect(),
+        );
+        let mut grid = rows_grid(&laid, &header, None);
+        grid.labels = hits
+            .iter()
+            .map(|h| format!("row {}", word(&h["row"])))
+            .collect();
+        out.push_str(&grid.layout(look, true));
     } else if hits.iter().any(|h| h["cells"].is_array()) {
         let lead = |h: &Value| {
             vec![

@@ -577,6 +577,44 @@ fn search_each_format_through_the_cli() {
         "--json",
     ]));
     assert_eq!(v["hits"][0]["index"], 1);
+    // Spreadsheet rows by a column; a person sees them under the sheet's
+    // column names, with the sheet row as Excel numbers it.
+    let xl = dir.path().join("b.xlsx");
+    let mut wb = rust_xlsxwriter::Workbook::new();
+    let sheet = wb.add_worksheet();
+    sheet.write(0, 0, "who").unwrap();
+    sheet.write(0, 1, "n").unwrap();
+    for (r, n) in [2.0, 8.0, 11.0].into_iter().enumerate() {
+        sheet.write(r as u32 + 1, 0, format!("p{r}")).unwrap();
+        sheet.write(r as u32 + 1, 1, n).unwrap();
+    }
+    wb.save(&xl).unwrap();
+    let xl = xl.display().to_string();
+    let v = json_of(&plumb(&[
+        "search", &xl, "--column", "n", "--where", "> 5", "--json",
+    ]));
+    let rows: Vec<u64> = v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["row"].as_u64().unwrap())
+        .collect();
+    assert_eq!((v["format"].clone(), rows), (json!("xlsx"), vec![1, 2]));
+    let out = plumb(&[
+        "search", &xl, "--column", "n", "--where", "> 5", "--width", "0",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0]
+            .split_whitespace()
+            .eq(["row", "sheet", "row", "matched", "who", "n"]),
+        "{text}"
+    );
+    assert!(
+        lines[2].split_whitespace().eq(["1", "3", "n", "p1", "8"]),
+        "{text}"
+    );
     // A bad regex is a refusal with the regex crate's message, exit 2.
     let out = plumb(&["search", &log, "(", "--json"]);
     assert_eq!(out.status.code(), Some(2));

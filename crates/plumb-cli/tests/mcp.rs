@@ -184,6 +184,28 @@ async fn an_mcp_session_over_stdio() {
             .await;
     assert_eq!(s["details"]["format"], "text");
     assert_eq!(s["result"]["hits"][0]["line"], 2);
+    // A spreadsheet's rows by a column, with the row to continue from.
+    let mut wb = rust_xlsxwriter::Workbook::new();
+    let sheet = wb.add_worksheet();
+    for (r, (name, n)) in [("name", 0.0), ("ann", 3.0), ("bo", 9.0), ("cy", 12.0)]
+        .iter()
+        .enumerate()
+    {
+        sheet.write(r as u32, 0, *name).unwrap();
+        if r > 0 {
+            sheet.write(r as u32, 1, *n).unwrap();
+        } else {
+            sheet.write(0, 1, "n").unwrap();
+        }
+    }
+    wb.save(dir.path().join("book.xlsx")).unwrap();
+    let s = search(
+        json!({"op": "search", "path": "book.xlsx", "column": "n", "where": ">= 9", "limit": 1}),
+    )
+    .await;
+    assert_eq!(s["details"]["format"], "xlsx");
+    assert_eq!(s["result"]["hits"][0]["values"], json!(["bo", 9]));
+    assert_eq!(s["result"]["next_offset"], 2);
 
     client.cancel().await.unwrap();
 }

@@ -25,6 +25,13 @@
 //! let select = reader.select(&source, &Request::default())?.to_json();
 //! assert_eq!(select["columns"], serde_json::json!(["name", "age"]));
 //! assert_eq!(select["rows"][0], serde_json::json!(["Ada", 36]));
+//!
+//! // The rows where a column holds: each whole, with its row.
+//! let mut req = Request::default();
+//! req.set("column", serde_json::json!("age"))?.set("where", serde_json::json!("> 30"))?;
+//! let search = reader.search(&source, &req)?.to_json();
+//! assert_eq!(search["hits"][0]["row"], 0);
+//! assert_eq!(search["hits"][0]["values"], serde_json::json!(["Ada", 36]));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -49,6 +56,7 @@ mod book;
 mod cell;
 mod facts;
 mod ops;
+mod search;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -65,17 +73,18 @@ pub use ops::{
     SheetsValidate, SHEETS_DESCRIBE_SHEETS, SHEETS_LIST_COLUMNS, SHEETS_LIST_EXAMPLES,
     SHEETS_LIST_FUNCTIONS,
 };
+pub use search::{SheetsHit, SheetsSearch};
 
 use book::Book;
 
 /// The spreadsheet options, the same for every kind.
-pub const SHEETS_OPTIONS: [OptionSpec; 3] = [
+pub const SHEETS_OPTIONS: [OptionSpec; 4] = [
     OptionSpec {
         name: "sheet",
         kind: OptionKind::Text,
         default: None,
-        ops: &[Op::Inspect, Op::Select],
-        doc: "the sheet, by name or 0-based index (select reads the first when left out; inspect describes only this one)",
+        ops: &[Op::Inspect, Op::Select, Op::Search],
+        doc: "the sheet, by name or 0-based index (select and search read the first when left out; inspect describes only this one)",
     },
     OptionSpec {
         name: "header",
@@ -90,6 +99,13 @@ pub const SHEETS_OPTIONS: [OptionSpec; 3] = [
         default: None,
         ops: &[Op::Select],
         doc: "columns to keep, by header name or 0-based index (a name of digits in double quotes: \"2019\"); a name shared by several columns, or digits that are one column's index and another's name, is refused",
+    },
+    OptionSpec {
+        name: "column",
+        kind: OptionKind::Text,
+        default: None,
+        ops: &[Op::Search],
+        doc: "the column to search, by header name, letters or 0-based index; every column of the used range when left out",
     },
 ];
 
@@ -204,6 +220,14 @@ impl FormatReader for SheetsReader {
         guarded(|| {
             let (mut book, kind, _) = Book::open(source)?;
             Ok(Box::new(ops::select(&mut book, kind, &req)?) as Box<dyn Answer>)
+        })
+    }
+
+    fn search(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
+        let req = normalized(req)?;
+        guarded(|| {
+            let (mut book, kind, _) = Book::open(source)?;
+            Ok(Box::new(search::search(&mut book, kind, &req)?) as Box<dyn Answer>)
         })
     }
 

@@ -543,3 +543,190 @@ fn a_cancelled_read_stops_with_aborted() {
     let r = XLSX.inspect(&s, &Request::default()).unwrap_err();
     assert_eq!(r.reason(), RefusalReason::Aborted);
 }
+
+fn search(bytes: &[u8], set: &[(&str, Value)]) -> Result<Value, Refusal> {
+    let mut r = Request::default();
+    for (k, v) in set {
+        r.set(k, v.clone()).unwrap();
+    }
+    XLSX.search(&src(bytes), &r).map(|a| a.to_json())
+}
+
+/// A sheet whose data rows are known here: row `i` (0-based) holds
+/// `i + 1`, a city (blank every fourth row), a score (blank every
+/// seventh) and a flag; rows 60 to 62 are blank, and row 63 holds only
+/// a city.
+fn known_rows() -> (Vec<u8>, Vec<[Option<String>; 4]>) {
+    let cities = ["Lyon", "Köln", "Paris", "Oslo"];
+    let mut rows = Vec::new();
+    for i in 0..64u32 {
+        let blank = (60..63).contains(&i);
+        let id = (!blank && i < 60).then(|| (i + 1).to_string());
+        let city =
+            (!blank && (i % 4 != 3 || i == 63)).then(|| cities[(i % 5 % 4) as usize].to_owned());
+        let score =
+            (!blank && i < 60 && i % 7 != 6).then(|| format!("{}", f64::from(i * 37 % 100) / 4.0));
+        let flag = (!blank && i < 60).then(|| (i % 2 == 0).to_string());
+        rows.push([id, city, score, flag]);
+    }
+    let bytes = book(|wb| {
+        let s = wb.add_worksheet();
+        for (c, h) in ["id", "city", "score", "flag"].iter().enumerate() {
+            s.write(0, c as u16, *h).unwrap();
+        }
+        for (i, r) in rows.iter().enumerate() {
+            let at = i as u32 + 1;
+            if let Some(v) = &r[0] {
+                s.write(at, 0, v.parse::<f64>().unwrap()).unwrap();
+            }
+            if let Some(v) = &r[1] {
+                s.write(at, 1, v.as_str()).unwrap();
+            }
+            if let Some(v) = &r[2] {
+                s.write(at, 2, v.parse::<f64>().unwrap()).unwrap();
+            }
+            if let Some(v) = &r[3] {
+                s.write(at, 3, v == "true").unwrap();
+            }
+        }
+    });
+    (bytes, rows)
+}
+
+fn hit_rows(a: &Value) -> Vec<u64> {
+    a["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["row"].as_u64().unwrap())
+        .collect()
+}
+
+#[test]
+fn search_finds_the_rows_each_predicate_holds_in_and_pages_through_them_once() {
+    let (bytes, rows) = known_rows();
+    let num = |v: &Option<String>| v.as_deref().map(|t| t.parse::<f64>().unwrap());
+    type Holds = Box<dyn Fn(&[Option<String>; 4]) -> bool>;
+    let cases: Vec<(Vec<(&str, Value)>, Holds)> = vec![
+        (
+            vec![("column", json!("city")), ("where", json!("= Lyon"))],
+            Box::new(|r| r[1].as_deref() == Some("Lyon")),
+        ),
+        (
+            vec![("column", json!("C")), ("where", json!("> 12.5"))],
+            Box::new(move |r| num(&r[2]).is_some_and(|v| v > 12.5)),
+        ),
+        (
+            vec![("column", json!("2")), ("where", json!("is empty"))],
+            Box::new(|r| r[2].is_none()),
+        ),
+        (
+            vec![("column", json!("flag")), ("where", json!("= true"))],
+            Box::new(|r| r[3].as_deref() == Some("true")),
+        ),
+        // Every column: a pattern in any cell, a blank in any cell.
+        (
+            vec![("pattern", json!("(?i)^k"))],
+            Box::new(|r| {
+                r.iter()
+                    .flatten()
+                    .any(|v| v.to_lowercase().starts_with('k'))
+            }),
+        ),
+        (
+            vec![("where", json!("is null"))],
+            Box::new(|r| r.iter().any(Option::is_none)),
+        ),
+    ];
+    for (set, holds) in cases {
+        let want: Vec<u64> = (0..rows.len() as u64)
+            .filter(|&i| holds(&rows[i as usize]))
+            .collect();
+        let mut counted = set.clone();
+        counted.push(("count_only", json!(true)));
+        let a = search(&bytes, &counted).unwrap();
+        assert_eq!(a["total"], want.len(), "{set:?}");
+        assert_eq!(a["total_exact"], true);
+        // Pages of three, each from the last one's next_offset: every
+        // hit exactly once, in order.
+        let mut got = Vec::new();
+        let mut offset = 0u64;
+        loop {
+            let mut page = set.clone();
+            page.push(("limit", json!(3)));
+            page.push(("offset", json!(offset)));
+            let a = search(&bytes, &page).unwrap();
+            got.extend(hit_rows(&a));
+            match a["next_offset"].as_u64() {
+                Some(n) => {
+                    assert!(n > offset, "{set:?}: {n} after {offset}");
+                    offset = n;
+                }
+                None => break,
+            }
+        }
+        assert_eq!(got, want, "{set:?}");
+    }
+    // A hit is its row as select returns it, with the sheet's row number.
+    let a = search(
+        &bytes,
+        &[
+            ("column", json!("city")),
+            ("where", json!("= Paris")),
+            ("limit", json!(1)),
+        ],
+    )
+    .unwrap();
+    let h = &a["hits"][0];
+    let row = h["row"].as_u64().unwrap();
+    let window = Request {
+        window: Window {
+            offset: Some(row),
+            limit: Some(1),
+            from_end: None,
+        },
+        ..Request::default()
+    };
+    let sel = select(&bytes, &window).unwrap();
+    assert_eq!(h["values"], sel["rows"][0]);
+    assert_eq!(h["sheet_row"], row + 2);
+    assert_eq!(
+        (h["column"].clone(), a["column"].clone()),
+        (json!("city"), json!("city"))
+    );
+    assert_eq!(a["columns"], json!(["id", "city", "score", "flag"]));
+}
+
+#[test]
+fn search_refuses_what_it_cannot_read_in_order_or_name() {
+    let (bytes, _) = known_rows();
+    let unknown = search(
+        &bytes,
+        &[("column", json!("nope")), ("where", json!("= 1"))],
+    )
+    .unwrap_err();
+    assert_eq!(unknown.reason(), RefusalReason::UnknownColumn);
+    let bad = search(&bytes, &[("pattern", json!("("))]).unwrap_err();
+    assert_eq!(bad.reason(), RefusalReason::InvalidArgument);
+    // Rows 2 and 3 of the sheet swapped in its XML: refused, not misread.
+    let swapped = rewrite_part(&bytes, "xl/worksheets/sheet1.xml", |xml| {
+        let row = |n: u32| {
+            let start = xml.find(&format!("<row r=\"{n}\"")).unwrap();
+            let end = start + xml[start..].find("</row>").unwrap() + "</row>".len();
+            (start, end)
+        };
+        let (a0, a1) = row(2);
+        let (b0, b1) = row(3);
+        format!(
+            "{}{}{}{}{}",
+            &xml[..a0],
+            &xml[b0..b1],
+            &xml[a1..b0],
+            &xml[a0..a1],
+            &xml[b1..]
+        )
+    });
+    let r = search(&swapped, &[("pattern", json!("x"))]).unwrap_err();
+    assert_eq!(r.reason(), RefusalReason::InvalidData, "{}", r.message());
+    assert!(r.message().contains("in order"), "{}", r.message());
+}

@@ -1,0 +1,362 @@
+//! Spreadsheet search: the data rows of a sheet where a column (or any)
+//! matches a pattern or satisfies a predicate, each returned whole as
+//! select returns it, with its row and the row to continue from.
+//!
+//! The sheet's cells are streamed once, in the order the workbook keeps
+//! them (row by row, left to right, as every writer stores them; a sheet
+//! whose cells go back to an earlier row is refused rather than misread).
+//! Each value is judged as select shows it: a number by its digits, a
+//! date or duration as its ISO text, an error as its code (`#DIV/0!`),
+//! text as itself; a blank cell of the used range is empty, as an empty
+//! CSV cell is (`is empty` and `is null` hold of it).
+
+use std::ops::ControlFlow;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use plumb_core::{
+    impl_answer, Query, Refusal, RefusalReason, Request, SearchProgress, Subject, SubjectKind,
+    ViewFlags,
+};
+
+use crate::book::{Book, Kind};
+use crate::cell::{column_letters, Cell};
+use crate::facts::{projection, Facts};
+use crate::ops::{chosen, SheetName};
+
+/// One data row that matched.
+#[derive(Clone, Debug, Serialize)]
+pub struct SheetsHit {
+    /// The 0-based data row (the `offset` a select of it takes).
+    pub row: u64,
+    /// The sheet row, 1-based as Excel numbers rows.
+    pub sheet_row: u64,
+    /// The first column (in sheet order) that matched: its name.
+    pub column: String,
+    /// The row's values, one per column of the used range, as select
+    /// returns them.
+    pub values: Vec<Value>,
+}
+
+/// The answer of spreadsheet search.
+#[derive(Clone, Debug, Serialize)]
+pub struct SheetsSearch {
+    /// Always true.
+    pub ok: bool,
+    /// `xlsx`, `xlsb`, `xls` or `ods`.
+    pub format: &'static str,
+    /// Exact, or cut when a hit's cell text was cut.
+    pub view: ViewFlags,
+    /// The sheet searched.
+    pub sheet: SheetName,
+    /// Whether the sheet's first row was taken for a header.
+    pub header: bool,
+    /// The column searched, or null for every column of the used range.
+    pub column: Option<String>,
+    /// The columns of each hit's `values`: their names.
+    pub columns: Vec<String>,
+    /// Their letters.
+    pub letters: Vec<String>,
+    /// The hits, in row order (none with `count_only`).
+    pub hits: Vec<SheetsHit>,
+    /// The data row the search started at.
+    pub offset: u64,
+    /// The limit applied.
+    pub limit: usize,
+    /// Hits returned.
+    pub returned: usize,
+    /// How many hits were seen and where to continue.
+    #[serde(flatten)]
+    pub progress: SearchProgress,
+}
+
+impl_answer!(SheetsSearch, search);
+
+/// How a cell is judged: as select shows it.
+fn judge(query: &Query, cell: &Cell) -> bool {
+    let test = |kind: SubjectKind, text: &[u8]| query.predicate.test(&Subject::new(kind, text));
+    match cell {
+        Cell::Int(i) => test(SubjectKind::Number, i.to_string().as_bytes()),
+        Cell::Float(_) => match cell.to_json().0 {
+            Value::Number(n) => test(SubjectKind::Number, n.to_string().as_bytes()),
+            // A NaN or infinity: its placeholder's word, as text.
+            other => test(
+                SubjectKind::Text,
+                other["$float"].as_str().unwrap_or_default().as_bytes(),
+            ),
+        },
+        Cell::Text(s) | Cell::Date(s) | Cell::Duration(s) | Cell::Error(s) => {
+            test(SubjectKind::Text, s.as_bytes())
+        }
+        Cell::Bool(b) => test(SubjectKind::Bool, if *b { b"true" } else { b"false" }),
+        Cell::Empty => blank(query),
+    }
+}
+
+/// Whether a blank cell of the used range holds: it is empty text, and
+/// null, as an empty CSV cell is.
+fn blank(query: &Query) -> bool {
+    query.predicate.test(&Subject {
+        kind: SubjectKind::Text,
+        text: b"",
+        null: true,
+    })
+}
+
+/// The row being read: its judged cells' verdicts and, while hits are
+/// still kept, its cells.
+struct Row {
+    /// The sheet row (0-based).
+    at: u32,
+    /// The judged column last seen in it (index into `judged`), so the
+    /// blank ones before a cell are judged as blanks.
+    next: usize,
+    /// The first judged column that held, by index into `judged`.
+    hit: Option<usize>,
+    /// The last column seen in it.
+    last: Option<u32>,
+    /// Its cells, by column, kept for a hit's values.
+    cells: Vec<(u32, Cell)>,
+}
+
+/// The search in progress over the data rows `first..end` (sheet rows).
+struct Scan<'q> {
+    query: &'q Query,
+    /// The judged columns, in sheet order.
+    judged: Vec<u32>,
+    /// The used range's columns (a hit's values).
+    columns: Vec<u32>,
+    /// Whether a blank cell holds.
+    blank_holds: bool,
+    /// The first data row searched and the end of the data rows.
+    first: u32,
+    end: u64,
+    /// The data rows' first sheet row (for the `row` of a hit).
+    body: u32,
+    row: Option<Row>,
+    /// The next sheet row not yet judged.
+    done: u64,
+    progress: SearchProgress,
+    hits: Vec<SheetsHit>,
+    cut: bool,
+    names: Vec<String>,
+}
+
+impl Scan<'_> {
+    /// Counts (or keeps) a hit at sheet row `at`, matched in judged
+    /// column `j`; breaks at the limit.
+    fn hit(&mut self, at: u64, j: usize, cells: &[(u32, Cell)]) -> ControlFlow<()> {
+        self.progress.total += 1;
+        if self.query.count_only {
+            return ControlFlow::Continue(());
+        }
+        let row = at - u64::from(self.body);
+        if self.hits.len() >= self.query.limit {
+            self.progress.has_more = true;
+            self.progress.next_offset = Some(row);
+            return ControlFlow::Break(());
+        }
+        let mut values = vec![Value::Null; self.columns.len()];
+        for (col, cell) in cells {
+            if let Ok(k) = self.columns.binary_search(col) {
+                let (v, was_cut) = cell.to_json();
+                self.cut |= was_cut;
+                values[k] = v;
+            }
+        }
+        let col = self.judged[j];
+        let k = self.columns.binary_search(&col).unwrap_or(0);
+        self.hits.push(SheetsHit {
+            row,
+            sheet_row: at + 1,
+            column: self
+                .names
+                .get(k)
+                .cloned()
+                .unwrap_or_else(|| column_letters(col)),
+            values,
+        });
+        ControlFlow::Continue(())
+    }
+
+    /// Judges the rows before sheet row `until` that hold no cell: every
+    /// judged column is blank in them.
+    fn blank_rows(&mut self, until: u64) -> ControlFlow<()> {
+        let until = until.min(self.end);
+        if self.done >= until {
+            return ControlFlow::Continue(());
+        }
+        if !self.blank_holds || self.judged.is_empty() {
+            self.done = until;
+            return ControlFlow::Continue(());
+        }
+        if self.query.count_only {
+            self.progress.total += until - self.done;
+            self.done = until;
+            return ControlFlow::Continue(());
+        }
+        while self.done < until {
+            let at = self.done;
+            self.done += 1;
+            self.hit(at, 0, &[])?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Ends the row being read: the judged columns after its last cell
+    /// are blank.
+    fn end_row(&mut self) -> ControlFlow<()> {
+        let Some(mut row) = self.row.take() else {
+            return ControlFlow::Continue(());
+        };
+        if row.hit.is_none() && row.next < self.judged.len() && self.blank_holds {
+            row.hit = Some(row.next);
+        }
+        self.done = u64::from(row.at) + 1;
+        match row.hit {
+            Some(j) => self.hit(u64::from(row.at), j, &row.cells),
+            None => ControlFlow::Continue(()),
+        }
+    }
+
+    /// Takes in one cell at sheet row `at`, column `col`.
+    fn cell(&mut self, at: u32, col: u32, cell: Cell) -> Result<ControlFlow<()>, Refusal> {
+        if at < self.first || u64::from(at) >= self.end {
+            if u64::from(at) >= self.end {
+                return Ok(ControlFlow::Break(()));
+            }
+            return Ok(ControlFlow::Continue(()));
+        }
+        match &self.row {
+            Some(r) if r.at == at => {}
+            Some(r) if r.at > at => {
+                return Err(Refusal::new(
+                    RefusalReason::InvalidData,
+                    format!(
+                        "the sheet's cells go back from row {} to row {}; search reads a sheet's rows in order, as every writer stores them",
+                        r.at + 1,
+                        at + 1
+                    ),
+                ))
+            }
+            _ => {
+                if self.end_row().is_break() || self.blank_rows(u64::from(at)).is_break() {
+                    return Ok(ControlFlow::Break(()));
+                }
+                self.row = Some(Row {
+                    at,
+                    next: 0,
+                    hit: None,
+                    last: None,
+                    cells: Vec::new(),
+                });
+            }
+        }
+        let keep = !self.query.count_only && self.hits.len() < self.query.limit;
+        let Some(row) = self.row.as_mut() else {
+            return Ok(ControlFlow::Continue(()));
+        };
+        if row.last.is_some_and(|l| l >= col) {
+            return Err(Refusal::new(
+                RefusalReason::InvalidData,
+                format!(
+                    "the sheet's cells in row {} go back to column {}; search reads a row's cells in order, as every writer stores them",
+                    at + 1,
+                    column_letters(col)
+                ),
+            ));
+        }
+        row.last = Some(col);
+        // The judged columns before this one that held no cell: blanks.
+        let j = self.judged[row.next..].partition_point(|&c| c < col) + row.next;
+        if row.hit.is_none() && j > row.next && self.blank_holds {
+            row.hit = Some(row.next);
+        }
+        if j < self.judged.len() && self.judged[j] == col {
+            if row.hit.is_none() && judge(self.query, &cell) {
+                row.hit = Some(j);
+            }
+            row.next = j + 1;
+        } else {
+            row.next = j;
+        }
+        if keep && self.columns.binary_search(&col).is_ok() {
+            row.cells.push((col, cell));
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+}
+
+pub(crate) fn search(book: &mut Book, kind: Kind, req: &Request) -> Result<SheetsSearch, Refusal> {
+    let query = Query::from_request(req)?;
+    let entries = book.sheets();
+    let i = chosen(&entries, req.options.text("sheet"))?;
+    let name = entries[i].name.clone();
+    let facts = Facts::scan(book, kind, &name)?;
+    let header = facts.header(req.options.text("header"));
+    let names = facts.names(header);
+    let columns: Vec<u32> = names.iter().map(|(c, _)| *c).collect();
+    let wanted = req.options.text("column").map(str::to_owned);
+    let judged = match &wanted {
+        Some(w) => projection(&names, &[w.as_str()])?,
+        None => columns.clone(),
+    };
+    let (body, total) = facts.body(header);
+    let first = u64::from(body).saturating_add(query.offset);
+    let end = u64::from(body) + total;
+    let mut scan = Scan {
+        blank_holds: blank(&query),
+        query: &query,
+        judged,
+        columns: columns.clone(),
+        first: u32::try_from(first).unwrap_or(u32::MAX),
+        end,
+        body,
+        row: None,
+        done: first.min(end),
+        progress: SearchProgress::default(),
+        hits: Vec::new(),
+        cut: false,
+        names: names.iter().map(|(_, n)| n.clone()).collect(),
+    };
+    if first < end {
+        let mut fault = None;
+        book.cells(kind, &name, |row, col, cell| {
+            match scan.cell(row, col, cell) {
+                Ok(flow) => flow,
+                Err(r) => {
+                    fault = Some(r);
+                    ControlFlow::Break(())
+                }
+            }
+        })?;
+        if let Some(r) = fault {
+            return Err(r);
+        }
+        if !scan.progress.has_more && scan.end_row().is_continue() {
+            let _ = scan.blank_rows(end);
+        }
+    }
+    scan.progress.total_exact = !scan.progress.has_more;
+    let column = wanted.and_then(|_| {
+        let c = *scan.judged.first()?;
+        let k = columns.binary_search(&c).ok()?;
+        Some(names[k].1.clone())
+    });
+    Ok(SheetsSearch {
+        ok: true,
+        format: kind.name(),
+        view: ViewFlags::exact().with_cut(scan.cut),
+        sheet: SheetName { index: i, name },
+        header,
+        column,
+        columns: names.iter().map(|(_, n)| n.clone()).collect(),
+        letters: columns.iter().map(|&c| column_letters(c)).collect(),
+        returned: scan.hits.len(),
+        hits: scan.hits,
+        offset: query.offset,
+        limit: query.limit,
+        progress: scan.progress,
+    })
+}
