@@ -615,6 +615,17 @@ fn search_each_format_through_the_cli() {
         lines[2].split_whitespace().eq(["1", "3", "n", "p1", "8"]),
         "{text}"
     );
+    // Asked for as another format, a workbook is refused naming what it
+    // is and the format that reads it.
+    let v = json_of(&plumb(&["search", &xl, "x", "--format", "csv", "--json"]));
+    assert_eq!(
+        (v["reason"].clone(), v["found"].clone()),
+        (json!("unsupported-format"), json!("xlsx"))
+    );
+    assert!(
+        v["message"].as_str().unwrap().ends_with("or name xlsx"),
+        "{v}"
+    );
     // A bad regex is a refusal with the regex crate's message, exit 2.
     let out = plumb(&["search", &log, "(", "--json"]);
     assert_eq!(out.status.code(), Some(2));

@@ -258,7 +258,10 @@ impl Registry {
                         encoding: None,
                     })
                 }
-                _ => Err(self.not_readable(source.name(), found)),
+                (Some(reader), Some(name)) => {
+                    Err(self.read_as_itself(source.name(), &*reader, name))
+                }
+                (None, _) => Err(self.not_readable(source.name(), found)),
             };
         }
         if let Some(name) = explicit {
@@ -297,6 +300,24 @@ impl Registry {
                 source.name()
             ))),
         }
+    }
+
+    /// The `unsupported-format` refusal for a binary file that a
+    /// registered reader claims by its signature, asked for as another
+    /// format (`asked`): it is read only as what its bytes say.
+    fn read_as_itself(&self, name: &str, reader: &dyn FormatReader, asked: &str) -> Refusal {
+        Refusal::new(
+            RefusalReason::UnsupportedFormat,
+            format!(
+                "`{}` is {} by its bytes, and plumb reads it only as that, not as `{}`; leave the format out, or name {}",
+                plumb_core::echo(name),
+                reader.name(),
+                plumb_core::echo(asked.trim()),
+                reader.name()
+            ),
+        )
+        .with_extra("found", Value::from(reader.name()))
+        .with_extra("supported", Value::from(self.names()))
     }
 
     /// The `unsupported-format` refusal for a file that is `found` (a
