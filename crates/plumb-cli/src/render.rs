@@ -1246,15 +1246,16 @@ pub fn validate(a: &Value, look: &Look) -> String {
 pub fn search(a: &Value, look: &Look) -> String {
     let hits = a["hits"].as_array().map(Vec::as_slice).unwrap_or_default();
     let mut out = String::new();
-    if hits.iter().any(|h| h["values"].is_object()) {
-        // Rows of a columnar file: the row, the column that matched,
-        // then the row's values by column.
+    // Rows of a columnar file or a sheet, laid out under their names.
+    let rows: Option<(Vec<Value>, Value)> = if hits.iter().any(|h| h["values"].is_object()) {
+        // A columnar file's: the row, the column that matched, then the
+        // row's values by column.
         let keys: Vec<String> = hits
             .iter()
             .find_map(|h| h["values"].as_object())
             .map(|m| m.keys().cloned().collect())
             .unwrap_or_default();
-        let laid: Vec<Value> = hits
+        let laid = hits
             .iter()
             .map(|h| {
                 let lead = [h["row"].clone(), h["column"].clone()];
@@ -1265,25 +1266,13 @@ pub fn search(a: &Value, look: &Look) -> String {
                 )
             })
             .collect();
-        let header = Value::Array(
-            ["row", "matched"]
-                .into_iter()
-                .map(Value::from)
-                .chain(keys.iter().map(|k| Value::from(k.as_str())))
-                .collect(),
-        );
-        let mut grid = rows_grid(&laid, &header, None);
-        grid.labels = hits
-            .iter()
-            .map(|h| format!("row {}", word(&h["row"])))
-            .collect();
-        out.push_str(&grid.layout(look, true));
+        let names = keys.iter().map(|k| Value::from(k.as_str())).collect();
+        Some((laid, named(&["row", "matched"], names)))
     } else if hits.iter().any(|h| h["values"].is_array()) {
-        // Rows of a sheet: the data row, the sheet row as Excel numbers
-        // it, the column that matched, then the values under the
-        // answer's column names.
-        let names = a["columns"].as_array().cloned().unwrap_or_default();
-        let laid: Vec<Value> = hits
+        // A sheet's: the data row, the sheet row as Excel numbers it,
+        // the column that matched, then the values under the answer's
+        // column names.
+        let laid = hits
             .iter()
             .map(|h| {
                 let lead = [
@@ -1295,13 +1284,12 @@ pub fn search(a: &Value, look: &Look) -> String {
                 Value::Array(lead.into_iter().chain(values).collect())
             })
             .collect();
-        let header = Value::Array(
-            ["row", "sheet row", "matched"]
-                .into_iter()
-                .map(Value::from)
-                .chain(names)
-                .collect(),
-        );
+        let names = a["columns"].as_array().cloned().unwrap_or_default();
+        Some((laid, named(&["row", "sheet row", "matched"], names)))
+    } else {
+        None
+    };
+    if let Some((laid, header)) = rows {
         let mut grid = rows_grid(&laid, &header, None);
         grid.labels = hits
             .iter()
@@ -1350,6 +1338,11 @@ pub fn search(a: &Value, look: &Look) -> String {
     out.push_str(&look.paint(&look.line(&format!("({total}{more})")), Paint::Dim));
     out.push('\n');
     out
+}
+
+/// A header row: the leading labels, then the column names.
+fn named(lead: &[&str], names: Vec<Value>) -> Value {
+    Value::Array(lead.iter().map(|l| Value::from(*l)).chain(names).collect())
 }
 
 /// Any answer as `name: value` lines, for shapes with no view of their

@@ -544,13 +544,15 @@ fn search_each_format_through_the_cli() {
         "--json",
     ]));
     assert_eq!(v["format"], "csv");
-    let rows: Vec<u64> = v["hits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| h["row"].as_u64().unwrap())
-        .collect();
-    assert_eq!(rows, [3, 4]);
+    let rows = |v: &Value| -> Vec<u64> {
+        v["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["row"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(rows(&v), [3, 4]);
     // JSON Lines records and JSON elements by a field.
     let jl = dir.path().join("e.jsonl");
     std::fs::write(&jl, "{\"s\": \"failed\"}\n{\"s\": \"ok\"}\n").unwrap();
@@ -593,13 +595,7 @@ fn search_each_format_through_the_cli() {
     let v = json_of(&plumb(&[
         "search", &xl, "--column", "n", "--where", "> 5", "--json",
     ]));
-    let rows: Vec<u64> = v["hits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| h["row"].as_u64().unwrap())
-        .collect();
-    assert_eq!((v["format"].clone(), rows), (json!("xlsx"), vec![1, 2]));
+    assert_eq!((v["format"].clone(), rows(&v)), (json!("xlsx"), vec![1, 2]));
     let out = plumb(&[
         "search", &xl, "--column", "n", "--where", "> 5", "--width", "0",
     ]);
