@@ -273,3 +273,23 @@ fn an_operand_keeps_its_unicode_spaces() {
     let p = Predicate::parse(" >=\t 5 \r\n").unwrap();
     assert!(p.test(&Subject::new(SubjectKind::Number, b"5")));
 }
+
+/// Each operator's table of accepted orderings says what `Ordering`'s
+/// own tests say, for all three orderings.
+#[test]
+fn every_operator_holds_as_ordering_says() {
+    use plumb_core::CompareOp;
+    let ops = [
+        (CompareOp::Lt, "<"),
+        (CompareOp::Le, "<="),
+        (CompareOp::Gt, ">"),
+        (CompareOp::Ge, ">="),
+        (CompareOp::Eq, "="),
+        (CompareOp::Ne, "!="),
+    ];
+    for (op, name) in ops {
+        for ord in [Ordering::Less, Ordering::Equal, Ordering::Greater] {
+            assert_eq!(op.holds(ord), holds(name, ord), "{name} {ord:?}");
+        }
+    }
+}

@@ -95,7 +95,11 @@ pub(crate) struct SearchSink {
     fetch: bool,
     /// The record whose cells are passing, and the first that matched.
     cell_record: u64,
-    cell_hit: Option<usize>,
+    /// Whether a cell of the record matched, and the last cell judged
+    /// (the first that matched, once one did): stored as they are, so a
+    /// cell's outcome costs no branch on it.
+    cell_hit: bool,
+    cell_column: usize,
     /// Without `fetch`: the cells of the record being read, as they came.
     data: Vec<u8>,
     ends: Vec<u32>,
@@ -128,7 +132,8 @@ impl SearchSink {
             resolved: false,
             fetch,
             cell_record: 0,
-            cell_hit: None,
+            cell_hit: false,
+            cell_column: 0,
             data: Vec::new(),
             ends: Vec::new(),
             to_fetch: Vec::new(),
@@ -342,18 +347,34 @@ fn trim_blanks(cell: &[u8]) -> &[u8] {
 /// widths, rather than a call to `memcmp` per cell.
 #[inline]
 fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    fn word<const N: usize>(s: &[u8], at: usize) -> Option<[u8; N]> {
-        s.get(at..at + N)?.try_into().ok()
+    // Never short here (each use is behind a length test), so the zeros
+    // are never compared; `get` keeps a wrong length from panicking.
+    fn word<const N: usize>(s: &[u8], at: usize) -> [u8; N] {
+        s.get(at..at + N)
+            .and_then(|w| w.try_into().ok())
+            .unwrap_or([0; N])
     }
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    match n {
-        0 => true,
-        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
-        4..=8 => word::<4>(a, 0) == word::<4>(b, 0) && word::<4>(a, n - 4) == word::<4>(b, n - 4),
-        9..=16 => word::<8>(a, 0) == word::<8>(b, 0) && word::<8>(a, n - 8) == word::<8>(b, n - 8),
+    // Chosen by the operand's length `m`, the same for every cell; the
+    // cell's length joins the word tests with `&`, not as a branch of
+    // its own, which mispredicted on columns of mixed lengths.
+    let (n, m) = (a.len(), b.len());
+    match m {
+        0 => n == 0,
+        1..=3 => {
+            n >= 1 && (n == m) & (a[0] == b[0]) & (a[n / 2] == b[m / 2]) & (a[n - 1] == b[m - 1])
+        }
+        4..=8 => {
+            n >= 4
+                && (n == m)
+                    & (word::<4>(a, 0) == word::<4>(b, 0))
+                    & (word::<4>(a, n - 4) == word::<4>(b, m - 4))
+        }
+        9..=16 => {
+            n >= 8
+                && (n == m)
+                    & (word::<8>(a, 0) == word::<8>(b, 0))
+                    & (word::<8>(a, n - 8) == word::<8>(b, m - 8))
+        }
         _ => a == b,
     }
 }
@@ -440,7 +461,7 @@ impl RowSink for SearchSink {
     fn cell(&mut self, record: u64, index: usize, content: &[u8]) {
         if self.cell_record != record {
             self.cell_record = record;
-            self.cell_hit = None;
+            self.cell_hit = false;
             self.data.clear();
             self.ends.clear();
         }
@@ -454,7 +475,7 @@ impl RowSink for SearchSink {
             Some(c) => c == index,
             None => index < COLUMN_TRACK_CAP,
         };
-        if !wanted || self.cell_hit.is_some() {
+        if !wanted || self.cell_hit {
             return;
         }
         let quick = match &self.quick {
@@ -471,9 +492,10 @@ impl RowSink for SearchSink {
                 .predicate
                 .test(&cell_subject(content, &self.query.predicate))
         });
-        if hit {
-            self.cell_hit = Some(index);
-        }
+        // No branch on the outcome, which is as random as the data: the
+        // first matching cell is kept (none was, or this returned above).
+        self.cell_hit = hit;
+        self.cell_column = index;
     }
 
     #[inline]
@@ -483,18 +505,26 @@ impl RowSink for SearchSink {
             self.close_span(row.byte_offset);
         }
         if self.fetch && self.resolved && !row.has_fields() {
-            // Judged as its cells passed: the short way of `judge`.
-            let mut hit = if self.cell_record == row.number {
-                self.cell_hit
-            } else {
-                None
+            // Judged as its cells passed: the short way of `judge`. A row
+            // short of the searched column may hit as a missing cell (and
+            // then no cell of it hit: the column's never came).
+            let (hit, column) = match self.missing_hit(row.len()) {
+                Some(c) => (true, c),
+                None => (
+                    (self.cell_record == row.number) & self.cell_hit,
+                    self.cell_column,
+                ),
             };
-            if hit.is_none() {
-                hit = self.missing_hit(row.len());
+            let counted = hit & (index >= self.query.offset);
+            if self.query.count_only {
+                // Counted without a branch on the outcome.
+                self.progress.total += u64::from(counted);
+                return ControlFlow::Continue(());
             }
-            return match hit.filter(|_| index >= self.query.offset) {
-                Some(column) => self.count_hit(index, row, column, true),
-                None => ControlFlow::Continue(()),
+            return if counted {
+                self.count_hit(index, row, column, true)
+            } else {
+                ControlFlow::Continue(())
             };
         }
         self.row_kept(index, row)
@@ -689,6 +719,20 @@ mod tests {
             }
             if n > 0 {
                 assert!(!same_bytes(&a, &a[..n - 1]), "length {n} against one less");
+            }
+        }
+        // A cell of every length against an operand of every length,
+        // across the width classes both ways, equal prefixes included.
+        let long: Vec<u8> = (0..40).map(|i| b'a' + (i % 26) as u8).collect();
+        for n in 0..40 {
+            for m in 0..40 {
+                let (cell, operand) = (&long[..n], &long[..m]);
+                assert_eq!(same_bytes(cell, operand), n == m, "cell {n}, operand {m}");
+                let mut other = operand.to_vec();
+                if let Some(last) = other.last_mut() {
+                    *last ^= 1;
+                    assert!(!same_bytes(cell, &other), "cell {n}, changed operand {m}");
+                }
             }
         }
     }
