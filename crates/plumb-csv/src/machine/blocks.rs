@@ -68,6 +68,9 @@ impl CsvParser {
         ControlFlow::Continue(())
     }
 
+    /// The block loop, in the instance for the kind of the block at
+    /// `*i` (see [`BlockKind`]), and again in another when a block of
+    /// another kind follows.
     pub(super) fn blocks<S: CsvSink + ?Sized>(
         &mut self,
         input: &[u8],
@@ -75,6 +78,53 @@ impl CsvParser {
         base: u64,
         sink: &mut S,
     ) -> ControlFlow<()> {
+        loop {
+            let again = match self.block_kind(sink) {
+                BlockKind::Count => self.blocks_as::<S, COUNT>(input, i, base, sink),
+                BlockKind::Cells => self.blocks_as::<S, CELLS>(input, i, base, sink),
+                BlockKind::Only(_) => self.blocks_as::<S, ONLY>(input, i, base, sink),
+            };
+            match again {
+                ControlFlow::Continue(true) => {}
+                ControlFlow::Continue(false) => return ControlFlow::Continue(()),
+                ControlFlow::Break(()) => return ControlFlow::Break(()),
+            }
+        }
+    }
+
+    /// What the block path does with the fields of the next block: the
+    /// open record's mode, or for a record yet to open the sink's wish.
+    #[inline(always)]
+    fn block_kind<S: CsvSink + ?Sized>(&self, sink: &S) -> BlockKind {
+        let cells = if self.in_record {
+            self.mode == Mode::Cells
+        } else {
+            sink.wants_cells()
+        };
+        // The one field a column search wants, asked once a block: it
+        // changes only when the header is read, and a cell handed
+        // out the general way is never wrong (see `only_cell`).
+        match (cells, sink.only_cell()) {
+            (false, _) => BlockKind::Count,
+            (true, None) => BlockKind::Cells,
+            (true, Some(c)) => BlockKind::Only(c),
+        }
+    }
+
+    /// The block loop for blocks of one kind (`KIND`, one of [`COUNT`],
+    /// [`CELLS`] and [`ONLY`]): each kind's instance holds only its own
+    /// way with fields, which made a column search's loop a few percent
+    /// faster than one loop that chose per block. Returns
+    /// `Continue(true)` at a block of another kind, `Continue(false)`
+    /// where the byte machine is to go on (or the input ends).
+    #[inline(always)]
+    fn blocks_as<S: CsvSink + ?Sized, const KIND: u8>(
+        &mut self,
+        input: &[u8],
+        i: &mut usize,
+        base: u64,
+        sink: &mut S,
+    ) -> ControlFlow<(), bool> {
         while input.len() - *i >= BLOCK {
             let state = self.state;
             let blockable = !self.after_cr
@@ -87,7 +137,7 @@ impl CsvParser {
                     !sink.keep_fields()
                 };
             if !blockable {
-                return ControlFlow::Continue(());
+                return ControlFlow::Continue(false);
             }
             let mut block = [0u8; BLOCK];
             block.copy_from_slice(&input[*i..*i + BLOCK]);
@@ -108,7 +158,7 @@ impl CsvParser {
             let bad_close = closes & !(((m.delimiter | m.lf | m.cr | m.quote) >> 1) | 1 << 63);
             let lone_cr = crs & !(lfs >> 1);
             if bad_open | bad_close | lone_cr != 0 {
-                return ControlFlow::Continue(());
+                return ControlFlow::Continue(false);
             }
             if let Some(c) = self.comment {
                 // A line that opens with the comment byte is the byte
@@ -116,7 +166,7 @@ impl CsvParser {
                 let line_starts =
                     (lfs << 1) | u64::from(state == State::FieldStart && !self.in_record);
                 if line_starts & byte_mask(&block, c) != 0 {
-                    return ControlFlow::Continue(());
+                    return ControlFlow::Continue(false);
                 }
             }
             if self.in_record {
@@ -131,7 +181,7 @@ impl CsvParser {
                     || over(self.fields as u64 + BLOCK as u64)
                         && over(self.fields as u64 + u64::from((delims | lfs).count_ones()))
                 {
-                    return ControlFlow::Continue(());
+                    return ControlFlow::Continue(false);
                 }
             }
 
@@ -150,19 +200,17 @@ impl CsvParser {
                 }
             };
             let mut passed = 0u64;
-            let cells = if self.in_record {
-                self.mode == Mode::Cells
-            } else {
-                sink.wants_cells()
+            let only = match (self.block_kind(sink), KIND) {
+                (BlockKind::Count, COUNT) | (BlockKind::Cells, CELLS) => None,
+                (BlockKind::Only(c), ONLY) => Some(c),
+                // Nothing of this block was taken yet.
+                _ => return ControlFlow::Continue(true),
             };
+            let cells = KIND != COUNT;
             if cells && state == State::FieldStart {
                 // A field (or record) starts with the block.
                 self.start_cell(start, 0, opens);
             }
-            // The one field a column search wants, asked once a block: it
-            // changes only when the header is read, and a cell handed
-            // out the general way is never wrong (see `only_cell`).
-            let only = if cells { sink.only_cell() } else { None };
             // `pos`: where the bytes of the current line begin in the block.
             let mut pos = 0u32;
             let mut terms = lfs;
@@ -185,7 +233,7 @@ impl CsvParser {
                     self.line = line_after(passed, pos);
                     if !self.open_in_block(sink, cells, start, pos, at, opens) {
                         *i = start + pos as usize;
-                        return ControlFlow::Continue(());
+                        return ControlFlow::Continue(false);
                     }
                 }
                 let in_line = delims & below(content_end) & !below(pos);
@@ -211,7 +259,7 @@ impl CsvParser {
                     self.line = line_after(passed, pos);
                     if !self.open_in_block(sink, cells, start, pos, at, opens) {
                         *i = start + pos as usize;
-                        return ControlFlow::Continue(());
+                        return ControlFlow::Continue(false);
                     }
                 }
                 let ends = delims & !below(pos);
@@ -254,7 +302,7 @@ impl CsvParser {
             };
             *i = start + BLOCK;
         }
-        ControlFlow::Continue(())
+        ControlFlow::Continue(false)
     }
 
     /// Opens a record at bit `pos` of the block at `start` (file offset
@@ -489,3 +537,21 @@ fn byte_mask(block: &[u8; BLOCK], byte: u8) -> u64 {
         .filter(|&(_, &b)| b == byte)
         .fold(0, |m, (k, _)| m | 1 << k)
 }
+
+/// What the block path does with a block's fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BlockKind {
+    /// Counts them (validation).
+    Count,
+    /// Hands each to the sink (inspect).
+    Cells,
+    /// Hands field `c` alone to the sink (a column search).
+    Only(usize),
+}
+
+/// `KIND` of [`CsvParser::blocks_as`] for [`BlockKind::Count`].
+const COUNT: u8 = 0;
+/// `KIND` of [`CsvParser::blocks_as`] for [`BlockKind::Cells`].
+const CELLS: u8 = 1;
+/// `KIND` of [`CsvParser::blocks_as`] for [`BlockKind::Only`].
+const ONLY: u8 = 2;
