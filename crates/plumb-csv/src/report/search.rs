@@ -459,13 +459,15 @@ impl RowSink for SearchSink {
 
     #[inline(always)]
     fn cell(&mut self, record: u64, index: usize, content: &[u8]) {
-        if self.cell_record != record {
-            self.cell_record = record;
-            self.cell_hit = false;
-            self.data.clear();
-            self.ends.clear();
-        }
+        let fresh = self.cell_record != record;
+        self.cell_record = record;
+        // A new record's first cell: no cell of it matched yet.
+        self.cell_hit &= !fresh;
         if !self.fetch || !self.resolved {
+            if fresh {
+                self.data.clear();
+                self.ends.clear();
+            }
             self.data.extend_from_slice(content);
             self.ends
                 .push(u32::try_from(self.data.len()).unwrap_or(u32::MAX));
@@ -498,7 +500,8 @@ impl RowSink for SearchSink {
         self.cell_column = index;
     }
 
-    #[inline]
+    // Into the row's path (the rare ways are out of line).
+    #[inline(always)]
     fn row(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()> {
         if self.open_span.is_some() {
             // The hit before this row ends where it starts.
