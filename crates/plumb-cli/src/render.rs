@@ -1335,7 +1335,16 @@ pub fn search(a: &Value, look: &Look) -> String {
         Some(n) => format!("; more follow: --offset {n}"),
         None => String::new(),
     };
-    out.push_str(&look.paint(&look.line(&format!("({total}{more})")), Paint::Dim));
+    // Why a total read to the end is still a lower bound.
+    let unread = match (a["unjudged_rows"].as_u64(), a["oversized_lines"].as_u64()) {
+        (Some(n), _) => format!("; {n} rows not judged whole: cut by a cap, or too wide"),
+        (_, Some(n)) => format!("; {n} lines over the line cap not read"),
+        _ => String::new(),
+    };
+    out.push_str(&look.paint(
+        &look.line(&format!("({total}{more}{unread})")),
+        Paint::Dim,
+    ));
     out.push('\n');
     out
 }

@@ -447,7 +447,9 @@ pub fn search_in_parts(
     };
     let mut whole: Option<SearchSink> = None;
     for (at, (mut part, before)) in sinks.into_iter().enumerate() {
-        if part.issue_count() > 0 {
+        // A row not judged whole is counted as one thread counts it: up
+        // to where that thread stopped, which only it knows.
+        if part.issue_count() > 0 || part.unjudged_count() > 0 {
             return Ok(None);
         }
         // A hit at a part's end ends where the next part starts.

@@ -56,7 +56,9 @@ pub struct JsonlSearch {
     /// Lines read that are not JSON values (no hits).
     #[serde(skip_serializing_if = "is_zero")]
     pub invalid_lines: u64,
-    /// Lines over the line cap, skipped unread (no hits).
+    /// Lines over the line cap, skipped unread: records not judged, any
+    /// of which may match, so `total` is then a lower bound
+    /// (`total_exact: false`).
     #[serde(skip_serializing_if = "is_zero")]
     pub oversized_lines: u64,
 }
@@ -244,7 +246,8 @@ impl<'q> SearchLines<'q> {
 
     /// The answer.
     pub(crate) fn answer(mut self, field: Option<&str>) -> JsonlSearch {
-        self.progress.total_exact = !self.progress.has_more;
+        // A line skipped unread may be a record that matches.
+        self.progress.total_exact = !self.progress.has_more && self.oversized == 0;
         JsonlSearch {
             ok: true,
             format: "jsonl",

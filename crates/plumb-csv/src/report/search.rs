@@ -77,6 +77,18 @@ pub struct CsvSearch {
     /// the row of the next hit).
     #[serde(flatten)]
     pub progress: SearchProgress,
+    /// Rows read but not judged whole, none of whose judged cells
+    /// matched: a cap cut the row before the searched column (before its
+    /// end, searching every column), or the row is wider than the
+    /// [`COLUMN_TRACK_CAP`] columns a search of every column judges.
+    /// Any of them may hold a hit, so `total` is then a lower bound
+    /// (`total_exact: false`). Left out when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unjudged_rows: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 pub(crate) struct SearchSink {
@@ -100,6 +112,11 @@ pub(crate) struct SearchSink {
     /// cell's outcome costs no branch on it.
     cell_hit: bool,
     cell_column: usize,
+    /// The record whose wanted cell was judged last, to tell whether a
+    /// row cut by a cap had its searched cell judged.
+    judged_record: u64,
+    /// Rows not judged whole (see [`CsvSearch::unjudged_rows`]).
+    unjudged: u64,
     /// Without `fetch`: the cells of the record being read, as they came.
     data: Vec<u8>,
     ends: Vec<u32>,
@@ -134,6 +151,8 @@ impl SearchSink {
             cell_record: 0,
             cell_hit: false,
             cell_column: 0,
+            judged_record: 0,
+            unjudged: 0,
             data: Vec::new(),
             ends: Vec::new(),
             to_fetch: Vec::new(),
@@ -223,6 +242,11 @@ impl SearchSink {
         self.issues
     }
 
+    /// Rows not judged whole (see [`CsvSearch::unjudged_rows`]).
+    pub fn unjudged_count(&self) -> u64 {
+        self.unjudged
+    }
+
     /// Gives hit `hit` the cells read from its byte range.
     pub(crate) fn fill(&mut self, hit: usize, row: &Record<'_>, whole: bool) {
         let cells = row_cells(row);
@@ -233,7 +257,8 @@ impl SearchSink {
     }
 
     pub fn finish(mut self, format: &'static str, s: &ScanSummary) -> CsvSearch {
-        self.progress.total_exact = !self.progress.has_more;
+        // A row not judged whole may hold a hit that was not counted.
+        self.progress.total_exact = !self.progress.has_more && self.unjudged == 0;
         CsvSearch {
             ok: true,
             format,
@@ -246,6 +271,7 @@ impl SearchSink {
             offset: self.query.offset,
             limit: self.query.limit,
             progress: self.progress,
+            unjudged_rows: self.unjudged,
         }
     }
 
@@ -267,14 +293,16 @@ impl SearchSink {
         resolved
     }
 
-    /// The first column of `row` that matches, if any.
+    /// The first column of `row` that matches, if any. A cell a cap
+    /// cut away is not judged (it is there, but unread), not missing.
     fn matching_column(&self, row: &Record<'_>) -> Option<usize> {
-        let test = |i: usize| {
-            let subject = match row.get(i) {
-                Some(cell) => cell_subject(cell, &self.query.predicate),
-                None => Subject::missing(),
-            };
-            self.query.predicate.test(&subject)
+        let test = |i: usize| match row.get(i) {
+            Some(cell) => self
+                .query
+                .predicate
+                .test(&cell_subject(cell, &self.query.predicate)),
+            None if row.overflow.is_some() => false,
+            None => self.query.predicate.test(&Subject::missing()),
         };
         match self.column {
             Some(c) => test(c).then_some(c),
@@ -480,6 +508,7 @@ impl RowSink for SearchSink {
         if !wanted || self.cell_hit {
             return;
         }
+        self.judged_record = record;
         let quick = match &self.quick {
             Quick::TextEq { operand, negated } => {
                 Some(same_bytes(trim_blanks(content), operand) != *negated)
@@ -508,6 +537,9 @@ impl RowSink for SearchSink {
             self.close_span(row.byte_offset);
         }
         if self.fetch && self.resolved && !row.has_fields() {
+            if row.overflow.is_some() | (self.column.is_none() & (row.len() > COLUMN_TRACK_CAP)) {
+                return self.row_in_part(index, row);
+            }
             // Judged as its cells passed: the short way of `judge`. A row
             // short of the searched column may hit as a missing cell (and
             // then no cell of it hit: the column's never came).
@@ -545,6 +577,25 @@ impl RowSink for SearchSink {
 }
 
 impl SearchSink {
+    /// A row judged as its cells passed that was not judged whole: a cap
+    /// cut it, or it is wider than an any-column search looks. A cell
+    /// that was judged and matched makes it a hit; else it is counted as
+    /// unjudged, unless the searched column's cell was judged.
+    #[cold]
+    #[inline(never)]
+    fn row_in_part(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()> {
+        let hit = self.cell_record == row.number && self.cell_hit;
+        if index < self.query.offset {
+            return ControlFlow::Continue(());
+        }
+        if hit {
+            return self.count_hit(index, row, self.cell_column, true);
+        }
+        let judged = self.column.is_some() && self.judged_record == row.number;
+        self.unjudged += u64::from(!judged);
+        ControlFlow::Continue(())
+    }
+
     /// A row whose cells were kept, or came one by one and were copied.
     #[inline(never)]
     fn row_kept(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()> {
@@ -587,7 +638,16 @@ impl SearchSink {
         }
         match self.matching_column(row) {
             Some(column) => self.count_hit(index, row, column, false),
-            None => ControlFlow::Continue(()),
+            None => {
+                // Not judged whole: the searched cell (or some cell, for
+                // any column) was cut away or lies past the tracked ones.
+                let whole = match self.column {
+                    Some(c) => row.overflow.is_none() || c < row.len(),
+                    None => row.overflow.is_none() && row.len() <= COLUMN_TRACK_CAP,
+                };
+                self.unjudged += u64::from(!whole);
+                ControlFlow::Continue(())
+            }
         }
     }
 

@@ -279,3 +279,73 @@ fn a_missing_cell_is_null_and_matches_nothing_else() {
     assert_eq!(rows("!= x"), [1]);
     assert_eq!(rows("is not null"), [2]);
 }
+
+/// A row a cap cut (a field over `CSV_MAX_FIELD_BYTES`) is judged by the
+/// cells read before the cut: one that matches makes it a hit; else,
+/// unless the searched cell was read, it is counted as unjudged and the
+/// total is only a lower bound. The cells cut away are never taken for
+/// missing ones (`is null` does not match them).
+#[test]
+fn a_row_cut_by_a_cap_is_counted_unjudged_not_judged_by_its_missing_cells() {
+    let big = "y".repeat(plumb_csv::CSV_MAX_FIELD_BYTES + 10);
+    let data = format!("a,b\n1,x\n2,{big}\n3,\n");
+    for piece in [1024, 1 << 16] {
+        let got = |w: &str, column: Option<&str>| {
+            let a = run(
+                data.as_bytes(),
+                piece,
+                &query(&[("where", json!(w))], 0, 20),
+                column,
+            )
+            .unwrap();
+            let rows: Vec<u64> = a.hits.iter().map(|h| h.row).collect();
+            (
+                rows,
+                a.progress.total,
+                a.progress.total_exact,
+                a.unjudged_rows,
+            )
+        };
+        // Row 1's `b` was cut away: not null, and maybe not `x`.
+        assert_eq!(got("is null", Some("b")), (vec![2], 1, false, 1));
+        assert_eq!(got("!= x", Some("b")), (vec![2], 1, false, 1));
+        // Its `a` was read whole, so it is judged by it.
+        assert_eq!(got("= 2", Some("a")), (vec![1], 1, true, 0));
+        assert_eq!(got("!= 2", Some("a")), (vec![0, 2], 2, true, 0));
+        // Any column: a cell read before the cut may match.
+        assert_eq!(got("= 2", None), (vec![1], 1, true, 0));
+        assert_eq!(got("= zzz", None), (vec![], 0, false, 1));
+    }
+}
+
+/// A search of every column judges a row's first `COLUMN_TRACK_CAP`
+/// cells: a wider row with no hit among them is counted as unjudged.
+#[test]
+fn a_row_wider_than_the_tracked_columns_is_counted_unjudged() {
+    let cap = plumb_core::COLUMN_TRACK_CAP;
+    let header: Vec<String> = (0..=cap).map(|i| format!("c{i}")).collect();
+    let mut wide = vec!["0"; cap + 1];
+    wide[cap] = "needle";
+    let data = format!("{}\n{}\nneedle\nother\n", header.join(","), wide.join(","));
+    let a = run(
+        data.as_bytes(),
+        1 << 16,
+        &query(&[("where", json!("= needle"))], 0, 20),
+        None,
+    )
+    .unwrap();
+    let rows: Vec<u64> = a.hits.iter().map(|h| h.row).collect();
+    assert_eq!(rows, [1]);
+    assert_eq!((a.progress.total_exact, a.unjudged_rows), (false, 1));
+    // The searched column is judged wherever it is.
+    let last = format!("c{cap}");
+    let a = run(
+        data.as_bytes(),
+        1 << 16,
+        &query(&[("where", json!("= needle"))], 0, 20),
+        Some(&last),
+    )
+    .unwrap();
+    assert_eq!(a.hits.iter().map(|h| h.row).collect::<Vec<_>>(), [0]);
+    assert_eq!((a.progress.total_exact, a.unjudged_rows), (true, 0));
+}

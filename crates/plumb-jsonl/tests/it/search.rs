@@ -267,3 +267,34 @@ fn json_search_refuses_a_value_that_is_not_an_array() {
     .unwrap_err();
     assert_eq!(r.reason(), plumb_core::RefusalReason::PointerNotFound);
 }
+
+/// A line over the line cap is skipped unread: a record not judged, so
+/// the total is then only a lower bound.
+#[test]
+fn an_oversized_line_makes_the_total_a_lower_bound() {
+    let big = "z".repeat(plumb_jsonl::JSONL_MAX_LINE_BYTES + 10);
+    let text = format!("{{\"b\": 2}}\n{{\"b\": 2, \"s\": \"{big}\"}}\n{{\"b\": 3}}\n");
+    for piece in [1024, 1 << 16] {
+        let stream = TextStream::new(BufReader::with_capacity(piece, text.as_bytes()));
+        let a = plumb_jsonl::search(
+            stream,
+            Some("/b"),
+            &query(&[("where", json!("= 2"))], 0, 10),
+        )
+        .unwrap();
+        assert_eq!(a.hits.iter().map(|h| h.record).collect::<Vec<_>>(), [0]);
+        assert_eq!(
+            (a.oversized_lines, a.progress.total, a.progress.total_exact),
+            (1, 1, false)
+        );
+    }
+    // With no line over the cap, the same search's total is exact.
+    let stream = TextStream::new("{\"b\": 2}\n{\"b\": 3}\n".as_bytes());
+    let a = plumb_jsonl::search(
+        stream,
+        Some("/b"),
+        &query(&[("where", json!("= 2"))], 0, 10),
+    )
+    .unwrap();
+    assert!(a.progress.total_exact);
+}
