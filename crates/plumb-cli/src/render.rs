@@ -1341,10 +1341,7 @@ pub fn search(a: &Value, look: &Look) -> String {
         (_, Some(n)) => format!("; {n} lines over the line cap not read"),
         _ => String::new(),
     };
-    out.push_str(&look.paint(
-        &look.line(&format!("({total}{more}{unread})")),
-        Paint::Dim,
-    ));
+    out.push_str(&look.paint(&look.line(&format!("({total}{more}{unread})")), Paint::Dim));
     out.push('\n');
     out
 }

@@ -51,6 +51,10 @@ pub struct Detection {
     /// The share of sampled records that have the modal field count, 0
     /// when no candidate split the sample.
     pub confidence: f64,
+    /// Whether the sample held no whole record, so the delimiter was
+    /// judged from the start of the first one alone (a header wider than
+    /// [`DELIMITER_SAMPLE_BYTES`]).
+    pub partial: bool,
 }
 
 /// The field count of each record, the issues the parser raised, and
@@ -191,6 +195,7 @@ pub fn detect_dialect(
             runs,
             quote: q,
             confidence: p.share(),
+            partial: p.partial,
         };
         (p, detection)
     };
@@ -214,7 +219,9 @@ pub fn detect_dialect(
     };
     let standard = best_of(&mut CSV_DELIMITER_CANDIDATES.iter().map(|&d| (d, false)));
     let extended = best_of(&mut CSV_EXTENDED_CANDIDATES.iter().copied())
-        .filter(|(_, e)| e.confidence >= CSV_EXTENDED_MIN_CONFIDENCE);
+        // Prose splits at spaces: the start of one record is no evidence
+        // for them.
+        .filter(|(_, e)| !e.partial && e.confidence >= CSV_EXTENDED_MIN_CONFIDENCE);
     let chosen = match (standard, extended) {
         (Some(s), Some(e)) if e.0 > s.0 && e.1.confidence > s.1.confidence => Some(e),
         (None, e) => e,
@@ -227,6 +234,7 @@ pub fn detect_dialect(
             runs: false,
             quote: one((b',', false)).1.quote,
             confidence: 0.0,
+            partial: one((b',', false)).1.partial,
         },
     }
 }
@@ -397,6 +405,9 @@ struct Profile {
     total: usize,
     /// Whether some record has two fields or more.
     splits: bool,
+    /// Whether no record ended in the sample, and the first one's start
+    /// was judged instead.
+    partial: bool,
     /// Whether the quote opens fields and every one closes cleanly on
     /// the line it opened on: quoting the file was written with, as a
     /// reader such as Python's csv or pandas would strip it. (A quoted
@@ -428,11 +439,15 @@ fn profile(
         .with_quote(quote)
         .with_delimiter_runs(runs);
     let _ = parser.push(sample, &mut counts);
-    if complete {
+    // A sample that holds no whole record (a header wider than the
+    // sample) is judged by the start of its first: without it, a wide
+    // tab-separated file was read as one column.
+    let partial = !complete && counts.fields.is_empty();
+    if complete || partial {
         let _ = parser.finish(&mut counts);
         // The last record spanned lines if more lines began after it
         // than its own (and a final line break's).
-        counts.spanning |= parser.lines() > counts.next_line;
+        counts.spanning |= complete && parser.lines() > counts.next_line;
     }
     let records = counts.fields;
     let mut freq: HashMap<usize, usize> = HashMap::new();
@@ -450,6 +465,7 @@ fn profile(
         score,
         total: records.len(),
         splits: records.iter().any(|&n| n >= 2),
+        partial,
         clean_quotes: quote.is_some_and(|q| opens_a_field(sample, delimiter, q))
             && counts.issues == 0
             && !counts.spanning,

@@ -60,8 +60,8 @@ pub use reader::CsvReader;
 pub use report::{
     ColumnRef, ColumnReport, CsvInspect, CsvSearch, CsvSelect, CsvValidate, DialectReport,
     PrecisionFact, RowHit, SelectCell, CSV_SEARCH_FETCH_BYTES, CSV_SEARCH_ROW_BYTES,
-    CSV_SELECT_BUDGET_BYTES, INSPECT_NARROW_TEXT_BYTES, INSPECT_SAMPLE_BUDGET_BYTES,
-    INSPECT_WIDE_TEXT_COLUMNS,
+    CSV_SEARCH_ROW_CELLS, CSV_SELECT_BUDGET_BYTES, INSPECT_NARROW_TEXT_BYTES,
+    INSPECT_SAMPLE_BUDGET_BYTES, INSPECT_WIDE_TEXT_COLUMNS,
 };
 pub use scan::{HeaderMode, QuoteMode};
 

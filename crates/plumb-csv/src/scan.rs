@@ -120,10 +120,21 @@ pub(crate) fn delimiter_name(d: u8, runs: bool) -> String {
     }
 }
 
-/// What an answer says of a detected delimiter whose confidence is low,
-/// or `None` when it is high or the delimiter was given.
-pub(crate) fn confidence_note(confidence: Option<f64>, delimiter: &str) -> Option<String> {
+/// What an answer says of a detected delimiter whose confidence is low
+/// or that was judged from the start of the first record alone
+/// (`partial`), or `None` when it is high or the delimiter was given.
+pub(crate) fn confidence_note(
+    confidence: Option<f64>,
+    partial: bool,
+    delimiter: &str,
+) -> Option<String> {
     let c = confidence?;
+    if partial && c > 0.0 {
+        return Some(format!(
+            "the delimiter `{delimiter}` was judged from the start of the first record alone: the first {} KiB hold no whole record; if the columns look wrong, pass the delimiter option",
+            crate::detect::DELIMITER_SAMPLE_BYTES / 1024
+        ));
+    }
     if c >= crate::detect::CSV_LOW_CONFIDENCE {
         return None;
     }
@@ -463,6 +474,9 @@ pub(crate) struct ScanSummary {
     /// The first lines of a detected preamble, cut.
     pub preamble: Vec<String>,
     pub confidence: Option<f64>,
+    /// Whether the delimiter was detected from the start of the first
+    /// record alone (the sample held no whole record).
+    pub partial_sample: bool,
     pub endings: LineEndings,
     pub blank_lines: u64,
     pub rows: u64,
@@ -566,6 +580,8 @@ pub(crate) struct Resolved {
     /// not a comment.
     pub comments_after: u64,
     pub confidence: Option<f64>,
+    /// See [`ScanSummary::partial_sample`].
+    pub partial_sample: bool,
     pub preamble: Vec<String>,
 }
 
@@ -579,6 +595,7 @@ impl Resolved {
             comment,
             comments_after: 0,
             confidence: None,
+            partial_sample: false,
             preamble: Vec::new(),
         }
     }
@@ -613,6 +630,7 @@ impl Resolved {
             comment,
             comments_after,
             confidence,
+            partial_sample: asked.delimiter.is_none() && detection.partial,
             preamble,
         }
     }
@@ -624,6 +642,7 @@ impl Resolved {
             skip_lines: 0,
             comments_after: 0,
             confidence: None,
+            partial_sample: false,
             preamble: Vec::new(),
             ..self.clone()
         }
@@ -648,6 +667,7 @@ pub(crate) fn scan_resolved<R: BufRead, S: RowSink>(
         comment,
         comments_after,
         confidence,
+        partial_sample,
         preamble,
     } = resolved;
     let new_parser = |at: u64| {
@@ -684,6 +704,7 @@ pub(crate) fn scan_resolved<R: BufRead, S: RowSink>(
         runs,
         quote,
         confidence,
+        partial_sample,
         endings: parser.line_endings(),
         blank_lines: parser.blank_lines(),
         skipped_lines: parser.skipped_lines(),

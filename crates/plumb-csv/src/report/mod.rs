@@ -6,6 +6,7 @@
 
 mod column;
 mod inspect;
+mod judge;
 mod search;
 mod select;
 mod stats;
@@ -18,7 +19,9 @@ pub use inspect::{
     CsvInspect, INSPECT_NARROW_TEXT_BYTES, INSPECT_SAMPLE_BUDGET_BYTES, INSPECT_WIDE_TEXT_COLUMNS,
 };
 pub(crate) use search::{fetch_hits, SearchSink};
-pub use search::{CsvSearch, RowHit, CSV_SEARCH_FETCH_BYTES, CSV_SEARCH_ROW_BYTES};
+pub use search::{
+    CsvSearch, RowHit, CSV_SEARCH_FETCH_BYTES, CSV_SEARCH_ROW_BYTES, CSV_SEARCH_ROW_CELLS,
+};
 pub(crate) use select::SelectSink;
 pub use select::{ColumnRef, CsvSelect, SelectCell, CSV_SELECT_BUDGET_BYTES};
 pub(crate) use tail::select_last;
@@ -58,7 +61,11 @@ impl crate::scan::ScanSummary {
     pub(crate) fn dialect_report(&self) -> DialectReport {
         let delimiter = crate::scan::delimiter_name(self.delimiter, self.runs);
         DialectReport {
-            delimiter_note: crate::scan::confidence_note(self.confidence, &delimiter),
+            delimiter_note: crate::scan::confidence_note(
+                self.confidence,
+                self.partial_sample,
+                &delimiter,
+            ),
             delimiter,
             quote: crate::scan::quote_name(self.quote),
             skipped_lines: self.skipped_lines,

@@ -7,28 +7,31 @@
 //! empty cell or a sentinel (`NA`, `null`, ...) is null, and a cell that
 //! reads as a decimal number compares as one, exactly. A pattern sees
 //! the cell's text as it is; a predicate sees it without the spaces and
-//! tabs around it.
+//! tabs around it (`judge.rs`, with the short ways of a column search).
 
 use std::ops::ControlFlow;
 
 use serde::Serialize;
 
-use plumb_core::{
-    CompareOp, NumberKey, Predicate, Query, Refusal, SearchProgress, Source, Subject, SubjectKind,
-    ViewFlags, COLUMN_TRACK_CAP,
-};
-
-use crate::cell::SENTINEL_TOKENS;
 use crate::machine::{CsvParser, CsvSink, Issue, Record};
 use crate::parallel::Publisher;
 use crate::scan::{RowSink, ScanSummary};
+use plumb_core::{Query, Refusal, SearchProgress, Source, Subject, ViewFlags, COLUMN_TRACK_CAP};
 
+use super::judge::{cell_subject, same_bytes, trim_blanks, Quick};
 use super::select::{budget_cells, Fit, Head};
 use super::{ColumnRef, DialectReport, SelectCell};
 
 /// The most bytes of cell text one hit's row carries: a wider row has
 /// its longest cells cut, each saying its full length.
 pub const CSV_SEARCH_ROW_BYTES: usize = 1024;
+
+/// The most cells a hit's row, and the header, carry in a search
+/// answer: the rest are counted in a closing
+/// `{"$summary": {"omitted_cells": n}}`. Without it a row of thousands
+/// of cells, each cut to nothing to fit [`CSV_SEARCH_ROW_BYTES`], made an
+/// answer of hundreds of KiB per hit that said nothing.
+pub const CSV_SEARCH_ROW_CELLS: usize = 256;
 
 /// The most bytes of a hit's row read back for its cells; a longer row
 /// is cut there (and the answer says so).
@@ -45,7 +48,8 @@ pub struct RowHit {
     pub byte_offset: u64,
     /// The first column that matched (0-based).
     pub column: usize,
-    /// The row's cells, verbatim (see [`SelectCell`] for cut ones).
+    /// The row's cells, verbatim (see [`SelectCell`] for cut ones), at
+    /// most [`CSV_SEARCH_ROW_CELLS`] of them.
     pub cells: Vec<SelectCell>,
 }
 
@@ -61,7 +65,8 @@ pub struct CsvSearch {
     /// The dialect read with (flattened).
     #[serde(flatten)]
     pub dialect: DialectReport,
-    /// The header's names (cut like a row), or null.
+    /// The header's names (cut like a row, at most
+    /// [`CSV_SEARCH_ROW_CELLS`] of them), or null.
     pub header: Option<Vec<SelectCell>>,
     /// The column searched (0-based), or null for any column.
     pub column: Option<usize>,
@@ -311,135 +316,14 @@ impl SearchSink {
     }
 }
 
-/// A predicate's short way for a cell passing in a column search.
-enum Quick {
-    /// `= text` or `!= text` (`negated` for `!=`): the trimmed cell is
-    /// compared with the operand's bytes.
-    TextEq { operand: Vec<u8>, negated: bool },
-    /// A comparison with a number: the cell judged through the
-    /// operand's key ([`NumberKey::test`]).
-    Number {
-        op: CompareOp,
-        key: NumberKey,
-        operand: Vec<u8>,
-    },
-    /// Every cell goes through [`Predicate::test`].
-    None,
-}
-
-impl Quick {
-    fn of(predicate: &Predicate) -> Quick {
-        match predicate {
-            Predicate::Compare {
-                op: op @ (CompareOp::Eq | CompareOp::Ne),
-                numeric: false,
-                operand,
-                ..
-            } => Quick::TextEq {
-                operand: operand.as_bytes().to_vec(),
-                negated: *op == CompareOp::Ne,
-            },
-            Predicate::Compare {
-                op,
-                number: Some(key),
-                operand,
-                ..
-            } => Quick::Number {
-                op: *op,
-                key: key.clone(),
-                operand: operand.as_bytes().to_vec(),
-            },
-            _ => Quick::None,
-        }
-    }
-}
-
-/// A cell without the spaces and tabs around it.
-#[inline(always)]
-fn trim_blanks(cell: &[u8]) -> &[u8] {
-    let blank = |b: &u8| *b == b' ' || *b == b'\t';
-    // Most cells have nothing to trim: two byte tests tell.
-    if cell.first().is_some_and(|b| !blank(b)) && cell.last().is_some_and(|b| !blank(b)) {
-        return cell;
-    }
-    let start = cell.iter().position(|b| !blank(b)).unwrap_or(cell.len());
-    let end = cell
-        .iter()
-        .rposition(|b| !blank(b))
-        .map_or(start, |e| e + 1);
-    &cell[start..end]
-}
-
-/// Whether two byte strings are equal: short ones (most cells) with a
-/// few fixed-width loads, overlapping when the length is between
-/// widths, rather than a call to `memcmp` per cell.
-#[inline]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    // Never short here (each use is behind a length test), so the zeros
-    // are never compared; `get` keeps a wrong length from panicking.
-    fn word<const N: usize>(s: &[u8], at: usize) -> [u8; N] {
-        s.get(at..at + N)
-            .and_then(|w| w.try_into().ok())
-            .unwrap_or([0; N])
-    }
-    // Chosen by the operand's length `m`, the same for every cell; the
-    // cell's length joins the word tests with `&`, not as a branch of
-    // its own, which mispredicted on columns of mixed lengths.
-    let (n, m) = (a.len(), b.len());
-    match m {
-        0 => n == 0,
-        1..=3 => {
-            n >= 1 && (n == m) & (a[0] == b[0]) & (a[n / 2] == b[m / 2]) & (a[n - 1] == b[m - 1])
-        }
-        4..=8 => {
-            n >= 4
-                && (n == m)
-                    & (word::<4>(a, 0) == word::<4>(b, 0))
-                    & (word::<4>(a, n - 4) == word::<4>(b, m - 4))
-        }
-        9..=16 => {
-            n >= 8
-                && (n == m)
-                    & (word::<8>(a, 0) == word::<8>(b, 0))
-                    & (word::<8>(a, n - 8) == word::<8>(b, m - 8))
-        }
-        _ => a == b,
-    }
-}
-
-/// A cell as a predicate sees it.
-fn cell_subject<'a>(cell: &'a [u8], predicate: &Predicate) -> Subject<'a> {
-    if matches!(predicate, Predicate::Pattern(_)) {
-        return Subject::new(SubjectKind::Text, cell);
-    }
-    let text = trim_blanks(cell);
-    // A numeric comparison reads the cell as a number itself, and falls
-    // back to text when it is not one.
-    let numeric = matches!(predicate, Predicate::Compare { numeric: true, .. });
-    let sentinel = matches!(predicate, Predicate::IsNull { .. })
-        && SENTINEL_TOKENS.iter().any(|t| t.as_bytes() == text);
-    Subject {
-        kind: if numeric {
-            SubjectKind::Number
-        } else {
-            SubjectKind::Text
-        },
-        text,
-        null: text.is_empty() || sentinel,
-    }
-}
-
-/// The cells a hit's row carries: verbatim, cut to fit
-/// [`CSV_SEARCH_ROW_BYTES`], those past the 10,000th counted.
+/// The cells a hit's row (or the header) carries: verbatim, cut to fit
+/// [`CSV_SEARCH_ROW_BYTES`], those past the [`CSV_SEARCH_ROW_CELLS`]th
+/// counted.
 fn row_cells(row: &Record<'_>) -> Vec<SelectCell> {
-    let mut cells = budget_cells(
-        row,
-        0..row.len().min(COLUMN_TRACK_CAP),
-        Fit::Cut(CSV_SEARCH_ROW_BYTES),
-    )
-    .unwrap_or_default();
-    if row.len() > COLUMN_TRACK_CAP {
-        cells.push(SelectCell::Omitted((row.len() - COLUMN_TRACK_CAP) as u64));
+    let shown = row.len().min(CSV_SEARCH_ROW_CELLS);
+    let mut cells = budget_cells(row, 0..shown, Fit::Cut(CSV_SEARCH_ROW_BYTES)).unwrap_or_default();
+    if row.len() > shown {
+        cells.push(SelectCell::Omitted((row.len() - shown) as u64));
     }
     cells
 }
@@ -458,11 +342,7 @@ impl RowSink for SearchSink {
     fn header(&mut self, header: Option<&Record<'_>>) -> Result<(), Refusal> {
         if let Some(h) = header {
             self.resolve_and_tell(Head::Header(h))?;
-            self.header = budget_cells(
-                h,
-                0..h.len().min(COLUMN_TRACK_CAP),
-                Fit::Cut(CSV_SEARCH_ROW_BYTES),
-            );
+            self.header = Some(row_cells(h));
         }
         Ok(())
     }
@@ -762,41 +642,4 @@ pub(crate) fn fetch_hits(
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::same_bytes;
-
-    /// Every length across the fixed-width branches, equal, one byte
-    /// off at each position, and one byte shorter.
-    #[test]
-    fn same_bytes_agrees_with_slice_equality() {
-        for n in 0..40usize {
-            let a: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
-            assert!(same_bytes(&a, &a.clone()), "length {n}");
-            for k in 0..n {
-                let mut b = a.clone();
-                b[k] ^= 1;
-                assert!(!same_bytes(&a, &b), "length {n}, byte {k} differs");
-            }
-            if n > 0 {
-                assert!(!same_bytes(&a, &a[..n - 1]), "length {n} against one less");
-            }
-        }
-        // A cell of every length against an operand of every length,
-        // across the width classes both ways, equal prefixes included.
-        let long: Vec<u8> = (0..40).map(|i| b'a' + (i % 26) as u8).collect();
-        for n in 0..40 {
-            for m in 0..40 {
-                let (cell, operand) = (&long[..n], &long[..m]);
-                assert_eq!(same_bytes(cell, operand), n == m, "cell {n}, operand {m}");
-                let mut other = operand.to_vec();
-                if let Some(last) = other.last_mut() {
-                    *last ^= 1;
-                    assert!(!same_bytes(cell, &other), "cell {n}, changed operand {m}");
-                }
-            }
-        }
-    }
 }

@@ -1163,3 +1163,41 @@ fn digits_the_first_row_holds_suggest_the_header() {
         assert_eq!(got.unwrap(), 1);
     }
 }
+
+/// A header wider than the detection sample leaves it no whole record:
+/// the delimiter is judged from the start of the first record, and the
+/// answer says so, instead of reading a tab-separated file as one column.
+#[test]
+fn a_header_wider_than_the_sample_is_judged_by_its_start_and_said_so() {
+    let width = plumb_csv::DELIMITER_SAMPLE_BYTES / 8;
+    for (d, name) in [('\t', "\t"), (';', ";"), (',', ",")] {
+        let names: Vec<String> = (0..width).map(|i| format!("col_{i}")).collect();
+        let row: Vec<String> = (0..width).map(|i| format!("{i}.5")).collect();
+        let text = format!(
+            "{}\n{}\n",
+            names.join(&d.to_string()),
+            row.join(&d.to_string())
+        );
+        assert!(text.find('\n').unwrap() > plumb_csv::DELIMITER_SAMPLE_BYTES);
+        let partial =
+            detect_delimiter(&text.as_bytes()[..plumb_csv::DELIMITER_SAMPLE_BYTES], false);
+        assert_eq!((partial.delimiter, partial.partial), (d as u8, true));
+        let r = inspect(stream(&text), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+        assert_eq!(r.dialect.delimiter, name);
+        assert_eq!(r.header.as_ref().map(Vec::len), Some(width));
+        assert_eq!(r.row_count, Some(1));
+        let note = r.dialect.delimiter_note.expect("a note");
+        assert!(note.contains("first record alone"), "{note}");
+    }
+    // Prose splits at spaces, but the start of one line is no evidence
+    // for a space delimiter.
+    let prose = "word ".repeat(plumb_csv::DELIMITER_SAMPLE_BYTES / 4);
+    let p = detect_delimiter(
+        &prose.as_bytes()[..plumb_csv::DELIMITER_SAMPLE_BYTES],
+        false,
+    );
+    assert_eq!((p.delimiter, p.confidence), (b',', 0.0));
+    // A sample with whole records is judged by them, with no such note.
+    let whole = detect_delimiter(b"a\tb\n1\t2\n", false);
+    assert_eq!((whole.delimiter, whole.partial), (b'\t', false));
+}

@@ -6,7 +6,7 @@ use std::io::BufReader;
 use std::process::Command;
 
 use plumb_core::{Query, RefusalReason, Request, TextStream};
-use plumb_csv::{search, ColumnRef, CsvFormat, CsvOptions, CsvSearch};
+use plumb_csv::{search, ColumnRef, CsvFormat, CsvOptions, CsvSearch, SelectCell};
 use serde_json::json;
 
 fn query(opts: &[(&str, serde_json::Value)], offset: u64, limit: u64) -> Query {
@@ -348,4 +348,16 @@ fn a_row_wider_than_the_tracked_columns_is_counted_unjudged() {
     .unwrap();
     assert_eq!(a.hits.iter().map(|h| h.row).collect::<Vec<_>>(), [0]);
     assert_eq!((a.progress.total_exact, a.unjudged_rows), (true, 0));
+    // The hit's row and the header carry their first cells and a count
+    // of the rest, not thousands of cells cut to nothing.
+    let shown = plumb_csv::CSV_SEARCH_ROW_CELLS;
+    let omitted = SelectCell::Omitted((cap + 1 - shown) as u64);
+    let header = a.header.as_ref().unwrap();
+    for cells in [&a.hits[0].cells, header] {
+        assert_eq!(cells.len(), shown + 1);
+        assert_eq!(cells.last(), Some(&omitted));
+    }
+    assert_eq!(a.hits[0].cells[0], SelectCell::Text("0".into()));
+    assert_eq!(header[1], SelectCell::Text("c1".into()));
+    assert!(serde_json::to_string(&a).unwrap().len() < 8 * 1024);
 }
