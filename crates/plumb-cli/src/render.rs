@@ -1336,11 +1336,13 @@ pub fn search(a: &Value, look: &Look) -> String {
         None => String::new(),
     };
     // Why a total read to the end is still a lower bound.
-    let unread = match (a["unjudged_rows"].as_u64(), a["oversized_lines"].as_u64()) {
-        (Some(n), _) => format!("; {n} rows not judged whole: cut by a cap, or too wide"),
-        (_, Some(n)) => format!("; {n} lines over the line cap not read"),
-        _ => String::new(),
-    };
+    let unread = ["rows", "records", "elements"]
+        .iter()
+        .find_map(|unit| {
+            let n = a[format!("unjudged_{unit}").as_str()].as_u64()?;
+            Some(format!("; {n} {unit} not judged whole, past a cap"))
+        })
+        .unwrap_or_default();
     out.push_str(&look.paint(&look.line(&format!("({total}{more}{unread})")), Paint::Dim));
     out.push('\n');
     out

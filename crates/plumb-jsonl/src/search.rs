@@ -56,11 +56,17 @@ pub struct JsonlSearch {
     /// Lines read that are not JSON values (no hits).
     #[serde(skip_serializing_if = "is_zero")]
     pub invalid_lines: u64,
-    /// Lines over the line cap, skipped unread: records not judged, any
-    /// of which may match, so `total` is then a lower bound
-    /// (`total_exact: false`).
+    /// Lines over the line cap, skipped unread (no hits).
     #[serde(skip_serializing_if = "is_zero")]
     pub oversized_lines: u64,
+    /// Records from the offset on that were not judged whole: lines over
+    /// the line cap, and records whose judged string was longer than
+    /// [`STRING_CAPTURE_BYTES`](plumb_json::STRING_CAPTURE_BYTES) and did
+    /// not match by its start, which did not decide the predicate. Any
+    /// may match, so `total` is then a lower bound (`total_exact:
+    /// false`). Left out when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unjudged_records: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -77,11 +83,14 @@ pub(crate) struct SearchLines<'q> {
     cut: bool,
     invalid: u64,
     oversized: u64,
+    /// Records not judged whole (see [`JsonlSearch::unjudged_records`]).
+    unjudged: u64,
     /// Physical lines read (a part's lines, for the parts after it).
     lines: u64,
-    /// For each hit kept: (invalid, oversized, cut) as they stood just
-    /// before it, so a split search can cut a part at any hit exactly.
-    before_hit: Vec<(u64, u64, bool)>,
+    /// For each hit kept: (invalid, oversized, unjudged, cut) as they
+    /// stood just before it, so a split search can cut a part at any hit
+    /// exactly.
+    before_hit: Vec<(u64, u64, u64, bool)>,
     /// The row of the first hit dropped by [`SearchLines::keep_first`].
     stopped_at: Option<u64>,
 }
@@ -110,6 +119,7 @@ impl LineSink for SearchLines<'_> {
             return ControlFlow::Continue(());
         }
         if !self.probe.matched() {
+            self.unjudged += u64::from(self.probe.unjudged());
             return ControlFlow::Continue(());
         }
         self.progress.total += 1;
@@ -121,7 +131,7 @@ impl LineSink for SearchLines<'_> {
             self.progress.next_offset = Some(index);
             return ControlFlow::Break(());
         }
-        let before = (self.invalid, self.oversized, self.cut);
+        let before = (self.invalid, self.oversized, self.unjudged, self.cut);
         let mut builder = ValueBuilder::new(SEARCH_VALUE_BUDGET_BYTES);
         if scan_text(
             &mut self.parser,
@@ -147,6 +157,7 @@ impl LineSink for SearchLines<'_> {
 
     fn oversized(&mut self, number: u64, _at: u64, _len: u64) -> ControlFlow<()> {
         self.lines = number;
+        self.unjudged += u64::from(self.index >= self.query.offset);
         self.index += 1;
         self.oversized += 1;
         ControlFlow::Continue(())
@@ -166,6 +177,7 @@ impl<'q> SearchLines<'q> {
             cut: false,
             invalid: 0,
             oversized: 0,
+            unjudged: 0,
             lines: 0,
             before_hit: Vec::new(),
             stopped_at: None,
@@ -201,11 +213,12 @@ impl<'q> SearchLines<'q> {
     /// Keeps the first `n` hits: a one-thread search would have stopped
     /// at the next, with the counts as they stood before it.
     pub(crate) fn keep_first(&mut self, n: usize) {
-        if let (Some(dropped), Some(&(invalid, oversized, cut))) =
+        if let (Some(dropped), Some(&(invalid, oversized, unjudged, cut))) =
             (self.hits.get(n), self.before_hit.get(n))
         {
             self.stopped_at = Some(dropped.record);
-            (self.invalid, self.oversized, self.cut) = (invalid, oversized, cut);
+            (self.invalid, self.oversized, self.unjudged, self.cut) =
+                (invalid, oversized, unjudged, cut);
             self.hits.truncate(n);
         }
     }
@@ -229,6 +242,7 @@ impl<'q> SearchLines<'q> {
         self.cut |= later.cut;
         self.invalid += later.invalid;
         self.oversized += later.oversized;
+        self.unjudged += later.unjudged;
         self.index += later.index;
         self.lines += later.lines;
         self.hits.append(&mut later.hits);
@@ -246,8 +260,8 @@ impl<'q> SearchLines<'q> {
 
     /// The answer.
     pub(crate) fn answer(mut self, field: Option<&str>) -> JsonlSearch {
-        // A line skipped unread may be a record that matches.
-        self.progress.total_exact = !self.progress.has_more && self.oversized == 0;
+        // A record not judged whole may match.
+        self.progress.total_exact = !self.progress.has_more && self.unjudged == 0;
         JsonlSearch {
             ok: true,
             format: "jsonl",
@@ -260,6 +274,7 @@ impl<'q> SearchLines<'q> {
             progress: self.progress,
             invalid_lines: self.invalid,
             oversized_lines: self.oversized,
+            unjudged_records: self.unjudged,
         }
     }
 }

@@ -10,6 +10,10 @@
 //! and `null` their words, and an object or array is never matched. With
 //! no field, a value matches when any scalar in it does (keys aside).
 //! A field that is not there is missing: `is null` holds, nothing else.
+//! A string longer than [`STRING_CAPTURE_BYTES`](crate::parser::STRING_CAPTURE_BYTES) is judged by its first
+//! bytes where they decide the predicate (see [`verdict_on_start`]);
+//! where they do not, the value is not judged, and the answer counts it
+//! so its total is a lower bound.
 
 use std::io::BufRead;
 use std::ops::ControlFlow;
@@ -18,7 +22,8 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use plumb_core::{
-    Predicate, Query, Refusal, SearchProgress, Subject, SubjectKind, TextStream, ViewFlags,
+    CompareOp, Predicate, Query, Refusal, SearchProgress, Subject, SubjectKind, TextStream,
+    ViewFlags,
 };
 
 use crate::builder::ValueBuilder;
@@ -41,6 +46,9 @@ pub struct Probe<'p> {
     on_path: usize,
     /// Some(result) once decided.
     decided: Option<bool>,
+    /// Whether a scalar that was judged was cut at the capture cap and
+    /// its start did not decide it.
+    unsure: bool,
 }
 
 impl<'p> Probe<'p> {
@@ -54,6 +62,7 @@ impl<'p> Probe<'p> {
             path: PathTracker::default(),
             on_path: 0,
             decided: None,
+            unsure: false,
         }
     }
 
@@ -62,6 +71,7 @@ impl<'p> Probe<'p> {
         self.path = PathTracker::default();
         self.on_path = 0;
         self.decided = None;
+        self.unsure = false;
     }
 
     /// Whether the value judged matched.
@@ -71,6 +81,13 @@ impl<'p> Probe<'p> {
             None if self.field.is_some() => self.predicate.test(&Subject::missing()),
             None => false,
         }
+    }
+
+    /// Whether the value judged may match though it did not: a string
+    /// it was judged by was longer than the capture cap, and its start
+    /// did not decide the predicate.
+    pub fn unjudged(&self) -> bool {
+        self.unsure && !self.matched()
     }
 
     /// Whether the value about to start is the field (and whether it is
@@ -99,6 +116,22 @@ impl<'p> Probe<'p> {
         }
     }
 
+    /// [`Probe::decide`] for a scalar of which only the start was read
+    /// (`len` bytes in all).
+    fn decide_cut(&mut self, start: &Subject<'_>, len: u64) {
+        match verdict_on_start(self.predicate, start, len) {
+            Some(true) => self.decided = Some(true),
+            Some(false) if self.field.is_some() => self.decided = Some(false),
+            Some(false) => {}
+            None => {
+                self.unsure = true;
+                if self.field.is_some() {
+                    self.decided = Some(false);
+                }
+            }
+        }
+    }
+
     fn start(&mut self, object: bool) {
         if self.decided.is_none() {
             let (is_field, on_path) = self.locate();
@@ -118,6 +151,36 @@ impl<'p> Probe<'p> {
         if self.on_path == depth && depth > 0 {
             self.on_path = depth - 1;
         }
+    }
+}
+
+/// The verdict on a value of `len` bytes of which only the first were
+/// read (`start`: a string past [`STRING_CAPTURE_BYTES`](crate::parser::STRING_CAPTURE_BYTES)), when they
+/// decide it: `None` when the rest could change it.
+///
+/// A match that ends at least four bytes (one character) before the cut
+/// is a match in the whole value: the regex crate has no look-around,
+/// and its assertions (`\b`, `$`) look at most one character past a
+/// match. Equality needs the lengths alone; an order against text
+/// shorter than the start is settled within the start; `is empty` and
+/// `is null` are settled by the start's kind.
+fn verdict_on_start(predicate: &Predicate, start: &Subject<'_>, len: u64) -> Option<bool> {
+    let read = start.text.len();
+    match predicate {
+        Predicate::Pattern(m) => match m.find_at(start.text, 0) {
+            Some((_, end)) if end + 4 <= read => Some(true),
+            _ => None,
+        },
+        Predicate::IsEmpty { .. } | Predicate::IsNull { .. } => Some(predicate.test(start)),
+        Predicate::Compare { op, operand, .. } if start.kind == SubjectKind::Text => match op {
+            CompareOp::Eq | CompareOp::Ne if operand.len() as u64 != len => {
+                Some(*op == CompareOp::Ne)
+            }
+            CompareOp::Eq | CompareOp::Ne => None,
+            _ if operand.len() < read => Some(predicate.test(start)),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -159,7 +222,9 @@ impl JsonSink for Probe<'_> {
                 Some(_) => self.locate().0,
                 None => true,
             };
-            if is_field {
+            if is_field && s.truncated {
+                self.decide_cut(&scalar_subject(s), s.len);
+            } else if is_field {
                 self.decide(&scalar_subject(s));
             }
         }
@@ -204,6 +269,16 @@ pub struct JsonSearch {
     /// How many hits were seen and where to continue.
     #[serde(flatten)]
     pub progress: SearchProgress,
+    /// Elements whose judged string was longer than
+    /// [`STRING_CAPTURE_BYTES`](crate::parser::STRING_CAPTURE_BYTES) and did not match by its start, which did
+    /// not decide the predicate: any may match, so `total` is then a
+    /// lower bound (`total_exact: false`). Left out when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unjudged_elements: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 struct ElementSink<'q> {
@@ -219,6 +294,8 @@ struct ElementSink<'q> {
     cut: bool,
     not_array: Option<&'static str>,
     seen_root: bool,
+    /// Elements not judged whole (see [`JsonSearch::unjudged_elements`]).
+    unjudged: u64,
 }
 
 impl ElementSink<'_> {
@@ -233,7 +310,11 @@ impl ElementSink<'_> {
     fn close(&mut self) -> ControlFlow<()> {
         let index = self.index;
         self.index += 1;
-        if index < self.query.offset || !self.probe.matched() {
+        if index < self.query.offset {
+            return ControlFlow::Continue(());
+        }
+        if !self.probe.matched() {
+            self.unjudged += u64::from(self.probe.unjudged());
             return ControlFlow::Continue(());
         }
         self.progress.total += 1;
@@ -382,6 +463,7 @@ pub fn search<R: BufRead>(
         cut: false,
         not_array: None,
         seen_root: false,
+        unjudged: 0,
     };
     let mut sink = Subtree::new(inner, target);
     let _stopped = super::drive(stream, &mut sink)?;
@@ -393,7 +475,8 @@ pub fn search<R: BufRead>(
             plumb_core::echo(pointer)
         )));
     }
-    inner.progress.total_exact = !inner.progress.has_more;
+    // An element not judged whole may match.
+    inner.progress.total_exact = !inner.progress.has_more && inner.unjudged == 0;
     Ok(JsonSearch {
         ok: true,
         format: "json",
@@ -405,5 +488,6 @@ pub fn search<R: BufRead>(
         offset: query.offset,
         limit: query.limit,
         progress: inner.progress,
+        unjudged_elements: inner.unjudged,
     })
 }

@@ -298,3 +298,61 @@ fn an_oversized_line_makes_the_total_a_lower_bound() {
     .unwrap();
     assert!(a.progress.total_exact);
 }
+
+/// A string longer than the capture cap is judged by its start where
+/// that decides the predicate, and otherwise counted as unjudged, the
+/// total then a lower bound: in JSON Lines records and JSON elements.
+#[test]
+fn a_string_past_the_capture_cap_is_judged_by_its_start_or_counted_unjudged() {
+    let long = |head: &str, tail: &str| {
+        let fill = "a".repeat(plumb_json::STRING_CAPTURE_BYTES + 100);
+        format!("{head}{fill}{tail}")
+    };
+    let records = [
+        serde_json::json!({"s": long("", "needle")}),
+        serde_json::json!({"s": long("needle", "")}),
+        serde_json::json!({"s": "needle"}),
+        serde_json::json!({"s": long("b", "")}),
+    ];
+    let text: String = records.iter().map(|r| format!("{r}\n")).collect();
+    let array = serde_json::to_string(&records).unwrap();
+    // (predicate, field, hits, unjudged)
+    type Case<'a> = (&'a str, serde_json::Value, Option<&'a str>, Vec<u64>, u64);
+    let cases: [Case<'_>; 8] = [
+        // Found at the start: a hit; only at the end: unjudged.
+        ("pattern", json!("needle"), Some("/s"), vec![1, 2], 2),
+        ("pattern", json!("needle"), None, vec![1, 2], 2),
+        // `$` at the cut is no match of the whole (records 1 and 3 do
+        // end in `a`, but that was not read).
+        ("pattern", json!("a$"), Some("/s"), vec![], 3),
+        // Lengths settle equality, the start settles an order.
+        ("where", json!("= needle"), Some("/s"), vec![2], 0),
+        ("where", json!("!= needle"), Some("/s"), vec![0, 1, 3], 0),
+        ("where", json!("> b"), Some("/s"), vec![1, 2, 3], 0),
+        ("where", json!("is empty"), Some("/s"), vec![], 0),
+        (
+            "where",
+            json!("is not null"),
+            Some("/s"),
+            vec![0, 1, 2, 3],
+            0,
+        ),
+    ];
+    for (key, value, field, hits, unjudged) in cases {
+        let q = query(&[(key, value.clone())], 0, 10);
+        for piece in [4096, 1 << 20] {
+            let stream = TextStream::new(BufReader::with_capacity(piece, text.as_bytes()));
+            let a = plumb_jsonl::search(stream, field, &q).unwrap();
+            let got: Vec<u64> = a.hits.iter().map(|h| h.record).collect();
+            assert_eq!(got, hits, "{key} {value} {field:?}");
+            assert_eq!(a.unjudged_records, unjudged, "{key} {value} {field:?}");
+            assert_eq!(a.progress.total_exact, unjudged == 0);
+            let stream = TextStream::new(BufReader::with_capacity(piece, array.as_bytes()));
+            let e = plumb_json::search(stream, "", field, &q).unwrap();
+            let got: Vec<u64> = e.hits.iter().map(|h| h.index).collect();
+            assert_eq!(got, hits, "array: {key} {value} {field:?}");
+            assert_eq!(e.unjudged_elements, unjudged);
+            assert_eq!(e.progress.total_exact, unjudged == 0);
+        }
+    }
+}
