@@ -609,7 +609,12 @@ impl Outline {
 /// Feeds a scalar to a path's statistics: its text as the value (the
 /// kind keeps the string `"1"` apart from the number `1`).
 fn add_stats(st: &mut ValueStats, s: &Scalar<'_>, kind: u8) {
-    st.add_value_of_kind(s.raw, kind);
+    if s.truncated {
+        // Cut at the capture cap: told apart by its start and length.
+        st.add_cut_value_of_kind(s.raw, s.len, kind);
+    } else {
+        st.add_value_of_kind(s.raw, kind);
+    }
     match s.kind {
         ScalarKind::String => {
             // A string cut at the capture cap counts its uncaptured bytes

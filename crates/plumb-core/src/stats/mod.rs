@@ -377,6 +377,11 @@ pub struct ValueStats {
     text: Option<Box<TextRange>>,
     /// The names of the kinds values were added with (none: unnamed).
     kind_names: &'static [&'static str],
+    /// When a value known only by its start was counted
+    /// ([`ValueStats::add_cut_value_of_kind`]), the shortest such start:
+    /// the distinct count and the top values then tell such values apart
+    /// by start and length alone.
+    cut_start: Option<usize>,
 }
 
 /// The first eight bytes of `bytes`, zero-padded, as a big-endian
@@ -435,6 +440,7 @@ impl ValueStats {
             numbers: None,
             text: None,
             kind_names: &[],
+            cut_start: None,
         }
     }
 
@@ -451,6 +457,22 @@ impl ValueStats {
     #[inline]
     pub fn add_value_of_kind(&mut self, bytes: &[u8], kind: u8) {
         self.add_hashed(kind_hash(bytes, kind), bytes, kind);
+    }
+
+    /// [`ValueStats::add_value_of_kind`] for a value of which only the
+    /// first bytes, `start`, were read (a JSON string past the parser's
+    /// capture cap), `len` bytes in all. Two such values with the same
+    /// start and length count as one, so the distinct count and the top
+    /// values are then labelled estimates (`prefix`, with the bytes
+    /// compared), not exact.
+    pub fn add_cut_value_of_kind(&mut self, start: &[u8], len: u64, kind: u8) {
+        self.cut_start = Some(self.cut_start.map_or(start.len(), |n| n.min(start.len())));
+        // The length mixed in: values that differ in length stay apart.
+        let hash = kind_hash(start, kind) ^ len.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
+        let seen = self.top.add_sized(hash, start, len, kind);
+        if !seen {
+            self.distinct.add(hash);
+        }
     }
 
     /// Names the kinds of [`ValueStats::add_value_of_kind`] (`names[k]`
@@ -545,6 +567,10 @@ impl ValueStats {
     /// with the same budget): the figures are those of all the values,
     /// within each estimate's error.
     pub fn merge(&mut self, other: &ValueStats) {
+        self.cut_start = match (self.cut_start, other.cut_start) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         self.distinct.merge(&other.distinct);
         if self.top.is_exact() {
             // The summary held every distinct value; the set may not.
@@ -598,16 +624,23 @@ impl ValueStats {
         accuracy.insert("count", Accuracy::Exact);
         accuracy.insert("nulls", Accuracy::Exact);
         let distinct = self.distinct.count();
+        // Values known by their start alone are told apart by it.
+        let compared = ("compared_bytes", self.cut_start.unwrap_or(0) as f64);
+        let cut = self.cut_start.is_some();
         accuracy.insert(
             "distinct",
-            if self.distinct.is_exact() {
-                Accuracy::Exact
-            } else {
-                let se = self.distinct.standard_error();
-                estimate(
-                    "hyperloglog",
-                    &[("standard_error", se), ("bound_99_7", 3.0 * se)],
-                )
+            match (self.distinct.is_exact(), cut) {
+                (true, false) => Accuracy::Exact,
+                (true, true) => estimate("prefix", &[compared]),
+                (false, _) => {
+                    let se = self.distinct.standard_error();
+                    let hll = [("standard_error", se), ("bound_99_7", 3.0 * se)];
+                    if cut {
+                        estimate("hyperloglog+prefix", &[hll[0], hll[1], compared])
+                    } else {
+                        estimate("hyperloglog", &hll)
+                    }
+                }
             },
         );
         let top: Vec<TopValue> = self
@@ -622,15 +655,14 @@ impl ValueStats {
                 kind: self.kind_names.get(usize::from(e.kind)).copied(),
             })
             .collect();
+        let overcount = ("max_overcount", self.top.bound() as f64);
         accuracy.insert(
             "top",
-            if self.top.is_exact() {
-                Accuracy::Exact
-            } else {
-                estimate(
-                    "space-saving",
-                    &[("max_overcount", self.top.bound() as f64)],
-                )
+            match (self.top.is_exact(), cut) {
+                (true, false) => Accuracy::Exact,
+                (true, true) => estimate("prefix", &[compared]),
+                (false, false) => estimate("space-saving", &[overcount]),
+                (false, true) => estimate("space-saving+prefix", &[overcount, compared]),
             },
         );
         let numbers = self
@@ -647,7 +679,16 @@ impl ValueStats {
                 Accuracy::Exact
             };
             accuracy.insert("text_range", range);
-            accuracy.insert("text_length", Accuracy::Exact);
+            // A value known by its start counts the bytes past it as
+            // characters: its length is an upper bound.
+            accuracy.insert(
+                "text_length",
+                if cut {
+                    estimate("prefix", &[compared])
+                } else {
+                    Accuracy::Exact
+                },
+            );
             TextSummary {
                 count: t.count,
                 min: lossy_text(&t.min, self.budget.text_bytes),

@@ -256,6 +256,13 @@ impl TopValues {
     /// counter (and so was seen before).
     #[inline]
     pub(crate) fn add(&mut self, hash: u64, text: &[u8], kind: u8) -> bool {
+        self.add_sized(hash, text, text.len() as u64, kind)
+    }
+
+    /// [`TopValues::add`] for a value `len` bytes long of which `text`
+    /// is the start (a value known only by its start).
+    #[inline(always)]
+    pub(crate) fn add_sized(&mut self, hash: u64, text: &[u8], len: u64, kind: u8) -> bool {
         self.n += 1;
         if let Some(c) = self.index.get(hash) {
             self.counts[c as usize] += 1;
@@ -265,7 +272,7 @@ impl TopValues {
             return true;
         }
         if self.counters.len() < self.k {
-            self.take(hash, 1, 0, (text, text.len() as u64, kind));
+            self.take(hash, 1, 0, (text, len, kind));
             return false;
         }
         if self.alpha.is_empty() {
@@ -275,7 +282,7 @@ impl TopValues {
         let slot = (hash >> 32) as usize & (self.alpha.len() - 1);
         let seen = self.alpha[slot];
         if seen + 1 > self.min.0 && seen + 1 > self.smallest().0 {
-            self.take(hash, seen + 1, seen, (text, text.len() as u64, kind));
+            self.take(hash, seen + 1, seen, (text, len, kind));
         } else {
             self.alpha[slot] = seen + 1;
         }

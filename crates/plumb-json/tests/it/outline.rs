@@ -315,3 +315,88 @@ fn outline_stats_per_key_of_an_array_of_objects() {
     let tags = path("/*/tags/*");
     assert_eq!(tags["distinct"], 4);
 }
+
+/// Strings past the capture cap are known by their start alone: two that
+/// differ only past it count as one, so the distinct count and the top
+/// values are labelled estimates by prefix, and a top value's `bytes`
+/// is its whole length; strings that differ in length stay apart.
+#[test]
+fn stats_of_strings_past_the_capture_cap_are_labelled_by_prefix() {
+    let long = |tail: &str| {
+        format!(
+            "{}{tail}",
+            "A".repeat(plumb_json::STRING_CAPTURE_BYTES + 100)
+        )
+    };
+    let doc = serde_json::to_string(&json!([
+        {"s": long("1")}, {"s": long("2")}, {"s": long("1")}, {"s": long("12")}
+    ]))
+    .unwrap();
+    let run = |cap: usize| {
+        let s = plumb_core::TextStream::from_buf_read(std::io::BufReader::with_capacity(
+            cap,
+            doc.as_bytes(),
+        ));
+        let r = plumb_json::inspect_outlined(
+            s,
+            &plumb_core::ScanBounds::default(),
+            plumb_json::OutlineOptions {
+                paths: 100,
+                stats: true,
+            },
+        )
+        .unwrap();
+        serde_json::to_value(r).unwrap()["outline"].clone()
+    };
+    let whole = run(1 << 20);
+    assert_eq!(run(4096), whole);
+    let stats = whole["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["path"] == "/*/s")
+        .unwrap()["stats"]
+        .clone();
+    // `…1` and `…2` share start and length: one value by the start.
+    assert_eq!(stats["distinct"], 2, "{stats}");
+    let compared = plumb_json::STRING_CAPTURE_BYTES as f64;
+    // The length counts the bytes past the start as characters.
+    for figure in ["distinct", "top", "text_length"] {
+        assert_eq!(stats["accuracy"][figure]["estimate"], "prefix", "{stats}");
+        assert_eq!(
+            stats["accuracy"][figure]["compared_bytes"].as_f64(),
+            Some(compared)
+        );
+    }
+    let top = stats["top"].as_array().unwrap();
+    assert_eq!(top[0]["count"], 3);
+    assert_eq!(
+        top[0]["bytes"].as_u64(),
+        Some(plumb_json::STRING_CAPTURE_BYTES as u64 + 101)
+    );
+    assert_eq!(
+        top[1]["bytes"].as_u64(),
+        Some(plumb_json::STRING_CAPTURE_BYTES as u64 + 102)
+    );
+    // Short strings keep their exact labels.
+    let short = serde_json::to_value(
+        plumb_json::inspect_outlined(
+            plumb_core::TextStream::from_buf_read(&br#"[{"s":"a"},{"s":"b"}]"#[..]),
+            &plumb_core::ScanBounds::default(),
+            plumb_json::OutlineOptions {
+                paths: 100,
+                stats: true,
+            },
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let p = &short["outline"]["paths"];
+    let s = p
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["path"] == "/*/s")
+        .unwrap();
+    assert_eq!(s["stats"]["accuracy"]["distinct"], "exact");
+}
