@@ -638,6 +638,12 @@ fn column_notes(item: &Value) -> String {
             if n == 1 { "" } else { "s" }
         ));
     }
+    if let Some(n) = item["unread"].as_u64().filter(|&n| n > 0) {
+        notes.push(format!(
+            "unread in {n} row{} cut by a cap",
+            if n == 1 { "" } else { "s" }
+        ));
+    }
     for p in item["precision"].as_array().into_iter().flatten() {
         notes.push(format!("{} ×{}", word(&p["kind"]), word(&p["count"])));
     }

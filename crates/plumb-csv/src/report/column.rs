@@ -51,6 +51,12 @@ pub struct ColumnReport {
     /// not among `empty` or the statistics' `count`. Left out when 0.
     #[serde(skip_serializing_if = "is_zero")]
     pub missing: u64,
+    /// Rows whose cell in this column was not read: a cap (a field over
+    /// 1 MiB, a record over 16 MiB) cut the row before it, and the rest
+    /// of the row was skipped (its issue says where). Not among
+    /// `missing`, `empty` or the statistics' `count`. Left out when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unread: u64,
     /// Missing-value tokens by token (`{"NA": 1}`); counted, never converted.
     pub sentinels: BTreeMap<String, u64>,
     /// Cells by class.
@@ -150,6 +156,8 @@ struct Rare {
     /// Statistics, when asked for (here, so that a column without them
     /// is no larger than before).
     stats: Option<Box<ColumnStats>>,
+    /// Rows a cap cut before this column (see [`ColumnReport::unread`]).
+    unread: u64,
 }
 
 impl Rare {
@@ -162,6 +170,7 @@ impl Rare {
             *mine += theirs;
         }
         self.comma_decimals += later.comma_decimals;
+        self.unread += later.unread;
         match (&mut self.stats, later.stats) {
             (Some(mine), Some(theirs)) => mine.merge(&theirs),
             (mine @ None, theirs) => *mine = theirs,
@@ -494,6 +503,12 @@ impl ColumnAcc {
         self.rare.get_or_insert_with(Box::default)
     }
 
+    /// A row whose cell in this column a cap cut away.
+    #[cold]
+    pub(super) fn note_unread(&mut self) {
+        self.rare().unread += 1;
+    }
+
     /// The range, made on the first number.
     #[inline]
     fn range(&mut self) -> &mut NumericRange {
@@ -742,12 +757,14 @@ impl ColumnAcc {
             .rare
             .as_ref()
             .map_or([0; SENTINEL_TOKENS.len()], |r| r.sentinels);
+        let unread = self.rare.as_ref().map_or(0, |r| r.unread);
         ColumnReport {
             index,
             name,
             inferred_type: infer_column_type(&self.classes),
             empty,
-            missing: rows.saturating_sub(cells),
+            missing: rows.saturating_sub(cells).saturating_sub(unread),
+            unread,
             sentinels: SENTINEL_TOKENS
                 .iter()
                 .zip(sentinels)

@@ -327,6 +327,12 @@ impl RowSink for InspectSink {
     fn row(&mut self, _index: u64, row: &Record<'_>) -> ControlFlow<()> {
         let n = row.len();
         self.widest = self.widest.max(n);
+        if row.overflow.is_some() {
+            // The cells past the cut were not read: not missing.
+            for acc in self.columns.iter_mut().skip(n) {
+                acc.note_unread();
+            }
+        }
         if !row.has_fields() {
             // Its cells came one by one.
             if self.sample.len() < self.sample_rows {

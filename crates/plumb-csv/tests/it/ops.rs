@@ -1201,3 +1201,21 @@ fn a_header_wider_than_the_sample_is_judged_by_its_start_and_said_so() {
     let whole = detect_delimiter(b"a\tb\n1\t2\n", false);
     assert_eq!((whole.delimiter, whole.partial), (b'\t', false));
 }
+
+/// A row a cap cut gives the columns past the cut no cell: they count it
+/// as `unread`, not as `missing` (a short row's), and not in `empty`.
+#[test]
+fn cells_past_a_cap_are_unread_not_missing() {
+    let big = "y".repeat(plumb_csv::CSV_MAX_FIELD_BYTES + 10);
+    let text = format!("a,b,c\n1,x,p\n2,{big},q\n3\n4,z,r\n");
+    let r = inspect(stream(&text), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    let counts: Vec<(u64, u64, u64)> = r
+        .columns
+        .iter()
+        .map(|c| (c.missing, c.unread, c.empty))
+        .collect();
+    // Row 1 cut at `b`; row 2 short (b and c missing).
+    assert_eq!(counts, [(0, 0, 0), (1, 1, 0), (1, 1, 0)]);
+    let json = serde_json::to_value(&r.columns[0]).unwrap();
+    assert!(json.get("unread").is_none(), "left out when 0: {json}");
+}
