@@ -20,6 +20,25 @@ fn outline_of(text: &[u8], piece: usize) -> Value {
     outline.to_json(OUTLINE_MAX_NODES)
 }
 
+/// The outline with statistics (`inspect_outlined`) of `doc`, read in
+/// pieces of `cap` bytes.
+fn stats_outline(doc: &str, cap: usize) -> Value {
+    let s = plumb_core::TextStream::from_buf_read(std::io::BufReader::with_capacity(
+        cap,
+        doc.as_bytes(),
+    ));
+    let r = plumb_json::inspect_outlined(
+        s,
+        &plumb_core::ScanBounds::default(),
+        plumb_json::OutlineOptions {
+            paths: 100,
+            stats: true,
+        },
+    )
+    .unwrap();
+    serde_json::to_value(r).unwrap()["outline"].clone()
+}
+
 fn path<'a>(outline: &'a Value, p: &str) -> &'a Value {
     outline["paths"]
         .as_array()
@@ -267,22 +286,7 @@ fn outline_stats_per_key_of_an_array_of_objects() {
         ));
     }
     doc.push(']');
-    let run = |cap: usize| {
-        let s = plumb_core::TextStream::from_buf_read(std::io::BufReader::with_capacity(
-            cap,
-            doc.as_bytes(),
-        ));
-        let r = plumb_json::inspect_outlined(
-            s,
-            &plumb_core::ScanBounds::default(),
-            plumb_json::OutlineOptions {
-                paths: 100,
-                stats: true,
-            },
-        )
-        .unwrap();
-        serde_json::to_value(r).unwrap()["outline"].clone()
-    };
+    let run = |cap: usize| stats_outline(&doc, cap);
     let whole = run(1 << 16);
     for cap in [1, 3, 7, 100] {
         assert_eq!(run(cap), whole, "capacity {cap}");
@@ -322,81 +326,31 @@ fn outline_stats_per_key_of_an_array_of_objects() {
 /// is its whole length; strings that differ in length stay apart.
 #[test]
 fn stats_of_strings_past_the_capture_cap_are_labelled_by_prefix() {
-    let long = |tail: &str| {
-        format!(
-            "{}{tail}",
-            "A".repeat(plumb_json::STRING_CAPTURE_BYTES + 100)
-        )
-    };
+    let cap = plumb_json::STRING_CAPTURE_BYTES;
+    let long = |tail: &str| format!("{}{tail}", "A".repeat(cap + 100));
     let doc = serde_json::to_string(&json!([
         {"s": long("1")}, {"s": long("2")}, {"s": long("1")}, {"s": long("12")}
     ]))
     .unwrap();
-    let run = |cap: usize| {
-        let s = plumb_core::TextStream::from_buf_read(std::io::BufReader::with_capacity(
-            cap,
-            doc.as_bytes(),
-        ));
-        let r = plumb_json::inspect_outlined(
-            s,
-            &plumb_core::ScanBounds::default(),
-            plumb_json::OutlineOptions {
-                paths: 100,
-                stats: true,
-            },
-        )
-        .unwrap();
-        serde_json::to_value(r).unwrap()["outline"].clone()
-    };
-    let whole = run(1 << 20);
-    assert_eq!(run(4096), whole);
-    let stats = whole["paths"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["path"] == "/*/s")
-        .unwrap()["stats"]
-        .clone();
+    let whole = stats_outline(&doc, 1 << 20);
+    assert_eq!(stats_outline(&doc, 4096), whole);
+    let stats = path(&whole, "/*/s")["stats"].clone();
     // `…1` and `…2` share start and length: one value by the start.
     assert_eq!(stats["distinct"], 2, "{stats}");
-    let compared = plumb_json::STRING_CAPTURE_BYTES as f64;
     // The length counts the bytes past the start as characters.
     for figure in ["distinct", "top", "text_length"] {
-        assert_eq!(stats["accuracy"][figure]["estimate"], "prefix", "{stats}");
-        assert_eq!(
-            stats["accuracy"][figure]["compared_bytes"].as_f64(),
-            Some(compared)
-        );
+        let label = &stats["accuracy"][figure];
+        assert_eq!(label["estimate"], "prefix", "{stats}");
+        assert_eq!(label["compared_bytes"].as_f64(), Some(cap as f64));
     }
     let top = stats["top"].as_array().unwrap();
     assert_eq!(top[0]["count"], 3);
-    assert_eq!(
-        top[0]["bytes"].as_u64(),
-        Some(plumb_json::STRING_CAPTURE_BYTES as u64 + 101)
-    );
-    assert_eq!(
-        top[1]["bytes"].as_u64(),
-        Some(plumb_json::STRING_CAPTURE_BYTES as u64 + 102)
-    );
+    assert_eq!(top[0]["bytes"].as_u64(), Some(cap as u64 + 101));
+    assert_eq!(top[1]["bytes"].as_u64(), Some(cap as u64 + 102));
     // Short strings keep their exact labels.
-    let short = serde_json::to_value(
-        plumb_json::inspect_outlined(
-            plumb_core::TextStream::from_buf_read(&br#"[{"s":"a"},{"s":"b"}]"#[..]),
-            &plumb_core::ScanBounds::default(),
-            plumb_json::OutlineOptions {
-                paths: 100,
-                stats: true,
-            },
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    let p = &short["outline"]["paths"];
-    let s = p
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["path"] == "/*/s")
-        .unwrap();
-    assert_eq!(s["stats"]["accuracy"]["distinct"], "exact");
+    let short = stats_outline(r#"[{"s":"a"},{"s":"b"}]"#, 1 << 16);
+    assert_eq!(
+        path(&short, "/*/s")["stats"]["accuracy"]["distinct"],
+        "exact"
+    );
 }
