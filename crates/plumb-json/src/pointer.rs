@@ -3,7 +3,7 @@
 
 use plumb_core::{echo, Refusal};
 
-use crate::parser::JSON_MAX_DEPTH;
+use crate::parser::{JSON_MAX_DEPTH, KEY_CAPTURE_BYTES};
 
 /// A parsed JSON Pointer: its reference tokens, unescaped.
 ///
@@ -82,6 +82,15 @@ impl Pointer {
                         )))
                     }
                 }
+            }
+            // A key is read to KEY_CAPTURE_BYTES and a longer one is
+            // marked cut: a longer token could never be found.
+            if token.len() > KEY_CAPTURE_BYTES {
+                return Err(Refusal::invalid_argument(format!(
+                    "pointer `{}` names a key of {} bytes; keys are read to their first {KEY_CAPTURE_BYTES} bytes, so a longer one cannot be named",
+                    echo(text),
+                    token.len()
+                )));
             }
             tokens.push(token);
         }
@@ -287,6 +296,22 @@ impl PathTracker {
     pub fn key(&mut self, key: &[u8]) {
         if let Some(Frame::Object { key: k }) = self.last_mut() {
             k.set(key);
+        }
+    }
+
+    /// [`PathTracker::key`] for a key the parser may have cut
+    /// (`truncated`): a cut key matches no pointer token, as its whole
+    /// text is unknown (a token is never longer than the cut, see
+    /// [`Pointer::parse`]).
+    pub fn key_read(&mut self, key: &[u8], truncated: bool) {
+        if truncated {
+            // A byte no UTF-8 token holds, past the longest token.
+            let mut cut = Vec::with_capacity(key.len() + 1);
+            cut.extend_from_slice(key);
+            cut.push(0xFF);
+            self.key(&cut);
+        } else {
+            self.key(key);
         }
     }
 

@@ -152,7 +152,7 @@ impl<S: JsonSink> JsonSink for Subtree<S> {
         match self.state {
             State::Inside(_) => self.inner.key(key, truncated),
             State::Seeking => {
-                self.path.key(key.as_bytes());
+                self.path.key_read(key.as_bytes(), truncated);
                 ControlFlow::Continue(())
             }
             State::Done => ControlFlow::Break(()),

@@ -200,8 +200,8 @@ impl JsonSink for Probe<'_> {
         self.start(true);
         ControlFlow::Continue(())
     }
-    fn key_bytes(&mut self, key: &[u8], _truncated: bool) -> ControlFlow<()> {
-        self.path.key(key);
+    fn key_bytes(&mut self, key: &[u8], truncated: bool) -> ControlFlow<()> {
+        self.path.key_read(key, truncated);
         ControlFlow::Continue(())
     }
     fn end_object(&mut self) -> ControlFlow<()> {

@@ -153,7 +153,7 @@ impl JsonSink for WildcardSink {
                 b.key(key, truncated);
             }
         }
-        self.path.key(key.as_bytes());
+        self.path.key_read(key.as_bytes(), truncated);
         ControlFlow::Continue(())
     }
 

@@ -356,3 +356,33 @@ fn a_string_past_the_capture_cap_is_judged_by_its_start_or_counted_unjudged() {
         }
     }
 }
+
+/// Keys are read to `KEY_CAPTURE_BYTES`: a pointer naming a longer key is
+/// refused (it could never be found), and a longer key cut to that length
+/// is not taken for the key of its first bytes.
+#[test]
+fn a_key_past_the_capture_cap_is_never_named_by_its_start() {
+    let cap = plumb_json::KEY_CAPTURE_BYTES;
+    let (whole, long) = ("k".repeat(cap), "k".repeat(cap + 500));
+    let text = format!("{{\"{long}\": 5}}\n{{\"{whole}\": 5}}\n{{\"a\": 1}}\n");
+    let search = |field: &str, w: &str| {
+        let q = query(&[("where", json!(w))], 0, 10);
+        plumb_jsonl::search(TextStream::new(text.as_bytes()), Some(field), &q)
+    };
+    let r = search(&format!("/{long}"), "= 5").unwrap_err();
+    assert_eq!(r.reason(), plumb_core::RefusalReason::InvalidArgument);
+    assert!(r.message().contains("cannot be named"), "{}", r.message());
+    let records = |w: &str| -> Vec<u64> {
+        let a = search(&format!("/{whole}"), w).unwrap();
+        a.hits.iter().map(|h| h.record).collect()
+    };
+    // Record 0's key is longer: it has no key of exactly `whole`.
+    assert_eq!(records("= 5"), [1]);
+    assert_eq!(records("is null"), [0, 2]);
+    // The same through a JSON array's elements.
+    let array = format!("[{{\"{long}\": 5}}, {{\"{whole}\": 5}}]");
+    let q = query(&[("where", json!("= 5"))], 0, 10);
+    let field = format!("/{whole}");
+    let e = plumb_json::search(TextStream::new(array.as_bytes()), "", Some(&field), &q).unwrap();
+    assert_eq!(e.hits.iter().map(|h| h.index).collect::<Vec<_>>(), [1]);
+}
