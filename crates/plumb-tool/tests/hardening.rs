@@ -265,6 +265,14 @@ fn huge_echoes_are_cut_and_say_their_length() {
         None,
     );
     assert_small(&a, "a long pointer that misses");
+    // A segment longer than the 1 KiB a key is read to can name nothing.
+    assert_eq!(a["refusal"]["reason"], "invalid-argument");
+    let a = tools.call(
+        "data",
+        json!({"op": "select", "path": "doc.json", "pointer": format!("/a/{}", "q".repeat(1000))}),
+        None,
+    );
+    assert_small(&a, "a pointer that misses");
     assert_eq!(a["refusal"]["reason"], "pointer-not-found");
     let a = tools.call(
         "data",

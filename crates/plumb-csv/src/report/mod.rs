@@ -9,6 +9,7 @@ mod inspect;
 mod judge;
 mod search;
 mod select;
+mod shape;
 mod stats;
 mod tail;
 mod validate;
