@@ -13,10 +13,11 @@ use std::ops::ControlFlow;
 
 use serde::Serialize;
 
+use plumb_core::{Query, Refusal, SearchProgress, Source, Subject, ViewFlags, COLUMN_TRACK_CAP};
+
 use crate::machine::{CsvParser, CsvSink, Issue, Record};
 use crate::parallel::Publisher;
 use crate::scan::{RowSink, ScanSummary};
-use plumb_core::{Query, Refusal, SearchProgress, Source, Subject, ViewFlags, COLUMN_TRACK_CAP};
 
 use super::judge::{cell_subject, same_bytes, trim_blanks, Quick};
 use super::select::{budget_cells, Fit, Head};
