@@ -448,7 +448,7 @@ impl ValueStats {
     /// the top values.
     #[inline]
     pub fn add_value(&mut self, bytes: &[u8]) {
-        self.add_hashed(value_hash(bytes), bytes, 0);
+        self.add_hashed(value_hash(bytes), bytes, bytes.len() as u64, 0);
     }
 
     /// [`ValueStats::add_value`] for a value of one of several kinds
@@ -456,7 +456,7 @@ impl ValueStats {
     /// `kind` keeps them apart.
     #[inline]
     pub fn add_value_of_kind(&mut self, bytes: &[u8], kind: u8) {
-        self.add_hashed(kind_hash(bytes, kind), bytes, kind);
+        self.add_hashed(kind_hash(bytes, kind), bytes, bytes.len() as u64, kind);
     }
 
     /// [`ValueStats::add_value_of_kind`] for a value of which only the
@@ -469,10 +469,7 @@ impl ValueStats {
         self.cut_start = Some(self.cut_start.map_or(start.len(), |n| n.min(start.len())));
         // The length mixed in: values that differ in length stay apart.
         let hash = kind_hash(start, kind) ^ len.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
-        let seen = self.top.add_sized(hash, start, len, kind);
-        if !seen {
-            self.distinct.add(hash);
-        }
+        self.add_hashed(hash, start, len, kind);
     }
 
     /// Names the kinds of [`ValueStats::add_value_of_kind`] (`names[k]`
@@ -483,9 +480,11 @@ impl ValueStats {
         self
     }
 
+    /// Counts a value of `len` bytes whose text (or its start) is
+    /// `bytes`, told apart by `hash`.
     #[inline]
-    fn add_hashed(&mut self, hash: u64, bytes: &[u8], kind: u8) {
-        let seen = self.top.add(hash, bytes, kind);
+    fn add_hashed(&mut self, hash: u64, bytes: &[u8], len: u64, kind: u8) {
+        let seen = self.top.add(hash, bytes, len, kind);
         if !seen {
             // A value the summary holds was counted when it came in.
             self.distinct.add(hash);

@@ -254,15 +254,10 @@ impl TopValues {
     /// Counts a value by its hash; `text` is asked for only when a
     /// counter takes the value. Returns whether the value already held a
     /// counter (and so was seen before).
+    /// `len` is the value's whole length: `text` may be only its start
+    /// (a value known by its start alone).
     #[inline]
-    pub(crate) fn add(&mut self, hash: u64, text: &[u8], kind: u8) -> bool {
-        self.add_sized(hash, text, text.len() as u64, kind)
-    }
-
-    /// [`TopValues::add`] for a value `len` bytes long of which `text`
-    /// is the start (a value known only by its start).
-    #[inline(always)]
-    pub(crate) fn add_sized(&mut self, hash: u64, text: &[u8], len: u64, kind: u8) -> bool {
+    pub(crate) fn add(&mut self, hash: u64, text: &[u8], len: u64, kind: u8) -> bool {
         self.n += 1;
         if let Some(c) = self.index.get(hash) {
             self.counts[c as usize] += 1;
@@ -494,7 +489,7 @@ mod tests {
                 x ^= x << 17;
                 let v = (x % universe) * (x >> 60) / 16;
                 let hash = v.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-                fast.add(hash, &v.to_le_bytes(), 0);
+                fast.add(hash, &v.to_le_bytes(), 8, 0);
                 plain.add(hash);
             }
             let mut got: Vec<(u64, u64, u64)> = fast

@@ -419,7 +419,7 @@ impl RowSink for SearchSink {
         }
         if self.fetch && self.resolved && !row.has_fields() {
             if row.overflow.is_some() | (self.column.is_none() & (row.len() > COLUMN_TRACK_CAP)) {
-                return self.row_in_part(index, row);
+                return self.row_not_judged_whole(index, row);
             }
             // Judged as its cells passed: the short way of `judge`. A row
             // short of the searched column may hit as a missing cell (and
@@ -464,7 +464,7 @@ impl SearchSink {
     /// unjudged, unless the searched column's cell was judged.
     #[cold]
     #[inline(never)]
-    fn row_in_part(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()> {
+    fn row_not_judged_whole(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()> {
         let hit = self.cell_record == row.number && self.cell_hit;
         if index < self.query.offset {
             return ControlFlow::Continue(());
