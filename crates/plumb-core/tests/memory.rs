@@ -42,5 +42,32 @@ fn a_columns_statistics_stay_within_the_stated_bytes() {
         // Fifty times the values: the quantile sketch gains a level
         // (a few values of room) per doubling, nothing else grows.
         assert!(large < small + small / 8, "{small} -> {large}");
+        // In the same test: the counter is the process's, and tests on
+        // other threads would count too.
+        let late = peak_overflowing_late(budget, 1_000_000);
+        eprintln!("{budget:?}: {late} bytes when the exact set overflows last");
+        assert!(late <= bound, "{late} bytes against {bound}");
     }
+}
+
+/// Peak heap when the exact distinct set overflows last: `n` values
+/// cycling through as many distinct ones as the set holds exactly (the
+/// quantile sketch deep, every top counter holding a long text), then
+/// new ones, so the set, the registers it becomes and every other
+/// sketch are held at once.
+fn peak_overflowing_late(budget: StatsBudget, n: u64) -> usize {
+    let cycle = budget.exact_distinct as u64;
+    let text = |i: u64| format!("{i:0>width$}", width = budget.text_bytes + 8);
+    let (_, peak) = plumb_testkit::peak_during(|| {
+        let mut s = ValueStats::new(budget);
+        for i in 0..n + 4 * cycle {
+            let v = if i < n { i % cycle } else { i };
+            let t = text(v);
+            s.add_value(t.as_bytes());
+            s.add_text(t.as_bytes(), t.len() as u64);
+            s.add_number(NumberIn::Int(v as i64));
+        }
+        s
+    });
+    peak
 }

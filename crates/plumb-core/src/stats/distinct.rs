@@ -1,5 +1,5 @@
 //! Distinct counts: exact while a column holds few distinct values (a
-//! sorted set of their hashes), then a HyperLogLog sketch.
+//! set of their hashes), then a HyperLogLog sketch.
 //!
 //! Written here rather than taken from a crate: the sketch shares the
 //! one hash per value that the top-values summary also uses (the crates
@@ -10,12 +10,97 @@
 //! HyperLogLog sketches", 2017), which needs no empirical bias tables
 //! and keeps the relative standard error near `1.04 / sqrt(m)` from one
 //! value to billions.
+//!
+//! The exact set is an open-addressing table of the hashes, not a sorted
+//! list: a column of a few hundred values (dates, codes, categories past
+//! the top-values counters) asks it on nearly every cell, and a binary
+//! search over 400 hashes was a fifth of such a column's statistics
+//! time (measured, `inspect --stats` on a column of 420 dates).
+
+/// The hashes seen, in an open-addressing table with linear probing,
+/// sized for at most three quarters full (so a probe always ends).
+#[derive(Clone, Debug)]
+struct HashSet64 {
+    /// 0 marks an empty slot; a hash of 0 is held by `zero`.
+    slots: Vec<u64>,
+    zero: bool,
+    len: usize,
+    /// The most slots the table grows to: room for one hash past the
+    /// exact cap at three quarters full.
+    max_slots: usize,
+}
+
+impl HashSet64 {
+    fn new(exact_cap: usize) -> HashSet64 {
+        HashSet64 {
+            slots: Vec::new(),
+            zero: false,
+            len: 0,
+            max_slots: ((exact_cap + 1) * 4).div_ceil(3) + 1,
+        }
+    }
+
+    /// The slot where `hash` starts its probe: the hash's high bits
+    /// scaled to the table (the table need not be a power of two, so its
+    /// largest size follows the cap, not the next power past it).
+    #[inline]
+    fn home(hash: u64, n: usize) -> usize {
+        ((u128::from(hash) * n as u128) >> 64) as usize
+    }
+
+    /// Adds `hash`; whether it was new.
+    #[inline]
+    fn insert(&mut self, hash: u64) -> bool {
+        if hash == 0 {
+            let new = !self.zero;
+            self.zero = true;
+            self.len += usize::from(new);
+            return new;
+        }
+        if (self.len + 1) * 4 > self.slots.len() * 3 {
+            self.grow();
+        }
+        let n = self.slots.len();
+        let mut i = Self::home(hash, n);
+        loop {
+            match self.slots.get(i).copied() {
+                Some(0) => {
+                    self.slots[i] = hash;
+                    self.len += 1;
+                    return true;
+                }
+                Some(h) if h == hash => return false,
+                Some(_) => i += 1,
+                None => i = 0,
+            }
+        }
+    }
+
+    #[cold]
+    fn grow(&mut self) {
+        let n = (self.slots.len() * 2).clamp(16, self.max_slots.max(16));
+        if n <= self.slots.len() {
+            return;
+        }
+        let old = std::mem::replace(&mut self.slots, vec![0; n]);
+        self.len = usize::from(self.zero);
+        for h in old.into_iter().filter(|&h| h != 0) {
+            self.insert(h);
+        }
+    }
+
+    /// Every hash held, in no order.
+    fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        let zero = self.zero.then_some(0);
+        self.slots.iter().copied().filter(|&h| h != 0).chain(zero)
+    }
+}
 
 /// A distinct count in bounded memory, mergeable.
 #[derive(Clone, Debug)]
 pub(crate) struct Distinct {
-    /// The hashes seen, sorted, while there are at most `exact_cap`.
-    exact: Option<Vec<u64>>,
+    /// The hashes seen, while there are at most `exact_cap`.
+    exact: Option<HashSet64>,
     /// The registers once the set overflowed (`2^precision` of them).
     registers: Vec<u8>,
     precision: u8,
@@ -25,7 +110,7 @@ pub(crate) struct Distinct {
 impl Distinct {
     pub(crate) fn new(precision: u8, exact_cap: usize) -> Distinct {
         Distinct {
-            exact: Some(Vec::new()),
+            exact: Some(HashSet64::new(exact_cap)),
             registers: Vec::new(),
             precision,
             exact_cap,
@@ -47,16 +132,8 @@ impl Distinct {
     pub(crate) fn add(&mut self, hash: u64) {
         match &mut self.exact {
             Some(set) => {
-                if let Err(at) = set.binary_search(&hash) {
-                    if set.len() == set.capacity() {
-                        // Grown by halves, not doubled: the set is the
-                        // largest part of a lean column's budget.
-                        set.reserve_exact((set.len() / 2).max(8));
-                    }
-                    set.insert(at, hash);
-                    if set.len() > self.exact_cap {
-                        self.overflow();
-                    }
+                if set.insert(hash) && set.len > self.exact_cap {
+                    self.overflow();
                 }
             }
             None => self.register(hash),
@@ -66,9 +143,11 @@ impl Distinct {
     /// Moves the exact set into the registers.
     #[cold]
     fn overflow(&mut self) {
-        let set = self.exact.take().unwrap_or_default();
+        let Some(set) = self.exact.take() else {
+            return;
+        };
         self.registers = vec![0; 1 << self.precision];
-        for h in set {
+        for h in set.iter() {
             self.register(h);
         }
     }
@@ -107,12 +186,12 @@ impl Distinct {
         }
         match (&mut self.exact, &other.exact) {
             (Some(_), Some(theirs)) => {
-                for &h in theirs {
+                for h in theirs.iter() {
                     self.add(h);
                 }
             }
             (None, Some(theirs)) => {
-                for &h in theirs {
+                for h in theirs.iter() {
                     self.register(h);
                 }
             }
@@ -130,7 +209,7 @@ impl Distinct {
     /// The count: exact, or the sketch's estimate rounded.
     pub(crate) fn count(&self) -> u64 {
         match &self.exact {
-            Some(set) => set.len() as u64,
+            Some(set) => set.len as u64,
             None => self.estimate().round() as u64,
         }
     }
@@ -210,5 +289,67 @@ fn tau(x: f64) -> f64 {
         if z == before {
             return z / 3.0;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    /// Hashes with repeats, a zero, and neighbours that share a home
+    /// slot (the high bits alone place a hash).
+    fn hashes(seed: u64, n: usize, spread: u64) -> Vec<u64> {
+        let mut x = seed;
+        (0..n)
+            .map(|i| {
+                x = x
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                match i % 7 {
+                    0 => 0,
+                    1 => (x % spread) << 40,
+                    _ => (x % spread).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_exact_set_counts_what_a_std_set_counts_up_to_its_cap() {
+        for (cap, spread, seed) in [(512, 300, 1), (512, 512, 2), (32, 20, 3), (32, 33, 4)] {
+            let input = hashes(seed, 5_000, spread);
+            let mut d = Distinct::new(12, cap);
+            let mut truth = HashSet::new();
+            for &h in &input {
+                d.add(h);
+                truth.insert(h);
+                assert_eq!(d.is_exact(), truth.len() <= cap, "cap {cap}");
+                if d.is_exact() {
+                    assert_eq!(d.count(), truth.len() as u64);
+                }
+            }
+            // Merged from halves, the count is the whole's.
+            let (a, b) = input.split_at(input.len() / 3);
+            let mut left = Distinct::new(12, cap);
+            let mut right = Distinct::new(12, cap);
+            a.iter().for_each(|&h| left.add(h));
+            b.iter().for_each(|&h| right.add(h));
+            left.merge(&right);
+            assert_eq!(left.is_exact(), d.is_exact());
+            assert_eq!(left.count(), d.count(), "cap {cap} spread {spread}");
+        }
+    }
+
+    #[test]
+    fn the_exact_set_never_grows_past_its_stated_room() {
+        let mut set = HashSet64::new(512);
+        for h in 1..=513u64 {
+            set.insert(h.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        }
+        assert_eq!(set.len, 513);
+        assert!(set.slots.len() <= set.max_slots);
+        assert!(set.len * 4 <= set.slots.len() * 3);
+        assert_eq!(set.iter().count(), 513);
     }
 }
