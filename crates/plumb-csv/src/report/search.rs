@@ -52,6 +52,11 @@ pub struct RowHit {
     /// The row's cells, verbatim (see [`SelectCell`] for cut ones), at
     /// most [`CSV_SEARCH_ROW_CELLS`] of them.
     pub cells: Vec<SelectCell>,
+    /// The cell that matched, when `column` lies past the cells shown
+    /// (cut like them); left out otherwise, and when the row was cut
+    /// before it or lacks it (a missing cell that matched `is null`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched_cell: Option<SelectCell>,
 }
 
 /// The answer of CSV search.
@@ -259,6 +264,7 @@ impl SearchSink {
         self.cut |= !whole || cut_cells(&cells);
         if let Some(h) = self.hits.get_mut(hit) {
             h.cells = cells;
+            h.matched_cell = matched_cell(row, h.column);
         }
     }
 
@@ -327,6 +333,15 @@ fn row_cells(row: &Record<'_>) -> Vec<SelectCell> {
         cells.push(SelectCell::Omitted((row.len() - shown) as u64));
     }
     cells
+}
+
+/// The cell at `column` when it lies past the cells [`row_cells`]
+/// shows and the row holds it, cut to [`CSV_SEARCH_ROW_BYTES`].
+fn matched_cell(row: &Record<'_>, column: usize) -> Option<SelectCell> {
+    if column < CSV_SEARCH_ROW_CELLS || column >= row.len() {
+        return None;
+    }
+    budget_cells(row, column..column + 1, Fit::Cut(CSV_SEARCH_ROW_BYTES))?.pop()
 }
 
 fn cut_cells(cells: &[SelectCell]) -> bool {
@@ -566,15 +581,15 @@ impl SearchSink {
             self.progress.next_offset = Some(index);
             return ControlFlow::Break(());
         }
-        let cells = if fetch {
+        let (cells, matched_cell) = if fetch {
             // Read afterwards from the row's bytes.
             self.to_fetch.push((self.hits.len(), row.byte_offset, None));
             self.open_span = Some(self.to_fetch.len() - 1);
-            Vec::new()
+            (Vec::new(), None)
         } else {
             let cells = row_cells(row);
             self.cut |= cut_cells(&cells);
-            cells
+            (cells, matched_cell(row, column))
         };
         self.cut |= row.overflow.is_some();
         self.hits.push(RowHit {
@@ -583,6 +598,7 @@ impl SearchSink {
             byte_offset: row.byte_offset,
             column,
             cells,
+            matched_cell,
         });
         ControlFlow::Continue(())
     }

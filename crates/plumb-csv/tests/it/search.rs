@@ -359,5 +359,24 @@ fn a_row_wider_than_the_tracked_columns_is_counted_unjudged() {
     }
     assert_eq!(a.hits[0].cells[0], SelectCell::Text("0".into()));
     assert_eq!(header[1], SelectCell::Text("c1".into()));
-    assert!(serde_json::to_string(&a).unwrap().len() < 8 * 1024);
+    // The matched cell lies past those shown: the hit carries it.
+    assert_eq!(a.hits[0].column, cap);
+    assert_eq!(
+        a.hits[0].matched_cell,
+        Some(SelectCell::Text("needle".into()))
+    );
+    let answer = serde_json::to_string(&a).unwrap();
+    assert!(answer.len() < 8 * 1024);
+    assert!(answer.contains(r#""matched_cell":"needle""#), "{answer}");
+    // A matched cell among those shown is not repeated.
+    let a = run(
+        data.as_bytes(),
+        1 << 16,
+        &query(&[("where", json!("= needle"))], 0, 20),
+        Some("c0"),
+    )
+    .unwrap();
+    assert_eq!(a.hits.iter().map(|h| h.row).collect::<Vec<_>>(), [1]);
+    assert_eq!(a.hits[0].matched_cell, None);
+    assert!(!serde_json::to_string(&a).unwrap().contains("matched_cell"));
 }
