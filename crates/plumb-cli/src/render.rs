@@ -1338,6 +1338,16 @@ pub fn search(a: &Value, look: &Look) -> String {
             ]);
         }
         out.push_str(&grid.layout(look, false));
+        // What matched in a value cut to fit, one line a hit.
+        for h in hits.iter().filter(|h| h.get("matched").is_some()) {
+            let m = &h["matched"];
+            out.push_str(&format!(
+                "{pos} {}: {} matched: {}\n",
+                word(&h[pos]),
+                clean(&word(&m["pointer"])),
+                clean(&m["value"].to_string())
+            ));
+        }
     } else if a.get("hits").is_none() {
         return generic(a, look);
     }

@@ -326,3 +326,27 @@ impl crate::JsonSink for ValueBuilder {
         std::ops::ControlFlow::Continue(())
     }
 }
+
+/// One scalar as JSON text, as [`ValueBuilder`] writes it, with a string
+/// or number literal longer than `cap` bytes cut there (at a character
+/// boundary) as `{"$truncated": <start>, "bytes": <whole length>}`.
+pub(crate) fn scalar_json(s: &Scalar<'_>, cap: usize) -> Box<RawValue> {
+    let text = s.text();
+    let long = s.truncated || text.len() > cap;
+    let json = if long && matches!(s.kind, ScalarKind::String | ScalarKind::Number) {
+        let mut end = cap.min(text.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let mut out = String::from("{\"$truncated\":");
+        write_json_string(&mut out, &text[..end]);
+        out.push_str(&format!(",\"bytes\":{}}}", s.len));
+        out
+    } else {
+        let mut b = ValueBuilder::new(usize::MAX);
+        b.scalar(s);
+        return b.finish().json;
+    };
+    RawValue::from_string(json)
+        .unwrap_or_else(|_| RawValue::from_string("null".to_owned()).expect("null is JSON"))
+}

@@ -12,7 +12,9 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use plumb_core::{Query, Refusal, SearchProgress, TextStream, ViewFlags};
-use plumb_json::{scan_text, JsonParser, Pointer, Probe, ValueBuilder, SEARCH_VALUE_BUDGET_BYTES};
+use plumb_json::{
+    scan_text, JsonParser, Matched, Pointer, Probe, ValueBuilder, SEARCH_VALUE_BUDGET_BYTES,
+};
 
 use crate::splitter::{Line, LineSink};
 
@@ -28,6 +30,10 @@ pub struct RecordHit {
     /// The record, built as select builds it (cut to
     /// [`SEARCH_VALUE_BUDGET_BYTES`] when larger).
     pub value: Box<RawValue>,
+    /// What decided the hit, when `value` was cut or summarized; left
+    /// out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched: Option<Matched>,
 }
 
 /// The answer of JSON Lines search.
@@ -145,11 +151,13 @@ impl LineSink for SearchLines<'_> {
             let built = builder.finish();
             self.cut |= built.cut;
             self.before_hit.push(before);
+            let found = self.probe.take_found();
             self.hits.push(RecordHit {
                 record: index,
                 line: line.number,
                 byte_offset: line.byte_offset,
                 value: built.json,
+                matched: found.filter(|_| built.cut),
             });
         }
         ControlFlow::Continue(())
@@ -170,7 +178,12 @@ impl<'q> SearchLines<'q> {
         SearchLines {
             query,
             parser: JsonParser::new(),
-            probe: Probe::new(&query.predicate, pointer),
+            probe: {
+                let mut probe = Probe::new(&query.predicate, pointer);
+                // A count shows no hit, and needs no value of one.
+                probe.set_capture(!query.count_only);
+                probe
+            },
             index: 0,
             hits: Vec::new(),
             progress: SearchProgress::default(),

@@ -9,7 +9,9 @@ mod wildcard;
 
 pub use inspect::{inspect, inspect_at, inspect_outlined, JsonInspect};
 pub(crate) use inspect::{inspect_part, join_parts};
-pub use search::{search, ElementHit, JsonSearch, Probe, SEARCH_VALUE_BUDGET_BYTES};
+pub use search::{
+    search, ElementHit, JsonSearch, Matched, Probe, MATCHED_VALUE_BYTES, SEARCH_VALUE_BUDGET_BYTES,
+};
 pub use select::{select, JsonSelect};
 pub(crate) use validate::validate_part;
 pub use validate::{validate, JsonValidate, SyntaxError};

@@ -26,7 +26,7 @@ use plumb_core::{
     ViewFlags,
 };
 
-use crate::builder::ValueBuilder;
+use crate::builder::{scalar_json, ValueBuilder};
 use crate::parser::{Scalar, ScalarKind};
 use crate::pointer::{PathTracker, Pointer};
 use crate::sink::JsonSink;
@@ -35,6 +35,23 @@ use crate::subtree::Subtree;
 /// The most bytes of JSON text one hit's value carries; a larger value
 /// is cut (its placeholders say so).
 pub const SEARCH_VALUE_BUDGET_BYTES: usize = 4 * 1024;
+
+/// The most bytes of a [`Matched`] value's text: a longer string or
+/// number literal is cut there.
+pub const MATCHED_VALUE_BYTES: usize = 256;
+
+/// The value that decided a hit, shown beside a hit whose own value was
+/// cut or summarized to fit [`SEARCH_VALUE_BUDGET_BYTES`] (which may
+/// leave out exactly what matched).
+#[derive(Clone, Debug, Serialize)]
+pub struct Matched {
+    /// Its RFC 6901 pointer inside the hit's value.
+    pub pointer: String,
+    /// The value as select writes it, a string or number cut to
+    /// [`MATCHED_VALUE_BYTES`]; a container as
+    /// `{"$summary": {"type": ...}}`.
+    pub value: Box<RawValue>,
+}
 
 /// Judges one value (a record, an element) against a predicate: feed it
 /// the value's events from its start, then ask [`Probe::matched`].
@@ -49,6 +66,9 @@ pub struct Probe<'p> {
     /// Whether a scalar that was judged was cut at the capture cap and
     /// its start did not decide it.
     unsure: bool,
+    /// Whether to keep what decided a match ([`Probe::take_found`]).
+    capture: bool,
+    found: Option<Matched>,
 }
 
 impl<'p> Probe<'p> {
@@ -63,7 +83,22 @@ impl<'p> Probe<'p> {
             on_path: 0,
             decided: None,
             unsure: false,
+            capture: false,
+            found: None,
         }
+    }
+
+    /// Keeps, from now on, the value that decides each match, for
+    /// [`Probe::take_found`] (off by default: a count needs none).
+    pub fn set_capture(&mut self, on: bool) {
+        self.capture = on;
+    }
+
+    /// The value that decided the match of the value judged, when the
+    /// probe captures ([`Probe::set_capture`]) and a value present
+    /// decided it (not a missing field that matched `is null`).
+    pub fn take_found(&mut self) -> Option<Matched> {
+        self.found.take()
     }
 
     /// Ready for the next value.
@@ -72,6 +107,17 @@ impl<'p> Probe<'p> {
         self.on_path = 0;
         self.decided = None;
         self.unsure = false;
+        self.found = None;
+    }
+
+    /// Notes the value starting now as what decided the match, when it
+    /// just did.
+    #[cold]
+    fn keep_found(&mut self, value: Box<RawValue>) {
+        self.found = Some(Matched {
+            pointer: self.path.pointer(),
+            value,
+        });
     }
 
     /// Whether the value judged matched.
@@ -133,7 +179,8 @@ impl<'p> Probe<'p> {
     }
 
     fn start(&mut self, object: bool) {
-        if self.decided.is_none() {
+        let open = self.decided.is_none();
+        if open {
             let (is_field, on_path) = self.locate();
             if is_field {
                 self.decide(&Subject::new(SubjectKind::Container, b""));
@@ -142,6 +189,13 @@ impl<'p> Probe<'p> {
             }
         }
         self.path.value_starts();
+        if open && self.capture && self.decided == Some(true) {
+            let kind = if object { "object" } else { "array" };
+            let summary = format!("{{\"$summary\":{{\"type\":\"{kind}\"}}}}");
+            if let Ok(value) = RawValue::from_string(summary) {
+                self.keep_found(value);
+            }
+        }
         self.path.open(object);
     }
 
@@ -217,7 +271,8 @@ impl JsonSink for Probe<'_> {
         ControlFlow::Continue(())
     }
     fn scalar(&mut self, s: &Scalar<'_>) -> ControlFlow<()> {
-        if self.decided.is_none() {
+        let open = self.decided.is_none();
+        if open {
             let is_field = match &self.field {
                 Some(_) => self.locate().0,
                 None => true,
@@ -229,6 +284,9 @@ impl JsonSink for Probe<'_> {
             }
         }
         self.path.value_starts();
+        if open && self.capture && self.decided == Some(true) {
+            self.keep_found(scalar_json(s, MATCHED_VALUE_BYTES));
+        }
         ControlFlow::Continue(())
     }
 }
@@ -243,6 +301,10 @@ pub struct ElementHit {
     /// The element, built as select builds it (cut to
     /// [`SEARCH_VALUE_BUDGET_BYTES`] when larger).
     pub value: Box<RawValue>,
+    /// What decided the hit, when `value` was cut or summarized; left
+    /// out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched: Option<Matched>,
 }
 
 /// The answer of JSON search.
@@ -302,8 +364,9 @@ impl ElementSink<'_> {
     fn begin(&mut self, at: u64) {
         self.start = at;
         self.probe.reset();
-        self.builder = (self.index >= self.query.offset && !self.query.count_only)
-            .then(|| ValueBuilder::new(SEARCH_VALUE_BUDGET_BYTES));
+        let listed = self.index >= self.query.offset && !self.query.count_only;
+        self.probe.set_capture(listed);
+        self.builder = listed.then(|| ValueBuilder::new(SEARCH_VALUE_BUDGET_BYTES));
     }
 
     /// An element ended; returns Break when the search is over.
@@ -329,10 +392,12 @@ impl ElementSink<'_> {
         if let Some(b) = self.builder.take() {
             let built = b.finish();
             self.cut |= built.cut;
+            let found = self.probe.take_found();
             self.hits.push(ElementHit {
                 index,
                 byte_offset: self.start,
                 value: built.json,
+                matched: found.filter(|_| built.cut),
             });
         }
         ControlFlow::Continue(())

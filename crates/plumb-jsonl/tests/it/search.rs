@@ -386,3 +386,98 @@ fn a_key_past_the_capture_cap_is_never_named_by_its_start() {
     let e = plumb_json::search(TextStream::new(array.as_bytes()), "", Some(&field), &q).unwrap();
     assert_eq!(e.hits.iter().map(|h| h.index).collect::<Vec<_>>(), [1]);
 }
+
+/// A hit too large for its value budget is summarized, and then says
+/// what matched: the pointer and the value (a long one cut), in JSON
+/// Lines and in a JSON array alike, at every piece size; a hit shown
+/// whole, and a count, carry no `matched`.
+#[test]
+fn a_summarized_hit_says_what_matched() {
+    let filler = "x".repeat(plumb_json::SEARCH_VALUE_BUDGET_BYTES);
+    let long = format!("{}needle", "y".repeat(400));
+    let records = [
+        json!({"big": filler, "user": {"tags": ["a", "b", "needle"]}, "n": 7}),
+        json!({"small": "needle", "n": 7}),
+        json!({"big": filler, "s": long, "n": 8}),
+        json!({"big": filler, "user": {"id": 5}, "n": 9}),
+    ];
+    let text: String = records.iter().map(|r| format!("{r}\n")).collect();
+    let doc = serde_json::to_string(&records).unwrap();
+    // Each hit as (its position, whether it was cut, its `matched`).
+    let seen = |hits: Vec<(u64, serde_json::Value, Option<serde_json::Value>)>| {
+        hits.into_iter()
+            .map(|(at, value, matched)| (at, value.get("$summary").is_some(), matched))
+            .collect::<Vec<_>>()
+    };
+    let cut_long =
+        json!({"$truncated": &long[..plumb_json::MATCHED_VALUE_BYTES], "bytes": long.len()});
+    for (opts, field, want) in [
+        (
+            json!({"pattern": "needle"}),
+            None,
+            vec![
+                (
+                    0,
+                    true,
+                    Some(json!({"pointer": "/user/tags/2", "value": "needle"})),
+                ),
+                (1, false, None),
+                (
+                    2,
+                    true,
+                    Some(json!({"pointer": "/s", "value": cut_long.clone()})),
+                ),
+            ],
+        ),
+        (
+            json!({"where": "> 7"}),
+            Some("/n"),
+            vec![
+                (2, true, Some(json!({"pointer": "/n", "value": 8}))),
+                (3, true, Some(json!({"pointer": "/n", "value": 9}))),
+            ],
+        ),
+        (
+            json!({"where": "is not null"}),
+            Some("/user"),
+            vec![
+                (
+                    0,
+                    true,
+                    Some(json!({"pointer": "/user", "value": {"$summary": {"type": "object"}}})),
+                ),
+                (
+                    3,
+                    true,
+                    Some(json!({"pointer": "/user", "value": {"$summary": {"type": "object"}}})),
+                ),
+            ],
+        ),
+    ] {
+        let (key, operand) = opts.as_object().unwrap().iter().next().unwrap();
+        let q = query(&[(key.as_str(), operand.clone())], 0, 10);
+        for piece in [1, 7, 1 << 16] {
+            let stream = TextStream::new(BufReader::with_capacity(piece, text.as_bytes()));
+            let a = plumb_jsonl::search(stream, field, &q).unwrap();
+            let hits = a.hits.iter().map(|h| {
+                let m = h.matched.as_ref().map(|m| serde_json::to_value(m).unwrap());
+                (h.record, serde_json::from_str(h.value.get()).unwrap(), m)
+            });
+            assert_eq!(seen(hits.collect()), want, "jsonl {opts} {piece}");
+            let stream = TextStream::new(BufReader::with_capacity(piece, doc.as_bytes()));
+            let a = plumb_json::search(stream, "", field, &q).unwrap();
+            let hits = a.hits.iter().map(|h| {
+                let m = h.matched.as_ref().map(|m| serde_json::to_value(m).unwrap());
+                (h.index, serde_json::from_str(h.value.get()).unwrap(), m)
+            });
+            assert_eq!(seen(hits.collect()), want, "json {opts} {piece}");
+        }
+        let counted = query(
+            &[(key.as_str(), operand.clone()), ("count_only", json!(true))],
+            0,
+            10,
+        );
+        let a = plumb_jsonl::search(TextStream::new(text.as_bytes()), field, &counted).unwrap();
+        assert_eq!((a.hits.len(), a.progress.total), (0, want.len() as u64));
+    }
+}
