@@ -94,3 +94,179 @@ impl ViewFlags {
         }
     }
 }
+
+/// The most values a search hit's row carries in the tabular readers
+/// that give a row as JSON values (Parquet, spreadsheets): the values
+/// past them are counted in a closing `{"$summary": {"omitted_values":
+/// n}}`, the one that matched kept.
+pub const HIT_ROW_VALUES: usize = 256;
+
+/// The most bytes of JSON text the values a hit's row carries may take
+/// (as a JSON search hit's value): past it the largest are cut to a
+/// common length, a string to `{"$truncated": <start>, "bytes": n}` and a
+/// list or group to `{"$summary": {"type", "members"}}`.
+pub const HIT_ROW_BYTES: usize = 4 * 1024;
+
+/// Fits one search hit's row (`values`: an object of columns or an
+/// array of cells, in column order) to [`HIT_ROW_VALUES`] values and
+/// [`HIT_ROW_BYTES`]. In an object, member `keep` (the matching one, by
+/// position) stays among them wherever it is, in place of the last one
+/// shown; an array keeps its first values, so that a position still
+/// names its column. Returns whether anything was cut or left out.
+///
+/// Without it a wide row of long text made one hit of tens of KiB, and
+/// the agent surface fitted a hit or two into its 32 KiB.
+///
+/// ```
+/// use plumb_core::{fit_hit_row, HIT_ROW_VALUES};
+/// use serde_json::{json, Value};
+/// let mut row = Value::Array((0..300).map(|i| json!(i)).collect());
+/// assert!(fit_hit_row(&mut row, None));
+/// let cells = row.as_array().unwrap();
+/// assert_eq!(cells[HIT_ROW_VALUES - 1], json!(HIT_ROW_VALUES - 1));
+/// assert_eq!(cells[HIT_ROW_VALUES], json!({"$summary": {"omitted_values": 44}}));
+/// ```
+pub fn fit_hit_row(values: &mut serde_json::Value, keep: Option<usize>) -> bool {
+    use serde_json::{json, Value};
+    let mut cut = false;
+    // The values shown: the first ones, and `keep` in place of the last
+    // of them when it lies past.
+    let shown = |n: usize, keep: Option<usize>| -> Vec<usize> {
+        let mut at: Vec<usize> = (0..n.min(HIT_ROW_VALUES)).collect();
+        if let Some(k) = keep.filter(|&k| k >= HIT_ROW_VALUES && k < n) {
+            at.pop();
+            at.push(k);
+        }
+        at
+    };
+    let summary = |omitted: usize| json!({"$summary": {"omitted_values": omitted}});
+    // The bytes besides the values: keys, quotes, colons and commas.
+    let fixed: usize;
+    let entries: Vec<&mut Value> = match values {
+        Value::Array(cells) => {
+            let n = cells.len();
+            if n > HIT_ROW_VALUES {
+                let at = shown(n, None);
+                let taken = std::mem::take(cells);
+                let mut kept: Vec<Value> = taken
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(i, _)| at.contains(i))
+                    .map(|(_, v)| v)
+                    .collect();
+                kept.push(summary(n - at.len()));
+                *cells = kept;
+                cut = true;
+            }
+            let shown = cells.len() - usize::from(cut);
+            fixed = cells.len() + 2;
+            cells.iter_mut().take(shown).collect()
+        }
+        Value::Object(columns) => {
+            let n = columns.len();
+            if n > HIT_ROW_VALUES {
+                let at = shown(n, keep);
+                let taken = std::mem::take(columns);
+                *columns = taken
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(i, _)| at.contains(i))
+                    .map(|(_, kv)| kv)
+                    .collect();
+                columns.insert(
+                    "$summary".to_owned(),
+                    summary(n - at.len())["$summary"].take(),
+                );
+                cut = true;
+            }
+            fixed = columns.keys().map(|k| k.len() + 4).sum::<usize>() + 2;
+            columns
+                .iter_mut()
+                .filter(|(k, _)| !cut || k.as_str() != "$summary")
+                .map(|(_, v)| v)
+                .collect()
+        }
+        _ => return false,
+    };
+    let sizes: Vec<usize> = entries
+        .iter()
+        .map(|v| serde_json::to_string(v).map_or(0, |s| s.len()))
+        .collect();
+    if fixed + sizes.iter().sum::<usize>() <= HIT_ROW_BYTES {
+        return cut;
+    }
+    // The largest length each value may keep so that all fit.
+    let mut sorted = sizes.clone();
+    sorted.sort_unstable();
+    let mut room = HIT_ROW_BYTES.saturating_sub(fixed);
+    let mut cap = 0;
+    for (i, &s) in sorted.iter().enumerate() {
+        let left = sorted.len() - i;
+        if s * left <= room {
+            room -= s;
+            cap = s;
+        } else {
+            cap = cap.max(room / left);
+            break;
+        }
+    }
+    for (v, size) in entries.into_iter().zip(sizes) {
+        if size <= cap {
+            continue;
+        }
+        *v = match v {
+            Value::String(s) => {
+                let mut end = cap.min(s.len());
+                while !s.is_char_boundary(end) {
+                    end -= 1;
+                }
+                json!({"$truncated": &s[..end], "bytes": s.len()})
+            }
+            Value::Array(a) => json!({"$summary": {"type": "array", "members": a.len()}}),
+            Value::Object(o) => json!({"$summary": {"type": "object", "members": o.len()}}),
+            // A number, a boolean or null is short: kept whole.
+            _ => continue,
+        };
+        cut = true;
+    }
+    cut
+}
+
+#[cfg(test)]
+mod fit_tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    #[test]
+    fn a_wide_row_of_long_text_fits_and_keeps_what_matched() {
+        let long = "é".repeat(3000);
+        let mut row = serde_json::Map::new();
+        for i in 0..400 {
+            let v = if i % 50 == 0 { json!(long) } else { json!(i) };
+            row.insert(format!("c{i}"), v);
+        }
+        row.insert("tags".into(), json!((0..2000).collect::<Vec<_>>()));
+        let mut value = Value::Object(row);
+        assert!(fit_hit_row(&mut value, Some(350)));
+        let fitted = value.as_object().unwrap();
+        // The first values, the matched one in place of the last, and
+        // the count of the rest.
+        assert_eq!(fitted.len(), HIT_ROW_VALUES + 1);
+        assert!(fitted.contains_key("c350") && !fitted.contains_key("c255"));
+        assert_eq!(fitted["$summary"], json!({"omitted_values": 145}));
+        assert_eq!(fitted["c1"], json!(1));
+        // Long text is cut at a character boundary and says its length.
+        let cut = &fitted["c0"];
+        assert_eq!(cut["bytes"], json!(long.len()));
+        let kept = cut["$truncated"].as_str().unwrap();
+        assert!(long.starts_with(kept) && kept.len() < long.len());
+        assert_eq!(fitted["c350"]["bytes"], json!(long.len()));
+        // The whole row is near the budget, not tens of KiB.
+        let size = serde_json::to_string(&value).unwrap().len();
+        assert!(size < HIT_ROW_BYTES + 1024, "{size}");
+        // A row that fits is left as it is.
+        let mut small = json!([1, "two", null]);
+        assert!(!fit_hit_row(&mut small, Some(1)));
+        assert_eq!(small, json!([1, "two", null]));
+    }
+}

@@ -324,10 +324,20 @@ pub(crate) fn search(opened: &Opened, req: &Request) -> Result<ParquetSearch, Re
         };
         let picked = crate::select::select(opened, &one)?;
         view = if picked.view.exact { view } else { picked.view };
+        let column = judged[ci].name.clone();
+        let mut values = picked.rows.into_iter().next().unwrap_or(Value::Null);
+        // A wide or long row is fitted as a CSV hit's is, its matching
+        // column kept.
+        let keep = values
+            .as_object()
+            .and_then(|m| m.keys().position(|k| *k == column));
+        if plumb_core::fit_hit_row(&mut values, keep) {
+            view = view.with_cut(true);
+        }
         hits.push(ParquetHit {
             row,
-            column: judged[ci].name.clone(),
-            values: picked.rows.into_iter().next().unwrap_or(Value::Null),
+            column,
+            values,
         });
     }
     Ok(ParquetSearch {

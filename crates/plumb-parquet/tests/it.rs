@@ -968,3 +968,59 @@ fn a_float_is_searched_as_select_shows_it() {
         assert_eq!(got, want, "{col} {text}");
     }
 }
+
+/// A hit's row is fitted as a CSV hit's is: a wide row shows its first
+/// columns and the matching one, a long text is cut and says its
+/// length, and the view says so; a narrow row is whole.
+#[test]
+fn a_wide_hit_row_is_fitted_and_keeps_its_matching_column() {
+    const WIDE: usize = 300;
+    let long = "z".repeat(9_000);
+    let text = long.clone();
+    let mut schema = String::from("message m {");
+    for k in 0..WIDE {
+        schema.push_str(&format!(" required int64 c{k};"));
+    }
+    schema.push_str(" required binary big (STRING); }");
+    let rows = 3i64;
+    let group = move |next: &mut Columns<'_>| {
+        for k in 0..WIDE as i64 {
+            let values: Vec<i64> = (0..rows).map(|i| i * k).collect();
+            next(&mut |c| put::<Int64Type>(c, &values, None, None));
+        }
+        let texts: Vec<ByteArray> = (0..rows)
+            .map(|i| ByteArray::from(format!("{text}{i}").as_str()))
+            .collect();
+        next(&mut |c| put::<ByteArrayType>(c, &texts, None, None));
+    };
+    let file = write(&schema, WriterProperties::builder().build(), &[&group]);
+    let last = format!("c{}", WIDE - 1);
+    let a = search(
+        &file,
+        &[("column", json!(last)), ("where", json!("= 299"))],
+        0,
+        5,
+    )
+    .unwrap();
+    assert_eq!(a["view"]["converted"], json!(true));
+    let hit = &a["hits"][0];
+    assert_eq!(
+        (hit["row"].clone(), hit["column"].clone()),
+        (json!(1), json!(last))
+    );
+    let values = hit["values"].as_object().unwrap();
+    assert_eq!(values.len(), plumb_core::HIT_ROW_VALUES + 1);
+    assert_eq!(values[&last], json!(299));
+    assert_eq!(values["c1"], json!(1));
+    let omitted = WIDE + 1 - (plumb_core::HIT_ROW_VALUES);
+    assert_eq!(values["$summary"], json!({"omitted_values": omitted}));
+    // The long text's column matched a pattern: kept, and cut.
+    let a = search(&file, &[("pattern", json!("z2$"))], 0, 5).unwrap();
+    let hit = &a["hits"][0];
+    assert_eq!(
+        (hit["row"].clone(), hit["column"].clone()),
+        (json!(2), json!("big"))
+    );
+    assert_eq!(hit["values"]["big"]["bytes"], json!(long.len() + 1));
+    assert!(serde_json::to_string(&a).unwrap().len() < 2 * plumb_core::HIT_ROW_BYTES);
+}
