@@ -1315,15 +1315,6 @@ pub fn search(a: &Value, look: &Look) -> String {
             .map(|h| format!("row {}", word(&h["row"])))
             .collect();
         out.push_str(&grid.layout(look, true));
-        // A matching cell past the cells shown, one line a hit.
-        for h in hits.iter().filter(|h| h.get("matched_cell").is_some()) {
-            out.push_str(&format!(
-                "row {}: column {} matched: {}\n",
-                word(&h["row"]),
-                word(&h["column"]),
-                clean(&word(&h["matched_cell"]))
-            ));
-        }
     } else if !hits.is_empty() {
         let pos = if hits[0].get("record").is_some() {
             "record"
@@ -1350,6 +1341,16 @@ pub fn search(a: &Value, look: &Look) -> String {
         }
     } else if a.get("hits").is_none() {
         return generic(a, look);
+    }
+    // A matching cell past the cells shown (a wide CSV row or sheet
+    // row), one line a hit.
+    for h in hits.iter().filter(|h| h.get("matched_cell").is_some()) {
+        out.push_str(&format!(
+            "row {}: column {} matched: {}\n",
+            word(&h["row"]),
+            word(&h["column"]),
+            clean(&word(&h["matched_cell"]))
+        ));
     }
     let total = match (a["total"].as_u64(), a["total_exact"].as_bool()) {
         (Some(t), Some(true)) => format!("{t} in all"),

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use plumb_core::{
     impl_answer, Query, Refusal, RefusalReason, Request, SearchProgress, Subject, SubjectKind,
-    ViewFlags,
+    ViewFlags, HIT_ROW_VALUES,
 };
 
 use crate::book::{Book, Kind};
@@ -35,8 +35,13 @@ pub struct SheetsHit {
     /// The first column (in sheet order) that matched: its name.
     pub column: String,
     /// The row's values, one per column of the used range, as select
-    /// returns them.
+    /// returns them: the first [`HIT_ROW_VALUES`], then
+    /// `{"$summary": {"omitted_values": n}}` when the range is wider.
     pub values: Vec<Value>,
+    /// The value that matched, when its column lies past those shown;
+    /// left out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched_cell: Option<Value>,
 }
 
 /// The answer of spreadsheet search.
@@ -54,10 +59,14 @@ pub struct SheetsSearch {
     pub header: bool,
     /// The column searched, or null for every column of the used range.
     pub column: Option<String>,
-    /// The columns of each hit's `values`: their names.
+    /// The columns of each hit's `values`: their names (the first
+    /// [`HIT_ROW_VALUES`] of them).
     pub columns: Vec<String>,
     /// Their letters.
     pub letters: Vec<String>,
+    /// Columns of the used range past those shown (left out when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub omitted_columns: u64,
     /// The hits, in row order (none with `count_only`).
     pub hits: Vec<SheetsHit>,
     /// The data row the search started at.
@@ -72,6 +81,10 @@ pub struct SheetsSearch {
 }
 
 impl_answer!(SheetsSearch, search);
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
 
 /// How a cell is judged: as select shows it.
 fn judge(query: &Query, cell: &Cell) -> bool {
@@ -167,6 +180,15 @@ impl Scan<'_> {
         }
         let col = self.judged[j];
         let k = self.columns.binary_search(&col).unwrap_or(0);
+        // A wide row shows its first values, as the header its first
+        // names; the matching one, when past them, beside.
+        let matched_cell = (k >= HIT_ROW_VALUES).then(|| values[k].clone());
+        if values.len() > HIT_ROW_VALUES {
+            let omitted = values.len() - HIT_ROW_VALUES;
+            values.truncate(HIT_ROW_VALUES);
+            values.push(serde_json::json!({"$summary": {"omitted_values": omitted}}));
+            self.cut = true;
+        }
         self.hits.push(SheetsHit {
             row,
             sheet_row: at + 1,
@@ -176,6 +198,7 @@ impl Scan<'_> {
                 .cloned()
                 .unwrap_or_else(|| column_letters(col)),
             values,
+            matched_cell,
         });
         ControlFlow::Continue(())
     }
@@ -351,8 +374,17 @@ pub(crate) fn search(book: &mut Book, kind: Kind, req: &Request) -> Result<Sheet
         sheet: SheetName { index: i, name },
         header,
         column,
-        columns: names.iter().map(|(_, n)| n.clone()).collect(),
-        letters: columns.iter().map(|&c| column_letters(c)).collect(),
+        columns: names
+            .iter()
+            .take(HIT_ROW_VALUES)
+            .map(|(_, n)| n.clone())
+            .collect(),
+        letters: columns
+            .iter()
+            .take(HIT_ROW_VALUES)
+            .map(|&c| column_letters(c))
+            .collect(),
+        omitted_columns: columns.len().saturating_sub(HIT_ROW_VALUES) as u64,
         returned: scan.hits.len(),
         hits: scan.hits,
         offset: query.offset,

@@ -730,3 +730,43 @@ fn search_refuses_what_it_cannot_read_in_order_or_name() {
     assert_eq!(r.reason(), RefusalReason::InvalidData, "{}", r.message());
     assert!(r.message().contains("in order"), "{}", r.message());
 }
+
+/// A hit of a sheet wider than the values a hit shows carries its first
+/// values, a count of the rest, and the matching one beside; the names
+/// and letters stop where the values do.
+#[test]
+fn a_wide_hit_row_shows_its_first_values_and_what_matched() {
+    let shown = plumb_core::HIT_ROW_VALUES;
+    let wide = shown as u16 + 40;
+    let bytes = book(|wb| {
+        let sheet = wb.add_worksheet();
+        for c in 0..wide {
+            sheet.write_string(0, c, format!("h{c}")).unwrap();
+            for r in 1..4u32 {
+                let text = if r == 2 && c == wide - 1 {
+                    "needle".to_owned()
+                } else {
+                    format!("v{r}")
+                };
+                sheet.write_string(r, c, text).unwrap();
+            }
+        }
+    });
+    let a = search(&bytes, &[("pattern", json!("needle"))]).unwrap();
+    assert_eq!(a["returned"], json!(1));
+    let hit = &a["hits"][0];
+    assert_eq!(hit["column"], json!(format!("h{}", wide - 1)));
+    assert_eq!(hit["matched_cell"], json!("needle"));
+    let values = hit["values"].as_array().unwrap();
+    assert_eq!(values.len(), shown + 1);
+    assert_eq!(values[0], json!("v2"));
+    assert_eq!(values[shown], json!({"$summary": {"omitted_values": 40}}));
+    assert_eq!(a["columns"].as_array().unwrap().len(), shown);
+    assert_eq!(a["letters"].as_array().unwrap().len(), shown);
+    assert_eq!(a["omitted_columns"], json!(40));
+    assert_eq!(a["view"]["converted"], json!(true));
+    // A match among the values shown is not repeated.
+    let a = search(&bytes, &[("column", json!("h0")), ("where", json!("= v1"))]).unwrap();
+    assert_eq!(a["returned"], json!(1));
+    assert!(a["hits"][0].get("matched_cell").is_none());
+}
