@@ -103,9 +103,16 @@ pub const HIT_ROW_VALUES: usize = 256;
 
 /// The most bytes of JSON text the values a hit's row carries may take
 /// (as a JSON search hit's value): past it the largest are cut to a
-/// common length, a string to `{"$truncated": <start>, "bytes": n}` and a
-/// list or group to `{"$summary": {"type", "members"}}`.
+/// common length (never below [`HIT_VALUE_MIN_BYTES`]), a string to
+/// `{"$truncated": <start>, "bytes": n}`, the text of a `$truncated` or
+/// `$hex` placeholder likewise, and a list or group to
+/// `{"$summary": {"type", "members"}}`.
 pub const HIT_ROW_BYTES: usize = 4 * 1024;
+
+/// The length a fitted hit's value is never cut below: a placeholder is
+/// about that long, and a shorter value (a number, a `$float`) is kept
+/// whole even when the row then passes [`HIT_ROW_BYTES`].
+pub const HIT_VALUE_MIN_BYTES: usize = 64;
 
 /// Fits one search hit's row (`values`: an object of columns or an
 /// array of cells, in column order) to [`HIT_ROW_VALUES`] values and
@@ -202,7 +209,7 @@ pub fn fit_hit_row(values: &mut serde_json::Value, keep: Option<usize>) -> bool 
     let mut cap = 0;
     for (i, &s) in sorted.iter().enumerate() {
         let left = sorted.len() - i;
-        if s * left <= room {
+        if s.saturating_mul(left) <= room {
             room -= s;
             cap = s;
         } else {
@@ -210,26 +217,62 @@ pub fn fit_hit_row(values: &mut serde_json::Value, keep: Option<usize>) -> bool 
             break;
         }
     }
+    let cap = cap.max(HIT_VALUE_MIN_BYTES);
     for (v, size) in entries.into_iter().zip(sizes) {
-        if size <= cap {
-            continue;
+        if size > cap {
+            cut |= cut_value(v, cap);
         }
-        *v = match v {
-            Value::String(s) => {
-                let mut end = cap.min(s.len());
-                while !s.is_char_boundary(end) {
-                    end -= 1;
-                }
-                json!({"$truncated": &s[..end], "bytes": s.len()})
-            }
-            Value::Array(a) => json!({"$summary": {"type": "array", "members": a.len()}}),
-            Value::Object(o) => json!({"$summary": {"type": "object", "members": o.len()}}),
-            // A number, a boolean or null is short: kept whole.
-            _ => continue,
-        };
-        cut = true;
     }
     cut
+}
+
+/// `text` cut to at most `cap` bytes, at a character boundary.
+fn prefix(text: &str, cap: usize) -> &str {
+    let mut end = cap.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// Cuts one value of a hit's row to about `cap` bytes (see
+/// [`HIT_ROW_BYTES`]); whether it did. A placeholder other than
+/// `$truncated` and `$hex` (a `$float`, a `$literal`) is kept whole:
+/// its text is what the value is.
+fn cut_value(v: &mut serde_json::Value, cap: usize) -> bool {
+    use serde_json::{json, Value};
+    let placeholder = match v {
+        Value::Object(o) => o.keys().next().filter(|k| k.starts_with('$')).cloned(),
+        _ => None,
+    };
+    *v = match (&mut *v, placeholder.as_deref()) {
+        (Value::String(s), _) => json!({"$truncated": prefix(s, cap), "bytes": s.len()}),
+        (Value::Object(o), Some("$truncated")) => {
+            let Some(Value::String(text)) = o.get_mut("$truncated") else {
+                return false;
+            };
+            *text = prefix(text, cap).to_owned();
+            return true;
+        }
+        (Value::Object(o), Some("$hex")) => {
+            let Some(Value::String(hex)) = o.get("$hex") else {
+                return false;
+            };
+            // Whole bytes, two digits each; the length said in bytes.
+            let bytes = o
+                .get("bytes")
+                .and_then(Value::as_u64)
+                .unwrap_or(hex.len() as u64 / 2);
+            let keep = hex[..(cap / 2 * 2).min(hex.len())].to_owned();
+            json!({"$hex": keep, "bytes": bytes})
+        }
+        (Value::Object(_), Some(_)) => return false,
+        (Value::Array(a), _) => json!({"$summary": {"type": "array", "members": a.len()}}),
+        (Value::Object(o), None) => json!({"$summary": {"type": "object", "members": o.len()}}),
+        // A number, a boolean or null is short: kept whole.
+        _ => return false,
+    };
+    true
 }
 
 #[cfg(test)]
@@ -246,6 +289,11 @@ mod fit_tests {
             row.insert(format!("c{i}"), v);
         }
         row.insert("tags".into(), json!((0..2000).collect::<Vec<_>>()));
+        row.insert("c3".into(), json!({"$float": "NaN"}));
+        row.insert(
+            "c4".into(),
+            json!({"$hex": "ab".repeat(3000), "bytes": 3000}),
+        );
         let mut value = Value::Object(row);
         assert!(fit_hit_row(&mut value, Some(350)));
         let fitted = value.as_object().unwrap();
@@ -261,6 +309,14 @@ mod fit_tests {
         let kept = cut["$truncated"].as_str().unwrap();
         assert!(long.starts_with(kept) && kept.len() < long.len());
         assert_eq!(fitted["c350"]["bytes"], json!(long.len()));
+        // A placeholder keeps its kind: a `$float` whole, a `$hex` cut
+        // to whole bytes with its length.
+        assert_eq!(fitted["c3"], json!({"$float": "NaN"}));
+        let hex = fitted["c4"]["$hex"].as_str().unwrap();
+        assert!(
+            hex.len().is_multiple_of(2) && hex.len() < 6000 && "ab".repeat(3000).starts_with(hex)
+        );
+        assert_eq!(fitted["c4"]["bytes"], json!(3000));
         // The whole row is near the budget, not tens of KiB.
         let size = serde_json::to_string(&value).unwrap().len();
         assert!(size < HIT_ROW_BYTES + 1024, "{size}");
