@@ -2,6 +2,8 @@
 
 use serde::Serialize;
 
+use crate::caps::cap_text;
+
 /// Whether a result covers the whole file, stopped early, or holds a
 /// value cut to a budget.
 ///
@@ -114,87 +116,58 @@ pub const HIT_ROW_BYTES: usize = 4 * 1024;
 /// whole even when the row then passes [`HIT_ROW_BYTES`].
 pub const HIT_VALUE_MIN_BYTES: usize = 64;
 
-/// Fits one search hit's row (`values`: an object of columns or an
-/// array of cells, in column order) to [`HIT_ROW_VALUES`] values and
-/// [`HIT_ROW_BYTES`]. In an object, member `keep` (the matching one, by
-/// position) stays among them wherever it is, in place of the last one
-/// shown; an array keeps its first values, so that a position still
-/// names its column. Returns whether anything was cut or left out.
+/// Fits one search hit's row (`values`: an object of columns, in column
+/// order) to [`HIT_ROW_VALUES`] values and [`HIT_ROW_BYTES`]: member
+/// `keep` (the matching one, by position) stays among them wherever it
+/// is, in place of the last one shown. Anything but an object is left
+/// as it is (a row of positional cells, as a sheet's, keeps its first
+/// values itself, so that a position still names its column). Returns
+/// whether anything was cut or left out.
 ///
 /// Without it a wide row of long text made one hit of tens of KiB, and
 /// the agent surface fitted a hit or two into its 32 KiB.
 ///
 /// ```
 /// use plumb_core::{fit_hit_row, HIT_ROW_VALUES};
-/// use serde_json::{json, Value};
-/// let mut row = Value::Array((0..300).map(|i| json!(i)).collect());
-/// assert!(fit_hit_row(&mut row, None));
-/// let cells = row.as_array().unwrap();
-/// assert_eq!(cells[HIT_ROW_VALUES - 1], json!(HIT_ROW_VALUES - 1));
-/// assert_eq!(cells[HIT_ROW_VALUES], json!({"$summary": {"omitted_values": 44}}));
+/// use serde_json::{json, Map, Value};
+/// let mut row = Value::Object((0..300).map(|i| (format!("c{i}"), json!(i))).collect::<Map<_, _>>());
+/// assert!(fit_hit_row(&mut row, Some(299)));
+/// let columns = row.as_object().unwrap();
+/// assert_eq!(columns.len(), HIT_ROW_VALUES + 1);
+/// assert_eq!(columns["c299"], json!(299));
+/// assert_eq!(columns["$summary"], json!({"omitted_values": 44}));
 /// ```
 pub fn fit_hit_row(values: &mut serde_json::Value, keep: Option<usize>) -> bool {
-    use serde_json::{json, Value};
-    let mut cut = false;
-    // The values shown: the first ones, and `keep` in place of the last
-    // of them when it lies past.
-    let shown = |n: usize, keep: Option<usize>| -> Vec<usize> {
-        let mut at: Vec<usize> = (0..n.min(HIT_ROW_VALUES)).collect();
-        if let Some(k) = keep.filter(|&k| k >= HIT_ROW_VALUES && k < n) {
-            at.pop();
-            at.push(k);
-        }
-        at
+    use serde_json::Value;
+    let Value::Object(columns) = values else {
+        return false;
     };
-    let summary = |omitted: usize| json!({"$summary": {"omitted_values": omitted}});
+    let n = columns.len();
+    let cut = n > HIT_ROW_VALUES;
+    if cut {
+        // The first values, and `keep` in place of the last of them when
+        // it lies past.
+        let keep = keep.filter(|&k| k >= HIT_ROW_VALUES && k < n);
+        let first = HIT_ROW_VALUES - usize::from(keep.is_some());
+        *columns = std::mem::take(columns)
+            .into_iter()
+            .enumerate()
+            .filter(|&(i, _)| i < first || Some(i) == keep)
+            .map(|(_, kv)| kv)
+            .collect();
+        let omitted = n - columns.len();
+        columns.insert(
+            "$summary".to_owned(),
+            serde_json::json!({ "omitted_values": omitted }),
+        );
+    }
     // The bytes besides the values: keys, quotes, colons and commas.
-    let fixed: usize;
-    let entries: Vec<&mut Value> = match values {
-        Value::Array(cells) => {
-            let n = cells.len();
-            if n > HIT_ROW_VALUES {
-                let at = shown(n, None);
-                let taken = std::mem::take(cells);
-                let mut kept: Vec<Value> = taken
-                    .into_iter()
-                    .enumerate()
-                    .filter(|(i, _)| at.contains(i))
-                    .map(|(_, v)| v)
-                    .collect();
-                kept.push(summary(n - at.len()));
-                *cells = kept;
-                cut = true;
-            }
-            let shown = cells.len() - usize::from(cut);
-            fixed = cells.len() + 2;
-            cells.iter_mut().take(shown).collect()
-        }
-        Value::Object(columns) => {
-            let n = columns.len();
-            if n > HIT_ROW_VALUES {
-                let at = shown(n, keep);
-                let taken = std::mem::take(columns);
-                *columns = taken
-                    .into_iter()
-                    .enumerate()
-                    .filter(|(i, _)| at.contains(i))
-                    .map(|(_, kv)| kv)
-                    .collect();
-                columns.insert(
-                    "$summary".to_owned(),
-                    summary(n - at.len())["$summary"].take(),
-                );
-                cut = true;
-            }
-            fixed = columns.keys().map(|k| k.len() + 4).sum::<usize>() + 2;
-            columns
-                .iter_mut()
-                .filter(|(k, _)| !cut || k.as_str() != "$summary")
-                .map(|(_, v)| v)
-                .collect()
-        }
-        _ => return false,
-    };
+    let fixed = columns.keys().map(|k| k.len() + 4).sum::<usize>() + 2;
+    let entries: Vec<&mut Value> = columns
+        .iter_mut()
+        .filter(|(k, _)| !cut || k.as_str() != "$summary")
+        .map(|(_, v)| v)
+        .collect();
     let sizes: Vec<usize> = entries
         .iter()
         .map(|v| serde_json::to_string(v).map_or(0, |s| s.len()))
@@ -205,6 +178,7 @@ pub fn fit_hit_row(values: &mut serde_json::Value, keep: Option<usize>) -> bool 
     // The largest length each value may keep so that all fit.
     let mut sorted = sizes.clone();
     sorted.sort_unstable();
+    let mut cut = cut;
     let mut room = HIT_ROW_BYTES.saturating_sub(fixed);
     let mut cap = 0;
     for (i, &s) in sorted.iter().enumerate() {
@@ -226,15 +200,6 @@ pub fn fit_hit_row(values: &mut serde_json::Value, keep: Option<usize>) -> bool 
     cut
 }
 
-/// `text` cut to at most `cap` bytes, at a character boundary.
-fn prefix(text: &str, cap: usize) -> &str {
-    let mut end = cap.min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
-}
-
 /// Cuts one value of a hit's row to about `cap` bytes (see
 /// [`HIT_ROW_BYTES`]); whether it did. A placeholder other than
 /// `$truncated` and `$hex` (a `$float`, a `$literal`) is kept whole:
@@ -246,12 +211,12 @@ fn cut_value(v: &mut serde_json::Value, cap: usize) -> bool {
         _ => None,
     };
     *v = match (&mut *v, placeholder.as_deref()) {
-        (Value::String(s), _) => json!({"$truncated": prefix(s, cap), "bytes": s.len()}),
+        (Value::String(s), _) => json!({"$truncated": cap_text(s, cap).0, "bytes": s.len()}),
         (Value::Object(o), Some("$truncated")) => {
             let Some(Value::String(text)) = o.get_mut("$truncated") else {
                 return false;
             };
-            *text = prefix(text, cap).to_owned();
+            *text = cap_text(text, cap).0.to_owned();
             return true;
         }
         (Value::Object(o), Some("$hex")) => {
@@ -321,8 +286,8 @@ mod fit_tests {
         let size = serde_json::to_string(&value).unwrap().len();
         assert!(size < HIT_ROW_BYTES + 1024, "{size}");
         // A row that fits is left as it is.
-        let mut small = json!([1, "two", null]);
+        let mut small = json!({"a": 1, "b": "two", "c": null});
         assert!(!fit_hit_row(&mut small, Some(1)));
-        assert_eq!(small, json!([1, "two", null]));
+        assert_eq!(small, json!({"a": 1, "b": "two", "c": null}));
     }
 }

@@ -334,12 +334,8 @@ pub(crate) fn scalar_json(s: &Scalar<'_>, cap: usize) -> Box<RawValue> {
     let text = s.text();
     let long = s.truncated || text.len() > cap;
     let json = if long && matches!(s.kind, ScalarKind::String | ScalarKind::Number) {
-        let mut end = cap.min(text.len());
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
         let mut out = String::from("{\"$truncated\":");
-        write_json_string(&mut out, &text[..end]);
+        write_json_string(&mut out, plumb_core::cap_text(text, cap).0);
         out.push_str(&format!(",\"bytes\":{}}}", s.len));
         out
     } else {
