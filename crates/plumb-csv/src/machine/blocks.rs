@@ -219,6 +219,37 @@ impl CsvParser {
                 terms &= terms - 1;
                 let crlf = p > 0 && (crs >> (p - 1)) & 1 == 1;
                 let content_end = p - u32::from(crlf);
+                let ends = delims & below(content_end) & !below(pos);
+                let cell = match (only, self.in_record) {
+                    // A record on one line of this block, its field `c`
+                    // a slice of the block (the usual record of a column
+                    // search, if lines are shorter than a block).
+                    (Some(c), false) if content_end > pos && m.lf & below(p) & !below(pos) == 0 => {
+                        field_at(ends, pos, content_end, c).and_then(|f| bare(f, m.quote, opens))
+                    }
+                    _ => None,
+                };
+                if let (Some(c), Some(cell)) = (only, cell) {
+                    self.line = line_after(passed, pos);
+                    if Mode::of(sink) != Mode::Cells {
+                        *i = start + pos as usize;
+                        return ControlFlow::Continue(false);
+                    }
+                    let record_line = self.line;
+                    let span = (at + u64::from(pos), at + u64::from(content_end));
+                    passed += 1;
+                    self.line = line_after(passed, p + 1);
+                    self.count_ending(crlf);
+                    pos = p + 1;
+                    *i = start + pos as usize;
+                    self.cell_from = *i;
+                    let fields = ends.count_ones() as usize + 1;
+                    let cell = input
+                        .get(start + cell.0..start + cell.1)
+                        .unwrap_or_default();
+                    self.plain_record(record_line, span, fields, cell, c, sink)?;
+                    continue;
+                }
                 if !self.in_record {
                     if content_end == pos {
                         passed += 1;
@@ -236,14 +267,13 @@ impl CsvParser {
                         return ControlFlow::Continue(false);
                     }
                 }
-                let in_line = delims & below(content_end) & !below(pos);
                 if let Some(c) = only {
                     let quotes = (opens, m.quote);
-                    self.hand_out_one(input, start, in_line, content_end, quotes, c, sink)?;
+                    self.hand_out_one(input, start, ends, content_end, quotes, c, sink)?;
                 } else if cells {
-                    self.hand_out(input, start, in_line, content_end, (opens, m.quote), sink)?;
+                    self.hand_out(input, start, ends, content_end, (opens, m.quote), sink)?;
                 } else {
-                    self.fields += in_line.count_ones() as usize + 1;
+                    self.fields += ends.count_ones() as usize + 1;
                 }
                 passed += 1;
                 self.line = line_after(passed, p + 1);
@@ -326,6 +356,34 @@ impl CsvParser {
         self.open_record(at + u64::from(pos), mode);
         self.start_cell(start, pos, opens);
         true
+    }
+
+    /// Reports a record on one line that began and ended in one block,
+    /// at file offset `from` on line `line`, its content ending at `end`,
+    /// holding `fields` fields, whose field `c` is `cell` and needed no
+    /// unescaping: what opening it, handing that field out and emitting
+    /// it would do, in fewer steps. Nothing of it was held in `data` (no
+    /// field went on into another block) and no cap can be reached in a
+    /// block, so the parser is left as [`CsvParser::emit`] leaves it.
+    #[inline(always)]
+    fn plain_record<S: CsvSink + ?Sized>(
+        &mut self,
+        line: u64,
+        (from, end): (u64, u64),
+        fields: usize,
+        cell: &[u8],
+        c: usize,
+        sink: &mut S,
+    ) -> ControlFlow<()> {
+        self.record_no += 1;
+        self.record_line = line;
+        self.record_offset = from;
+        self.field_offset = from;
+        self.mode = Mode::Cells;
+        sink.cell(self.record_no, c, cell)?;
+        self.in_record = true;
+        self.fields = fields;
+        self.emit(end, true, sink)
     }
 
     /// The first bit of the block at `start` that belongs to the held
@@ -536,6 +594,38 @@ fn byte_mask(block: &[u8; BLOCK], byte: u8) -> u64 {
         .enumerate()
         .filter(|&(_, &b)| b == byte)
         .fold(0, |m, (k, _)| m | 1 << k)
+}
+
+/// The bits of field `c` (from its first bit to the one after its
+/// last) of a line of unquoted fields whose content runs from bit `from`
+/// to bit `to`, with delimiters `ends`; `None` when the line has fewer
+/// fields.
+#[inline(always)]
+fn field_at(mut ends: u64, from: u32, to: u32, c: usize) -> Option<(usize, usize)> {
+    if c > ends.count_ones() as usize {
+        return None;
+    }
+    let mut a = from;
+    for _ in 0..c {
+        a = ends.trailing_zeros() + 1;
+        ends &= ends - 1;
+    }
+    let b = if ends != 0 { ends.trailing_zeros() } else { to };
+    Some((a as usize, b as usize))
+}
+
+/// The bytes of a field at bits `a..b` of a block with quotes `quotes`
+/// (`opens` of them opening a field), as bits: the same when it holds no
+/// quote, those inside its quotes when it is quoted and holds no other;
+/// `None` when it has a doubled quote to unescape.
+#[inline(always)]
+fn bare((a, b): (usize, usize), quotes: u64, opens: u64) -> Option<(usize, usize)> {
+    let within = quotes & below(b as u32) & !below(a as u32);
+    if within == 0 {
+        return Some((a, b));
+    }
+    let quoted = b >= a + 2 && within == (1 << a | 1 << (b - 1)) && (opens >> a) & 1 == 1;
+    quoted.then_some((a + 1, b - 1))
 }
 
 /// What the block path does with a block's fields.
