@@ -5,7 +5,8 @@
 //! - statistics: `plumb inspect`, `plumb inspect --stats`, `xan stats`
 //!   and DuckDB's `SUMMARIZE` on one CSV;
 //! - search: `plumb search` beside `rg -c` (a literal and a regex) on a
-//!   log, and a CSV column predicate beside plumb's own `validate`.
+//!   log, and a CSV column predicate beside plumb's own `validate`, on
+//!   the mixed CSV and on one of narrow rows.
 //!
 //! Each peer runs when it is installed (`cargo install xan`, `pip install
 //! duckdb`, `apt install ripgrep`). The ratios are what count.
@@ -35,6 +36,25 @@ fn generate(path: &Path, bytes: u64) -> std::io::Result<()> {
             10 + i % 15,
             i % 12 + 1,
             i % 28 + 1
+        )
+    })?;
+    w.flush()
+}
+
+/// A CSV of narrow rows, `bytes` long: an id, a city of three and a
+/// decimal amount, some 20 bytes a row (three rows to a 64-byte block,
+/// where the mixed file's rows each span two), so a column search's
+/// cost a row shows beside validate's.
+fn generate_narrow(path: &Path, bytes: u64) -> std::io::Result<()> {
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+    w.write_all(b"id,city,amount\n")?;
+    let cities = ["Lyon", "Koln", "Paris"];
+    pieces_until(&mut w, bytes, |i| {
+        format!(
+            "{i},{},{}.{:02}\n",
+            cities[(i % 3) as usize],
+            i % 10_007,
+            i % 100
         )
     })?;
     w.flush()
@@ -206,16 +226,22 @@ fn search(plumb: &str, dir: &Path, csv: &str, mb: u64) -> Result<(), String> {
             ));
         }
     }
+    let narrow = dir.join("narrow.csv");
+    generate_narrow(&narrow, mb << 20).map_err(|e| e.to_string())?;
+    let narrow = narrow.display().to_string();
     // Counting every hit, and (the form a user types) listing the hits
-    // of a predicate that holds once, so the whole file is read.
-    for (label, column, predicate, count) in [
-        ("CSV column", "city", "= Lyon", true),
-        ("CSV column", "amount", "> 5000.5", true),
-        ("CSV column", "id", "= 123456", true),
-        ("CSV column, hits listed", "id", "= 123456", false),
+    // of a predicate that holds once, so the whole file is read; on the
+    // mixed file and on narrow rows.
+    for (label, file, column, predicate, count) in [
+        ("CSV column", csv, "city", "= Lyon", true),
+        ("CSV column", csv, "amount", "> 5000.5", true),
+        ("CSV column", csv, "id", "= 123456", true),
+        ("CSV column, hits listed", csv, "id", "= 123456", false),
+        ("narrow CSV column", &narrow, "city", "= Lyon", true),
+        ("narrow CSV column", &narrow, "amount", "> 5000.5", true),
     ] {
         let mut args = strs(&[
-            plumb, "search", csv, "--column", column, "--where", predicate, "--json",
+            plumb, "search", file, "--column", column, "--where", predicate, "--json",
         ]);
         if count {
             args.push("--count-only".into());
@@ -225,7 +251,7 @@ fn search(plumb: &str, dir: &Path, csv: &str, mb: u64) -> Result<(), String> {
             args,
             "plumb validate",
             plumb.to_owned(),
-            strs(&["validate", csv, "--json"]),
+            strs(&["validate", file, "--json"]),
         ));
     }
     println!();
