@@ -206,6 +206,20 @@ pub(crate) trait RowSink {
     }
     /// Data row `index` (0-based, after the header).
     fn row(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()>;
+    /// Data row `index` with its one wanted cell (see
+    /// [`CsvSink::one_cell_record`]): [`RowSink::cell`] then
+    /// [`RowSink::row`] unless the sink takes it in fewer steps.
+    #[inline(always)]
+    fn one_cell_row(
+        &mut self,
+        index: u64,
+        row: &Record<'_>,
+        column: usize,
+        cell: &[u8],
+    ) -> ControlFlow<()> {
+        self.cell(row.number, column, cell);
+        self.row(index, row)
+    }
     fn issue(&mut self, issue: &Issue) -> ControlFlow<()>;
     fn blank_line(&mut self, line: u64) {
         let _ = line;
@@ -418,6 +432,24 @@ impl<S: RowSink> CsvSink for Resolver<'_, S> {
                 ControlFlow::Continue(())
             }
         }
+    }
+
+    // A data row as wide as the first, within the row cap, goes to the
+    // report at once; any other the usual way.
+    #[inline(always)]
+    fn one_cell_record(
+        &mut self,
+        record: &Record<'_>,
+        index: usize,
+        cell: &[u8],
+    ) -> ControlFlow<()> {
+        if self.decided && self.cap.has_room() && self.width == Some(record.len()) {
+            let row = self.cap.rows();
+            let _ = self.cap.admit();
+            return self.inner.one_cell_row(row, record, index, cell);
+        }
+        self.inner.cell(record.number, index, cell);
+        self.record(record)
     }
 
     #[inline]

@@ -9,7 +9,8 @@ use crate::block::{below, prefix_xor, Masks, BLOCK};
 
 use super::bytes::unescape_into;
 use super::{
-    CsvParser, CsvSink, Mode, State, CSV_MAX_FIELD_BYTES, CSV_MAX_RECORD_BYTES, FIELD_END_COST,
+    CsvParser, CsvSink, Mode, Record, State, CSV_MAX_FIELD_BYTES, CSV_MAX_RECORD_BYTES,
+    FIELD_END_COST,
 };
 
 impl CsvParser {
@@ -375,15 +376,23 @@ impl CsvParser {
         c: usize,
         sink: &mut S,
     ) -> ControlFlow<()> {
+        let _ = end;
         self.record_no += 1;
         self.record_line = line;
         self.record_offset = from;
         self.field_offset = from;
         self.mode = Mode::Cells;
-        sink.cell(self.record_no, c, cell)?;
-        self.in_record = true;
-        self.fields = fields;
-        self.emit(end, true, sink)
+        let record = Record {
+            number: self.record_no,
+            line,
+            byte_offset: from,
+            overflow: None,
+            quoting_issues: 0,
+            data: &[],
+            ends: &[],
+            field_count: fields,
+        };
+        sink.one_cell_record(&record, c, cell)
     }
 
     /// The first bit of the block at `start` that belongs to the held

@@ -154,6 +154,23 @@ pub trait CsvSink {
     /// A complete record.
     fn record(&mut self, record: &Record<'_>) -> ControlFlow<()>;
 
+    /// A record on one line that the block path read whole, for a sink
+    /// that wants [only](CsvSink::only_cell) field `index`: `cell` is
+    /// that field, and `record` carries the field count but no contents.
+    /// The same as [`CsvSink::cell`] then [`CsvSink::record`], which is
+    /// what it does unless a sink takes it in fewer steps (a column
+    /// search judging a row at once).
+    #[inline(always)]
+    fn one_cell_record(
+        &mut self,
+        record: &Record<'_>,
+        index: usize,
+        cell: &[u8],
+    ) -> ControlFlow<()> {
+        self.cell(record.number, index, cell)?;
+        self.record(record)
+    }
+
     /// Right after [`CsvSink::record`] for a record whose fields were
     /// kept: the buffers they live in (see [`Record::parts`]). A sink that must keep the
     /// record may take them (`std::mem::take`) instead of copying them,
@@ -219,6 +236,9 @@ impl<S: CsvSink + ?Sized> CsvSink for $ty {
     }
     fn record(&mut self, record: &Record<'_>) -> ControlFlow<()> {
         (**self).record(record)
+    }
+    fn one_cell_record(&mut self, record: &Record<'_>, index: usize, cell: &[u8]) -> ControlFlow<()> {
+        (**self).one_cell_record(record, index, cell)
     }
     fn adopt(&mut self, data: &mut Vec<u8>, ends: &mut Vec<u32>) {
         (**self).adopt(data, ends)

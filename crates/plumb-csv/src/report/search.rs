@@ -405,24 +405,39 @@ impl RowSink for SearchSink {
             return;
         }
         self.judged_record = record;
-        let quick = match &self.quick {
-            Quick::TextEq { operand, negated } => {
-                Some(same_bytes(trim_blanks(content), operand) != *negated)
-            }
-            Quick::Number { op, key, operand } => {
-                Some(key.test(*op, trim_blanks(content), operand))
-            }
-            Quick::None => None,
-        };
-        let hit = quick.unwrap_or_else(|| {
-            self.query
-                .predicate
-                .test(&cell_subject(content, &self.query.predicate))
-        });
         // No branch on the outcome, which is as random as the data: the
         // first matching cell is kept (none was, or this returned above).
-        self.cell_hit = hit;
+        self.cell_hit = self.holds(content);
         self.cell_column = index;
+    }
+
+    // A row with its cell in the searched column (a row as wide as the
+    // first, read whole in a block): judged and counted at once, with
+    // none of the state that cells coming one by one keep. Any other
+    // (a listed search with a hit's span still open, a search not yet
+    // resolved) the usual way.
+    #[inline(always)]
+    fn one_cell_row(
+        &mut self,
+        index: u64,
+        row: &Record<'_>,
+        column: usize,
+        cell: &[u8],
+    ) -> ControlFlow<()> {
+        if self.fetch & self.resolved & self.open_span.is_none() & (self.column == Some(column)) {
+            let counted = self.holds(cell) & (index >= self.query.offset);
+            if self.query.count_only {
+                self.progress.total += u64::from(counted);
+                return ControlFlow::Continue(());
+            }
+            return if counted {
+                self.count_hit(index, row, column, true)
+            } else {
+                ControlFlow::Continue(())
+            };
+        }
+        self.cell(row.number, column, cell);
+        self.row(index, row)
     }
 
     // Into the row's path (the rare ways are out of line).
@@ -511,6 +526,22 @@ impl SearchSink {
         self.data.clear();
         self.ends.clear();
         flow
+    }
+
+    /// Whether the predicate holds of a cell: the short way when it has
+    /// one ([`Quick`]).
+    #[inline(always)]
+    fn holds(&self, content: &[u8]) -> bool {
+        match &self.quick {
+            Quick::TextEq { operand, negated } => {
+                same_bytes(trim_blanks(content), operand) != *negated
+            }
+            Quick::Number { op, key, operand } => key.test(*op, trim_blanks(content), operand),
+            Quick::None => self
+                .query
+                .predicate
+                .test(&cell_subject(content, &self.query.predicate)),
+        }
     }
 
     /// The searched column, when a row of `len` cells lacks it and the
