@@ -425,16 +425,8 @@ impl RowSink for SearchSink {
         cell: &[u8],
     ) -> ControlFlow<()> {
         if self.fetch & self.resolved & self.open_span.is_none() & (self.column == Some(column)) {
-            let counted = self.holds(cell) & (index >= self.query.offset);
-            if self.query.count_only {
-                self.progress.total += u64::from(counted);
-                return ControlFlow::Continue(());
-            }
-            return if counted {
-                self.count_hit(index, row, column, true)
-            } else {
-                ControlFlow::Continue(())
-            };
+            let hit = self.holds(cell);
+            return self.tally(index, row, column, hit);
         }
         self.cell(row.number, column, cell);
         self.row(index, row)
@@ -461,17 +453,7 @@ impl RowSink for SearchSink {
                     self.cell_column,
                 ),
             };
-            let counted = hit & (index >= self.query.offset);
-            if self.query.count_only {
-                // Counted without a branch on the outcome.
-                self.progress.total += u64::from(counted);
-                return ControlFlow::Continue(());
-            }
-            return if counted {
-                self.count_hit(index, row, column, true)
-            } else {
-                ControlFlow::Continue(())
-            };
+            return self.tally(index, row, column, hit);
         }
         self.row_kept(index, row)
     }
@@ -526,6 +508,23 @@ impl SearchSink {
         self.data.clear();
         self.ends.clear();
         flow
+    }
+
+    /// Counts data row `index` as a hit in `column` when `hit` (and it
+    /// lies at the offset or past), keeping it when hits are listed: a
+    /// count with no branch on the outcome.
+    #[inline(always)]
+    fn tally(&mut self, index: u64, row: &Record<'_>, column: usize, hit: bool) -> ControlFlow<()> {
+        let counted = hit & (index >= self.query.offset);
+        if self.query.count_only {
+            self.progress.total += u64::from(counted);
+            return ControlFlow::Continue(());
+        }
+        if counted {
+            self.count_hit(index, row, column, true)
+        } else {
+            ControlFlow::Continue(())
+        }
     }
 
     /// Whether the predicate holds of a cell: the short way when it has
