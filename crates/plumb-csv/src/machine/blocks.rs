@@ -221,23 +221,24 @@ impl CsvParser {
                 let crlf = p > 0 && (crs >> (p - 1)) & 1 == 1;
                 let content_end = p - u32::from(crlf);
                 let ends = delims & below(content_end) & !below(pos);
-                let cell = match (only, self.in_record) {
+                let one = match (only, self.in_record) {
                     // A record on one line of this block, its field `c`
                     // a slice of the block (the usual record of a column
                     // search, if lines are shorter than a block).
                     (Some(c), false) if content_end > pos && m.lf & below(p) & !below(pos) == 0 => {
-                        field_at(ends, pos, content_end, c).and_then(|f| bare(f, m.quote, opens))
+                        field_at(ends, pos, content_end, c)
+                            .and_then(|f| bare(f, m.quote, opens))
+                            .map(|f| (c, f))
                     }
                     _ => None,
                 };
-                if let (Some(c), Some(cell)) = (only, cell) {
+                if let Some((c, (a, b))) = one {
                     self.line = line_after(passed, pos);
                     if Mode::of(sink) != Mode::Cells {
                         *i = start + pos as usize;
                         return ControlFlow::Continue(false);
                     }
-                    let record_line = self.line;
-                    let span = (at + u64::from(pos), at + u64::from(content_end));
+                    self.open_record(at + u64::from(pos), Mode::Cells);
                     passed += 1;
                     self.line = line_after(passed, p + 1);
                     self.count_ending(crlf);
@@ -245,10 +246,8 @@ impl CsvParser {
                     *i = start + pos as usize;
                     self.cell_from = *i;
                     let fields = ends.count_ones() as usize + 1;
-                    let cell = input
-                        .get(start + cell.0..start + cell.1)
-                        .unwrap_or_default();
-                    self.plain_record(record_line, span, fields, cell, c, sink)?;
+                    let cell = input.get(start + a..start + b).unwrap_or_default();
+                    self.plain_record(fields, cell, c, sink)?;
                     continue;
                 }
                 if !self.in_record {
@@ -359,33 +358,26 @@ impl CsvParser {
         true
     }
 
-    /// Reports a record on one line that began and ended in one block,
-    /// at file offset `from` on line `line`, its content ending at `end`,
-    /// holding `fields` fields, whose field `c` is `cell` and needed no
-    /// unescaping: what opening it, handing that field out and emitting
-    /// it would do, in fewer steps. Nothing of it was held in `data` (no
-    /// field went on into another block) and no cap can be reached in a
-    /// block, so the parser is left as [`CsvParser::emit`] leaves it.
+    /// Reports the record just opened, on one line that began and ended
+    /// in one block, holding `fields` fields, whose field `c` is `cell`
+    /// and needed no unescaping: what handing that field out and emitting
+    /// the record would do, in fewer steps. Nothing of it was held in
+    /// `data` (no field went on into another block) and no cap can be
+    /// reached in a block, so closing it leaves the parser as
+    /// [`CsvParser::emit`] does.
     #[inline(always)]
     fn plain_record<S: CsvSink + ?Sized>(
         &mut self,
-        line: u64,
-        (from, end): (u64, u64),
         fields: usize,
         cell: &[u8],
         c: usize,
         sink: &mut S,
     ) -> ControlFlow<()> {
-        let _ = end;
-        self.record_no += 1;
-        self.record_line = line;
-        self.record_offset = from;
-        self.field_offset = from;
-        self.mode = Mode::Cells;
+        self.in_record = false;
         let record = Record {
             number: self.record_no,
-            line,
-            byte_offset: from,
+            line: self.record_line,
+            byte_offset: self.record_offset,
             overflow: None,
             quoting_issues: 0,
             data: &[],
