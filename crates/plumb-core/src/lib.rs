@@ -85,4 +85,6 @@ pub use stream::{
 pub use tail::{
     last_lines_start, part_stream, SliceSource, TailStart, TAIL_BLOCK_BYTES, TAIL_SCAN_MAX_BYTES,
 };
-pub use view::{fit_hit_row, ViewFlags, HIT_ROW_BYTES, HIT_ROW_VALUES, HIT_VALUE_MIN_BYTES};
+pub use view::{
+    fit_hit_row, fit_row_to_bytes, ViewFlags, HIT_ROW_BYTES, HIT_ROW_VALUES, HIT_VALUE_MIN_BYTES,
+};

@@ -138,48 +138,93 @@ pub const HIT_VALUE_MIN_BYTES: usize = 64;
 /// assert_eq!(columns["$summary"], json!({"omitted_values": 44}));
 /// ```
 pub fn fit_hit_row(values: &mut serde_json::Value, keep: Option<usize>) -> bool {
+    fit_row(values, keep, HIT_ROW_VALUES, HIT_ROW_BYTES)
+}
+
+/// Fits a row (an object of columns) to about `max_bytes` of JSON text,
+/// every value kept: the largest are cut to a common length (never
+/// below [`HIT_VALUE_MIN_BYTES`]) as [`fit_hit_row`] cuts them. Returns
+/// whether anything was cut. A select whose first row alone passes its
+/// budget returns that row so.
+///
+/// ```
+/// use plumb_core::fit_row_to_bytes;
+/// use serde_json::json;
+/// let mut row = json!({"id": 7, "text": "x".repeat(10_000)});
+/// assert!(fit_row_to_bytes(&mut row, 1_000));
+/// assert_eq!(row["id"], json!(7));
+/// assert_eq!(row["text"]["bytes"], json!(10_000));
+/// assert!(serde_json::to_string(&row).unwrap().len() < 1_100);
+/// ```
+pub fn fit_row_to_bytes(values: &mut serde_json::Value, max_bytes: usize) -> bool {
+    fit_row(values, None, usize::MAX, max_bytes)
+}
+
+fn fit_row(
+    values: &mut serde_json::Value,
+    keep: Option<usize>,
+    max_values: usize,
+    max_bytes: usize,
+) -> bool {
     use serde_json::Value;
     let Value::Object(columns) = values else {
         return false;
     };
     let n = columns.len();
-    let cut = n > HIT_ROW_VALUES;
+    let cut = n > max_values;
+    // Whether the closing `$summary` is plumb's (and not a column of
+    // that name, which is then left out with the rest, unless it is the
+    // one kept: the count of the others is then not given, and the row
+    // still says it was cut).
+    let mut summary = false;
     if cut {
         // The first values, and `keep` in place of the last of them when
         // it lies past.
-        let keep = keep.filter(|&k| k >= HIT_ROW_VALUES && k < n);
-        let first = HIT_ROW_VALUES - usize::from(keep.is_some());
+        let keep = keep.filter(|&k| k >= max_values && k < n);
+        let first = max_values - usize::from(keep.is_some());
+        let named = |k: &str| k == "$summary";
+        let mut kept_named = false;
         *columns = std::mem::take(columns)
             .into_iter()
             .enumerate()
-            .filter(|&(i, _)| i < first || Some(i) == keep)
+            .filter(|(i, (k, _))| {
+                let wanted = *i < first || Some(*i) == keep;
+                if wanted && named(k) && Some(*i) != keep {
+                    return false;
+                }
+                kept_named |= wanted && named(k);
+                wanted
+            })
             .map(|(_, kv)| kv)
             .collect();
-        let omitted = n - columns.len();
-        columns.insert(
-            "$summary".to_owned(),
-            serde_json::json!({ "omitted_values": omitted }),
-        );
+        if !kept_named {
+            let omitted = n - columns.len();
+            columns.insert(
+                "$summary".to_owned(),
+                serde_json::json!({ "omitted_values": omitted }),
+            );
+            summary = true;
+        }
     }
     // The bytes besides the values: keys, quotes, colons and commas.
     let fixed = columns.keys().map(|k| k.len() + 4).sum::<usize>() + 2;
     let entries: Vec<&mut Value> = columns
         .iter_mut()
-        .filter(|(k, _)| !cut || k.as_str() != "$summary")
+        .filter(|(k, _)| !summary || k.as_str() != "$summary")
         .map(|(_, v)| v)
         .collect();
     let sizes: Vec<usize> = entries
         .iter()
         .map(|v| serde_json::to_string(v).map_or(0, |s| s.len()))
         .collect();
-    if fixed + sizes.iter().sum::<usize>() <= HIT_ROW_BYTES {
+    if fixed + sizes.iter().sum::<usize>() <= max_bytes {
         return cut;
     }
     // The largest length each value may keep so that all fit.
     let mut sorted = sizes.clone();
     sorted.sort_unstable();
     let mut cut = cut;
-    let mut room = HIT_ROW_BYTES.saturating_sub(fixed);
+    let mut room = max_bytes.saturating_sub(fixed);
     let mut cap = 0;
     for (i, &s) in sorted.iter().enumerate() {
         let left = sorted.len() - i;
@@ -200,6 +245,27 @@ pub fn fit_hit_row(values: &mut serde_json::Value, keep: Option<usize>) -> bool 
     cut
 }
 
+/// The placeholder an object is, when it has the shape of one plumb
+/// writes: `{"$truncated": text, "bytes": n}`, `{"$hex": text}` with or
+/// without `bytes`, or a lone `$float`, `$literal`, `$bytes`, `$summary`
+/// or `$more`. A group whose first field merely has such a name (a
+/// Parquet struct with a field `$hex` beside others) is a value, cut as
+/// any object is.
+fn placeholder_of(o: &serde_json::Map<String, serde_json::Value>) -> Option<&str> {
+    let mut keys = o.keys().map(String::as_str);
+    let first = keys.next()?;
+    let second = keys.next();
+    if keys.next().is_some() {
+        return None;
+    }
+    let text = o.get(first).is_some_and(serde_json::Value::is_string);
+    match (first, second) {
+        ("$truncated", Some("bytes")) | ("$hex", Some("bytes") | None) if text => Some(first),
+        ("$float" | "$literal" | "$bytes" | "$summary" | "$more", None) => Some(first),
+        _ => None,
+    }
+}
+
 /// Cuts one value of a hit's row to about `cap` bytes (see
 /// [`HIT_ROW_BYTES`]); whether it did. A placeholder other than
 /// `$truncated` and `$hex` (a `$float`, a `$literal`) is kept whole:
@@ -207,7 +273,7 @@ pub fn fit_hit_row(values: &mut serde_json::Value, keep: Option<usize>) -> bool 
 fn cut_value(v: &mut serde_json::Value, cap: usize) -> bool {
     use serde_json::{json, Value};
     let placeholder = match v {
-        Value::Object(o) => o.keys().next().filter(|k| k.starts_with('$')).cloned(),
+        Value::Object(o) => placeholder_of(o).map(str::to_owned),
         _ => None,
     };
     *v = match (&mut *v, placeholder.as_deref()) {
@@ -289,5 +355,74 @@ mod fit_tests {
         let mut small = json!({"a": 1, "b": "two", "c": null});
         assert!(!fit_hit_row(&mut small, Some(1)));
         assert_eq!(small, json!({"a": 1, "b": "two", "c": null}));
+    }
+
+    #[test]
+    fn a_value_shaped_only_partly_like_a_placeholder_is_cut_as_a_value() {
+        let long = "y".repeat(6000);
+        // A group whose first field is named `$hex`, beside another: a
+        // value, summarized as an object; a lone `$hex` of text is
+        // plumb's and keeps its kind.
+        let mut row = json!({
+            "group": {"$hex": "ab", "other": long},
+            "named": {"$truncated": 5, "bytes": 6},
+            "bytes": {"$hex": "cd".repeat(3000)},
+        });
+        assert!(fit_row_to_bytes(&mut row, 1024));
+        assert_eq!(
+            row["group"],
+            json!({"$summary": {"type": "object", "members": 2}})
+        );
+        let hex = row["bytes"]["$hex"].as_str().unwrap();
+        assert!(hex.len() < 6000 && "cd".repeat(3000).starts_with(hex));
+        // Short: left as it is whatever its keys.
+        assert_eq!(row["named"], json!({"$truncated": 5, "bytes": 6}));
+    }
+
+    #[test]
+    fn a_column_named_summary_is_never_overwritten_by_the_count() {
+        let wide = |at: usize| {
+            let mut row = serde_json::Map::new();
+            for i in 0..300 {
+                let name = if i == at {
+                    "$summary".to_owned()
+                } else {
+                    format!("c{i}")
+                };
+                row.insert(name, json!(i));
+            }
+            Value::Object(row)
+        };
+        // Among the first values: left out with the rest and counted.
+        let mut row = wide(3);
+        assert!(fit_hit_row(&mut row, Some(299)));
+        let fitted = row.as_object().unwrap();
+        assert_eq!(fitted["$summary"], json!({"omitted_values": 45}));
+        assert_eq!(fitted["c299"], json!(299));
+        assert_eq!(fitted.len(), HIT_ROW_VALUES);
+        // The one that matched: kept as it is, with no count beside it.
+        let mut row = wide(280);
+        assert!(fit_hit_row(&mut row, Some(280)));
+        let fitted = row.as_object().unwrap();
+        assert_eq!(fitted["$summary"], json!(280));
+        assert_eq!(fitted.len(), HIT_ROW_VALUES);
+    }
+
+    #[test]
+    fn fitting_to_bytes_keeps_every_value() {
+        let mut row = serde_json::Map::new();
+        for i in 0..400 {
+            row.insert(format!("c{i}"), json!("z".repeat(500)));
+        }
+        let mut value = Value::Object(row);
+        assert!(fit_row_to_bytes(&mut value, 64 * 1024));
+        let fitted = value.as_object().unwrap();
+        assert_eq!(fitted.len(), 400);
+        assert!(!fitted.contains_key("$summary"));
+        for v in fitted.values() {
+            assert_eq!(v["bytes"], json!(500));
+        }
+        let size = serde_json::to_string(&value).unwrap().len();
+        assert!(size < 64 * 1024 + 400 * 40, "{size}");
     }
 }
