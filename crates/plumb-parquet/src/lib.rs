@@ -77,7 +77,7 @@ pub use inspect::{
     PARQUET_LIST_ROW_GROUPS, PARQUET_SCHEMA_TEXT_BYTES,
 };
 pub use search::{ParquetHit, ParquetSearch};
-pub use select::ParquetSelect;
+pub use select::{ParquetSelect, PARQUET_SELECT_BUDGET_BYTES};
 pub use validate::{Fault, ParquetValidate};
 pub use value::{PARQUET_VALUE_MEMBERS, PARQUET_VALUE_TEXT_BYTES};
 

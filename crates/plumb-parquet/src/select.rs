@@ -17,6 +17,14 @@ use plumb_core::{clamp_limit, impl_answer, Refusal, RefusalReason, Request, View
 use crate::value::{self, row_json, Cuts, Leaf};
 use crate::{refusal_of, Opened};
 
+/// The most bytes of JSON text the rows of one Parquet select take: a
+/// window stops before the row that would pass it (`shortened`), and a
+/// first row that alone passes it has its largest values cut to fit
+/// (each saying its full length), as CSV select's budget does. Without
+/// it a file of a few KiB whose rows repeat a long string (dictionary
+/// encoded, compressed) made a select of a gigabyte.
+pub const PARQUET_SELECT_BUDGET_BYTES: usize = 1024 * 1024;
+
 /// The answer of Parquet select.
 #[derive(Clone, Debug, Serialize)]
 pub struct ParquetSelect {
@@ -40,6 +48,9 @@ pub struct ParquetSelect {
     pub returned: usize,
     /// Whether rows follow the window.
     pub has_more: bool,
+    /// Whether [`PARQUET_SELECT_BUDGET_BYTES`] ended the window before
+    /// the limit (continue from `offset + returned`).
+    pub shortened: bool,
     /// Rows in the file, as the footer counts them.
     pub total_rows: u64,
     /// The row groups read (0-based).
@@ -156,7 +167,12 @@ pub(crate) fn select(opened: &Opened, req: &Request) -> Result<ParquetSelect, Re
     let mut cuts = Cuts::default();
     let mut start = 0u64;
     let end = offset.saturating_add(limit as u64);
+    let mut used = 0usize;
+    let mut shortened = false;
     for (i, group) in meta.row_groups().iter().enumerate() {
+        if shortened {
+            break;
+        }
         let n = u64::try_from(group.num_rows()).unwrap_or(0);
         let (from, to) = (start, start + n);
         start = to;
@@ -179,7 +195,11 @@ pub(crate) fn select(opened: &Opened, req: &Request) -> Result<ParquetSelect, Re
         if let Some(leaves) = flat.as_deref() {
             // Flat columns: whole pages before the window are passed
             // over by their headers, and only the window is decoded.
-            window_of_flat(&*reader, leaves, skip, take, &mut rows, &mut cuts)?;
+            let room = PARQUET_SELECT_BUDGET_BYTES.saturating_sub(used);
+            let (bytes, stopped) =
+                window_of_flat(&*reader, leaves, (skip, take), &mut rows, &mut cuts, room)?;
+            used += bytes;
+            shortened = stopped;
             continue;
         }
         let iter = reader
@@ -194,7 +214,24 @@ pub(crate) fn select(opened: &Opened, req: &Request) -> Result<ParquetSelect, Re
                 break;
             }
             let row = row.map_err(|e| refusal_of(&e))?;
-            rows.push(row_json(&row, &shape, &mut cuts));
+            let row = row_json(&row, &shape, &mut cuts);
+            let size = json_len(&row) + 1;
+            if !rows.is_empty() && used + size > PARQUET_SELECT_BUDGET_BYTES {
+                shortened = true;
+                break;
+            }
+            used += size;
+            rows.push(row);
+            if used > PARQUET_SELECT_BUDGET_BYTES {
+                // The first row alone: cut to fit below, and the last.
+                shortened = at + 1 < end.min(total);
+                break;
+            }
+        }
+    }
+    if let [row] = rows.as_mut_slice() {
+        if json_len(row) > PARQUET_SELECT_BUDGET_BYTES {
+            cuts.converted |= plumb_core::fit_row_to_bytes(row, PARQUET_SELECT_BUDGET_BYTES);
         }
     }
     let returned = rows.len();
@@ -208,6 +245,7 @@ pub(crate) fn select(opened: &Opened, req: &Request) -> Result<ParquetSelect, Re
         limit,
         returned,
         has_more: offset.saturating_add(returned as u64) < total,
+        shortened,
         total_rows: total,
         row_groups_read: read,
         bytes_fetched: opened.chunks.fetched(),
@@ -257,79 +295,139 @@ pub(crate) fn top_level_leaves(schema: &SchemaDescriptor) -> HashMap<&str, usize
     out
 }
 
+/// The bytes of `value` as JSON text, counted without keeping them.
+fn json_len(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut n = Count(0);
+    // Writing to a counter cannot fail, nor can a `Value` be refused.
+    let _ = serde_json::to_writer(&mut n, value);
+    n.0
+}
+
 /// Rows `skip..skip + take` of a row group whose projected columns are
-/// `leaves` (flat), appended to `rows` as objects.
+/// `leaves` (flat), appended to `rows` as objects, within `room` bytes of
+/// JSON text: the bytes the rows kept take, and whether the budget ended
+/// the window before `take` rows.
+///
+/// Read a column at a time, so a row's size is known only at the last
+/// column; but sizes only grow, so once the rows up to `r` pass `room`
+/// in the columns read so far, no row from `r` on can be returned and
+/// later columns are read only up to it. What is held stays near `room`
+/// (plus the first row of a window whole, which the caller then cuts).
 fn window_of_flat(
     group: &dyn RowGroupReader,
     leaves: &[usize],
-    skip: u64,
-    take: u64,
+    (skip, take): (u64, u64),
     rows: &mut Vec<Value>,
     cuts: &mut Cuts,
-) -> Result<(), Refusal> {
+    room: usize,
+) -> Result<(usize, bool), Refusal> {
     let first = rows.len();
-    let take = usize::try_from(take).unwrap_or(usize::MAX);
+    let wanted = usize::try_from(take).unwrap_or(usize::MAX);
     let skip = usize::try_from(skip).unwrap_or(usize::MAX);
-    rows.extend((0..take).map(|_| Value::Object(Map::new())));
+    let mut take = wanted;
+    // Each row's bytes so far: its braces and the comma after it.
+    let mut sizes: Vec<usize> = vec![3; take];
     let schema = group.metadata().schema_descr();
+    let mut columns: Vec<(String, Vec<Value>)> = Vec::with_capacity(leaves.len());
     for &c in leaves {
+        if take == 0 {
+            break;
+        }
         let descr = schema.column(c);
         let node = descr.self_type();
         let name = node.name().to_owned();
         let reader = group.get_column_reader(c).map_err(|e| refusal_of(&e))?;
-        let values = column_window(reader, &descr, skip, take, cuts)?;
-        if values.len() != take {
+        // A key, its quotes, its colon and a comma.
+        let key = name.len() + 4;
+        let mut prefix = 0usize;
+        let mut fits = |r: usize, v: &Value| {
+            sizes[r] += key + json_len(v);
+            prefix += sizes[r];
+            // The window's first row is always returned.
+            prefix <= room || (r == 0 && first == 0)
+        };
+        let (values, stopped) = column_window(reader, &descr, (skip, take), cuts, &mut fits)?;
+        let reached = values.len();
+        if reached < take && !stopped {
             return Err(Refusal::new(
                 RefusalReason::InvalidData,
                 format!(
-                    "the Parquet file is malformed: column {name} holds {} of the {take} rows asked",
-                    values.len()
+                    "the Parquet file is malformed: column {name} holds {reached} of the {take} rows asked"
                 ),
             ));
         }
-        for (row, v) in rows[first..].iter_mut().zip(values) {
-            if let Value::Object(m) = row {
-                m.insert(name.clone(), v);
-            }
+        take = reached;
+        for (_, earlier) in &mut columns {
+            earlier.truncate(take);
+        }
+        columns.push((name, values));
+    }
+    let mut built: Vec<Map<String, Value>> = (0..take).map(|_| Map::new()).collect();
+    for (name, values) in columns {
+        for (row, v) in built.iter_mut().zip(values) {
+            row.insert(name.clone(), v);
         }
     }
-    Ok(())
+    rows.extend(built.into_iter().map(Value::Object));
+    let bytes = sizes[..take].iter().sum();
+    Ok((bytes, take < wanted))
 }
 
-/// One flat column's values for the window, nulls in place.
+/// Whether row `r` of the window, given its value `v` of a column, may
+/// still be returned.
+type Fits<'a> = &'a mut dyn FnMut(usize, &Value) -> bool;
+
+/// One flat column's values for the window, nulls in place, up to the
+/// first that `fits` refuses (and whether one was refused).
 fn column_window(
     reader: ColumnReader,
     descr: &ColumnDescriptor,
-    skip: usize,
-    take: usize,
+    (skip, take): (usize, usize),
     cuts: &mut Cuts,
-) -> Result<Vec<Value>, Refusal> {
+    fits: Fits<'_>,
+) -> Result<(Vec<Value>, bool), Refusal> {
     let node = descr.self_type();
     let physical = descr.physical_type();
     let leaf = value::leaf_of(node);
     match reader {
-        ColumnReader::BoolColumnReader(r) => window(r, descr, skip, take, |v| Value::Bool(*v)),
-        ColumnReader::Int32ColumnReader(r) => window(r, descr, skip, take, |v| {
+        ColumnReader::BoolColumnReader(r) => {
+            window(r, descr, (skip, take), fits, |v| Value::Bool(*v))
+        }
+        ColumnReader::Int32ColumnReader(r) => window(r, descr, (skip, take), fits, |v| {
             value::int_json(i64::from(*v), node, physical)
         }),
-        ColumnReader::Int64ColumnReader(r) => window(r, descr, skip, take, |v| {
+        ColumnReader::Int64ColumnReader(r) => window(r, descr, (skip, take), fits, |v| {
             value::int_json(*v, node, physical)
         }),
-        ColumnReader::Int96ColumnReader(r) => window(r, descr, skip, take, |v| {
+        ColumnReader::Int96ColumnReader(r) => window(r, descr, (skip, take), fits, |v| {
             value::timestamp_json(i128::from(v.to_millis()), 3, true)
         }),
-        ColumnReader::FloatColumnReader(r) => window(r, descr, skip, take, |v| {
+        ColumnReader::FloatColumnReader(r) => window(r, descr, (skip, take), fits, |v| {
             value::float_json(f64::from(*v), &v.to_string())
         }),
-        ColumnReader::DoubleColumnReader(r) => window(r, descr, skip, take, |v| {
+        ColumnReader::DoubleColumnReader(r) => window(r, descr, (skip, take), fits, |v| {
             value::float_json(*v, &v.to_string())
         }),
-        ColumnReader::ByteArrayColumnReader(r) => window(r, descr, skip, take, |v| match leaf {
-            Leaf::Decimal { scale } => value::number_text(&value::decimal_text(v.data(), scale)),
-            _ => value::bytes_json(v, leaf, cuts),
-        }),
+        ColumnReader::ByteArrayColumnReader(r) => {
+            window(r, descr, (skip, take), fits, |v| match leaf {
+                Leaf::Decimal { scale } => {
+                    value::number_text(&value::decimal_text(v.data(), scale))
+                }
+                _ => value::bytes_json(v, leaf, cuts),
+            })
+        }
         ColumnReader::FixedLenByteArrayColumnReader(r) => {
-            window(r, descr, skip, take, |v| match leaf {
+            window(r, descr, (skip, take), fits, |v| match leaf {
                 Leaf::Decimal { scale } => {
                     value::number_text(&value::decimal_text(v.data(), scale))
                 }
@@ -341,17 +439,18 @@ fn column_window(
     }
 }
 
-/// Skips `skip` rows of a flat column and renders the next `take`.
+/// Skips `skip` rows of a flat column and renders the next `take`, up
+/// to the first that `fits` refuses.
 fn window<T: DataType>(
     mut r: ColumnReaderImpl<T>,
     descr: &ColumnDescriptor,
-    skip: usize,
-    take: usize,
+    (skip, take): (usize, usize),
+    fits: Fits<'_>,
     mut render: impl FnMut(&T::T) -> Value,
-) -> Result<Vec<Value>, Refusal> {
+) -> Result<(Vec<Value>, bool), Refusal> {
     let skipped = r.skip_records(skip).map_err(|e| refusal_of(&e))?;
     if skipped != skip {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), false));
     }
     let optional = descr.max_def_level() > 0;
     let mut out = Vec::with_capacity(take);
@@ -366,18 +465,19 @@ fn window<T: DataType>(
         if records == 0 {
             break;
         }
-        if optional {
-            let mut next = values.iter();
-            for &d in def.iter().take(levels) {
-                out.push(if d == descr.max_def_level() {
-                    next.next().map_or(Value::Null, &mut render)
-                } else {
-                    Value::Null
-                });
+        let mut next = values.iter();
+        let count = if optional { levels } else { values.len() };
+        for i in 0..count {
+            let v = if optional && def.get(i) != Some(&descr.max_def_level()) {
+                Value::Null
+            } else {
+                next.next().map_or(Value::Null, &mut render)
+            };
+            if !fits(out.len(), &v) {
+                return Ok((out, true));
             }
-        } else {
-            out.extend(values.iter().map(&mut render));
+            out.push(v);
         }
     }
-    Ok(out)
+    Ok((out, false))
 }

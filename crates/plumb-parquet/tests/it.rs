@@ -1024,3 +1024,131 @@ fn a_wide_hit_row_is_fitted_and_keeps_its_matching_column() {
     assert_eq!(hit["values"]["big"]["bytes"], json!(long.len() + 1));
     assert!(serde_json::to_string(&a).unwrap().len() < 2 * plumb_core::HIT_ROW_BYTES);
 }
+
+/// A file of `rows` rows: `id`, a text of `len` bytes that names its row,
+/// and (when `listed`) a list column, which makes select read rows
+/// through the record reader rather than column windows.
+fn long_texts(rows: i64, len: usize, listed: bool) -> Vec<u8> {
+    let list = if listed {
+        " optional group tags (LIST) { repeated group list { optional int32 element; } }"
+    } else {
+        ""
+    };
+    let schema = format!("message m {{ required int64 id; required binary text (STRING);{list} }}");
+    let group = move |next: &mut Columns<'_>| {
+        let ids: Vec<i64> = (0..rows).collect();
+        next(&mut |c| put::<Int64Type>(c, &ids, None, None));
+        let texts: Vec<ByteArray> = (0..rows)
+            .map(|i| ByteArray::from(format!("{i}:{}", "t".repeat(len)).as_str()))
+            .collect();
+        next(&mut |c| put::<ByteArrayType>(c, &texts, None, None));
+        if listed {
+            let values: Vec<i32> = (0..rows as i32).collect();
+            let defs = vec![3i16; rows as usize];
+            let reps = vec![0i16; rows as usize];
+            next(&mut |c| put::<Int32Type>(c, &values, Some(&defs), Some(&reps)));
+        }
+    };
+    // Two row groups, so a window runs from one into the next.
+    write(
+        &schema,
+        WriterProperties::builder().build(),
+        &[&group, &group],
+    )
+}
+
+#[test]
+fn a_select_stays_within_its_byte_budget_and_continues_exactly() {
+    let budget = plumb_parquet::PARQUET_SELECT_BUDGET_BYTES;
+    for listed in [false, true] {
+        // 2 x 30 rows of about 60 KB (under the 64 KiB a value may keep):
+        // some seventeen rows to a window.
+        let file = long_texts(30, 60_000, listed);
+        let mut seen = Vec::new();
+        let mut offset = 0u64;
+        while offset < 60 {
+            let a = select(&file, Some(offset), Some(1000), None);
+            let returned = a["returned"].as_u64().unwrap();
+            assert!(returned > 0, "{offset}");
+            let size = serde_json::to_string(&a["rows"]).unwrap().len();
+            assert!(size <= budget, "listed {listed}: {size}");
+            let end = offset + returned;
+            assert_eq!(a["shortened"], json!(end < 60), "{offset}");
+            assert_eq!(a["has_more"], json!(end < 60));
+            assert_eq!(a["view"]["exact"], json!(true));
+            for row in a["rows"].as_array().unwrap() {
+                // Whole and verbatim: no value was cut to fit.
+                let id = row["id"].as_i64().unwrap();
+                let text = row["text"].as_str().unwrap();
+                assert_eq!(text, format!("{}:{}", id % 30, "t".repeat(60_000)));
+                seen.push(id);
+            }
+            offset = end;
+        }
+        // Every row once, in order, across both row groups.
+        let want: Vec<i64> = (0..60).map(|i| i % 30).collect();
+        assert_eq!(seen, want, "listed {listed}");
+        // A window the budget does not reach is not shortened.
+        let a = select(&file, Some(3), Some(4), None);
+        assert_eq!(
+            (a["returned"].clone(), a["shortened"].clone()),
+            (json!(4), json!(false))
+        );
+    }
+}
+
+#[test]
+fn a_first_row_past_the_budget_is_cut_to_fit_and_says_so() {
+    let budget = plumb_parquet::PARQUET_SELECT_BUDGET_BYTES;
+    for listed in [false, true] {
+        // Values are cut to 64 KiB as they are read; twenty such columns
+        // pass the budget together.
+        let mut schema = String::from("message m {");
+        for k in 0..20 {
+            schema.push_str(&format!(" required binary c{k} (STRING);"));
+        }
+        if listed {
+            schema.push_str(
+                " optional group tags (LIST) { repeated group list { optional int32 element; } }",
+            );
+        }
+        schema.push_str(" }");
+        let group = move |next: &mut Columns<'_>| {
+            for k in 0..20 {
+                let texts: Vec<ByteArray> = (0..3)
+                    .map(|i| ByteArray::from(format!("{k}/{i}{}", "w".repeat(70_000)).as_str()))
+                    .collect();
+                next(&mut |c| put::<ByteArrayType>(c, &texts, None, None));
+            }
+            if listed {
+                next(&mut |c| put::<Int32Type>(c, &[7, 8, 9], Some(&[3, 3, 3]), Some(&[0, 0, 0])));
+            }
+        };
+        let file = write(&schema, WriterProperties::builder().build(), &[&group]);
+        let a = select(&file, Some(1), None, None);
+        assert_eq!(a["returned"], json!(1), "listed {listed}");
+        assert_eq!(a["shortened"], json!(true));
+        assert_eq!(a["has_more"], json!(true));
+        assert_eq!(a["view"]["converted"], json!(true));
+        let row = a["rows"][0].as_object().unwrap();
+        // Every column is there, each cut to a start of its text.
+        assert_eq!(row.len(), if listed { 21 } else { 20 });
+        for k in 0..20 {
+            let v = &row[&format!("c{k}")];
+            let kept = v["$truncated"].as_str().unwrap();
+            assert!(kept.starts_with(&format!("{k}/1w")), "{k}: {kept:.20}");
+        }
+        if listed {
+            assert_eq!(row["tags"], json!([8]));
+        }
+        let size = serde_json::to_string(&a["rows"]).unwrap().len();
+        assert!(size <= budget + 4096, "{size}");
+        // The next window starts at the row after it.
+        let b = select(&file, Some(2), None, None);
+        assert_eq!(b["offset"], json!(2));
+        assert!(b["rows"][0]["c0"]["$truncated"]
+            .as_str()
+            .unwrap()
+            .starts_with("0/2w"));
+    }
+}
