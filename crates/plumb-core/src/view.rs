@@ -2,8 +2,6 @@
 
 use serde::Serialize;
 
-use crate::caps::cap_text;
-
 /// Whether a result covers the whole file, stopped early, or holds a
 /// value cut to a budget.
 ///
@@ -141,8 +139,8 @@ pub fn fit_hit_row(values: &mut serde_json::Value, keep: Option<usize>) -> bool 
     fit_row(values, keep, HIT_ROW_VALUES, HIT_ROW_BYTES)
 }
 
-/// Fits a row (an object of columns) to about `max_bytes` of JSON text,
-/// every value kept: the largest are cut to a common length (never
+/// Fits a row (an object of columns, or an array of positional cells)
+/// to about `max_bytes` of JSON text, every value kept: the largest are cut to a common length (never
 /// below [`HIT_VALUE_MIN_BYTES`]) as [`fit_hit_row`] cuts them. Returns
 /// whether anything was cut. A select whose first row alone passes its
 /// budget returns that row so.
@@ -167,8 +165,14 @@ fn fit_row(
     max_bytes: usize,
 ) -> bool {
     use serde_json::Value;
-    let Value::Object(columns) = values else {
-        return false;
+    let columns = match values {
+        Value::Object(columns) => columns,
+        // Positional cells: every one kept, each cut alike.
+        Value::Array(cells) => {
+            let fixed = cells.len() + 2;
+            return fit_entries(cells.iter_mut().collect(), fixed, max_bytes, false);
+        }
+        _ => return false,
     };
     let n = columns.len();
     let cut = n > max_values;
@@ -213,6 +217,18 @@ fn fit_row(
         .filter(|(k, _)| !summary || k.as_str() != "$summary")
         .map(|(_, v)| v)
         .collect();
+    fit_entries(entries, fixed, max_bytes, cut)
+}
+
+/// Cuts the largest of `entries` to a common length so that they and
+/// `fixed` bytes besides take about `max_bytes`; whether anything was
+/// cut (or `cut` already).
+fn fit_entries(
+    entries: Vec<&mut serde_json::Value>,
+    fixed: usize,
+    max_bytes: usize,
+    cut: bool,
+) -> bool {
     let sizes: Vec<usize> = entries
         .iter()
         .map(|v| serde_json::to_string(v).map_or(0, |s| s.len()))
@@ -245,10 +261,34 @@ fn fit_row(
     cut
 }
 
+/// The bytes of a `$truncated` or `$hex` placeholder besides its text:
+/// its keys, quotes and punctuation, and up to twenty digits of length.
+const PLACEHOLDER_BYTES: usize = 48;
+
+/// The longest start of `text`, in whole characters, that takes at most
+/// `max` bytes as a JSON string's contents (escapes counted: a control
+/// character's `\u0001` is six bytes), so a cut value's size is known
+/// whatever its text holds.
+fn json_prefix(text: &str, max: usize) -> &str {
+    let mut used = 0;
+    for (i, c) in text.char_indices() {
+        let n = match c {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+            c if (c as u32) < 0x20 => 6,
+            c => c.len_utf8(),
+        };
+        if used + n > max {
+            return &text[..i];
+        }
+        used += n;
+    }
+    text
+}
+
 /// The placeholder an object is, when it has the shape of one plumb
 /// writes: `{"$truncated": text, "bytes": n}`, `{"$hex": text}` with or
 /// without `bytes`, or a lone `$float`, `$literal`, `$bytes`, `$summary`
-/// or `$more`. A group whose first field merely has such a name (a
+/// `$more` or `$error`. A group whose first field merely has such a name (a
 /// Parquet struct with a field `$hex` beside others) is a value, cut as
 /// any object is.
 fn placeholder_of(o: &serde_json::Map<String, serde_json::Value>) -> Option<&str> {
@@ -261,7 +301,7 @@ fn placeholder_of(o: &serde_json::Map<String, serde_json::Value>) -> Option<&str
     let text = o.get(first).is_some_and(serde_json::Value::is_string);
     match (first, second) {
         ("$truncated", Some("bytes")) | ("$hex", Some("bytes") | None) if text => Some(first),
-        ("$float" | "$literal" | "$bytes" | "$summary" | "$more", None) => Some(first),
+        ("$float" | "$literal" | "$bytes" | "$summary" | "$more" | "$error", None) => Some(first),
         _ => None,
     }
 }
@@ -272,17 +312,20 @@ fn placeholder_of(o: &serde_json::Map<String, serde_json::Value>) -> Option<&str
 /// its text is what the value is.
 fn cut_value(v: &mut serde_json::Value, cap: usize) -> bool {
     use serde_json::{json, Value};
+    // The text a placeholder keeps, so that the placeholder as a whole
+    // takes about `cap` bytes.
+    let kept = cap.saturating_sub(PLACEHOLDER_BYTES).max(16);
     let placeholder = match v {
         Value::Object(o) => placeholder_of(o).map(str::to_owned),
         _ => None,
     };
     *v = match (&mut *v, placeholder.as_deref()) {
-        (Value::String(s), _) => json!({"$truncated": cap_text(s, cap).0, "bytes": s.len()}),
+        (Value::String(s), _) => json!({"$truncated": json_prefix(s, kept), "bytes": s.len()}),
         (Value::Object(o), Some("$truncated")) => {
             let Some(Value::String(text)) = o.get_mut("$truncated") else {
                 return false;
             };
-            *text = cap_text(text, cap).0.to_owned();
+            *text = json_prefix(text, kept).to_owned();
             return true;
         }
         (Value::Object(o), Some("$hex")) => {
@@ -294,7 +337,7 @@ fn cut_value(v: &mut serde_json::Value, cap: usize) -> bool {
                 .get("bytes")
                 .and_then(Value::as_u64)
                 .unwrap_or(hex.len() as u64 / 2);
-            let keep = hex[..(cap / 2 * 2).min(hex.len())].to_owned();
+            let keep = hex[..(kept / 2 * 2).min(hex.len())].to_owned();
             json!({"$hex": keep, "bytes": bytes})
         }
         (Value::Object(_), Some(_)) => return false,
@@ -423,6 +466,18 @@ mod fit_tests {
             assert_eq!(v["bytes"], json!(500));
         }
         let size = serde_json::to_string(&value).unwrap().len();
-        assert!(size < 64 * 1024 + 400 * 40, "{size}");
+        assert!(size <= 64 * 1024, "{size}");
+        // Text that JSON escapes (six bytes a control character) is cut
+        // by its escaped size, whole characters kept.
+        let mut row = serde_json::Map::new();
+        for i in 0..100 {
+            row.insert(format!("e{i}"), json!("\u{1}é\"".repeat(300)));
+        }
+        let mut value = Value::Object(row);
+        assert!(fit_row_to_bytes(&mut value, 16 * 1024));
+        let size = serde_json::to_string(&value).unwrap().len();
+        assert!(size <= 16 * 1024, "{size}");
+        let kept = value["e0"]["$truncated"].as_str().unwrap();
+        assert!(!kept.is_empty() && "\u{1}é\"".repeat(300).starts_with(kept));
     }
 }

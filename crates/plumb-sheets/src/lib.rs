@@ -71,7 +71,7 @@ pub use facts::{ColumnFacts, SHEETS_TRACK_COLUMNS};
 pub use ops::{
     FormulaCell, Formulas, Merged, SheetFault, SheetName, SheetReport, SheetsInspect, SheetsSelect,
     SheetsValidate, SHEETS_DESCRIBE_SHEETS, SHEETS_LIST_COLUMNS, SHEETS_LIST_EXAMPLES,
-    SHEETS_LIST_FUNCTIONS,
+    SHEETS_LIST_FUNCTIONS, SHEETS_SELECT_BUDGET_BYTES,
 };
 pub use search::{SheetsHit, SheetsSearch};
 

@@ -364,6 +364,9 @@ pub struct SheetsSelect {
     pub returned: usize,
     /// Whether data rows follow the window.
     pub has_more: bool,
+    /// Whether [`SHEETS_SELECT_BUDGET_BYTES`] ended the window before
+    /// the limit (continue from `offset + returned`).
+    pub shortened: bool,
     /// Data rows in the sheet.
     pub total_rows: u64,
 }
@@ -410,29 +413,58 @@ pub(crate) fn select(book: &mut Book, kind: Kind, req: &Request) -> Result<Sheet
             clamp_limit(req.window.limit),
         ),
     };
-    let returned = total.saturating_sub(offset).min(limit as u64);
+    let wanted = total.saturating_sub(offset).min(limit as u64);
     let first = u64::from(body_start) + offset;
-    let last = first + returned; // exclusive
+    let last = first + wanted; // exclusive
     let slot: BTreeMap<u32, usize> = cols.iter().enumerate().map(|(k, &c)| (c, k)).collect();
+    // A row's bytes before its values: `null,` for each column, the
+    // brackets and the comma after it. Rows are made on their first
+    // value, so a window of empty columns holds nothing until then.
+    let base = cols.len() * 5 + 3;
     #[allow(clippy::cast_possible_truncation)]
-    let mut rows: Vec<Vec<Value>> = vec![vec![Value::Null; cols.len()]; returned as usize];
+    let mut window = Window::new(wanted as usize, base, SHEETS_SELECT_BUDGET_BYTES);
+    let mut rows: Vec<Option<Vec<Value>>> = vec![None; window.cutoff];
     let mut cut = false;
-    if returned > 0 && !cols.is_empty() {
+    if wanted > 0 && !cols.is_empty() {
         book.cells(kind, &name, |row, col, cell| {
             let r = u64::from(row);
-            if (first..last).contains(&r) {
-                if let Some(&k) = slot.get(&col) {
-                    let (v, was_cut) = cell.to_json();
-                    cut |= was_cut;
-                    #[allow(clippy::cast_possible_truncation)]
-                    {
-                        rows[(r - first) as usize][k] = v;
-                    }
-                }
+            if !(first..last).contains(&r) {
+                return ControlFlow::Continue(());
+            }
+            #[allow(clippy::cast_possible_truncation)]
+            let i = (r - first) as usize;
+            let Some(&k) = slot.get(&col) else {
+                return ControlFlow::Continue(());
+            };
+            if i >= window.cutoff {
+                return ControlFlow::Continue(());
+            }
+            let (v, was_cut) = cell.to_json();
+            cut |= was_cut;
+            window.add(i, json_len(&v).saturating_sub(4));
+            rows.truncate(window.cutoff);
+            if let Some(row) = rows.get_mut(i) {
+                row.get_or_insert_with(|| vec![Value::Null; cols.len()])[k] = v;
             }
             ControlFlow::Continue(())
         })?;
     }
+    let returned = window.cutoff;
+    let mut rows: Vec<Vec<Value>> = rows
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| vec![Value::Null; cols.len()]))
+        .collect();
+    if let [row] = rows.as_mut_slice() {
+        if window.sizes[0] > SHEETS_SELECT_BUDGET_BYTES {
+            let mut cells = Value::Array(std::mem::take(row));
+            cut |= plumb_core::fit_row_to_bytes(&mut cells, SHEETS_SELECT_BUDGET_BYTES);
+            if let Value::Array(cells) = cells {
+                *row = cells;
+            }
+        }
+    }
+    #[allow(clippy::cast_possible_truncation)]
+    let shortened = returned < wanted as usize;
     let named: BTreeMap<u32, &String> = names.iter().map(|(c, n)| (*c, n)).collect();
     Ok(SheetsSelect {
         ok: true,
@@ -453,10 +485,60 @@ pub(crate) fn select(book: &mut Book, kind: Kind, req: &Request) -> Result<Sheet
         first_row: first + 1,
         offset,
         limit,
-        returned: returned as usize,
-        has_more: offset.saturating_add(returned) < total,
+        returned,
+        has_more: offset.saturating_add(returned as u64) < total,
+        shortened,
         total_rows: total,
     })
+}
+
+/// The most bytes of JSON text the rows of one spreadsheet select take:
+/// a window stops before the row that would pass it (`shortened`), and a
+/// first row that alone passes it has its largest values cut to fit
+/// (each saying its full length). Without it a workbook of 5 KB with a
+/// cell in its last column (`XFD`) made a select of 80 MB of `null`s and
+/// 1.2 GB of memory.
+pub const SHEETS_SELECT_BUDGET_BYTES: usize = 1024 * 1024;
+
+/// The rows of a select window that fit the budget, as their cells come
+/// (in any order): each row's size so far, and `cutoff`, the rows kept.
+/// Sizes only grow, so once the rows before `cutoff` pass the budget the
+/// last of them can never be returned, and `cutoff` only falls.
+struct Window {
+    sizes: Vec<usize>,
+    /// The bytes of the rows before `cutoff`.
+    kept: usize,
+    cutoff: usize,
+    budget: usize,
+}
+
+impl Window {
+    fn new(rows: usize, base: usize, budget: usize) -> Window {
+        // The rows whose bare size alone fits, the first always.
+        let cutoff = rows.min((budget / base.max(1)).max(1));
+        Window {
+            sizes: vec![base; cutoff],
+            kept: base * cutoff,
+            cutoff,
+            budget,
+        }
+    }
+
+    /// Row `i` (below `cutoff`) grew by `bytes`.
+    fn add(&mut self, i: usize, bytes: usize) {
+        self.sizes[i] += bytes;
+        self.kept += bytes;
+        while self.kept > self.budget && self.cutoff > 1 {
+            self.cutoff -= 1;
+            self.kept -= self.sizes[self.cutoff];
+        }
+        self.sizes.truncate(self.cutoff);
+    }
+}
+
+/// The bytes of `value` as JSON text.
+fn json_len(value: &Value) -> usize {
+    serde_json::to_string(value).map_or(0, |t| t.len())
 }
 
 /// The answer of spreadsheet validate.

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use plumb_core::{
     impl_answer, Query, Refusal, RefusalReason, Request, SearchProgress, Subject, SubjectKind,
-    ViewFlags, HIT_ROW_VALUES,
+    ViewFlags, HIT_ROW_BYTES, HIT_ROW_VALUES,
 };
 
 use crate::book::{Book, Kind};
@@ -36,7 +36,10 @@ pub struct SheetsHit {
     pub column: String,
     /// The row's values, one per column of the used range, as select
     /// returns them: the first [`HIT_ROW_VALUES`], then
-    /// `{"$summary": {"omitted_values": n}}` when the range is wider.
+    /// `{"$summary": {"omitted_values": n}}` when the range is wider;
+    /// the longest cut to a common length so that the row takes about
+    /// [`HIT_ROW_BYTES`] (`$truncated` with `bytes`, the view then not
+    /// exact).
     pub values: Vec<Value>,
     /// The value that matched, when its column lies past those shown;
     /// left out otherwise.
@@ -189,6 +192,14 @@ impl Scan<'_> {
             values.push(serde_json::json!({"$summary": {"omitted_values": omitted}}));
             self.cut = true;
         }
+        // Long cells cut so that a hit takes about 4 KiB, as a Parquet
+        // hit's row does: forty cells of 4 KiB made a hit of 160 KiB.
+        let mut fitted = Value::Array(values);
+        self.cut |= plumb_core::fit_row_to_bytes(&mut fitted, HIT_ROW_BYTES);
+        let values = match fitted {
+            Value::Array(values) => values,
+            _ => Vec::new(),
+        };
         self.hits.push(SheetsHit {
             row,
             sheet_row: at + 1,

@@ -770,3 +770,145 @@ fn a_wide_hit_row_shows_its_first_values_and_what_matched() {
     assert_eq!(a["returned"], json!(1));
     assert!(a["hits"][0].get("matched_cell").is_none());
 }
+
+#[test]
+fn a_select_stays_within_its_byte_budget_and_continues_exactly() {
+    let budget = plumb_sheets::SHEETS_SELECT_BUDGET_BYTES;
+    // 100 rows of ten cells just under the cell cap: about 25 rows a
+    // window, each whole.
+    let text = |r: u32, c: u16| {
+        let mut t = format!("{r}.{c}:");
+        t.push_str(&"s".repeat(plumb_sheets::SHEETS_CELL_TEXT_BYTES - 16));
+        t
+    };
+    let bytes = book(|wb| {
+        let sheet = wb.add_worksheet();
+        for r in 0..100u32 {
+            for c in 0..10u16 {
+                sheet.write(r, c, text(r, c).as_str()).unwrap();
+            }
+        }
+    });
+    let mut r = req(&[("header", json!("false"))]);
+    r.window.limit = Some(1000);
+    let mut seen = Vec::new();
+    let mut offset = 0u64;
+    while offset < 100 {
+        r.window.offset = Some(offset);
+        let a = select(&bytes, &r).unwrap();
+        let returned = a["returned"].as_u64().unwrap();
+        assert!(returned > 0);
+        let size = serde_json::to_string(&a["rows"]).unwrap().len();
+        assert!(size <= budget, "{size}");
+        let end = offset + returned;
+        assert_eq!(a["shortened"], json!(end < 100), "{offset}");
+        assert_eq!(a["has_more"], json!(end < 100));
+        assert_eq!(a["view"]["exact"], json!(true));
+        for (i, row) in a["rows"].as_array().unwrap().iter().enumerate() {
+            let n = offset as u32 + i as u32;
+            let want: Vec<Value> = (0..10).map(|c| json!(text(n, c))).collect();
+            assert_eq!(row, &Value::Array(want));
+            seen.push(n);
+        }
+        offset = end;
+    }
+    assert_eq!(seen, (0..100).collect::<Vec<u32>>());
+}
+
+#[test]
+fn a_window_of_empty_columns_is_bounded_by_its_nulls() {
+    // Two cells, the second in the last column a sheet has (XFD): a
+    // thousand rows of 16,384 columns, most of them null.
+    let bytes = book(|wb| {
+        let sheet = wb.add_worksheet();
+        sheet.write(0, 0, "a").unwrap();
+        sheet.write(999, 16_383, "b").unwrap();
+    });
+    let mut r = req(&[("header", json!("false"))]);
+    r.window.limit = Some(1000);
+    let a = select(&bytes, &r).unwrap();
+    let returned = a["returned"].as_u64().unwrap();
+    assert!(returned > 1 && returned < 1000, "{returned}");
+    assert_eq!(a["shortened"], json!(true));
+    let rows = a["rows"].as_array().unwrap();
+    assert_eq!(rows[0].as_array().unwrap().len(), 16_384);
+    assert_eq!(rows[0][0], json!("a"));
+    assert!(rows
+        .iter()
+        .skip(1)
+        .flat_map(|r| r.as_array().unwrap())
+        .all(Value::is_null));
+    let size = serde_json::to_string(&a["rows"]).unwrap().len();
+    assert!(size <= plumb_sheets::SHEETS_SELECT_BUDGET_BYTES, "{size}");
+    // The last row, asked for alone, has its value where it was written.
+    r.window.offset = Some(999);
+    let a = select(&bytes, &r).unwrap();
+    assert_eq!(a["rows"][0][16_383], json!("b"));
+    assert_eq!(a["shortened"], json!(false));
+}
+
+#[test]
+fn a_first_row_past_the_budget_is_cut_to_fit_and_says_so() {
+    // 600 cells of 4 KiB: 2.4 MB in one row.
+    let long = "k".repeat(plumb_sheets::SHEETS_CELL_TEXT_BYTES - 8);
+    let bytes = book(|wb| {
+        let sheet = wb.add_worksheet();
+        for r in 0..3u32 {
+            for c in 0..600u16 {
+                sheet
+                    .write(r, c, format!("{r}/{c}{long}").as_str())
+                    .unwrap();
+            }
+        }
+    });
+    let mut r = req(&[("header", json!("false"))]);
+    r.window.offset = Some(1);
+    let a = select(&bytes, &r).unwrap();
+    assert_eq!(a["returned"], json!(1));
+    assert_eq!(a["shortened"], json!(true));
+    assert_eq!(a["view"]["converted"], json!(true));
+    let row = a["rows"][0].as_array().unwrap();
+    assert_eq!(row.len(), 600);
+    for (c, v) in row.iter().enumerate() {
+        let kept = v["$truncated"].as_str().unwrap();
+        assert!(kept.starts_with(&format!("1/{c}k")), "{c}");
+    }
+    let size = serde_json::to_string(&a["rows"]).unwrap().len();
+    assert!(
+        size <= plumb_sheets::SHEETS_SELECT_BUDGET_BYTES + 8192,
+        "{size}"
+    );
+}
+
+#[test]
+fn a_hit_row_of_long_cells_is_cut_to_about_four_kib() {
+    let long = "m".repeat(plumb_sheets::SHEETS_CELL_TEXT_BYTES - 8);
+    let bytes = book(|wb| {
+        let sheet = wb.add_worksheet();
+        for r in 0..5u32 {
+            for c in 0..40u16 {
+                let text = if c == 7 { format!("key{r}") } else { format!("{r}/{c}{long}") };
+                sheet.write(r, c, text.as_str()).unwrap();
+            }
+        }
+    });
+    let a = search(
+        &bytes,
+        &[("header", json!("false")), ("pattern", json!("^key3$"))],
+    )
+    .unwrap();
+    assert_eq!(a["total"], json!(1));
+    let hit = &a["hits"][0];
+    let values = hit["values"].as_array().unwrap();
+    assert_eq!(values.len(), 40);
+    // The matching cell is short, kept whole; the long ones are cut to a
+    // start of their text, each with its length.
+    assert_eq!(values[7], json!("key3"));
+    for (c, v) in values.iter().enumerate().filter(|(c, _)| *c != 7) {
+        assert!(v["$truncated"].as_str().unwrap().starts_with(&format!("3/{c}m")));
+        assert_eq!(v["bytes"], json!(long.len() + format!("3/{c}").len()));
+    }
+    let size = serde_json::to_string(&hit["values"]).unwrap().len();
+    assert!(size <= plumb_core::HIT_ROW_BYTES, "{size}");
+    assert_eq!(a["view"]["exact"], json!(false));
+}
