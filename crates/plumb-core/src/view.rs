@@ -341,7 +341,21 @@ fn cut_value(v: &mut serde_json::Value, cap: usize) -> bool {
             json!({"$hex": keep, "bytes": bytes})
         }
         (Value::Object(_), Some(_)) => return false,
-        (Value::Array(a), _) => json!({"$summary": {"type": "array", "members": a.len()}}),
+        (Value::Array(a), _) => {
+            // A list already cut to its first members ends with
+            // `{"$more": n}`, the count of the rest.
+            let more = match a.last() {
+                Some(Value::Object(o)) if placeholder_of(o) == Some("$more") => {
+                    o.get("$more").and_then(Value::as_u64)
+                }
+                _ => None,
+            };
+            let members = match more {
+                Some(n) => (a.len() as u64 - 1).saturating_add(n),
+                None => a.len() as u64,
+            };
+            json!({"$summary": {"type": "array", "members": members}})
+        }
         (Value::Object(o), None) => json!({"$summary": {"type": "object", "members": o.len()}}),
         // A number, a boolean or null is short: kept whole.
         _ => return false,
@@ -479,5 +493,15 @@ mod fit_tests {
         assert!(size <= 16 * 1024, "{size}");
         let kept = value["e0"]["$truncated"].as_str().unwrap();
         assert!(!kept.is_empty() && "\u{1}é\"".repeat(300).starts_with(kept));
+        // A list cut to its first members before (a `$more` last) is
+        // summarized by all of them.
+        let mut first: Vec<Value> = (0..1000).map(|i| json!(format!("{i:0>40}"))).collect();
+        first.push(json!({"$more": 19_000}));
+        let mut row = json!({"id": 1, "list": first});
+        assert!(fit_row_to_bytes(&mut row, 4096));
+        assert_eq!(
+            row["list"],
+            json!({"$summary": {"type": "array", "members": 20_000}})
+        );
     }
 }

@@ -887,7 +887,11 @@ fn a_hit_row_of_long_cells_is_cut_to_about_four_kib() {
         let sheet = wb.add_worksheet();
         for r in 0..5u32 {
             for c in 0..40u16 {
-                let text = if c == 7 { format!("key{r}") } else { format!("{r}/{c}{long}") };
+                let text = if c == 7 {
+                    format!("key{r}")
+                } else {
+                    format!("{r}/{c}{long}")
+                };
                 sheet.write(r, c, text.as_str()).unwrap();
             }
         }
@@ -905,7 +909,10 @@ fn a_hit_row_of_long_cells_is_cut_to_about_four_kib() {
     // start of their text, each with its length.
     assert_eq!(values[7], json!("key3"));
     for (c, v) in values.iter().enumerate().filter(|(c, _)| *c != 7) {
-        assert!(v["$truncated"].as_str().unwrap().starts_with(&format!("3/{c}m")));
+        assert!(v["$truncated"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("3/{c}m")));
         assert_eq!(v["bytes"], json!(long.len() + format!("3/{c}").len()));
     }
     let size = serde_json::to_string(&hit["values"]).unwrap().len();
