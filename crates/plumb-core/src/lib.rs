@@ -86,5 +86,6 @@ pub use tail::{
     last_lines_start, part_stream, SliceSource, TailStart, TAIL_BLOCK_BYTES, TAIL_SCAN_MAX_BYTES,
 };
 pub use view::{
-    fit_hit_row, fit_row_to_bytes, ViewFlags, HIT_ROW_BYTES, HIT_ROW_VALUES, HIT_VALUE_MIN_BYTES,
+    fit_hit_row, fit_row_to_bytes, json_len, ViewFlags, HIT_ROW_BYTES, HIT_ROW_VALUES,
+    HIT_VALUE_MIN_BYTES,
 };

@@ -229,10 +229,7 @@ fn fit_entries(
     max_bytes: usize,
     cut: bool,
 ) -> bool {
-    let sizes: Vec<usize> = entries
-        .iter()
-        .map(|v| serde_json::to_string(v).map_or(0, |s| s.len()))
-        .collect();
+    let sizes: Vec<usize> = entries.iter().map(|v| json_len(v)).collect();
     if fixed + sizes.iter().sum::<usize>() <= max_bytes {
         return cut;
     }
@@ -259,6 +256,29 @@ fn fit_entries(
         }
     }
     cut
+}
+
+/// The bytes of `value` as compact JSON text, counted without keeping
+/// them: what a budget of answer bytes is measured in.
+///
+/// ```
+/// assert_eq!(plumb_core::json_len(&serde_json::json!({"a": [1, "b"]})), 13);
+/// ```
+pub fn json_len(value: &serde_json::Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut n = Count(0);
+    // Writing to a counter cannot fail, nor can a `Value` be refused.
+    let _ = serde_json::to_writer(&mut n, value);
+    n.0
 }
 
 /// The bytes of a `$truncated` or `$hex` placeholder besides its text:

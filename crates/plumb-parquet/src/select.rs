@@ -12,7 +12,7 @@ use parquet::schema::types::{ColumnDescriptor, SchemaDescriptor, Type};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use plumb_core::{clamp_limit, impl_answer, Refusal, RefusalReason, Request, ViewFlags};
+use plumb_core::{clamp_limit, impl_answer, json_len, Refusal, RefusalReason, Request, ViewFlags};
 
 use crate::value::{self, row_json, Cuts, Leaf};
 use crate::{refusal_of, Opened};
@@ -293,24 +293,6 @@ pub(crate) fn top_level_leaves(schema: &SchemaDescriptor) -> HashMap<&str, usize
         }
     }
     out
-}
-
-/// The bytes of `value` as JSON text, counted without keeping them.
-fn json_len(value: &Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut n = Count(0);
-    // Writing to a counter cannot fail, nor can a `Value` be refused.
-    let _ = serde_json::to_writer(&mut n, value);
-    n.0
 }
 
 /// Rows `skip..skip + take` of a row group whose projected columns are

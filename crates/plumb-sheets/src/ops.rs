@@ -441,7 +441,7 @@ pub(crate) fn select(book: &mut Book, kind: Kind, req: &Request) -> Result<Sheet
             }
             let (v, was_cut) = cell.to_json();
             cut |= was_cut;
-            window.add(i, json_len(&v).saturating_sub(4));
+            window.add(i, plumb_core::json_len(&v).saturating_sub(4));
             rows.truncate(window.cutoff);
             if let Some(row) = rows.get_mut(i) {
                 row.get_or_insert_with(|| vec![Value::Null; cols.len()])[k] = v;
@@ -534,11 +534,6 @@ impl Window {
         }
         self.sizes.truncate(self.cutoff);
     }
-}
-
-/// The bytes of `value` as JSON text.
-fn json_len(value: &Value) -> usize {
-    serde_json::to_string(value).map_or(0, |t| t.len())
 }
 
 /// The answer of spreadsheet validate.
