@@ -328,7 +328,7 @@ fn window_of_flat(
         let descr = schema.column(c);
         let node = descr.self_type();
         let name = node.name().to_owned();
-        let reader = group.get_column_reader(c).map_err(|e| refusal_of(&e))?;
+        let mut reader = group.get_column_reader(c).map_err(|e| refusal_of(&e))?;
         // A key, its quotes, its colon and a comma.
         let key = name.len() + 4;
         let mut prefix = 0usize;
@@ -338,7 +338,7 @@ fn window_of_flat(
             // The window's first row is always returned.
             prefix <= room || (r == 0 && first == 0)
         };
-        let (values, stopped) = column_window(reader, &descr, (skip, take), cuts, &mut fits)?;
+        let (values, stopped) = column_window(&mut reader, &descr, (skip, take), cuts, &mut fits)?;
         let reached = values.len();
         if reached < take && !stopped {
             return Err(Refusal::new(
@@ -365,6 +365,64 @@ fn window_of_flat(
     Ok((bytes, take < wanted))
 }
 
+/// Rows `rows` (0-based in the file, ascending) as select returns them,
+/// when every top-level column is flat (`None` otherwise, for one
+/// select a row): each column of a row group is read once across the
+/// rows it holds, so rows that share a page or a dictionary decode it
+/// once. A search lists its hits so, a few at a time.
+pub(crate) fn flat_rows_at(
+    opened: &Opened,
+    rows: &[u64],
+) -> Result<Option<(Vec<Value>, bool)>, Refusal> {
+    let meta = opened.reader.metadata();
+    let schema = meta.file_metadata().schema_descr();
+    let Some(leaves) = flat_leaves(schema, schema.root_schema().get_fields()) else {
+        return Ok(None);
+    };
+    let mut out: Vec<Map<String, Value>> = rows.iter().map(|_| Map::new()).collect();
+    let mut cuts = Cuts::default();
+    let mut start = 0u64;
+    let mut next = 0;
+    for (i, group) in meta.row_groups().iter().enumerate() {
+        let n = u64::try_from(group.num_rows()).unwrap_or(0);
+        let (from, to) = (start, start + n);
+        start = to;
+        let held = rows[next..].iter().take_while(|&&r| r < to).count();
+        if held == 0 {
+            continue;
+        }
+        let mine = next..next + held;
+        next += held;
+        let reader = opened.reader.get_row_group(i).map_err(|e| refusal_of(&e))?;
+        for &c in &leaves {
+            let descr = schema.column(c);
+            let name = descr.self_type().name().to_owned();
+            let mut column = reader.get_column_reader(c).map_err(|e| refusal_of(&e))?;
+            let mut at = from;
+            for k in mine.clone() {
+                let skip = usize::try_from(rows[k] - at).unwrap_or(usize::MAX);
+                let (mut value, _) =
+                    column_window(&mut column, &descr, (skip, 1), &mut cuts, &mut |_, _| true)?;
+                let Some(v) = value.pop() else {
+                    return Err(Refusal::new(
+                        RefusalReason::InvalidData,
+                        format!(
+                            "the Parquet file is malformed: column {name} has no value for row {}",
+                            rows[k]
+                        ),
+                    ));
+                };
+                out[k].insert(name.clone(), v);
+                at = rows[k] + 1;
+            }
+        }
+    }
+    Ok(Some((
+        out.into_iter().map(Value::Object).collect(),
+        cuts.converted,
+    )))
+}
+
 /// Whether row `r` of the window, given its value `v` of a column, may
 /// still be returned.
 type Fits<'a> = &'a mut dyn FnMut(usize, &Value) -> bool;
@@ -372,7 +430,7 @@ type Fits<'a> = &'a mut dyn FnMut(usize, &Value) -> bool;
 /// One flat column's values for the window, nulls in place, up to the
 /// first that `fits` refuses (and whether one was refused).
 fn column_window(
-    reader: ColumnReader,
+    reader: &mut ColumnReader,
     descr: &ColumnDescriptor,
     (skip, take): (usize, usize),
     cuts: &mut Cuts,
@@ -424,7 +482,7 @@ fn column_window(
 /// Skips `skip` rows of a flat column and renders the next `take`, up
 /// to the first that `fits` refuses.
 fn window<T: DataType>(
-    mut r: ColumnReaderImpl<T>,
+    r: &mut ColumnReaderImpl<T>,
     descr: &ColumnDescriptor,
     (skip, take): (usize, usize),
     fits: Fits<'_>,

@@ -1152,3 +1152,30 @@ fn a_first_row_past_the_budget_is_cut_to_fit_and_says_so() {
             .starts_with("0/2w"));
     }
 }
+
+#[test]
+fn hits_read_together_across_row_groups_are_the_rows_select_gives() {
+    let file = long_file();
+    // Every tenth row, from just before the first row group's end: forty
+    // hits, read sixteen at a time, crossing into the second group.
+    let a = search(
+        &file,
+        &[("column", json!("s")), ("pattern", json!("7$"))],
+        19_950,
+        40,
+    )
+    .unwrap();
+    let hits = a["hits"].as_array().unwrap();
+    let rows: Vec<i64> = hits.iter().map(|h| h["row"].as_i64().unwrap()).collect();
+    let want: Vec<i64> = (0..40).map(|k| 19_957 + 10 * k).collect();
+    assert_eq!(rows, want);
+    for h in hits {
+        let row = h["row"].as_i64().unwrap();
+        assert_eq!(h["values"], json!({"id": row, "s": format!("text of row {row}")}));
+        let one = select(&file, Some(row as u64), Some(1), None);
+        assert_eq!(h["values"], one["rows"][0]);
+    }
+    assert_eq!(a["view"]["exact"], json!(true));
+    // The search continues from the next hit's row.
+    assert_eq!(a["next_offset"], json!(20_357));
+}
