@@ -1171,7 +1171,10 @@ fn hits_read_together_across_row_groups_are_the_rows_select_gives() {
     assert_eq!(rows, want);
     for h in hits {
         let row = h["row"].as_i64().unwrap();
-        assert_eq!(h["values"], json!({"id": row, "s": format!("text of row {row}")}));
+        assert_eq!(
+            h["values"],
+            json!({"id": row, "s": format!("text of row {row}")})
+        );
         let one = select(&file, Some(row as u64), Some(1), None);
         assert_eq!(h["values"], one["rows"][0]);
     }
