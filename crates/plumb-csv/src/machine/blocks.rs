@@ -283,6 +283,27 @@ impl CsvParser {
                 self.emit(at + u64::from(content_end), true, sink)?;
                 self.cell_from = *i;
             }
+            if KIND == ONLY && passed >= 2 && pos < BLOCK as u32 {
+                // A record starts at `pos` and goes on past the block.
+                // Rather than take it in pieces (a field held across the
+                // blocks, the record closed the general way), the next
+                // block starts where it does: its bytes here are
+                // classified again, and a record shorter than a block
+                // then takes the one-line way above. Only where lines are
+                // short (a whole one lay in this block): a long record
+                // would be classified twice for nothing. A line break
+                // came before `pos`, so the state there is a record's
+                // start, outside quotes, and the loop advances.
+                let field_opens = opens & field_starts & below(pos);
+                if field_opens != 0 {
+                    let k = 63 - field_opens.leading_zeros();
+                    self.quote_line = line_at(k);
+                    self.quote_offset = at + u64::from(k);
+                }
+                self.line = line_after(passed, pos);
+                self.state = State::FieldStart;
+                continue;
+            }
             if pos < BLOCK as u32 {
                 // The rest of the block belongs to a record still open.
                 if !self.in_record {
@@ -603,11 +624,14 @@ fn byte_mask(block: &[u8; BLOCK], byte: u8) -> u64 {
 /// fields.
 #[inline(always)]
 fn field_at(mut ends: u64, from: u32, to: u32, c: usize) -> Option<(usize, usize)> {
-    if c > ends.count_ones() as usize {
-        return None;
-    }
+    // Delimiters passed one by one, not counted first: without a
+    // population count instruction (the x86-64 baseline has none) a
+    // count costs more than the few fields before `c`.
     let mut a = from;
     for _ in 0..c {
+        if ends == 0 {
+            return None;
+        }
         a = ends.trailing_zeros() + 1;
         ends &= ends - 1;
     }
