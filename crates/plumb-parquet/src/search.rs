@@ -321,10 +321,12 @@ pub(crate) fn search(opened: &Opened, req: &Request) -> Result<ParquetSearch, Re
     // long values are held only until they are fitted.
     let mut hits = Vec::with_capacity(found.len());
     let mut view = ViewFlags::exact();
+    let flat = crate::select::file_flat_leaves(opened);
     for chunk in found.chunks(HITS_READ_TOGETHER) {
         let rows: Vec<u64> = chunk.iter().map(|&(row, _)| row).collect();
-        let read = match crate::select::flat_rows_at(opened, &rows)? {
-            Some((values, converted)) => {
+        let read = match flat.as_deref() {
+            Some(leaves) => {
+                let (values, converted) = crate::select::flat_rows_at(opened, leaves, &rows)?;
                 view = view.with_cut(converted);
                 values
             }

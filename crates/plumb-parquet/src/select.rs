@@ -365,20 +365,26 @@ fn window_of_flat(
     Ok((bytes, take < wanted))
 }
 
+/// The leaf columns of the file's top-level fields, when every one is
+/// flat (see [`flat_rows_at`]); `None` when a row needs the row reader.
+pub(crate) fn file_flat_leaves(opened: &Opened) -> Option<Vec<usize>> {
+    let schema = opened.reader.metadata().file_metadata().schema_descr();
+    flat_leaves(schema, schema.root_schema().get_fields())
+}
+
 /// Rows `rows` (0-based in the file, ascending) as select returns them,
-/// when every top-level column is flat (`None` otherwise, for one
-/// select a row): each column of a row group is read once across the
-/// rows it holds, so rows that share a page or a dictionary decode it
-/// once. A search lists its hits so, a few at a time.
+/// in a file whose top-level fields are all flat, with leaf columns
+/// `leaves` ([`file_flat_leaves`]): each column of a row group is read
+/// once across the rows it holds, so rows that share a page or a
+/// dictionary decode it once. A search lists its hits so, a few at a
+/// time (and works out `leaves` once for all of them).
 pub(crate) fn flat_rows_at(
     opened: &Opened,
+    leaves: &[usize],
     rows: &[u64],
-) -> Result<Option<(Vec<Value>, bool)>, Refusal> {
+) -> Result<(Vec<Value>, bool), Refusal> {
     let meta = opened.reader.metadata();
     let schema = meta.file_metadata().schema_descr();
-    let Some(leaves) = flat_leaves(schema, schema.root_schema().get_fields()) else {
-        return Ok(None);
-    };
     let mut out: Vec<Map<String, Value>> = rows.iter().map(|_| Map::new()).collect();
     let mut cuts = Cuts::default();
     let mut start = 0u64;
@@ -394,7 +400,7 @@ pub(crate) fn flat_rows_at(
         let mine = next..next + held;
         next += held;
         let reader = opened.reader.get_row_group(i).map_err(|e| refusal_of(&e))?;
-        for &c in &leaves {
+        for &c in leaves {
             let descr = schema.column(c);
             let name = descr.self_type().name().to_owned();
             let mut column = reader.get_column_reader(c).map_err(|e| refusal_of(&e))?;
@@ -417,10 +423,7 @@ pub(crate) fn flat_rows_at(
             }
         }
     }
-    Ok(Some((
-        out.into_iter().map(Value::Object).collect(),
-        cuts.converted,
-    )))
+    Ok((out.into_iter().map(Value::Object).collect(), cuts.converted))
 }
 
 /// Whether row `r` of the window, given its value `v` of a column, may
