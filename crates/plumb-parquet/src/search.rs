@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use plumb_core::{
     impl_answer, Query, Refusal, RefusalReason, Request, SearchProgress, Subject, SubjectKind,
-    ViewFlags, Window, COLUMN_TRACK_CAP,
+    ViewFlags, Window, COLUMN_TRACK_CAP, HIT_ROW_VALUES,
 };
 
 use crate::value::{self, Cuts, Leaf};
@@ -322,15 +322,26 @@ pub(crate) fn search(opened: &Opened, req: &Request) -> Result<ParquetSearch, Re
     let mut hits = Vec::with_capacity(found.len());
     let mut view = ViewFlags::exact();
     let flat = crate::select::file_flat_leaves(opened);
+    let places = flat.as_deref().map(|leaves| key_places(opened, leaves));
     for chunk in found.chunks(HITS_READ_TOGETHER) {
         let rows: Vec<u64> = chunk.iter().map(|&(row, _)| row).collect();
-        let read = match flat.as_deref() {
-            Some(leaves) => {
-                let (values, converted) = crate::select::flat_rows_at(opened, leaves, &rows)?;
+        let read = match (flat.as_deref(), places.as_ref()) {
+            (Some(leaves), Some((names, places, wide))) => {
+                // In a row wider than a hit shows, only the columns
+                // `fit_hit_row` keeps: the first, and the ones matched.
+                let matched: Vec<&str> = chunk
+                    .iter()
+                    .map(|&(_, ci)| judged[ci].name.as_str())
+                    .collect();
+                let kept = |j: usize| {
+                    !wide || places[j] < HIT_ROW_VALUES || matched.contains(&names[j].as_str())
+                };
+                let (values, converted) =
+                    crate::select::flat_rows_at(opened, leaves, &rows, &kept)?;
                 view = view.with_cut(converted);
                 values
             }
-            None => {
+            _ => {
                 let mut values = Vec::with_capacity(rows.len());
                 for &row in &rows {
                     let one = Request {
@@ -401,4 +412,26 @@ fn skip_rows(reader: &mut ColumnReader, n: u64) -> Result<(), Refusal> {
         ));
     }
     Ok(())
+}
+
+/// For each of a flat file's top-level leaf columns `leaves`: its name,
+/// and its place among the members of a row (a name that two columns
+/// share is one member, at the first one's place); and whether a row has
+/// more members than a hit shows ([`HIT_ROW_VALUES`]).
+fn key_places(opened: &Opened, leaves: &[usize]) -> (Vec<String>, Vec<usize>, bool) {
+    let schema = opened.reader.metadata().file_metadata().schema_descr();
+    let names: Vec<String> = leaves
+        .iter()
+        .map(|&c| schema.column(c).self_type().name().to_owned())
+        .collect();
+    let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let places = names
+        .iter()
+        .map(|n| {
+            let next = first.len();
+            *first.entry(n.as_str()).or_insert(next)
+        })
+        .collect();
+    let wide = first.len() > HIT_ROW_VALUES;
+    (names, places, wide)
 }

@@ -378,10 +378,16 @@ pub(crate) fn file_flat_leaves(opened: &Opened) -> Option<Vec<usize>> {
 /// once across the rows it holds, so rows that share a page or a
 /// dictionary decode it once. A search lists its hits so, a few at a
 /// time (and works out `leaves` once for all of them).
+///
+/// Only the columns `read` takes (by their place in `leaves`) are read;
+/// every other one is a `null` in its place: a hit row keeps only its
+/// first columns and its matching one, so in a wide file the rest
+/// would be read to be dropped.
 pub(crate) fn flat_rows_at(
     opened: &Opened,
     leaves: &[usize],
     rows: &[u64],
+    read: &dyn Fn(usize) -> bool,
 ) -> Result<(Vec<Value>, bool), Refusal> {
     let meta = opened.reader.metadata();
     let schema = meta.file_metadata().schema_descr();
@@ -400,9 +406,15 @@ pub(crate) fn flat_rows_at(
         let mine = next..next + held;
         next += held;
         let reader = opened.reader.get_row_group(i).map_err(|e| refusal_of(&e))?;
-        for &c in leaves {
+        for (j, &c) in leaves.iter().enumerate() {
             let descr = schema.column(c);
             let name = descr.self_type().name().to_owned();
+            if !read(j) {
+                for row in &mut out[mine.clone()] {
+                    row.insert(name.clone(), Value::Null);
+                }
+                continue;
+            }
             let mut column = reader.get_column_reader(c).map_err(|e| refusal_of(&e))?;
             let mut at = from;
             for k in mine.clone() {

@@ -1182,3 +1182,55 @@ fn hits_read_together_across_row_groups_are_the_rows_select_gives() {
     // The search continues from the next hit's row.
     assert_eq!(a["next_offset"], json!(20_357));
 }
+
+#[test]
+fn hit_rows_wider_than_a_hit_shows_keep_their_first_and_matching_columns() {
+    // 300 columns over 40 rows in two row groups: row i holds 7 only in
+    // column 256 + i % 40 (past the columns a hit shows), so the hits
+    // read together match in different columns.
+    const WIDE: i64 = 300;
+    const ROWS: i64 = 40;
+    let mut schema = String::from("message m {");
+    for k in 0..WIDE {
+        schema.push_str(&format!(" required int64 c{k};"));
+    }
+    schema.push_str(" }");
+    let group = |g: i64| {
+        move |next: &mut Columns<'_>| {
+            for k in 0..WIDE {
+                let values: Vec<i64> = (g * 20..(g + 1) * 20)
+                    .map(|i| {
+                        if k == 256 + i % 40 {
+                            7
+                        } else {
+                            i * 1000 + k + 8
+                        }
+                    })
+                    .collect();
+                next(&mut |c| put::<Int64Type>(c, &values, None, None));
+            }
+        }
+    };
+    let props = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(20))
+        .build();
+    let (a, b) = (group(0), group(1));
+    let file = write(&schema, props, &[&a, &b]);
+    let found = search(&file, &[("where", json!("= 7"))], 0, 1000).unwrap();
+    let hits = found["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), ROWS as usize);
+    for h in hits {
+        let row = h["row"].as_i64().unwrap();
+        let column = format!("c{}", 256 + row % 40);
+        assert_eq!(h["column"], json!(column));
+        let values = h["values"].as_object().unwrap();
+        assert_eq!(values[&column], json!(7));
+        assert_eq!(values["c0"], json!(row * 1000 + 8));
+        assert_eq!(values.len(), plumb_core::HIT_ROW_VALUES + 1);
+        // The row a one-row select gives, fitted as a hit is.
+        let mut whole = select(&file, Some(row as u64), Some(1), None)["rows"][0].clone();
+        let keep = whole.as_object().unwrap().keys().position(|k| *k == column);
+        assert!(plumb_core::fit_hit_row(&mut whole, keep));
+        assert_eq!(h["values"], whole);
+    }
+}
