@@ -20,7 +20,7 @@ use memchr::memmem;
 use regex::bytes::{Regex, RegexBuilder};
 
 use crate::caps::echo;
-use crate::number::small::{cmp_small, small_decimal};
+use crate::number::small::{cmp_keys, cmp_small, decimal_key, small_decimal};
 use crate::options::{OptionKind, OptionSpec, Request};
 use crate::reader::Op;
 use crate::refusal::Refusal;
@@ -520,6 +520,7 @@ impl Predicate {
             exponent: d.magnitude.exponent.to_vec(),
             shift: d.magnitude.shift,
             small: small_decimal(operand.trim_ascii().as_bytes()),
+            key: decimal_key(operand.trim_ascii().as_bytes()),
         });
         Ok(Predicate::Compare {
             op,
@@ -783,6 +784,9 @@ pub struct NumberKey {
     shift: i64,
     /// The operand as a short plain decimal, when it is one.
     small: Option<(i64, u32)>,
+    /// The operand's [`decimal_key`], when it is a plain decimal of at
+    /// most eight bytes after its sign.
+    key: Option<(bool, u128)>,
 }
 
 impl NumberKey {
@@ -803,6 +807,9 @@ impl NumberKey {
     /// ```
     #[inline(always)]
     pub fn compare(&self, text: &[u8]) -> Option<Ordering> {
+        if let (Some(k), Some(v)) = (self.key, decimal_key(text)) {
+            return Some(cmp_keys(v, k));
+        }
         if let (Some(k), Some(v)) = (self.small, small_decimal(text)) {
             return Some(cmp_small(v, k));
         }
