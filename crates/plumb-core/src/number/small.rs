@@ -5,7 +5,9 @@
 //! A cell of at most eight bytes after its sign (nearly every amount,
 //! count and identifier in real tables) is read eight bytes at once, as
 //! one `u64` ("SWAR": the digits checked and combined with a handful of
-//! word operations instead of a test and a multiply a byte). Longer
+//! word operations instead of a test and a multiply a byte); compared
+//! to a search's operand, it is not even combined into an integer but
+//! made a key that orders as the number does (`decimal_key`). Longer
 //! cells, up to 18 digits, take a loop. Written here rather than taken
 //! from a crate: the number parsers on crates.io (`lexical`,
 //! `atoi`, `fast-float`) read to a binary integer or float and refuse or
