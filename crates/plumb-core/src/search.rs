@@ -807,8 +807,16 @@ impl NumberKey {
     /// ```
     #[inline(always)]
     pub fn compare(&self, text: &[u8]) -> Option<Ordering> {
-        if let (Some(k), Some(v)) = (self.key, decimal_key(text)) {
-            return Some(cmp_keys(v, k));
+        if let Some(k) = self.key {
+            if let Some(v) = decimal_key(text) {
+                return Some(cmp_keys(v, k));
+            }
+            // `small_decimal` refuses every text of up to eight bytes
+            // that `decimal_key` does (a text column searched with a
+            // numeric operand): not read twice.
+            if text.len() <= 8 {
+                return self.compare_general(text);
+            }
         }
         if let (Some(k), Some(v)) = (self.small, small_decimal(text)) {
             return Some(cmp_small(v, k));

@@ -126,6 +126,14 @@ pub(crate) fn below(k: u32) -> u64 {
     }
 }
 
+/// [`below`] for a bit of the block (`k` under 64): one shift, and no
+/// test for the edge, on the per-line path of a column search.
+#[inline(always)]
+pub(crate) fn below_bit(k: u32) -> u64 {
+    debug_assert!(k < 64, "{k}");
+    (1u64 << (k & 63)) - 1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,5 +202,8 @@ mod tests {
         assert_eq!(below(1), 1);
         assert_eq!(below(63), !0 >> 1);
         assert_eq!(below(64), !0);
+        for k in 0..64 {
+            assert_eq!(below_bit(k), below(k), "{k}");
+        }
     }
 }

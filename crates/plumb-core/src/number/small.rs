@@ -26,17 +26,41 @@ const ONES: u64 = 0x0101_0101_0101_0101;
 /// than 18 digits).
 #[inline(always)]
 pub(crate) fn small_decimal(text: &[u8]) -> Option<(i64, u32)> {
-    let (negative, body) = match text.first()? {
-        b'-' => (true, &text[1..]),
-        b'+' => (false, &text[1..]),
-        _ => (false, text),
-    };
+    let (negative, body) = split_sign(text)?;
     let (m, scale) = if body.len() <= 8 {
         short_body(body)?
     } else {
         long_body(body)?
     };
     Some((if negative { -m } else { m }, scale))
+}
+
+/// A number's sign and the bytes after it; `None` for no byte at all.
+#[inline(always)]
+fn split_sign(text: &[u8]) -> Option<(bool, &[u8])> {
+    Some(match text.first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    })
+}
+
+/// The byte of word `x` that holds its first (lowest) point, if any: the
+/// usual zero-byte test on `x ^ '.'`, whose false hits can only sit
+/// above a true one.
+#[inline(always)]
+fn first_point(x: u64) -> Option<u32> {
+    let dots = x ^ (ONES * u64::from(b'.'));
+    let zero = dots.wrapping_sub(ONES) & !dots & (ONES << 7);
+    (zero != 0).then(|| zero.trailing_zeros() / 8)
+}
+
+/// Whether every byte of `d` is a digit's value (below 10): a byte xor
+/// '0' is exactly when it was a digit (a second point, a sign or any
+/// other byte is not).
+#[inline(always)]
+fn all_digit_values(d: u64) -> bool {
+    (d.wrapping_add(ONES * 0x76) | d) & (ONES << 7) == 0
 }
 
 /// `mask(k)`: the low `k` bytes of a word (`k` up to 8).
@@ -68,7 +92,10 @@ fn right_aligned(body: &[u8]) -> u64 {
             | u64::from(body[n - 1]) << (8 * (n - 1));
         three << (8 * (8 - n))
     };
-    word | ((ONES * u64::from(b'0')) & low_bytes((8 - n) as u32))
+    // The '0's fill the low `8 - n` bytes: a word of them shifted down by
+    // the body's `n` bytes, in two steps so that eight bytes (a shift by
+    // 64, which a word cannot take) leave none, with no test.
+    word | (ONES * u64::from(b'0')) >> (8 * n - 1) >> 1
 }
 
 /// One to eight bytes of digits with at most one point, read as a word.
@@ -79,25 +106,18 @@ fn short_body(body: &[u8]) -> Option<(i64, u32)> {
         return None;
     }
     let mut x = right_aligned(body);
-    // The first point, if any: the lowest byte equal to '.'. (The usual
-    // zero-byte test; a false hit can only sit above a true one.)
-    let dots = x ^ (ONES * u64::from(b'.'));
-    let zero = dots.wrapping_sub(ONES) & !dots & (ONES << 7);
     let mut scale = 0;
-    if zero != 0 {
+    if let Some(q) = first_point(x) {
         if n == 1 {
             return None;
         }
-        let q = zero.trailing_zeros() / 8;
         // Close the gap: the bytes before the point move up one, and a
         // '0' comes in at the bottom.
         x = ((x & low_bytes(q)) << 8) | (x & !low_bytes(q + 1)) | u64::from(b'0');
         scale = 7 - q;
     }
-    // Each byte a digit exactly when its value xor '0' is below 10 (a
-    // second point, a sign or any other byte is not).
     let d = x ^ (ONES * u64::from(b'0'));
-    if (d.wrapping_add(ONES * 0x76) | d) & (ONES << 7) != 0 {
+    if !all_digit_values(d) {
         return None;
     }
     // Eight digits to their value in three steps: pairs, then fours,
@@ -147,44 +167,30 @@ fn long_body(body: &[u8]) -> Option<(i64, u32)> {
 /// for a longer body.
 #[inline(always)]
 pub(crate) fn decimal_key(text: &[u8]) -> Option<(bool, u128)> {
-    let (negative, body) = match text.first()? {
-        b'-' => (true, &text[1..]),
-        b'+' => (false, &text[1..]),
-        _ => (false, text),
-    };
+    let (negative, body) = split_sign(text)?;
     let n = body.len() as u32;
     if n == 0 || n > 8 {
         return None;
     }
     let x = right_aligned(body);
-    let dots = x ^ (ONES * u64::from(b'.'));
-    let zero = dots.wrapping_sub(ONES) & !dots & (ONES << 7);
     // Digit values; the (first) point's byte cleared to a zero digit.
     let mut d = x ^ (ONES * u64::from(b'0'));
-    // Where the point falls after the swap: the count of digits after it.
-    let scale = if zero != 0 {
-        if n == 1 {
-            return None;
+    // After the swap below, the point's byte `q` is byte `7 - q`: a
+    // shift by `q` bytes brings it to byte 7. With no point, the place
+    // after the last digit (past byte 0) goes there: a shift by eight bytes.
+    let shift = match first_point(x) {
+        Some(_) if n == 1 => return None,
+        Some(q) => {
+            d &= !(0xFF << (8 * q));
+            8 * q
         }
-        let q = zero.trailing_zeros() / 8;
-        d &= !(0xFF << (8 * q));
-        7 - q
-    } else {
-        // No point: as if one followed the last digit, past byte 0.
-        u32::MAX
+        None => 64,
     };
-    if (d.wrapping_add(ONES * 0x76) | d) & (ONES << 7) != 0 {
+    if !all_digit_values(d) {
         return None;
     }
-    // The first character to the top, the last to byte 0; then the
-    // point (or the place after the last digit) to byte 7.
-    let y = u128::from(d.swap_bytes());
-    let key = if scale == u32::MAX {
-        y << 64
-    } else {
-        y << (8 * (7 - scale))
-    };
-    Some((negative, key))
+    // The first character to the top, the last to byte 0.
+    Some((negative, u128::from(d.swap_bytes()) << shift))
 }
 
 /// Compares two keys of [`decimal_key`] exactly (`-0` equals `0`).
@@ -243,6 +249,18 @@ fn cmp_wide((a, sa): (i64, u32), (b, sb): (i64, u32)) -> Ordering {
 mod tests {
     use super::*;
 
+    /// Every text of `len` bytes over `alphabet`.
+    fn every_text(alphabet: &'static [u8], len: u32) -> impl Iterator<Item = Vec<u8>> {
+        (0..alphabet.len().pow(len)).map(move |mut k| {
+            let mut text = Vec::with_capacity(len as usize);
+            for _ in 0..len {
+                text.push(alphabet[k % alphabet.len()]);
+                k /= alphabet.len();
+            }
+            text
+        })
+    }
+
     /// Every body of up to six bytes over digits, a point, signs and
     /// other bytes, against operands of every kind: a key orders exactly
     /// as the general comparison does, and is made for every text the
@@ -270,12 +288,7 @@ mod tests {
         let keys: Vec<_> = operands.iter().map(|o| decimal_key(o)).collect();
         let mut checked = 0u64;
         for len in 0..=6u32 {
-            for mut k in 0..ALPHABET.len().pow(len) {
-                let mut text = Vec::new();
-                for _ in 0..len {
-                    text.push(ALPHABET[k % ALPHABET.len()]);
-                    k /= ALPHABET.len();
-                }
+            for text in every_text(ALPHABET, len) {
                 let key = decimal_key(&text);
                 assert_eq!(key.is_some(), small_decimal(&text).is_some(), "{text:?}");
                 let Some(key) = key else { continue };
@@ -290,12 +303,7 @@ mod tests {
         // Seven and eight bytes, on fewer letters.
         const FEW: &[u8] = b"09.-";
         for len in 7..=9u32 {
-            for mut k in 0..FEW.len().pow(len) {
-                let mut text = Vec::new();
-                for _ in 0..len {
-                    text.push(FEW[k % FEW.len()]);
-                    k /= FEW.len();
-                }
+            for text in every_text(FEW, len) {
                 let key = decimal_key(&text);
                 if len == 9 && text[0] != b'-' {
                     assert!(key.is_none(), "{text:?}");
@@ -318,13 +326,7 @@ mod tests {
         const ALPHABET: &[u8] = b"0159.-+ e/:";
         let mut checked = 0;
         for len in 0..=6u32 {
-            let count = ALPHABET.len().pow(len);
-            for mut k in 0..count {
-                let mut body = Vec::new();
-                for _ in 0..len {
-                    body.push(ALPHABET[k % ALPHABET.len()]);
-                    k /= ALPHABET.len();
-                }
+            for body in every_text(ALPHABET, len) {
                 let want = if body.is_empty() {
                     None
                 } else {

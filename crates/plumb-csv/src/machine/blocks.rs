@@ -5,7 +5,7 @@
 
 use std::ops::ControlFlow;
 
-use crate::block::{below, prefix_xor, Masks, BLOCK};
+use crate::block::{below, below_bit, prefix_xor, Masks, BLOCK};
 
 use super::bytes::unescape_into;
 use super::{
@@ -220,12 +220,16 @@ impl CsvParser {
                 terms &= terms - 1;
                 let crlf = p > 0 && (crs >> (p - 1)) & 1 == 1;
                 let content_end = p - u32::from(crlf);
-                let ends = delims & below(content_end) & !below(pos);
+                // Inside the loop `p`, `content_end` and `pos` are bits of
+                // the block: a line break at or after `pos` is still ahead.
+                let ends = delims & below_bit(content_end) & !below_bit(pos);
                 let one = match (only, self.in_record) {
                     // A record on one line of this block, its field `c`
                     // a slice of the block (the usual record of a column
                     // search, if lines are shorter than a block).
-                    (Some(c), false) if content_end > pos && m.lf & below(p) & !below(pos) == 0 => {
+                    (Some(c), false)
+                        if content_end > pos && m.lf & below_bit(p) & !below_bit(pos) == 0 =>
+                    {
                         field_at(ends, pos, content_end, c)
                             .and_then(|f| bare(f, m.quote, opens))
                             .map(|f| (c, f))
@@ -645,7 +649,8 @@ fn field_at(mut ends: u64, from: u32, to: u32, c: usize) -> Option<(usize, usize
 /// `None` when it has a doubled quote to unescape.
 #[inline(always)]
 fn bare((a, b): (usize, usize), quotes: u64, opens: u64) -> Option<(usize, usize)> {
-    let within = quotes & below(b as u32) & !below(a as u32);
+    // A field on one line of the block ends before its line break.
+    let within = quotes & below_bit(b as u32) & !below_bit(a as u32);
     if within == 0 {
         return Some((a, b));
     }
