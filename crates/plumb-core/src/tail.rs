@@ -12,7 +12,7 @@
 
 use std::io::{BufRead, BufReader, Read};
 
-use crate::{CancelToken, Refusal, Source, TextStream};
+use crate::{CancelToken, Refusal, Source, TextStream, CHUNK_BYTES};
 
 /// The bytes read backwards per step.
 pub const TAIL_BLOCK_BYTES: usize = 64 * 1024;
@@ -129,8 +129,14 @@ fn read_exact_at(source: &dyn Source, at: u64, buf: &mut [u8]) -> Result<(), Ref
     Ok(())
 }
 
-/// Bytes a part's reader asks its source for at a time.
-const PART_READ_BYTES: usize = 1 << 18;
+/// Bytes a part's reader asks its source for at a time: [`CHUNK_BYTES`],
+/// as a whole-file scan reads. Measured on two threads over 256 MiB
+/// files, 256 KiB reads made CSV validation a third slower (0.135 s
+/// against 0.092 s) and JSON Lines validation a sixth; 16 to 128 KiB
+/// did equally well. (Likely the cache: a chunk is copied in, then
+/// passed over by the stream and the parser, and a smaller one is
+/// still in the core's cache for each pass.)
+const PART_READ_BYTES: usize = CHUNK_BYTES;
 
 /// A text stream over bytes `start..end` of a source with random access,
 /// for a scan that splits a file into parts read on several threads. The
