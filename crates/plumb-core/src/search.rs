@@ -513,14 +513,17 @@ impl Predicate {
         } else {
             Decimal::parse(operand.as_bytes())
         }
-        .map(|d| NumberKey {
-            negative: d.negative,
-            digits: [d.head, d.tail].concat(),
-            exponent_negative: d.magnitude.exponent_negative,
-            exponent: d.magnitude.exponent.to_vec(),
-            shift: d.magnitude.shift,
-            small: small_decimal(operand.trim_ascii().as_bytes()),
-            key: decimal_key(operand.trim_ascii().as_bytes()),
+        .map(|d| {
+            let plain = operand.trim_ascii().as_bytes();
+            NumberKey {
+                negative: d.negative,
+                digits: [d.head, d.tail].concat(),
+                exponent_negative: d.magnitude.exponent_negative,
+                exponent: d.magnitude.exponent.to_vec(),
+                shift: d.magnitude.shift,
+                small: small_decimal(plain),
+                key: decimal_key(plain),
+            }
         });
         Ok(Predicate::Compare {
             op,

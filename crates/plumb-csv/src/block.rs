@@ -122,7 +122,7 @@ pub(crate) fn below(k: u32) -> u64 {
     if k >= 64 {
         !0
     } else {
-        (1u64 << k) - 1
+        below_bit(k)
     }
 }
 

@@ -177,7 +177,8 @@ pub(crate) fn decimal_key(text: &[u8]) -> Option<(bool, u128)> {
     let mut d = x ^ (ONES * u64::from(b'0'));
     // After the swap below, the point's byte `q` is byte `7 - q`: a
     // shift by `q` bytes brings it to byte 7. With no point, the place
-    // after the last digit (past byte 0) goes there: a shift by eight bytes.
+    // after the last digit (past byte 0) goes there: a shift by eight
+    // bytes.
     let shift = match first_point(x) {
         Some(_) if n == 1 => return None,
         Some(q) => {
