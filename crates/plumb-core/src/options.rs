@@ -348,6 +348,19 @@ impl RowCap {
         self.max.is_none_or(|m| self.rows < m)
     }
 
+    /// How many more rows would be admitted (`u64::MAX` without a cap).
+    pub fn room(&self) -> u64 {
+        self.max.map_or(u64::MAX, |m| m.saturating_sub(self.rows))
+    }
+
+    /// Admits `n` rows at once, which the caller knows there is
+    /// [room](RowCap::room) for: as `n` calls of [`RowCap::admit`] that
+    /// each returned `Continue`.
+    pub fn admit_many(&mut self, n: u64) {
+        debug_assert!(n <= self.room());
+        self.rows += n;
+    }
+
     /// The rows admitted.
     pub const fn rows(&self) -> u64 {
         self.rows

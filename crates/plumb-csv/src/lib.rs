@@ -48,9 +48,9 @@ pub use detect::{
     CSV_LOW_CONFIDENCE, CSV_PREAMBLE_MAX_LINES, DELIMITER_SAMPLE_BYTES,
 };
 pub use machine::{
-    CsvParser, CsvSink, Issue, IssueKind, IssueReport, LineEndings, Record, CSV_LONG_FIELD_LINES,
-    CSV_LONG_RECORD_FACTOR, CSV_LONG_RECORD_MIN_BYTES, CSV_MAX_FIELD_BYTES, CSV_MAX_RECORD_BYTES,
-    FIELD_END_COST,
+    CsvParser, CsvSink, Issue, IssueKind, IssueReport, LineEndings, Record, RowRun,
+    CSV_LONG_FIELD_LINES, CSV_LONG_RECORD_FACTOR, CSV_LONG_RECORD_MIN_BYTES, CSV_MAX_FIELD_BYTES,
+    CSV_MAX_RECORD_BYTES, FIELD_END_COST, RUN_LINE_BYTES, RUN_PAUSE_RECORDS,
 };
 pub use parallel::{
     inspect_in_parts, inspect_source, search_in_parts, search_source, validate_in_parts,

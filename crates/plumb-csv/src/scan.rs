@@ -21,7 +21,7 @@ use plumb_core::{Refusal, RowCap, TextStream};
 use crate::cell::{classify_bytes, CellClass};
 
 use crate::detect::{detect_dialect, detect_preamble, DELIMITER_SAMPLE_BYTES};
-use crate::machine::{CsvParser, CsvSink, Issue, IssueKind, LineEndings, Record};
+use crate::machine::{CsvParser, CsvSink, Issue, IssueKind, LineEndings, Record, RowRun};
 
 /// Whether the first record is a header.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -219,6 +219,23 @@ pub(crate) trait RowSink {
     ) -> ControlFlow<()> {
         self.cell(row.number, column, cell);
         self.row(index, row)
+    }
+    /// The terms of a run of rows taken in bulk (see
+    /// [`CsvSink::row_run`]), its first row `first` (0-based), its rows
+    /// `width` fields wide, at most `most` of them; `None`: row by row.
+    fn row_run(&self, first: u64, width: usize, most: u64) -> Option<RowRun> {
+        let _ = (first, width, most);
+        None
+    }
+    /// Whether the judged cell of a row in a run makes it a hit.
+    fn run_holds(&self, cell: &[u8]) -> bool {
+        let _ = cell;
+        false
+    }
+    /// Rows `first..first + rows` passed in a run, `hits` of them hits.
+    fn run_passed(&mut self, first: u64, rows: u64, hits: u64) -> ControlFlow<()> {
+        let _ = (first, rows, hits);
+        ControlFlow::Continue(())
     }
     fn issue(&mut self, issue: &Issue) -> ControlFlow<()>;
     fn blank_line(&mut self, line: u64) {
@@ -450,6 +467,29 @@ impl<S: RowSink> CsvSink for Resolver<'_, S> {
         }
         self.inner.cell(record.number, index, cell);
         self.record(record)
+    }
+
+    // Once the header is decided and the width known: rows as wide as
+    // the first, within the row cap.
+    #[inline]
+    fn row_run(&self) -> Option<RowRun> {
+        if !self.decided {
+            return None;
+        }
+        let most = self.cap.room();
+        let run = self.inner.row_run(self.cap.rows(), self.width?, most)?;
+        (most > 0).then_some(run)
+    }
+
+    #[inline(always)]
+    fn run_holds(&self, cell: &[u8]) -> bool {
+        self.inner.run_holds(cell)
+    }
+
+    fn run_passed(&mut self, records: u64, hits: u64) -> ControlFlow<()> {
+        let first = self.cap.rows();
+        self.cap.admit_many(records);
+        self.inner.run_passed(first, records, hits)
     }
 
     #[inline]

@@ -9,7 +9,7 @@ use crate::block::{below, below_bit, prefix_xor, Masks, BLOCK};
 
 use super::bytes::unescape_into;
 use super::{
-    CsvParser, CsvSink, Mode, Record, State, CSV_MAX_FIELD_BYTES, CSV_MAX_RECORD_BYTES,
+    CsvParser, CsvSink, Mode, Record, RowRun, State, CSV_MAX_FIELD_BYTES, CSV_MAX_RECORD_BYTES,
     FIELD_END_COST,
 };
 
@@ -139,6 +139,17 @@ impl CsvParser {
                 };
             if !blockable {
                 return ControlFlow::Continue(false);
+            }
+            if KIND == ONLY && state == State::FieldStart && !self.in_record {
+                // At a record's start: the usual records in bulk, if the
+                // sink takes them so, and this block the general way
+                // from the first that is not.
+                if let Some(run) = self.run_terms(sink) {
+                    self.run_rows(input, i, base, run, sink)?;
+                    if input.len() - *i < BLOCK {
+                        return ControlFlow::Continue(false);
+                    }
+                }
             }
             let mut block = [0u8; BLOCK];
             block.copy_from_slice(&input[*i..*i + BLOCK]);
@@ -287,7 +298,10 @@ impl CsvParser {
                 self.emit(at + u64::from(content_end), true, sink)?;
                 self.cell_from = *i;
             }
-            if KIND == ONLY && passed >= 2 && pos < BLOCK as u32 {
+            if KIND == ONLY
+                && pos < BLOCK as u32
+                && (passed >= 2 || passed == 1 && self.run_terms(sink).is_some())
+            {
                 // A record starts at `pos` and goes on past the block.
                 // Rather than take it in pieces (a field held across the
                 // blocks, the record closed the general way), the next
@@ -358,6 +372,27 @@ impl CsvParser {
             *i = start + BLOCK;
         }
         ControlFlow::Continue(false)
+    }
+
+    /// Counts a line ending the block path passed: CRLF or LF.
+    #[inline]
+    fn count_ending(&mut self, crlf: bool) {
+        if crlf {
+            self.endings.crlf += 1;
+        } else {
+            self.endings.lf += 1;
+        }
+    }
+
+    /// The terms of a run (see [`CsvSink::row_run`]) the sink would
+    /// take from here, where no comment line can interrupt one and no
+    /// run failed just before.
+    #[inline]
+    fn run_terms<S: CsvSink + ?Sized>(&self, sink: &S) -> Option<RowRun> {
+        if self.comment.is_some() || self.record_no < self.run_after {
+            return None;
+        }
+        sink.row_run().filter(|run| run.most > 0)
     }
 
     /// Opens a record at bit `pos` of the block at `start` (file offset

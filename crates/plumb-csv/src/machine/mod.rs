@@ -46,6 +46,7 @@
 mod blocks;
 mod bytes;
 mod issue;
+mod run;
 mod sink;
 
 use std::ops::ControlFlow;
@@ -53,7 +54,8 @@ use std::ops::ControlFlow;
 use crate::block::BLOCK;
 use bytes::{class_table, CR};
 pub use issue::{Issue, IssueKind, IssueReport, LineEndings};
-pub use sink::{CsvSink, Record};
+pub use run::{RUN_LINE_BYTES, RUN_PAUSE_RECORDS};
+pub use sink::{CsvSink, Record, RowRun};
 
 /// The largest field kept, in file bytes (a quoted field's quotes
 /// count). Past it the record is reported `field-too-large` and dropped
@@ -225,6 +227,8 @@ pub struct CsvParser {
     origin: u64,
     stopped: bool,
     finished: bool,
+    /// No run (see `run.rs`) is tried before this record.
+    run_after: u64,
 }
 
 impl std::fmt::Debug for CsvParser {
@@ -278,6 +282,7 @@ impl CsvParser {
             origin: 0,
             stopped: false,
             finished: false,
+            run_after: 0,
         }
     }
 
@@ -661,14 +666,6 @@ impl CsvParser {
             Mode::Count => {}
         }
         ControlFlow::Continue(())
-    }
-
-    fn count_ending(&mut self, crlf: bool) {
-        if crlf {
-            self.endings.crlf += 1;
-        } else {
-            self.endings.lf += 1;
-        }
     }
 
     fn terminator(&mut self, class: u8) {

@@ -171,6 +171,40 @@ pub trait CsvSink {
         self.record(record)
     }
 
+    /// Whether the parser may take a run of records in bulk, for a sink
+    /// that wants [only](CsvSink::only_cell) one field and judges each
+    /// record by it (a column search): the run's terms, or `None` for
+    /// record by record. Asked at a record's start, before each run.
+    ///
+    /// A run holds records each on one line, each exactly
+    /// [`RowRun::width`] fields wide, with no issue, no field to
+    /// unescape and no cap near; the first record that is anything else
+    /// ends it and comes the usual way. Each record of the run is
+    /// judged by [`CsvSink::run_holds`] on its field [`RowRun::field`],
+    /// and the run is told at its end by [`CsvSink::run_passed`] in
+    /// place of the records' [`CsvSink::cell`] and [`CsvSink::record`]
+    /// events.
+    #[inline]
+    fn row_run(&self) -> Option<RowRun> {
+        None
+    }
+
+    /// Whether field [`RowRun::field`] of a record in a run, `cell`
+    /// (as it lies in the input, its quotes taken off), makes the record
+    /// a hit.
+    #[inline]
+    fn run_holds(&self, cell: &[u8]) -> bool {
+        let _ = cell;
+        false
+    }
+
+    /// A run ended: `records` records passed in bulk (the next ones in
+    /// number), `hits` of them a hit by [`CsvSink::run_holds`].
+    fn run_passed(&mut self, records: u64, hits: u64) -> ControlFlow<()> {
+        let _ = (records, hits);
+        ControlFlow::Continue(())
+    }
+
     /// Right after [`CsvSink::record`] for a record whose fields were
     /// kept: the buffers they live in (see [`Record::parts`]). A sink that must keep the
     /// record may take them (`std::mem::take`) instead of copying them,
@@ -211,6 +245,22 @@ pub trait CsvSink {
     }
 }
 
+/// The terms of a run of records taken in bulk (see
+/// [`CsvSink::row_run`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowRun {
+    /// The field (0-based) each record is judged by; under `width`.
+    pub field: usize,
+    /// How many fields each record of the run has.
+    pub width: usize,
+    /// The most records the run may take (a row cap's room).
+    pub most: u64,
+    /// Whether the run ends before a record that is a hit, which then
+    /// comes the usual way (a search that lists its hits); else hits
+    /// are only counted.
+    pub stop_at_hit: bool,
+}
+
 /// Forwards every event through a pointer type, so `&mut S` and
 /// `Box<S>` are sinks wherever `S` is.
 macro_rules! forward_csv_sink {
@@ -239,6 +289,15 @@ impl<S: CsvSink + ?Sized> CsvSink for $ty {
     }
     fn one_cell_record(&mut self, record: &Record<'_>, index: usize, cell: &[u8]) -> ControlFlow<()> {
         (**self).one_cell_record(record, index, cell)
+    }
+    fn row_run(&self) -> Option<RowRun> {
+        (**self).row_run()
+    }
+    fn run_holds(&self, cell: &[u8]) -> bool {
+        (**self).run_holds(cell)
+    }
+    fn run_passed(&mut self, records: u64, hits: u64) -> ControlFlow<()> {
+        (**self).run_passed(records, hits)
     }
     fn adopt(&mut self, data: &mut Vec<u8>, ends: &mut Vec<u32>) {
         (**self).adopt(data, ends)

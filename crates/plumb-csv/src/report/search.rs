@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use plumb_core::{Query, Refusal, SearchProgress, Source, Subject, ViewFlags, COLUMN_TRACK_CAP};
 
-use crate::machine::{CsvParser, CsvSink, Issue, Record};
+use crate::machine::{CsvParser, CsvSink, Issue, Record, RowRun};
 use crate::parallel::Publisher;
 use crate::scan::{RowSink, ScanSummary};
 
@@ -456,6 +456,35 @@ impl RowSink for SearchSink {
             return self.tally(index, row, column, hit);
         }
         self.row_kept(index, row)
+    }
+
+    // Once the column is resolved and no hit's span is open, from the
+    // offset on: a listed search ends its runs before each hit, which
+    // comes the usual way; a count takes them in the run.
+    #[inline]
+    fn row_run(&self, first: u64, width: usize, most: u64) -> Option<RowRun> {
+        let field = self.column?;
+        let ready = self.fetch
+            & self.resolved
+            & self.open_span.is_none()
+            & (field < width)
+            & (first >= self.query.offset);
+        ready.then_some(RowRun {
+            field,
+            width,
+            most,
+            stop_at_hit: !self.query.count_only,
+        })
+    }
+
+    #[inline(always)]
+    fn run_holds(&self, cell: &[u8]) -> bool {
+        self.holds(cell)
+    }
+
+    fn run_passed(&mut self, _first: u64, _rows: u64, hits: u64) -> ControlFlow<()> {
+        self.progress.total += hits;
+        ControlFlow::Continue(())
     }
 
     fn issue(&mut self, _issue: &Issue) -> ControlFlow<()> {

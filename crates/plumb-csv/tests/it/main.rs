@@ -9,6 +9,7 @@ mod parallel;
 mod parallel_inspect;
 mod parallel_search;
 mod parser;
+mod runs;
 mod search;
 mod stats;
 mod tail;
