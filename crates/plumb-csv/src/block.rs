@@ -104,6 +104,55 @@ fn sse2(block: &[u8; BLOCK], delimiter: u8, quote: u8) -> Masks {
     m
 }
 
+/// A block's structure under the quotes: which quotes open and close,
+/// which delimiters and line breaks lie outside quotes, and the quotes
+/// the byte machine would report.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Structure {
+    /// Bytes inside quotes (an opening quote is inside, a closing one not).
+    pub inside: u64,
+    pub opens: u64,
+    pub closes: u64,
+    /// Delimiters, LFs and CRs outside quotes.
+    pub delims: u64,
+    pub lfs: u64,
+    pub crs: u64,
+    /// Where a field starts (after a separator, or at the block's start
+    /// when one starts there).
+    pub field_starts: u64,
+    /// An opening quote not at a field's start, or a closing quote
+    /// followed by text (what follows the last byte is the next block's
+    /// to tell).
+    pub bad_quotes: u64,
+}
+
+impl Structure {
+    /// The structure of a block with masks `m`, which starts inside
+    /// quotes when `quoted`, and with a field when `field_start`.
+    #[inline(always)]
+    pub(crate) fn of(m: &Masks, quoted: bool, field_start: bool) -> Structure {
+        let inside = prefix_xor(m.quote) ^ if quoted { !0 } else { 0 };
+        let opens = m.quote & inside;
+        let closes = m.quote & !inside;
+        let delims = m.delimiter & !inside;
+        let lfs = m.lf & !inside;
+        let crs = m.cr & !inside;
+        let field_starts = ((delims | lfs | crs) << 1) | u64::from(field_start);
+        let bad_open = opens & !(field_starts | (closes << 1));
+        let bad_close = closes & !(((m.delimiter | m.lf | m.cr | m.quote) >> 1) | 1 << 63);
+        Structure {
+            inside,
+            opens,
+            closes,
+            delims,
+            lfs,
+            crs,
+            field_starts,
+            bad_quotes: bad_open | bad_close,
+        }
+    }
+}
+
 /// Bit `k` of the result is the XOR of bits `0..=k` of `x`.
 #[inline(always)]
 pub(crate) fn prefix_xor(mut x: u64) -> u64 {

@@ -5,7 +5,7 @@
 
 use std::ops::ControlFlow;
 
-use crate::block::{below, below_bit, prefix_xor, Masks, BLOCK};
+use crate::block::{below, below_bit, Masks, Structure, BLOCK};
 
 use super::bytes::unescape_into;
 use super::{
@@ -156,20 +156,20 @@ impl CsvParser {
             let m = Masks::of(&block, self.delimiter, self.quote);
             let at = base + *i as u64;
 
-            let inside = prefix_xor(m.quote) ^ if state == State::Quoted { !0 } else { 0 };
-            let opens = m.quote & inside;
-            let closes = m.quote & !inside;
-            let delims = m.delimiter & !inside;
-            let lfs = m.lf & !inside;
-            let crs = m.cr & !inside;
-            let seps = delims | lfs | crs;
-            let field_starts = (seps << 1) | u64::from(state == State::FieldStart);
-            let bad_open = opens & !(field_starts | (closes << 1));
             // What follows the last byte is not known yet: a closing quote
             // there leaves the machine in QuoteInQuoted to decide.
-            let bad_close = closes & !(((m.delimiter | m.lf | m.cr | m.quote) >> 1) | 1 << 63);
+            let Structure {
+                inside,
+                opens,
+                closes,
+                delims,
+                lfs,
+                crs,
+                field_starts,
+                bad_quotes,
+            } = Structure::of(&m, state == State::Quoted, state == State::FieldStart);
             let lone_cr = crs & !(lfs >> 1);
-            if bad_open | bad_close | lone_cr != 0 {
+            if bad_quotes | lone_cr != 0 {
                 return ControlFlow::Continue(false);
             }
             if let Some(c) = self.comment {

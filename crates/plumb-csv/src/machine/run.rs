@@ -23,7 +23,7 @@
 
 use std::ops::ControlFlow;
 
-use crate::block::{below, prefix_xor, Masks, BLOCK};
+use crate::block::{below, Masks, Structure, BLOCK};
 
 use super::{CsvParser, CsvSink, RowRun, State};
 
@@ -66,22 +66,22 @@ impl CsvParser {
             let mut block = [0u8; BLOCK];
             block.copy_from_slice(&input[at..at + BLOCK]);
             let m = Masks::of(&block, self.delimiter, quote);
-            let inside = prefix_xor(m.quote) ^ if quoted { !0 } else { 0 };
-            let opens = m.quote & inside;
-            let closes = m.quote & !inside;
-            let delims = m.delimiter & !inside;
-            let lfs = m.lf & !inside;
-            let crs = m.cr & !inside;
+            let Structure {
+                inside,
+                closes,
+                delims,
+                lfs,
+                crs,
+                bad_quotes,
+                ..
+            } = Structure::of(&m, quoted, sep_end);
             let seps = delims | lfs | crs;
-            let field_starts = (seps << 1) | u64::from(sep_end);
-            let bad_open = opens & !(field_starts | (closes << 1));
-            let bad_close = closes & !(((m.delimiter | m.lf | m.cr | m.quote) >> 1) | 1 << 63);
             let lone_cr = crs & !((lfs >> 1) | 1 << 63);
             // The last block's closing quote must meet a field's end, not
             // a quote (a doubled quote across the edge) or text; its CR
             // an LF.
             let after_close = (m.delimiter | m.lf | m.cr) & 1 == 1;
-            if bad_open | bad_close | lone_cr != 0
+            if bad_quotes | lone_cr != 0
                 || m.lf != lfs
                 || close_end && !after_close
                 || cr_end && lfs & 1 == 0

@@ -163,14 +163,18 @@ pub fn parse_pieces_in(
         let _ = p.push(piece, &mut log);
     }
     let _ = p.finish(&mut log);
-    let endings = format!(
+    (log, counts(&p))
+}
+
+/// A parser's counts of line endings, blank, skipped and comment lines.
+pub fn counts(p: &CsvParser) -> String {
+    format!(
         "{} blank={} skipped={} comments={}",
         p.line_endings().label(),
         p.blank_lines(),
         p.skipped_lines(),
         p.comment_lines()
-    );
-    (log, endings)
+    )
 }
 
 /// Parses `input` whole, split at every byte, and one byte at a time,
