@@ -185,7 +185,7 @@ fn table() -> impl Strategy<Value = (Vec<u8>, usize)> {
         1 => Just("é".as_bytes().to_vec()),
         1 => "[a-z]{70,200}".prop_map(String::into_bytes),
     ];
-    (1usize..6).prop_flat_map(move |width| {
+    (1usize..24).prop_flat_map(move |width| {
         let row = (
             prop::collection::vec(field.clone(), width..=width),
             prop_oneof![30 => Just(0i8), 1 => Just(-1i8), 1 => Just(1i8)],
@@ -222,7 +222,7 @@ proptest! {
     fn runs_account_for_every_record(
         (input, width) in table(),
         cuts in prop::collection::vec(0usize..6000, 0..6),
-        field in 0usize..5,
+        field in 0usize..24,
         most in prop_oneof![Just(u64::MAX), 1u64..4],
         stop_at_hit in any::<bool>(),
     ) {
