@@ -1,6 +1,7 @@
 //! CSV search: any bytes as a CSV, a column predicate or pattern chosen
 //! by the first byte; judging cells as they pass and reading hits back
-//! by their byte range answers exactly as copying every row's cells does.
+//! by their byte range (and taking runs of usual rows in bulk) answers
+//! exactly as copying every row's cells does, listed or counted.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -25,6 +26,10 @@ fuzz_target!(|input: &[u8]| {
     req.set(name, value.into()).expect("text");
     req.set("limit", u64::from(ctl / 32 + 1).into())
         .expect("count");
+    // A count takes runs of rows in bulk, hits included (a listed
+    // search stops its runs at each hit).
+    req.set("count_only", (ctl & 0x08 != 0).into())
+        .expect("flag");
     let query = Query::from_request(&req).expect("a fixed query");
     let column = (ctl & 0x10 != 0).then(|| ColumnRef::Index(i64::from(ctl % 3)));
     let source = BytesSource::new("f.csv", data.to_vec());
