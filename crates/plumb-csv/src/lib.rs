@@ -50,7 +50,7 @@ pub use detect::{
 pub use machine::{
     CsvParser, CsvSink, Issue, IssueKind, IssueReport, LineEndings, Record, RowRun,
     CSV_LONG_FIELD_LINES, CSV_LONG_RECORD_FACTOR, CSV_LONG_RECORD_MIN_BYTES, CSV_MAX_FIELD_BYTES,
-    CSV_MAX_RECORD_BYTES, FIELD_END_COST, RUN_LINE_BYTES, RUN_PAUSE_RECORDS,
+    CSV_MAX_RECORD_BYTES, FIELD_END_COST, RUN_COUNTED_FIELDS, RUN_LINE_BYTES, RUN_PAUSE_RECORDS,
 };
 pub use parallel::{
     inspect_in_parts, inspect_source, search_in_parts, search_source, validate_in_parts,

@@ -232,9 +232,10 @@ pub(crate) trait RowSink {
         let _ = cell;
         false
     }
-    /// Rows `first..first + rows` passed in a run, `hits` of them hits.
-    fn run_passed(&mut self, first: u64, rows: u64, hits: u64) -> ControlFlow<()> {
-        let _ = (first, rows, hits);
+    /// A run of rows passed (the resolver numbered them), `hits` of them
+    /// hits.
+    fn run_passed(&mut self, hits: u64) -> ControlFlow<()> {
+        let _ = hits;
         ControlFlow::Continue(())
     }
     fn issue(&mut self, issue: &Issue) -> ControlFlow<()>;
@@ -470,15 +471,14 @@ impl<S: RowSink> CsvSink for Resolver<'_, S> {
     }
 
     // Once the header is decided and the width known: rows as wide as
-    // the first, within the row cap.
+    // the first, within the row cap (a run of none is never taken).
     #[inline]
     fn row_run(&self) -> Option<RowRun> {
         if !self.decided {
             return None;
         }
-        let most = self.cap.room();
-        let run = self.inner.row_run(self.cap.rows(), self.width?, most)?;
-        (most > 0).then_some(run)
+        self.inner
+            .row_run(self.cap.rows(), self.width?, self.cap.room())
     }
 
     #[inline(always)]
@@ -487,9 +487,8 @@ impl<S: RowSink> CsvSink for Resolver<'_, S> {
     }
 
     fn run_passed(&mut self, records: u64, hits: u64) -> ControlFlow<()> {
-        let first = self.cap.rows();
         self.cap.admit_many(records);
-        self.inner.run_passed(first, records, hits)
+        self.inner.run_passed(hits)
     }
 
     #[inline]

@@ -54,7 +54,7 @@ use std::ops::ControlFlow;
 use crate::block::BLOCK;
 use bytes::{class_table, CR};
 pub use issue::{Issue, IssueKind, IssueReport, LineEndings};
-pub use run::{RUN_LINE_BYTES, RUN_PAUSE_RECORDS};
+pub use run::{RUN_COUNTED_FIELDS, RUN_LINE_BYTES, RUN_PAUSE_RECORDS};
 pub use sink::{CsvSink, Record, RowRun};
 
 /// The largest field kept, in file bytes (a quoted field's quotes

@@ -253,7 +253,8 @@ pub struct RowRun {
     pub field: usize,
     /// How many fields each record of the run has.
     pub width: usize,
-    /// The most records the run may take (a row cap's room).
+    /// The most records the run may take (a row cap's room); at 0 no
+    /// run is taken.
     pub most: u64,
     /// Whether the run ends before a record that is a hit, which then
     /// comes the usual way (a search that lists its hits); else hits

@@ -482,7 +482,7 @@ impl RowSink for SearchSink {
         self.holds(cell)
     }
 
-    fn run_passed(&mut self, _first: u64, _rows: u64, hits: u64) -> ControlFlow<()> {
+    fn run_passed(&mut self, hits: u64) -> ControlFlow<()> {
         self.progress.total += hits;
         ControlFlow::Continue(())
     }
