@@ -395,10 +395,22 @@ fn prefix_key(bytes: &[u8]) -> u64 {
     if let Some(head) = bytes.first_chunk::<8>() {
         return u64::from_be_bytes(*head);
     }
-    let mut k = [0u8; 8];
-    let n = bytes.len().min(8);
-    k[..n].copy_from_slice(&bytes[..n]);
-    u64::from_be_bytes(k)
+    // A short value is read in two overlapping loads, not copied into a
+    // zeroed array: that copy was a library call and a stalled reload,
+    // a third of a short-text column's statistics time (measured). Byte
+    // `i` belongs at shift `56 - 8i`; both loads put it there, so their
+    // overlap ORs equal bits.
+    let len = bytes.len();
+    match (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+        (Some(head), Some(tail)) => {
+            let head = u64::from(u32::from_be_bytes(*head)) << 32;
+            head | u64::from(u32::from_be_bytes(*tail)) << (64 - 8 * len)
+        }
+        _ => bytes
+            .iter()
+            .enumerate()
+            .fold(0, |k, (i, &b)| k | u64::from(b) << (56 - 8 * i)),
+    }
 }
 
 /// The hash a value is told apart by.
@@ -455,6 +467,22 @@ impl ValueStats {
         self.add_hashed(value_hash(bytes), bytes, bytes.len() as u64, 0);
     }
 
+    /// [`ValueStats::add_value`] and [`ValueStats::add_number`] of one
+    /// number cell in one call, for an engine's cell loop (one call a
+    /// cell, not two).
+    pub fn add_number_value(&mut self, bytes: &[u8], number: NumberIn) {
+        self.add_hashed(value_hash(bytes), bytes, bytes.len() as u64, 0);
+        self.number(number);
+    }
+
+    /// [`ValueStats::add_value`] and [`ValueStats::add_text`] of one
+    /// text cell, `chars` characters long, in one call (as
+    /// [`ValueStats::add_number_value`]).
+    pub fn add_text_value(&mut self, bytes: &[u8], chars: u64) {
+        self.add_hashed(value_hash(bytes), bytes, bytes.len() as u64, 0);
+        self.text(bytes, chars);
+    }
+
     /// [`ValueStats::add_value`] for a value of one of several kinds
     /// that may share a text (the JSON string `"1"` and the number `1`):
     /// `kind` keeps them apart.
@@ -486,7 +514,7 @@ impl ValueStats {
 
     /// Counts a value of `len` bytes whose text (or its start) is
     /// `bytes`, told apart by `hash`.
-    #[inline]
+    #[inline(always)]
     fn add_hashed(&mut self, hash: u64, bytes: &[u8], len: u64, kind: u8) {
         let seen = self.top.add(hash, bytes, len, kind);
         if !seen {
@@ -498,6 +526,11 @@ impl ValueStats {
     /// Counts a number (also given to [`ValueStats::add_value`]).
     #[inline]
     pub fn add_number(&mut self, number: NumberIn) {
+        self.number(number);
+    }
+
+    #[inline(always)]
+    fn number(&mut self, number: NumberIn) {
         let n = self.numbers.get_or_insert_with(|| {
             Box::new(NumberStats {
                 moments: moments::Moments::new(),
@@ -525,6 +558,11 @@ impl ValueStats {
     /// `chars` characters long.
     #[inline]
     pub fn add_text(&mut self, bytes: &[u8], chars: u64) {
+        self.text(bytes, chars);
+    }
+
+    #[inline(always)]
+    fn text(&mut self, bytes: &[u8], chars: u64) {
         let cap = self.budget.text_bytes;
         let kept = &bytes[..bytes.len().min(cap)];
         let long = bytes.len() > cap;
@@ -843,4 +881,29 @@ fn lossy_text(bytes: &[u8], cap: usize) -> String {
         }
     }
     crate::lossy_prefix(&bytes[..end], cap)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prefix_key;
+
+    /// The key read by loads equals the zero-padded array's, at every
+    /// length, for bytes that use every bit.
+    #[test]
+    fn prefix_key_is_the_zero_padded_first_eight_bytes() {
+        let bytes: Vec<u8> = (0u8..12)
+            .map(|i| 0x81u8.wrapping_add(i.wrapping_mul(37)))
+            .collect();
+        for len in 0..=bytes.len() {
+            let value = &bytes[..len];
+            let mut padded = [0u8; 8];
+            let n = len.min(8);
+            padded[..n].copy_from_slice(&value[..n]);
+            assert_eq!(
+                prefix_key(value),
+                u64::from_be_bytes(padded),
+                "length {len}"
+            );
+        }
+    }
 }

@@ -79,6 +79,7 @@ impl NumberIn {
     }
 
     /// The nearest double.
+    #[inline]
     pub fn to_f64(self) -> f64 {
         match self {
             NumberIn::Int(v) => v as f64,

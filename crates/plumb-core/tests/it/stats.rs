@@ -685,3 +685,69 @@ fn top_values_say_their_kind() {
     feed(&mut plain, 0, 100);
     assert!(plain.report(100, 0).top.iter().all(|t| t.kind.is_none()));
 }
+
+/// Short texts over a small alphabet: many share their first bytes, and
+/// every length from empty to past eight bytes comes up, so the text
+/// range is settled both by the prefix key and by the whole comparison.
+fn short_texts(n: usize, seed: u64) -> Vec<Vec<u8>> {
+    let mut rng = Rng(seed);
+    (0..n)
+        .map(|_| {
+            let len = rng.below(12) as usize;
+            (0..len)
+                .map(|_| b"ab~\x7f"[rng.below(4) as usize])
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn text_ranges_of_short_values_match_a_byte_order_sort() {
+    for seed in 0..20 {
+        let texts = short_texts(300, seed);
+        let mut s = ValueStats::new(STATS_FULL_BUDGET);
+        for t in &texts {
+            s.add_value(t);
+            s.add_text(t, t.len() as u64);
+        }
+        let r = s.report(texts.len() as u64, 0);
+        let t = r.text.unwrap();
+        let min = texts.iter().min().unwrap();
+        let max = texts.iter().max().unwrap();
+        assert_eq!(t.min.as_bytes(), min.as_slice(), "seed {seed}");
+        assert_eq!(t.max.as_bytes(), max.as_slice(), "seed {seed}");
+    }
+}
+
+#[test]
+fn one_call_a_cell_equals_the_two_calls() {
+    for seed in 0..10 {
+        let texts = short_texts(2_000, seed);
+        let mut rng = Rng(seed ^ 0xABCD);
+        let mut two = ValueStats::new(STATS_FULL_BUDGET);
+        let mut one = ValueStats::new(STATS_FULL_BUDGET);
+        for t in &texts {
+            if rng.below(3) == 0 {
+                let v = rng.below(5_000) as i64 - 2_500;
+                let number = if rng.below(2) == 0 {
+                    NumberIn::Int(v)
+                } else {
+                    NumberIn::Decimal {
+                        mantissa: v,
+                        scale: 2,
+                    }
+                };
+                let cell = format!("{v}#{}", rng.below(9));
+                two.add_value(cell.as_bytes());
+                two.add_number(number);
+                one.add_number_value(cell.as_bytes(), number);
+            } else {
+                two.add_value(t);
+                two.add_text(t, t.len() as u64);
+                one.add_text_value(t, t.len() as u64);
+            }
+        }
+        let n = texts.len() as u64;
+        assert_eq!(one.report(n, 0), two.report(n, 0), "seed {seed}");
+    }
+}

@@ -27,8 +27,7 @@ impl ColumnStats {
     /// A number cell.
     #[inline]
     pub(crate) fn number(&mut self, cell: &[u8], number: NumberIn) {
-        self.values.add_value(cell);
-        self.values.add_number(number);
+        self.values.add_number_value(cell, number);
     }
 
     /// Any cell through the general path, `chars` characters long.
@@ -41,16 +40,12 @@ impl ColumnStats {
             },
             CellClass::Boolean => self.values.add_value(cell),
             CellClass::Date => {
-                self.values.add_value(cell);
-                self.values.add_text(cell, chars);
+                self.values.add_text_value(cell, chars);
                 if let Some(form) = scan.date {
                     self.date(scan.trimmed, form.separator, form.order);
                 }
             }
-            CellClass::Timestamp | CellClass::String => {
-                self.values.add_value(cell);
-                self.values.add_text(cell, chars);
-            }
+            CellClass::Timestamp | CellClass::String => self.values.add_text_value(cell, chars),
         }
     }
 
@@ -68,16 +63,28 @@ impl ColumnStats {
     }
 
     fn date(&mut self, text: &[u8], separator: u8, order: DateOrder) {
-        let mut parts = text.split(|&b| b == separator).map(|p| {
-            p.iter().try_fold(0u32, |n, &d| {
-                d.is_ascii_digit().then(|| n * 10 + u32::from(d - b'0'))
-            })
-        });
-        let (Some(Some(a)), Some(Some(b)), Some(Some(c))) =
-            (parts.next(), parts.next(), parts.next())
-        else {
+        // One pass over the bytes (a date column reads one per cell):
+        // three runs of digits between two separators, else no date; a
+        // part past five digits is no date either (and keeps the key
+        // below `u32::MAX`).
+        let mut parts = [0u32; 3];
+        let mut at = 0;
+        for &b in text {
+            if b == separator {
+                at += 1;
+                if at == parts.len() {
+                    return;
+                }
+            } else if b.is_ascii_digit() && parts[at] < 10_000 {
+                parts[at] = parts[at] * 10 + u32::from(b - b'0');
+            } else {
+                return;
+            }
+        }
+        if at != 2 {
             return;
-        };
+        }
+        let [a, b, c] = parts;
         let key = |y: u32, m: u32, d: u32| y * 10_000 + m * 100 + d;
         let (day_first, month_first) = match order {
             DateOrder::Ymd => (Some(key(a, b, c)), Some(key(a, b, c))),
