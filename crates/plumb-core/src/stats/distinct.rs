@@ -128,7 +128,7 @@ impl Distinct {
     }
 
     /// Counts a value by its hash.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn add(&mut self, hash: u64) {
         match &mut self.exact {
             Some(set) => {
@@ -152,7 +152,7 @@ impl Distinct {
         }
     }
 
-    #[inline(always)]
+    #[inline]
     fn register(&mut self, hash: u64) {
         let p = u32::from(self.precision);
         let index = (hash >> (64 - p)) as usize;

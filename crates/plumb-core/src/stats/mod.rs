@@ -468,19 +468,19 @@ impl ValueStats {
     }
 
     /// [`ValueStats::add_value`] and [`ValueStats::add_number`] of one
-    /// number cell in one call, for an engine's cell loop (one call a
-    /// cell, not two).
+    /// number cell, for an engine's cell loop.
+    #[inline]
     pub fn add_number_value(&mut self, bytes: &[u8], number: NumberIn) {
-        self.add_hashed(value_hash(bytes), bytes, bytes.len() as u64, 0);
-        self.number(number);
+        self.add_value(bytes);
+        self.add_number(number);
     }
 
     /// [`ValueStats::add_value`] and [`ValueStats::add_text`] of one
-    /// text cell, `chars` characters long, in one call (as
-    /// [`ValueStats::add_number_value`]).
+    /// text cell, `chars` characters long, for an engine's cell loop.
+    #[inline]
     pub fn add_text_value(&mut self, bytes: &[u8], chars: u64) {
-        self.add_hashed(value_hash(bytes), bytes, bytes.len() as u64, 0);
-        self.text(bytes, chars);
+        self.add_value(bytes);
+        self.add_text(bytes, chars);
     }
 
     /// [`ValueStats::add_value`] for a value of one of several kinds
@@ -514,7 +514,7 @@ impl ValueStats {
 
     /// Counts a value of `len` bytes whose text (or its start) is
     /// `bytes`, told apart by `hash`.
-    #[inline(always)]
+    #[inline]
     fn add_hashed(&mut self, hash: u64, bytes: &[u8], len: u64, kind: u8) {
         let seen = self.top.add(hash, bytes, len, kind);
         if !seen {
@@ -526,11 +526,6 @@ impl ValueStats {
     /// Counts a number (also given to [`ValueStats::add_value`]).
     #[inline]
     pub fn add_number(&mut self, number: NumberIn) {
-        self.number(number);
-    }
-
-    #[inline(always)]
-    fn number(&mut self, number: NumberIn) {
         let n = self.numbers.get_or_insert_with(|| {
             Box::new(NumberStats {
                 moments: moments::Moments::new(),
@@ -558,11 +553,6 @@ impl ValueStats {
     /// `chars` characters long.
     #[inline]
     pub fn add_text(&mut self, bytes: &[u8], chars: u64) {
-        self.text(bytes, chars);
-    }
-
-    #[inline(always)]
-    fn text(&mut self, bytes: &[u8], chars: u64) {
         let cap = self.budget.text_bytes;
         let kept = &bytes[..bytes.len().min(cap)];
         let long = bytes.len() > cap;

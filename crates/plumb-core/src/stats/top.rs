@@ -256,7 +256,7 @@ impl TopValues {
     /// counter (and so was seen before).
     /// `len` is the value's whole length: `text` may be only its start
     /// (a value known by its start alone).
-    #[inline(always)]
+    #[inline]
     pub(crate) fn add(&mut self, hash: u64, text: &[u8], len: u64, kind: u8) -> bool {
         self.n += 1;
         if let Some(c) = self.index.get(hash) {
