@@ -51,12 +51,14 @@ pub use moments::{NumberIn, EXACT_SCALE_MAX};
 use distinct::Distinct;
 use quantile::Quantiles;
 use top::TopValues;
+pub use top::TOP_COUNTERS_MAX;
 
 /// How much one column's statistics may hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StatsBudget {
     /// Counters of the top-values summary: counts are exact while the
-    /// column holds at most this many distinct values.
+    /// column holds at most this many distinct values. Held to between
+    /// 1 and [`TOP_COUNTERS_MAX`].
     pub top_counters: usize,
     /// Distinct values counted exactly (by hash) before the sketch.
     pub exact_distinct: usize,

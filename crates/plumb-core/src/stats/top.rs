@@ -27,7 +27,10 @@
 //! hash through a small open-addressing
 //! table (eight 8-byte slots per counter, so it stays in L1 and a miss
 //! mostly ends at its first slot; see [`INDEX_SLOTS_PER_COUNTER`]);
-//! values are told apart by their 64-bit hash. A counter
+//! values are told apart by their 64-bit hash. Once the gate exists,
+//! each of its slots also tallies the counters held by values of the
+//! slot, so a value whose slot tallies none (most values of a column of
+//! many) reads its gate slot alone (see [`HELD_SHIFT`]). A counter
 //! keeps the raw bytes of its value's start, made text only for the
 //! answer: a column of distinct values reuses a counter per cell.
 
@@ -142,6 +145,29 @@ struct Counter {
     kind: u8,
 }
 
+/// The most counters a top-values summary keeps
+/// ([`super::StatsBudget::top_counters`] is held to it): each slot of
+/// the summary's gate tallies, in 16 bits, the counters held by values
+/// of the slot.
+pub const TOP_COUNTERS_MAX: usize = (1 << (64 - HELD_SHIFT)) - 1;
+
+/// The bit of a gate slot from which it tallies the counters held by
+/// values of the slot; the bits below count the slot's misses. A value
+/// whose slot tallies no counter holds none, so most values of a column
+/// of many values read one slot, not the index as well (a load and a
+/// branch that missed one time in eight, the first stall of the
+/// statistics in `perf`).
+///
+/// The misses saturate at `2^48 - 1`, past any scan's reach (nine years
+/// at a billion values a second), so they never carry into the tally.
+const HELD_SHIFT: u32 = 48;
+
+/// A gate slot's misses.
+const MISSES: u64 = (1 << HELD_SHIFT) - 1;
+
+/// One counter in a gate slot's tally.
+const ONE_HELD: u64 = 1 << HELD_SHIFT;
+
 /// Gate slots per counter.
 const ALPHA_PER_COUNTER: usize = 8;
 
@@ -172,6 +198,12 @@ fn gate_len(k: usize) -> usize {
     (per * k).next_power_of_two()
 }
 
+/// The gate slot of `hash`.
+#[inline]
+fn gate_slot(hash: u64, alpha: &[u64]) -> usize {
+    (hash >> 32) as usize & (alpha.len() - 1)
+}
+
 /// A space-saving summary, mergeable.
 #[derive(Clone, Debug)]
 pub(crate) struct TopValues {
@@ -190,7 +222,9 @@ pub(crate) struct TopValues {
     index: Index,
     /// Whether a counter has been reused (counts are estimates since).
     reused: bool,
-    /// The gate: misses by hash slot, made when the counters first fill.
+    /// The gate: misses by hash slot (below [`HELD_SHIFT`]) and the
+    /// counters held by values of the slot (from it); made when the
+    /// counters first fill.
     alpha: Vec<u64>,
     /// Values counted.
     n: u64,
@@ -210,14 +244,15 @@ pub(crate) struct TopEntry {
 
 impl TopValues {
     pub(crate) fn new(k: usize, text_cap: usize) -> TopValues {
+        let k = k.clamp(1, TOP_COUNTERS_MAX);
         TopValues {
-            k: k.max(1),
+            k,
             text_cap,
             counters: Vec::new(),
             counts: Vec::new(),
             min: (0, 0),
             min_fresh: false,
-            index: Index::new(k.max(1)),
+            index: Index::new(k),
             reused: false,
             alpha: Vec::new(),
             n: 0,
@@ -259,29 +294,58 @@ impl TopValues {
     #[inline]
     pub(crate) fn add(&mut self, hash: u64, text: &[u8], len: u64, kind: u8) -> bool {
         self.n += 1;
-        if let Some(c) = self.index.get(hash) {
-            self.counts[c as usize] += 1;
-            // Bumping the smallest may leave another the smallest; the
-            // old count stays a lower bound.
-            self.min_fresh &= c != self.min.1;
+        if self.alpha.is_empty() {
+            if self.hit(hash) {
+                return true;
+            }
+            if self.counters.len() < self.k {
+                self.take(hash, 1, 0, (text, len, kind));
+                return false;
+            }
+            self.open_gate();
+        }
+        let slot = gate_slot(hash, &self.alpha);
+        let gate = self.alpha[slot];
+        if gate >= ONE_HELD && self.hit(hash) {
             return true;
         }
-        if self.counters.len() < self.k {
-            self.take(hash, 1, 0, (text, len, kind));
-            return false;
-        }
-        if self.alpha.is_empty() {
-            self.alpha = vec![0; gate_len(self.k)];
-            self.reused = true;
-        }
-        let slot = (hash >> 32) as usize & (self.alpha.len() - 1);
-        let seen = self.alpha[slot];
+        let seen = gate & MISSES;
         if seen + 1 > self.min.0 && seen + 1 > self.smallest().0 {
             self.take(hash, seen + 1, seen, (text, len, kind));
-        } else {
-            self.alpha[slot] = seen + 1;
+        } else if seen < MISSES {
+            self.alpha[slot] = gate + 1;
         }
         false
+    }
+
+    /// Counts `hash` if it holds a counter.
+    #[inline(always)]
+    fn hit(&mut self, hash: u64) -> bool {
+        let Some(c) = self.index.get(hash) else {
+            return false;
+        };
+        self.counts[c as usize] += 1;
+        // Bumping the smallest may leave another the smallest; the old
+        // count stays a lower bound.
+        self.min_fresh &= c != self.min.1;
+        true
+    }
+
+    /// Makes the gate, once the counters are full, tallying each
+    /// counter in its value's slot.
+    #[cold]
+    fn open_gate(&mut self) {
+        self.alpha = vec![0; gate_len(self.k)];
+        self.reused = true;
+        self.tally_counters();
+    }
+
+    /// Adds each counter to its slot's tally (of a gate with none).
+    fn tally_counters(&mut self) {
+        for c in &self.counters {
+            let slot = gate_slot(c.hash, &self.alpha);
+            self.alpha[slot] += ONE_HELD;
+        }
     }
 
     /// Gives `hash` a counter: a new one while there is room, else the
@@ -301,6 +365,9 @@ impl TopValues {
             });
             self.counts.push(count);
             self.index.insert(hash, c);
+            // No gate yet: it is made once every counter is held, and a
+            // merge that makes one keeps `k` counters.
+            debug_assert!(self.alpha.is_empty());
             return;
         }
         self.reused = true;
@@ -308,9 +375,13 @@ impl TopValues {
         let counter = &mut self.counters[c as usize];
         self.index.remove(counter.hash);
         if !self.alpha.is_empty() {
-            // The evicted value was seen at most `min` times.
-            let slot = (counter.hash >> 32) as usize & (self.alpha.len() - 1);
-            self.alpha[slot] = self.alpha[slot].max(min);
+            // The evicted value was seen at most `min` times, and its
+            // slot tallies one counter fewer; the new value's, one more.
+            let slot = gate_slot(counter.hash, &self.alpha);
+            let gate = self.alpha[slot] - ONE_HELD;
+            self.alpha[slot] = (gate & !MISSES) | (gate & MISSES).max(min.min(MISSES));
+            let slot = gate_slot(hash, &self.alpha);
+            self.alpha[slot] += ONE_HELD;
         }
         counter.hash = hash;
         counter.error = error;
@@ -336,7 +407,7 @@ impl TopValues {
         // The most a value one side holds no counter for was seen there.
         let floor = |t: &TopValues, hash: u64| {
             if !t.alpha.is_empty() {
-                t.alpha[(hash >> 32) as usize & (t.alpha.len() - 1)]
+                t.alpha[gate_slot(hash, &t.alpha)] & MISSES
             } else if t.reused {
                 t.counts.iter().copied().min().unwrap_or(0)
             } else {
@@ -348,7 +419,7 @@ impl TopValues {
             alpha = vec![0; gate_len(self.k)];
             for (i, a) in alpha.iter_mut().enumerate() {
                 let hash = (i as u64) << 32;
-                *a = floor(self, hash) + floor(other, hash);
+                *a = (floor(self, hash) + floor(other, hash)).min(MISSES);
             }
         }
         let count_of = |t: &TopValues, c: usize| t.counts[c];
@@ -387,11 +458,14 @@ impl TopValues {
                 self.take(c.hash, count, c.error, (&c.text, c.len, c.kind));
             } else if !alpha.is_empty() {
                 // Dropped: its slot bounds it from now on.
-                let slot = (c.hash >> 32) as usize & (alpha.len() - 1);
-                alpha[slot] = alpha[slot].max(count);
+                let slot = gate_slot(c.hash, &alpha);
+                alpha[slot] = alpha[slot].max(count.min(MISSES));
             }
         }
         self.alpha = alpha;
+        if !self.alpha.is_empty() {
+            self.tally_counters();
+        }
         self.reused = reused;
         self.n = n;
     }
@@ -502,5 +576,79 @@ mod tests {
             plain.counters.sort_unstable();
             assert_eq!(got, plain.counters, "round {round}, k {k}");
         }
+    }
+
+    /// Each gate slot's tally, recounted from the counters.
+    fn assert_tallies(t: &TopValues, at: &str) {
+        if t.alpha.is_empty() {
+            return;
+        }
+        let mut held = vec![0u64; t.alpha.len()];
+        for c in &t.counters {
+            held[gate_slot(c.hash, &t.alpha)] += 1;
+        }
+        for (slot, (&gate, &n)) in t.alpha.iter().zip(&held).enumerate() {
+            assert_eq!(gate >> HELD_SHIFT, n, "{at}: slot {slot}");
+        }
+    }
+
+    #[test]
+    fn gate_slots_tally_the_counters_held_through_adds_and_merges() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut draw = |universe: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Skewed: some values common, most rare.
+            let v = (x % universe) * (x >> 61) / 8;
+            v.wrapping_mul(0xD6E8_FEB8_6659_FD93) | 1
+        };
+        for round in 0..24u64 {
+            let k = [1, 2, 8, 32][round as usize % 4];
+            let universe = 3 + round * round * 11;
+            let mut parts = Vec::new();
+            for _ in 0..3 {
+                let mut t = TopValues::new(k, 8);
+                for _ in 0..(500 + round * 97) {
+                    let h = draw(universe);
+                    t.add(h, &h.to_le_bytes(), 8, 0);
+                }
+                assert_tallies(&t, "added");
+                parts.push(t);
+            }
+            let mut merged = parts[0].clone();
+            merged.merge(&parts[1]);
+            assert_tallies(&merged, "merged");
+            merged.merge(&parts[2]);
+            assert_tallies(&merged, "merged twice");
+            // A held value found through its slot's tally counts up by
+            // one; then more values churn the counters.
+            if let Some(c) = merged.counters.first().cloned() {
+                let before = merged.counts[0];
+                assert!(merged.add(c.hash, &c.text, c.len, 0));
+                assert_eq!(merged.counts[0], before + 1);
+            }
+            for _ in 0..2_000 {
+                let h = draw(universe * 3);
+                merged.add(h, &h.to_le_bytes(), 8, 0);
+            }
+            assert_tallies(&merged, "merged, then added");
+        }
+    }
+
+    #[test]
+    fn a_budget_past_the_counter_cap_is_held_to_it() {
+        let mut t = TopValues::new(usize::MAX, 8);
+        assert_eq!(t.k, TOP_COUNTERS_MAX);
+        for v in 0..100u64 {
+            let h = v.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            for _ in 0..=v % 3 {
+                t.add(h, &v.to_le_bytes(), 8, 0);
+            }
+        }
+        assert!(t.is_exact());
+        let top = t.top(3);
+        assert!(top.iter().all(|e| e.count == 3 && e.error == 0));
+        assert_eq!(TopValues::new(0, 8).k, 1);
     }
 }

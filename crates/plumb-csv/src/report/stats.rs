@@ -66,17 +66,22 @@ impl ColumnStats {
         // One pass over the bytes (a date column reads one per cell):
         // three runs of digits between two separators, else no date; a
         // part past five digits is no date either (and keeps the key
-        // below `u32::MAX`).
-        let mut parts = [0u32; 3];
-        let mut at = 0;
-        for &b in text {
-            if b == separator {
-                at += 1;
-                if at == parts.len() {
-                    return;
+        // below `u32::MAX`). The parts live in locals, not an array
+        // indexed by the part: through the stack, each digit waited on
+        // the last one's store (a tenth of a date column's statistics
+        // time, measured).
+        let (mut a, mut b, mut part, mut at) = (0u32, 0u32, 0u32, 0u8);
+        for &byte in text {
+            if byte == separator {
+                match at {
+                    0 => a = part,
+                    1 => b = part,
+                    _ => return,
                 }
-            } else if b.is_ascii_digit() && parts[at] < 10_000 {
-                parts[at] = parts[at] * 10 + u32::from(b - b'0');
+                at += 1;
+                part = 0;
+            } else if byte.is_ascii_digit() && part < 10_000 {
+                part = part * 10 + u32::from(byte - b'0');
             } else {
                 return;
             }
@@ -84,7 +89,7 @@ impl ColumnStats {
         if at != 2 {
             return;
         }
-        let [a, b, c] = parts;
+        let c = part;
         let key = |y: u32, m: u32, d: u32| y * 10_000 + m * 100 + d;
         let (day_first, month_first) = match order {
             DateOrder::Ymd => (Some(key(a, b, c)), Some(key(a, b, c))),
