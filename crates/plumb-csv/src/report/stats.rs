@@ -20,7 +20,7 @@ pub(crate) struct ColumnStats {
 /// places the cell scan found them (`YYYY-MM-DD`; else one or two
 /// digits, one or two digits, four digits), or None if they are not
 /// there. Read by place, not by a loop over the bytes that looks for
-/// separators: that loop's branches were a third of a date column's
+/// separators: that loop's branches were a quarter of a date column's
 /// statistics time (measured). The separators were checked by the scan.
 #[inline]
 fn date_parts(t: &[u8], order: DateOrder) -> Option<[u32; 3]> {
