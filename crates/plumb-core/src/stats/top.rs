@@ -146,9 +146,9 @@ struct Counter {
 }
 
 /// The most counters a top-values summary keeps
-/// ([`super::StatsBudget::top_counters`] is held to it): each slot of
-/// the summary's gate tallies, in 16 bits, the counters held by values
-/// of the slot.
+/// ([`super::StatsBudget::top_counters`] is held to it; the full budget
+/// has 32, and an answer lists ten): each slot of the summary's gate
+/// tallies, in 6 bits, the counters held by values of the slot.
 pub const TOP_COUNTERS_MAX: usize = (1 << (64 - HELD_SHIFT)) - 1;
 
 /// The bit of a gate slot from which it tallies the counters held by
@@ -158,9 +158,10 @@ pub const TOP_COUNTERS_MAX: usize = (1 << (64 - HELD_SHIFT)) - 1;
 /// branch that missed one time in eight, the first stall of the
 /// statistics in `perf`).
 ///
-/// The misses saturate at `2^48 - 1`, past any scan's reach (nine years
-/// at a billion values a second), so they never carry into the tally.
-const HELD_SHIFT: u32 = 48;
+/// The misses saturate at `2^58 - 1`, past any scan's reach (nine years
+/// of a billion values a second, all in one slot), so they never carry
+/// into the tally.
+const HELD_SHIFT: u32 = 58;
 
 /// A gate slot's misses.
 const MISSES: u64 = (1 << HELD_SHIFT) - 1;
@@ -637,10 +638,31 @@ mod tests {
     }
 
     #[test]
+    fn a_saturated_gate_slot_never_carries_into_its_tally() {
+        let mut t = TopValues::new(2, 8);
+        let h = |v: u64| v.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        for v in 0..3 {
+            t.add(h(v), &v.to_le_bytes(), 8, 0);
+        }
+        assert!(!t.alpha.is_empty());
+        // Counters past any miss count, and a slot at the most misses.
+        for count in &mut t.counts {
+            *count = 1 << 62;
+        }
+        t.min_fresh = false;
+        let slot = gate_slot(h(99), &t.alpha);
+        let tally = t.alpha[slot] & !MISSES;
+        t.alpha[slot] = tally | MISSES;
+        assert!(!t.add(h(99), b"99", 2, 0));
+        assert_eq!(t.alpha[slot], tally | MISSES);
+        assert_tallies(&t, "saturated");
+    }
+
+    #[test]
     fn a_budget_past_the_counter_cap_is_held_to_it() {
         let mut t = TopValues::new(usize::MAX, 8);
         assert_eq!(t.k, TOP_COUNTERS_MAX);
-        for v in 0..100u64 {
+        for v in 0..50u64 {
             let h = v.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
             for _ in 0..=v % 3 {
                 t.add(h, &v.to_le_bytes(), 8, 0);
