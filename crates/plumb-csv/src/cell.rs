@@ -248,7 +248,9 @@ pub fn number_class(d: &DecimalScan) -> CellClass {
     }
 }
 
-fn digits(bytes: &[u8], at: usize, n: usize) -> Option<u32> {
+/// The `n` ASCII digits at `at` as a number, or None if any is missing
+/// or not a digit.
+pub(crate) fn digits(bytes: &[u8], at: usize, n: usize) -> Option<u32> {
     let slice = bytes.get(at..at + n)?;
     let mut v = 0u32;
     for &b in slice {

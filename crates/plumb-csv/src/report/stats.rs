@@ -5,7 +5,7 @@
 
 use plumb_core::{DateRange, NumberIn, StatsBudget, StatsReport, ValueStats};
 
-use crate::cell::{CellClass, CellScan, DateOrder};
+use crate::cell::{digits, CellClass, CellScan, DateOrder};
 
 /// One column's statistics.
 #[derive(Clone, Debug)]
@@ -24,32 +24,22 @@ pub(crate) struct ColumnStats {
 /// statistics time (measured). The separators were checked by the scan.
 #[inline]
 fn date_parts(t: &[u8], order: DateOrder) -> Option<[u32; 3]> {
-    let number = |s: &[u8]| {
-        s.iter().try_fold(0u32, |v, &b| {
-            b.is_ascii_digit().then(|| v * 10 + u32::from(b - b'0'))
-        })
-    };
     if order == DateOrder::Ymd {
-        return Some([
-            number(t.get(..4)?)?,
-            number(t.get(5..7)?)?,
-            number(t.get(8..10)?)?,
-        ]);
+        return Some([digits(t, 0, 4)?, digits(t, 5, 2)?, digits(t, 8, 2)?]);
     }
     let width = |at: usize| {
-        if t.get(at + 1)?.is_ascii_digit() {
-            Some(2)
+        Some(if t.get(at + 1)?.is_ascii_digit() {
+            2
         } else {
-            Some(1)
-        }
+            1
+        })
     };
     let first = width(0)?;
     let second = width(first + 1)?;
-    let year = first + second + 2;
     Some([
-        number(t.get(..first)?)?,
-        number(t.get(first + 1..year - 1)?)?,
-        number(t.get(year..year + 4)?)?,
+        digits(t, 0, first)?,
+        digits(t, first + 1, second)?,
+        digits(t, first + second + 2, 4)?,
     ])
 }
 
