@@ -7,9 +7,10 @@
 //! hostile length in a footer or page header costs a refusal, never the
 //! memory it names.
 
+use std::collections::VecDeque;
 use std::io::{BufReader, Read};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use bytes::Bytes;
 use parquet::errors::ParquetError;
@@ -34,7 +35,17 @@ pub(crate) struct Chunks {
     source: Arc<dyn Source>,
     len: u64,
     fetched: Arc<AtomicU64>,
+    /// The footer, once plumb has read it to check its claims, so the
+    /// crate's read of it fetches nothing again.
+    footer: Arc<OnceLock<(u64, Bytes)>>,
+    /// Where the data of the pages whose headers were checked last
+    /// starts (see [`Chunks::page_header`]).
+    data_starts: Arc<Mutex<VecDeque<u64>>>,
 }
+
+/// The data starts [`Chunks`] remembers: one for each page being read at
+/// once, over every column and thread, with room to spare.
+const DATA_STARTS_KEPT: usize = 1024;
 
 impl Chunks {
     /// The source, which must have random access and a known length.
@@ -55,7 +66,36 @@ impl Chunks {
             source: shared,
             len,
             fetched: Arc::new(AtomicU64::new(0)),
+            footer: Arc::new(OnceLock::new()),
+            data_starts: Arc::new(Mutex::new(VecDeque::new())),
         })
+    }
+
+    /// Reads the footer and checks its claims ([`crate::guard`]) before
+    /// the crate decodes it. A file too short for a footer, or without
+    /// the closing magic, is left to the crate to refuse in its words.
+    pub(crate) fn check_footer(&self) -> Result<(), Refusal> {
+        let Some(at) = self.len.checked_sub(8) else {
+            return Ok(());
+        };
+        let tail = self.get_bytes(at, 8).map_err(|e| crate::refusal_of(&e))?;
+        if &tail[4..] != b"PAR1" {
+            return Ok(());
+        }
+        let n = u64::from(u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]));
+        if n > crate::guard::PARQUET_MAX_FOOTER_BYTES {
+            return Err(crate::guard::footer_too_large(n));
+        }
+        let Some(start) = at.checked_sub(n) else {
+            return Ok(());
+        };
+        #[allow(clippy::cast_possible_truncation)]
+        let footer = self
+            .get_bytes(start, n as usize)
+            .map_err(|e| crate::refusal_of(&e))?;
+        crate::guard::check_footer(&footer)?;
+        let _ = self.footer.set((start, footer));
+        Ok(())
     }
 
     /// The bytes fetched so far, by every clone.
@@ -99,14 +139,77 @@ impl Length for Chunks {
     }
 }
 
-/// A sequential reader from an offset, by positioned reads.
+/// The bytes of a page header read first to check its claims; a header
+/// that does not decode within [`HEADER_CHECK_BYTES`] is refused.
+const HEADER_FIRST_BYTES: u64 = 1 << 10;
+
+/// The most bytes a page header may take (long statistics make headers
+/// of kilobytes; nothing real comes near this).
+const HEADER_CHECK_BYTES: u64 = 256 << 10;
+
+impl Chunks {
+    /// The bytes at `start` that hold a page header, once its claims are
+    /// checked ([`crate::guard::check_page_header`]); nothing for an
+    /// offset where a checked header's page data starts.
+    fn page_header(&self, start: u64) -> parquet::errors::Result<Bytes> {
+        // After peeking at a page, the crate's page reader asks for a
+        // reader at the page's data as well, and reads nothing from it.
+        if self
+            .data_starts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(&start)
+        {
+            return Ok(Bytes::new());
+        }
+        let room = self.len - start;
+        let mut want = room.min(HEADER_FIRST_BYTES);
+        loop {
+            let n = usize::try_from(want).unwrap_or(usize::MAX);
+            let bytes = self.get_bytes(start, n)?;
+            match crate::thrift::page_claims(&bytes) {
+                Ok(claims) => {
+                    crate::guard::check_page_header(claims, start)?;
+                    if claims.compressed > 0 {
+                        let mut starts = self.data_starts.lock().unwrap_or_else(|e| e.into_inner());
+                        if starts.len() == DATA_STARTS_KEPT {
+                            starts.pop_front();
+                        }
+                        starts.push_back(start + claims.len as u64);
+                    }
+                    return Ok(bytes);
+                }
+                Err(_) if want < room.min(HEADER_CHECK_BYTES) => {
+                    want = room.min(HEADER_CHECK_BYTES);
+                }
+                Err(_) => {
+                    return Err(ParquetError::General(format!(
+                        "the page header at byte {start} does not decode (within {} bytes)",
+                        want
+                    )))
+                }
+            }
+        }
+    }
+}
+
+/// A sequential reader from an offset, by positioned reads, after the
+/// bytes already read there.
 pub(crate) struct At {
     chunks: Chunks,
     pos: u64,
+    pre: Bytes,
 }
 
 impl Read for At {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if !self.pre.is_empty() {
+            let n = buf.len().min(self.pre.len());
+            buf[..n].copy_from_slice(&self.pre[..n]);
+            self.pre = self.pre.slice(n..);
+            self.pos += n as u64;
+            return Ok(n);
+        }
         let room = self.chunks.len.saturating_sub(self.pos);
         let want = buf.len().min(usize::try_from(room).unwrap_or(usize::MAX));
         if want == 0 {
@@ -133,16 +236,29 @@ impl ChunkReader for Chunks {
                 self.len
             )));
         }
+        // The crate reads a page header at every offset it asks for here
+        // but one: the eight bytes that end the file, the footer's length.
+        let pre = if start.checked_add(8) == Some(self.len) {
+            Bytes::new()
+        } else {
+            self.page_header(start)?
+        };
         Ok(BufReader::with_capacity(
             HEADER_BUFFER_BYTES,
             At {
                 chunks: self.clone(),
                 pos: start,
+                pre,
             },
         ))
     }
 
     fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<Bytes> {
+        if let Some((at, footer)) = self.footer.get() {
+            if *at == start && footer.len() == length {
+                return Ok(footer.clone());
+            }
+        }
         self.check(start, length)?;
         let bytes = self
             .source

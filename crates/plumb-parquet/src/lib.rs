@@ -54,17 +54,19 @@
 //! millions of values costs their size.
 
 mod chunks;
+mod guard;
 mod inspect;
 mod scan;
 mod search;
 mod select;
+mod thrift;
 mod validate;
 mod value;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use parquet::errors::ParquetError;
-use parquet::file::reader::SerializedFileReader;
+use parquet::file::reader::{FileReader, SerializedFileReader};
 
 use plumb_core::{
     Answer, FormatReader, Op, OptionKind, OptionSpec, Refusal, RefusalReason, Request, SniffScore,
@@ -72,6 +74,10 @@ use plumb_core::{
 };
 
 pub use chunks::PARQUET_MAX_RANGE_BYTES;
+pub use guard::{
+    PARQUET_MAX_COLUMN_CHUNKS, PARQUET_MAX_DICTIONARY_BYTES, PARQUET_MAX_FOOTER_BYTES,
+    PARQUET_MAX_NESTING, PARQUET_MAX_PAGE_BYTES, PARQUET_MAX_SCHEMA_ELEMENTS,
+};
 pub use inspect::{
     ColumnReport, ParquetInspect, RowGroupReport, RowGroups, WriterStatistics, PARQUET_LIST_KEYS,
     PARQUET_LIST_ROW_GROUPS, PARQUET_SCHEMA_TEXT_BYTES,
@@ -124,6 +130,7 @@ pub(crate) struct Opened {
 fn open(source: &dyn Source) -> Result<Result<Opened, (ParquetError, Chunks)>, Refusal> {
     let chunks = Chunks::new(source)?;
     let len = chunks_len(&chunks);
+    chunks.check_footer()?;
     let reader = match SerializedFileReader::new(chunks.clone()) {
         Ok(r) => r,
         Err(e) => return Ok(Err((e, chunks))),
@@ -224,6 +231,14 @@ pub(crate) fn guarded<T>(f: impl FnOnce() -> Result<T, Refusal>) -> Result<T, Re
                 ),
             ))
         }
+    }
+}
+
+impl Opened {
+    /// Row group `i`, its pages checked as they are read
+    /// ([`guard::Group`]).
+    pub(crate) fn row_group(&self, i: usize) -> parquet::errors::Result<guard::Group<'_>> {
+        Ok(guard::Group::new(self.reader.get_row_group(i)?))
     }
 }
 

@@ -9,7 +9,7 @@
 
 use parquet::column::reader::{ColumnReader, ColumnReaderImpl};
 use parquet::data_type::{AsBytes, DataType};
-use parquet::file::reader::FileReader;
+use parquet::file::reader::{FileReader, RowGroupReader};
 use parquet::schema::types::ColumnDescriptor;
 use serde_json::Value;
 
@@ -98,10 +98,7 @@ fn column(opened: &Opened, c: usize) -> Result<StatsReport, Refusal> {
                 "the caller cancelled the scan",
             ));
         }
-        let group = opened
-            .reader
-            .get_row_group(i)
-            .map_err(|e| crate::refusal_of(&e))?;
+        let group = opened.row_group(i).map_err(|e| crate::refusal_of(&e))?;
         let reader = group
             .get_column_reader(c)
             .map_err(|e| crate::refusal_of(&e))?;

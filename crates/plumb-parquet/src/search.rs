@@ -11,7 +11,7 @@
 
 use parquet::column::reader::{ColumnReader, ColumnReaderImpl};
 use parquet::data_type::DataType;
-use parquet::file::reader::FileReader;
+use parquet::file::reader::{FileReader, RowGroupReader};
 use parquet::schema::types::{ColumnDescPtr, ColumnDescriptor};
 use serde::Serialize;
 use serde_json::Value;
@@ -259,7 +259,7 @@ pub(crate) fn search(opened: &Opened, req: &Request) -> Result<ParquetSearch, Re
                 "the caller cancelled the search",
             ));
         }
-        let reader = opened.reader.get_row_group(g).map_err(|e| refusal_of(&e))?;
+        let reader = opened.row_group(g).map_err(|e| refusal_of(&e))?;
         let skip = query.offset.saturating_sub(from);
         let mut cursors = Vec::with_capacity(judged.len());
         for j in &judged {

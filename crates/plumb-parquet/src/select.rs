@@ -189,7 +189,7 @@ pub(crate) fn select(opened: &Opened, req: &Request) -> Result<ParquetSelect, Re
             ));
         }
         read.push(i);
-        let reader = opened.reader.get_row_group(i).map_err(|e| refusal_of(&e))?;
+        let reader = opened.row_group(i).map_err(|e| refusal_of(&e))?;
         let skip = offset.saturating_sub(from);
         let take = end.min(to) - from.max(offset);
         if let Some(leaves) = flat.as_deref() {
@@ -197,7 +197,7 @@ pub(crate) fn select(opened: &Opened, req: &Request) -> Result<ParquetSelect, Re
             // over by their headers, and only the window is decoded.
             let room = PARQUET_SELECT_BUDGET_BYTES.saturating_sub(used);
             let (bytes, stopped) =
-                window_of_flat(&*reader, leaves, (skip, take), &mut rows, &mut cuts, room)?;
+                window_of_flat(&reader, leaves, (skip, take), &mut rows, &mut cuts, room)?;
             used += bytes;
             shortened = stopped;
             continue;
@@ -405,7 +405,7 @@ pub(crate) fn flat_rows_at(
         }
         let mine = next..next + held;
         next += held;
-        let reader = opened.reader.get_row_group(i).map_err(|e| refusal_of(&e))?;
+        let reader = opened.row_group(i).map_err(|e| refusal_of(&e))?;
         for (j, &c) in leaves.iter().enumerate() {
             let descr = schema.column(c);
             let name = descr.self_type().name().to_owned();

@@ -5,7 +5,7 @@
 use parquet::column::reader::{ColumnReader, ColumnReaderImpl};
 use parquet::data_type::DataType;
 use parquet::errors::ParquetError;
-use parquet::file::reader::FileReader;
+use parquet::file::reader::{FileReader, RowGroupReader};
 use serde::Serialize;
 
 use plumb_core::{impl_answer, Refusal, RefusalReason, ViewFlags};
@@ -182,7 +182,7 @@ pub(crate) fn validate(opened: &Opened) -> Result<ParquetValidate, Refusal> {
         bytes_fetched: 0,
     };
     'groups: for (g, group) in meta.row_groups().iter().enumerate() {
-        let reader = match opened.reader.get_row_group(g) {
+        let reader = match opened.row_group(g) {
             Ok(r) => r,
             Err(e) => {
                 answer.fail(fault_of(

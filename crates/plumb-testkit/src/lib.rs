@@ -22,6 +22,7 @@
 
 pub mod hostile;
 pub mod http;
+pub mod parquet;
 pub mod stats;
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -29,6 +30,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
+static LIMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// Whether `more` bytes may be allocated under the [`limit_heap`] cap.
+fn room_for(more: usize) -> bool {
+    more <= LIMIT
+        .load(Ordering::Relaxed)
+        .saturating_sub(LIVE.load(Ordering::Relaxed))
+}
 
 /// A global allocator that counts live and peak heap bytes.
 #[derive(Debug, Clone, Copy, Default)]
@@ -43,6 +52,9 @@ fn grew(by: usize) {
 // so `System`'s guarantees hold; the counters are plain atomics.
 unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if !room_for(layout.size()) {
+            return std::ptr::null_mut();
+        }
         // SAFETY: forwarded unchanged; the caller upholds `alloc`'s contract.
         let p = unsafe { System.alloc(layout) };
         if !p.is_null() {
@@ -52,6 +64,9 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if !room_for(layout.size()) {
+            return std::ptr::null_mut();
+        }
         // SAFETY: forwarded unchanged.
         let p = unsafe { System.alloc_zeroed(layout) };
         if !p.is_null() {
@@ -67,6 +82,9 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if !room_for(new_size.saturating_sub(layout.size())) {
+            return std::ptr::null_mut();
+        }
         // SAFETY: forwarded unchanged.
         let p = unsafe { System.realloc(ptr, layout, new_size) };
         if !p.is_null() {
@@ -88,6 +106,14 @@ pub fn live_bytes() -> usize {
 /// The most heap bytes live at once since the last [`reset_peak`].
 pub fn peak_bytes() -> usize {
     PEAK.load(Ordering::Relaxed)
+}
+
+/// Caps the heap: an allocation that would take the live bytes past
+/// `bytes` fails (and Rust then aborts the process with "memory
+/// allocation of N bytes failed"). A test of hostile input sets it so
+/// that a bomb fails the test binary rather than exhausting the machine.
+pub fn limit_heap(bytes: usize) {
+    LIMIT.store(bytes, Ordering::Relaxed);
 }
 
 /// Starts a new peak measurement from the bytes live now.

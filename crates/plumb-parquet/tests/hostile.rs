@@ -1,0 +1,244 @@
+//! Parquet files that lie about their sizes, made byte by byte: every op
+//! answers or refuses with a typed reason, within a bounded heap. The
+//! heap is capped for the whole binary, so a claim the reader trusted
+//! would abort this test rather than take the machine's memory.
+
+use plumb_core::{BytesSource, FormatReader, RefusalReason, Request};
+use plumb_parquet::{ParquetReader, PARQUET_MAX_NESTING};
+use plumb_testkit::parquet::{
+    codes, delta_header, many_row_groups_file, nested_schema_file, one_column_file, Page,
+};
+use serde_json::Value;
+
+#[global_allocator]
+static ALLOC: plumb_testkit::CountingAlloc = plumb_testkit::CountingAlloc;
+
+/// The heap one op on a hostile file may add.
+const BOUND: usize = 32 << 20;
+
+fn cap_heap() {
+    // The binary's own baseline is small; nothing here needs a gigabyte.
+    plumb_testkit::limit_heap(1 << 30);
+}
+
+#[derive(Debug)]
+enum Outcome {
+    Answer(Value),
+    Refused(RefusalReason, String),
+}
+
+/// Runs `op` on `bytes` on a thread of a 2 MiB stack (the size of the
+/// MCP server's and rayon's threads), and returns its outcome and peak
+/// heap.
+fn run(op: &str, bytes: &[u8], req: Request) -> (Outcome, usize) {
+    cap_heap();
+    let source = BytesSource::new("h.parquet", bytes.to_vec());
+    let op = op.to_owned();
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn_scoped(s, || {
+                plumb_testkit::peak_during(|| {
+                    let r = ParquetReader;
+                    let out = match op.as_str() {
+                        "inspect" => r.inspect(&source, &req),
+                        "select" => r.select(&source, &req),
+                        "validate" => r.validate(&source, &req),
+                        "search" => r.search(&source, &req),
+                        _ => unreachable!(),
+                    };
+                    match out {
+                        Ok(a) => Outcome::Answer(a.to_json()),
+                        Err(e) => Outcome::Refused(e.reason(), e.message().to_owned()),
+                    }
+                })
+            })
+            .unwrap()
+            .join()
+            .unwrap()
+    })
+}
+
+fn search_req() -> Request {
+    let mut req = Request::default();
+    req.set("pattern", serde_json::json!("x")).unwrap();
+    req
+}
+
+fn stats_req() -> Request {
+    let mut req = Request::default();
+    req.set("stats", serde_json::json!(true)).unwrap();
+    req
+}
+
+/// Every op on `bytes`: each refuses with `reason` (validate answers
+/// `valid: false` with a fault instead, for `invalid-data` and
+/// `selection-too-large`), and none passes the heap bound.
+fn every_op_refuses(bytes: &[u8], reason: RefusalReason, words: &str) {
+    for (op, req) in [
+        ("select", Request::default()),
+        ("search", search_req()),
+        ("inspect", stats_req()),
+        ("validate", Request::default()),
+    ] {
+        let (out, peak) = run(op, bytes, req);
+        assert!(peak < BOUND, "{op}: peak heap {peak}");
+        match out {
+            Outcome::Refused(r, m) => {
+                assert_eq!(r, reason, "{op}: {m}");
+                assert!(m.contains(words), "{op}: {m}");
+            }
+            Outcome::Answer(a) if op == "validate" => {
+                assert_eq!(a["valid"], false, "{a}");
+                let m = a["fault"]["message"].as_str().unwrap();
+                assert!(m.contains(words), "{m}");
+            }
+            Outcome::Answer(a) => panic!("{op} answered {a}"),
+        }
+    }
+}
+
+#[test]
+fn a_dictionary_of_two_billion_entries_in_four_bytes_is_malformed() {
+    let dict = Page {
+        page_type: 2,
+        uncompressed: 4,
+        num_values: i32::MAX,
+        encoding: codes::PLAIN,
+        body: vec![1, 0, 0, 0],
+    };
+    // One RLE run of index 0: bit width 1, then a run of 1.
+    let data = Page {
+        page_type: 0,
+        uncompressed: 3,
+        num_values: 1,
+        encoding: codes::RLE_DICTIONARY,
+        body: vec![1, 2, 0],
+    };
+    let file = one_column_file(codes::BYTE_ARRAY, codes::UNCOMPRESSED, 1, &[dict, data]);
+    assert!(file.len() < 400, "{} bytes", file.len());
+    every_op_refuses(
+        &file,
+        RefusalReason::InvalidData,
+        "declares 2147483647 entries",
+    );
+}
+
+#[test]
+fn a_dictionary_larger_than_its_cap_once_decoded_is_refused() {
+    // Two million one-byte strings: 10 MB in the page, 64 MB decoded.
+    let n = 2_000_000;
+    let mut body = Vec::with_capacity(n * 5);
+    for i in 0..n {
+        body.extend_from_slice(&1u32.to_le_bytes());
+        body.push(b'a' + (i % 26) as u8);
+    }
+    let dict = Page {
+        page_type: 2,
+        uncompressed: body.len() as i32,
+        num_values: n as i32,
+        encoding: codes::PLAIN,
+        body,
+    };
+    let data = Page {
+        page_type: 0,
+        uncompressed: 3,
+        num_values: 1,
+        encoding: codes::RLE_DICTIONARY,
+        body: vec![1, 2, 0],
+    };
+    let file = one_column_file(codes::BYTE_ARRAY, codes::UNCOMPRESSED, 1, &[dict, data]);
+    every_op_refuses(
+        &file,
+        RefusalReason::SelectionTooLarge,
+        "holds dictionaries",
+    );
+}
+
+#[test]
+fn a_page_that_claims_two_gigabytes_once_decompressed_is_refused_before_its_buffer() {
+    let data = Page {
+        page_type: 0,
+        uncompressed: i32::MAX,
+        num_values: 1,
+        encoding: codes::PLAIN,
+        body: vec![0; 10],
+    };
+    let file = one_column_file(codes::INT32, codes::SNAPPY, 1, &[data]);
+    assert!(file.len() < 200, "{} bytes", file.len());
+    every_op_refuses(
+        &file,
+        RefusalReason::SelectionTooLarge,
+        "decompresses pages of up to",
+    );
+}
+
+#[test]
+fn a_delta_page_that_declares_billions_of_lengths_is_malformed() {
+    let mut body = delta_header(1 << 31);
+    body.extend([0; 8]);
+    let data = Page {
+        page_type: 0,
+        uncompressed: body.len() as i32,
+        num_values: 1,
+        encoding: codes::DELTA_LENGTH_BYTE_ARRAY,
+        body,
+    };
+    let file = one_column_file(codes::BYTE_ARRAY, codes::UNCOMPRESSED, 1, &[data]);
+    every_op_refuses(
+        &file,
+        RefusalReason::InvalidData,
+        "declares 2147483648 lengths",
+    );
+}
+
+#[test]
+fn a_schema_nested_ten_thousand_deep_is_refused_on_a_small_stack() {
+    let file = nested_schema_file(10_000);
+    assert!(file.len() < 150_000);
+    for op in ["inspect", "select", "validate"] {
+        let (out, peak) = run(op, &file, Request::default());
+        assert!(peak < BOUND, "{op}: peak heap {peak}");
+        match out {
+            Outcome::Refused(r, m) => {
+                assert_eq!(r, RefusalReason::NestingTooDeep, "{m}");
+                assert!(m.contains("10000 groups deep"), "{m}");
+            }
+            Outcome::Answer(a) => panic!("{op} answered {a}"),
+        }
+    }
+}
+
+#[test]
+fn a_schema_nested_to_the_cap_is_read_on_a_small_stack() {
+    let depth = usize::try_from(PARQUET_MAX_NESTING).unwrap();
+    let file = nested_schema_file(depth);
+    let (out, _) = run("inspect", &file, Request::default());
+    let Outcome::Answer(a) = out else {
+        panic!("{out:?}")
+    };
+    assert_eq!(a["rows"], 0);
+    assert_eq!(a["columns"].as_array().unwrap().len(), 1);
+    let (out, _) = run("select", &file, Request::default());
+    let Outcome::Answer(a) = out else {
+        panic!("{out:?}")
+    };
+    assert_eq!(a["returned"], 0);
+}
+
+#[test]
+fn a_footer_of_two_hundred_thousand_row_groups_is_refused() {
+    let file = many_row_groups_file(200_000);
+    every_op_refuses(&file, RefusalReason::SelectionTooLarge, "footer");
+}
+
+#[test]
+fn a_footer_under_the_caps_is_read_within_the_bound() {
+    let file = many_row_groups_file(30_000);
+    let (out, peak) = run("inspect", &file, Request::default());
+    assert!(peak < BOUND, "peak heap {peak}");
+    let Outcome::Answer(a) = out else {
+        panic!("{out:?}")
+    };
+    assert_eq!(a["row_groups"]["count"], 30_000);
+}
