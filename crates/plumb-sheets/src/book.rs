@@ -10,6 +10,7 @@ use calamine::{Data, DataRef, Dimensions, Ods, Reader, Xls, Xlsb, Xlsx};
 use plumb_core::{CancelToken, Refusal, RefusalReason, Source};
 
 use crate::cell::Cell;
+use crate::xls_judge::{Verdict, SHEETS_MAX_GRID_BYTES};
 
 /// The largest workbook file plumb reads: calamine needs the whole file
 /// in memory (it seeks inside the zip or compound file), so the file is
@@ -184,6 +185,22 @@ impl Book {
                 "this workbook is password-protected (an encrypted Office package), and plumb does not decrypt it",
             )
             .with_extra("found", "encrypted-office".into()));
+        }
+        if kind == Kind::Xls {
+            match crate::xls_judge::judge(&bytes) {
+                Verdict::TooLarge(n) => {
+                    return Err(too_large(format!(
+                        "the xls workbook's sheets would take at least {n} bytes as calamine lays them out (every sheet as a grid of its used range, when the workbook opens); plumb's cap is {SHEETS_MAX_GRID_BYTES} bytes"
+                    )))
+                }
+                Verdict::Tangled => {
+                    return Err(malformed(
+                        kind,
+                        "its sheet entries point into one another's records past what a workbook of its size can hold",
+                    ))
+                }
+                Verdict::Fits(_) | Verdict::Unjudged => {}
+            }
         }
         let cursor = Cursor::new(bytes);
         let reader = match kind {

@@ -48,15 +48,17 @@
 //! whole (shared strings, styles) are refused past
 //! [`SHEETS_MAX_PART_BYTES`] as the zip declares them. An xls or ods
 //! workbook is parsed whole when it opens (calamine's design): every
-//! sheet is held as a grid of its used range, bounded by the file cap,
-//! by BIFF's 65,536 × 256 grid for xls and by the part cap and
-//! calamine's own cell cap for ods.
+//! sheet is held as a grid of its used range: for xls, what those grids
+//! would take is counted from the BIFF records before calamine runs and
+//! refused past [`SHEETS_MAX_GRID_BYTES`]; for ods, it is bounded by the
+//! part cap and calamine's own cell cap.
 
 mod book;
 mod cell;
 mod facts;
 mod ops;
 mod search;
+mod xls_judge;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -74,6 +76,7 @@ pub use ops::{
     SHEETS_LIST_FUNCTIONS, SHEETS_SELECT_BUDGET_BYTES,
 };
 pub use search::{SheetsHit, SheetsSearch};
+pub use xls_judge::SHEETS_MAX_GRID_BYTES;
 
 use book::Book;
 
