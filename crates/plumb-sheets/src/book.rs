@@ -186,21 +186,25 @@ impl Book {
             )
             .with_extra("found", "encrypted-office".into()));
         }
-        if kind == Kind::Xls {
-            match crate::xls_judge::judge(&bytes) {
-                Verdict::TooLarge(n) => {
-                    return Err(too_large(format!(
-                        "the xls workbook's sheets would take at least {n} bytes as calamine lays them out (every sheet as a grid of its used range, when the workbook opens); plumb's cap is {SHEETS_MAX_GRID_BYTES} bytes"
-                    )))
-                }
-                Verdict::Tangled => {
-                    return Err(malformed(
-                        kind,
-                        "its sheet entries point into one another's records past what a workbook of its size can hold",
-                    ))
-                }
-                Verdict::Fits(_) | Verdict::Unjudged => {}
+        let verdict = match kind {
+            Kind::Xls => crate::xls_judge::judge(&bytes),
+            Kind::Ods => crate::ods_judge::judge(&bytes),
+            Kind::Xlsx | Kind::Xlsb => Verdict::Unjudged,
+        };
+        match verdict {
+            Verdict::TooLarge(n) => {
+                return Err(too_large(format!(
+                    "the {} workbook's sheets would take at least {n} bytes as calamine lays them out (every sheet as a grid of its used range, its repeats copied out, when the workbook opens); plumb's cap is {SHEETS_MAX_GRID_BYTES} bytes",
+                    kind.name()
+                )))
             }
+            Verdict::Tangled => {
+                return Err(malformed(
+                    kind,
+                    "its sheet entries point into one another's records past what a workbook of its size can hold",
+                ))
+            }
+            Verdict::Fits(_) | Verdict::Unjudged => {}
         }
         let cursor = Cursor::new(bytes);
         let reader = match kind {

@@ -50,12 +50,14 @@
 //! workbook is parsed whole when it opens (calamine's design): every
 //! sheet is held as a grid of its used range: for xls, what those grids
 //! would take is counted from the BIFF records before calamine runs and
-//! refused past [`SHEETS_MAX_GRID_BYTES`]; for ods, it is bounded by the
-//! part cap and calamine's own cell cap.
+//! refused past [`SHEETS_MAX_GRID_BYTES`], and for ods the same is
+//! counted from `content.xml`'s events (repeats and `text:s` runs as
+//! calamine copies them out).
 
 mod book;
 mod cell;
 mod facts;
+mod ods_judge;
 mod ops;
 mod search;
 mod xls_judge;

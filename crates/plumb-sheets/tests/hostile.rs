@@ -119,3 +119,84 @@ fn sixty_entries_for_one_sheet_are_counted_sixty_times() {
     assert!(peak < sixty.len() * 2 + BOUND, "peak {peak}");
     assert_eq!(out.unwrap_err().0, RefusalReason::SelectionTooLarge);
 }
+
+/// An ods whose one sheet holds `rows` (the XML of its table rows).
+fn ods(rows: &str) -> Vec<u8> {
+    let content = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2"><office:body><office:spreadsheet><table:table table:name="S">{rows}</table:table></office:spreadsheet></office:body></office:document-content>"#
+    );
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let stored =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    zip.start_file("mimetype", stored).unwrap();
+    zip.write_all(b"application/vnd.oasis.opendocument.spreadsheet")
+        .unwrap();
+    zip.start_file(
+        "META-INF/manifest.xml",
+        zip::write::SimpleFileOptions::default(),
+    )
+    .unwrap();
+    zip.write_all(br#"<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/><manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>"#)
+        .unwrap();
+    zip.start_file("content.xml", zip::write::SimpleFileOptions::default())
+        .unwrap();
+    zip.write_all(content.as_bytes()).unwrap();
+    zip.finish().unwrap().into_inner()
+}
+
+const FLOAT_CELL: &str = r#"<table:table-cell office:value-type="float" office:value="1.5"><text:p>1.5</text:p></table:table-cell>"#;
+
+fn run_ods(op: &str, bytes: &[u8]) -> (Result<Value, (RefusalReason, String)>, usize) {
+    plumb_testkit::limit_heap(2 << 30);
+    let source = BytesSource::new("h.ods", bytes.to_vec());
+    let r = SheetsReader::ODS;
+    let req = Request::default();
+    plumb_testkit::peak_during(|| {
+        let out = match op {
+            "inspect" => r.inspect(&source, &req),
+            "select" => r.select(&source, &req),
+            "validate" => r.validate(&source, &req),
+            _ => unreachable!(),
+        };
+        out.map(|a| a.to_json())
+            .map_err(|e| (e.reason(), e.message().to_owned()))
+    })
+}
+
+#[test]
+fn a_crafted_ods_reads_back() {
+    let file = ods(&format!(
+        "<table:table-row>{FLOAT_CELL}{FLOAT_CELL}</table:table-row><table:table-row table:number-rows-repeated=\"3\">{FLOAT_CELL}</table:table-row>"
+    ));
+    let (out, _) = run_ods("select", &file);
+    let a = out.unwrap();
+    assert_eq!(a["rows"][0][1], 1.5, "{a}");
+    assert_eq!(a["rows"][3][0], 1.5, "{a}");
+}
+
+#[test]
+fn a_run_of_two_billion_spaces_is_refused_before_it_is_written() {
+    let file = ods(
+        r#"<table:table-row><table:table-cell office:value-type="string"><text:p>a<text:s text:c="2000000000"/>b</text:p></table:table-cell></table:table-row>"#,
+    );
+    assert!(file.len() < 1 << 10, "{} bytes", file.len());
+    for op in ["inspect", "select", "validate"] {
+        let (out, peak) = run_ods(op, &file);
+        assert!(peak < BOUND, "{op}: peak {peak}");
+        let (reason, message) = out.unwrap_err();
+        assert_eq!(reason, RefusalReason::SelectionTooLarge, "{op}: {message}");
+        assert!(message.contains("as calamine lays them out"), "{message}");
+    }
+}
+
+#[test]
+fn two_far_apart_cells_are_refused_before_the_grid() {
+    let file = ods(&format!(
+        "<table:table-row>{FLOAT_CELL}</table:table-row><table:table-row table:number-rows-repeated=\"1000000\"><table:table-cell/></table:table-row><table:table-row><table:table-cell table:number-columns-repeated=\"16000\"/>{FLOAT_CELL}</table:table-row>"
+    ));
+    for op in ["inspect", "select"] {
+        let (out, peak) = run_ods(op, &file);
+        assert!(peak < BOUND, "{op}: peak {peak}");
+        assert_eq!(out.unwrap_err().0, RefusalReason::SelectionTooLarge);
+    }
+}
