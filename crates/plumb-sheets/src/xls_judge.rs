@@ -17,9 +17,10 @@ use std::mem::size_of;
 use calamine::{Cell, Data};
 
 /// The most memory calamine may be asked to build for an xls workbook's
-/// sheets when it opens (every sheet's cells, their dense grids of
-/// values and of formulas, and the room its DIMENSIONS records reserve),
-/// as [`judge`] counts it.
+/// or ods workbook's sheets when it opens (every sheet's cells, their
+/// dense grids of values and of formulas, the room an xls's DIMENSIONS
+/// records reserve, an ods's repeats and runs of spaces copied out), as
+/// plumb counts it from the file before calamine runs.
 pub const SHEETS_MAX_GRID_BYTES: u64 = 32 << 20;
 
 /// The most BIFF bytes walked, as a multiple of the stream's length:

@@ -83,8 +83,8 @@ impl Thrift {
         self
     }
 
-    /// A list field's header, for `n` structs written next (each by
-    /// [`Thrift::begin`]... [`Thrift::end`] without a field header).
+    /// A list field's header, for `n` structs written next (each its
+    /// fields, then [`Thrift::end`], with no header of its own).
     pub fn struct_list(&mut self, id: i16, n: usize) -> &mut Self {
         self.list_header(id, STRUCT, n);
         self
