@@ -232,18 +232,7 @@ fn levels_end_v1(buf: &[u8], num_values: u32, levels: [(i16, Encoding); 2]) -> O
 /// they run past the bytes).
 fn delta_block(bytes: &[u8]) -> Option<(u64, Option<usize>)> {
     let mut at = 0usize;
-    let varint = |at: &mut usize| -> Option<u64> {
-        let mut out = 0u64;
-        for shift in (0..70).step_by(7) {
-            let b = *bytes.get(*at)?;
-            *at += 1;
-            out |= u64::from(b & 0x7f).checked_shl(shift)?;
-            if b & 0x80 == 0 {
-                return Some(out);
-            }
-        }
-        None
-    };
+    let varint = |at: &mut usize| thrift::uleb128(bytes, at);
     let block = varint(&mut at)?;
     let minis = varint(&mut at)?;
     let total = varint(&mut at)?;
@@ -256,18 +245,7 @@ fn delta_block(bytes: &[u8]) -> Option<(u64, Option<usize>)> {
 
 /// Where a delta header's blocks end, from `at` just after the header.
 fn delta_end(bytes: &[u8], mut at: usize, per_mini: u64, minis: u64, total: u64) -> Option<usize> {
-    let varint = |at: &mut usize| -> Option<u64> {
-        let mut out = 0u64;
-        for shift in (0..70).step_by(7) {
-            let b = *bytes.get(*at)?;
-            *at += 1;
-            out |= u64::from(b & 0x7f).checked_shl(shift)?;
-            if b & 0x80 == 0 {
-                return Some(out);
-            }
-        }
-        None
-    };
+    let varint = |at: &mut usize| thrift::uleb128(bytes, at);
     let mut left = total.saturating_sub(1);
     while left > 0 {
         let _min_delta = varint(&mut at)?;

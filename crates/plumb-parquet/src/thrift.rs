@@ -36,6 +36,22 @@ pub(crate) struct Unreadable;
 
 type R<T> = Result<T, Unreadable>;
 
+/// The unsigned LEB128 varint at `*at` (Thrift's and Parquet's delta
+/// encodings' alike), moving `*at` past it; `None` when the bytes end
+/// first or it runs past ten bytes.
+pub(crate) fn uleb128(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut out = 0u64;
+    for shift in (0..70).step_by(7) {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        out |= u64::from(b & 0x7f) << shift;
+        if b & 0x80 == 0 {
+            return Some(out);
+        }
+    }
+    None
+}
+
 /// A cursor over compact-protocol bytes.
 pub(crate) struct Cursor<'a> {
     bytes: &'a [u8],
@@ -77,15 +93,7 @@ impl<'a> Cursor<'a> {
     }
 
     fn varint(&mut self) -> R<u64> {
-        let mut out = 0u64;
-        for shift in (0..70).step_by(7) {
-            let b = self.byte()?;
-            out |= u64::from(b & 0x7f).checked_shl(shift).unwrap_or(0);
-            if b & 0x80 == 0 {
-                return Ok(out);
-            }
-        }
-        Err(Unreadable)
+        uleb128(self.bytes, &mut self.pos).ok_or(Unreadable)
     }
 
     fn zigzag(&mut self) -> R<i64> {
@@ -250,15 +258,10 @@ impl<'a> Cursor<'a> {
 /// What a page header declares, as far as plumb checks it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct PageClaims {
-    /// The page's type (0 data, 1 index, 2 dictionary, 3 data v2).
-    pub(crate) page_type: i64,
     /// Its size once decompressed.
     pub(crate) uncompressed: i64,
     /// Its size as stored.
     pub(crate) compressed: i64,
-    /// The values it holds, from whichever of its three sub-headers it
-    /// has.
-    pub(crate) values: Option<i64>,
     /// The header's own length in bytes.
     pub(crate) len: usize,
 }
@@ -270,21 +273,8 @@ pub(crate) fn page_claims(bytes: &[u8]) -> R<PageClaims> {
     let mut last = 0i16;
     while let Some(f) = c.field(&mut last)? {
         match (f.id, f.kind) {
-            (1, I32) => out.page_type = c.int(f.kind)?,
             (2, I32) => out.uncompressed = c.int(f.kind)?,
             (3, I32) => out.compressed = c.int(f.kind)?,
-            // data_page_header, dictionary_page_header and
-            // data_page_header_v2 each open with num_values.
-            (5 | 7 | 8, STRUCT) => {
-                let mut inner = 0i16;
-                while let Some(g) = c.field(&mut inner)? {
-                    if g.id == 1 && g.kind == I32 {
-                        out.values = Some(c.int(g.kind)?);
-                    } else {
-                        c.skip(g.kind)?;
-                    }
-                }
-            }
             (_, kind) => c.skip(kind)?,
         }
     }

@@ -69,21 +69,30 @@ fn xls(cells: &[(u16, u16, f64)], entries: usize) -> Vec<u8> {
     file.into_inner().into_inner()
 }
 
-fn run(op: &str, bytes: &[u8]) -> (Result<Value, (RefusalReason, String)>, usize) {
+/// Runs `op` on `bytes` read as `reader`'s kind, with its outcome and
+/// the peak heap it added.
+fn run_as(
+    reader: SheetsReader,
+    op: &str,
+    bytes: &[u8],
+) -> (Result<Value, (RefusalReason, String)>, usize) {
     plumb_testkit::limit_heap(2 << 30);
-    let source = BytesSource::new("h.xls", bytes.to_vec());
-    let r = SheetsReader::XLS;
+    let source = BytesSource::new("h", bytes.to_vec());
     let req = Request::default();
     plumb_testkit::peak_during(|| {
         let out = match op {
-            "inspect" => r.inspect(&source, &req),
-            "select" => r.select(&source, &req),
-            "validate" => r.validate(&source, &req),
+            "inspect" => reader.inspect(&source, &req),
+            "select" => reader.select(&source, &req),
+            "validate" => reader.validate(&source, &req),
             _ => unreachable!(),
         };
         out.map(|a| a.to_json())
             .map_err(|e| (e.reason(), e.message().to_owned()))
     })
+}
+
+fn run(op: &str, bytes: &[u8]) -> (Result<Value, (RefusalReason, String)>, usize) {
+    run_as(SheetsReader::XLS, op, bytes)
 }
 
 #[test]
@@ -147,20 +156,7 @@ fn ods(rows: &str) -> Vec<u8> {
 const FLOAT_CELL: &str = r#"<table:table-cell office:value-type="float" office:value="1.5"><text:p>1.5</text:p></table:table-cell>"#;
 
 fn run_ods(op: &str, bytes: &[u8]) -> (Result<Value, (RefusalReason, String)>, usize) {
-    plumb_testkit::limit_heap(2 << 30);
-    let source = BytesSource::new("h.ods", bytes.to_vec());
-    let r = SheetsReader::ODS;
-    let req = Request::default();
-    plumb_testkit::peak_during(|| {
-        let out = match op {
-            "inspect" => r.inspect(&source, &req),
-            "select" => r.select(&source, &req),
-            "validate" => r.validate(&source, &req),
-            _ => unreachable!(),
-        };
-        out.map(|a| a.to_json())
-            .map_err(|e| (e.reason(), e.message().to_owned()))
-    })
+    run_as(SheetsReader::ODS, op, bytes)
 }
 
 #[test]
