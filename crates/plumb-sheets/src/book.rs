@@ -11,6 +11,7 @@ use plumb_core::{CancelToken, Refusal, RefusalReason, Source};
 
 use crate::cell::Cell;
 use crate::xls_judge::{Verdict, SHEETS_MAX_GRID_BYTES};
+use crate::xlsx_judge::Finding;
 
 /// The largest workbook file plumb reads: calamine needs the whole file
 /// in memory (it seeks inside the zip or compound file), so the file is
@@ -185,6 +186,19 @@ impl Book {
                 "this workbook is password-protected (an encrypted Office package), and plumb does not decrypt it",
             )
             .with_extra("found", "encrypted-office".into()));
+        }
+        if kind == Kind::Xlsx {
+            match crate::xlsx_judge::judge(&bytes, source.cancel_token()) {
+                Ok(()) => {}
+                Err(Finding::TooLarge(m)) => return Err(too_large(m)),
+                Err(Finding::Malformed(m)) => return Err(malformed(kind, m)),
+                Err(Finding::Cancelled) => {
+                    return Err(Refusal::new(
+                        RefusalReason::Aborted,
+                        "the caller cancelled the read of the workbook",
+                    ))
+                }
+            }
         }
         let verdict = match kind {
             Kind::Xls => crate::xls_judge::judge(&bytes),

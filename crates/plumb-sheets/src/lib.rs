@@ -52,7 +52,12 @@
 //! would take is counted from the BIFF records before calamine runs and
 //! refused past [`SHEETS_MAX_GRID_BYTES`], and for ods the same is
 //! counted from `content.xml`'s events (repeats and `text:s` runs as
-//! calamine copies them out).
+//! calamine copies them out). An xlsx's XML parts are read once before
+//! calamine opens them: a text or tag over [`SHEETS_MAX_STRING_BYTES`]
+//! (one cell's string, its rich-text runs together), a shared-strings
+//! table whose declared or actual count would take calamine more than
+//! [`SHEETS_MAX_SHARED_STRINGS_BYTES`], and a cell reference calamine
+//! would wrap past 32 bits are refused first.
 
 mod book;
 mod cell;
@@ -61,6 +66,7 @@ mod ods_judge;
 mod ops;
 mod search;
 mod xls_judge;
+mod xlsx_judge;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -79,6 +85,7 @@ pub use ops::{
 };
 pub use search::{SheetsHit, SheetsSearch};
 pub use xls_judge::SHEETS_MAX_GRID_BYTES;
+pub use xlsx_judge::{SHEETS_MAX_SHARED_STRINGS_BYTES, SHEETS_MAX_STRING_BYTES};
 
 use book::Book;
 

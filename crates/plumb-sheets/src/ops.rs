@@ -10,7 +10,7 @@ use plumb_core::{clamp_limit, impl_answer, Refusal, RefusalReason, Request, View
 
 use crate::book::{Book, Kind, SheetEntry};
 use crate::cell::{cell_ref, column_letters};
-use crate::facts::{projection, ColumnFacts, Facts};
+use crate::facts::{projection, ColumnFacts, Facts, SHEETS_TRACK_COLUMNS};
 
 /// Sheets an inspect describes in full (their column facts, formulas and
 /// merged cells); the rest are listed by name.
@@ -217,10 +217,12 @@ pub(crate) fn inspect(
         }
         sheets.push(report);
     }
+    // Cells past the tracked columns are counted, not described.
+    let beyond = sheets.iter().any(|s| s.cells_beyond_columns > 0);
     Ok(SheetsInspect {
         ok: true,
         format: kind.name(),
-        view: ViewFlags::exact(),
+        view: ViewFlags::exact().with_cut(beyond),
         file_bytes,
         date_system: if book.is_1904() { "1904" } else { "1900" },
         sheets,
@@ -469,7 +471,8 @@ pub(crate) fn select(book: &mut Book, kind: Kind, req: &Request) -> Result<Sheet
     Ok(SheetsSelect {
         ok: true,
         format: kind.name(),
-        view: ViewFlags::exact().with_cut(cut),
+        // Cells past the tracked columns are not in any window.
+        view: ViewFlags::exact().with_cut(cut || facts.beyond > 0),
         sheet: SheetName { index: i, name },
         header,
         columns: cols
@@ -581,7 +584,19 @@ pub(crate) fn validate(book: &mut Book, kind: Kind) -> Result<SheetsValidate, Re
             continue;
         }
         match Facts::scan(book, kind, &e.name) {
-            Ok(f) => cells += f.cells,
+            Ok(f) => {
+                cells += f.cells;
+                if f.beyond > 0 {
+                    faults.push(SheetFault {
+                        sheet: Some(e.name.clone()),
+                        message: format!(
+                            "{} cells lie past column {}, the last a sheet can hold",
+                            f.beyond,
+                            column_letters(SHEETS_TRACK_COLUMNS - 1)
+                        ),
+                    });
+                }
+            }
             Err(r) if r.reason() == RefusalReason::InvalidData => faults.push(SheetFault {
                 sheet: Some(e.name.clone()),
                 message: r.message().to_owned(),

@@ -372,7 +372,8 @@ pub(crate) fn search(book: &mut Book, kind: Kind, req: &Request) -> Result<Sheet
             let _ = scan.blank_rows(end);
         }
     }
-    scan.progress.total_exact = !scan.progress.has_more;
+    // Cells past the tracked columns were not searched.
+    scan.progress.total_exact = !scan.progress.has_more && facts.beyond == 0;
     let column = wanted.and_then(|_| {
         let c = *scan.judged.first()?;
         let k = columns.binary_search(&c).ok()?;
@@ -381,7 +382,7 @@ pub(crate) fn search(book: &mut Book, kind: Kind, req: &Request) -> Result<Sheet
     Ok(SheetsSearch {
         ok: true,
         format: kind.name(),
-        view: ViewFlags::exact().with_cut(scan.cut),
+        view: ViewFlags::exact().with_cut(scan.cut || facts.beyond > 0),
         sheet: SheetName { index: i, name },
         header,
         column,

@@ -196,3 +196,213 @@ fn two_far_apart_cells_are_refused_before_the_grid() {
         assert_eq!(out.unwrap_err().0, RefusalReason::SelectionTooLarge);
     }
 }
+
+/// An xlsx of one sheet: `sheet` writes the sheet's rows (the XML inside
+/// `sheetData`), `shared` the shared-strings part when given; both write
+/// in pieces, so a part of a hundred megabytes is never one string here.
+/// Writes one part's XML into the zip.
+type Writer<'a> = &'a dyn Fn(&mut dyn Write);
+
+fn xlsx(sheet: Writer<'_>, shared: Option<Writer<'_>>) -> Vec<u8> {
+    const MAIN: &str = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
+    const REL: &str = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let deflated = zip::write::SimpleFileOptions::default();
+    let mut part = |name: &str, text: &str| {
+        zip.start_file(name, deflated).unwrap();
+        zip.write_all(text.as_bytes()).unwrap();
+    };
+    part(
+        "[Content_Types].xml",
+        r#"<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/></Types>"#,
+    );
+    part(
+        "_rels/.rels",
+        &format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="{REL}/officeDocument" Target="xl/workbook.xml"/></Relationships>"#
+        ),
+    );
+    part(
+        "xl/workbook.xml",
+        &format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="{MAIN}" xmlns:r="{REL}"><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>"#
+        ),
+    );
+    part(
+        "xl/_rels/workbook.xml.rels",
+        &format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="{REL}/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="{REL}/sharedStrings" Target="sharedStrings.xml"/></Relationships>"#
+        ),
+    );
+    zip.start_file("xl/worksheets/sheet1.xml", deflated)
+        .unwrap();
+    write!(
+        zip,
+        r#"<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="{MAIN}"><sheetData>"#
+    )
+    .unwrap();
+    sheet(&mut zip);
+    zip.write_all(b"</sheetData></worksheet>").unwrap();
+    if let Some(shared) = shared {
+        zip.start_file("xl/sharedStrings.xml", deflated).unwrap();
+        shared(&mut zip);
+    }
+    zip.finish().unwrap().into_inner()
+}
+
+fn run_xlsx(op: &str, bytes: &[u8]) -> (Result<Value, (RefusalReason, String)>, usize) {
+    run_as(SheetsReader::XLSX, op, bytes)
+}
+
+const ONE_SHARED: &str = r#"<row r="1"><c r="A1" t="s"><v>0</v></c></row>"#;
+
+#[test]
+fn a_crafted_xlsx_reads_back() {
+    let file = xlsx(
+        &|w| {
+            w.write_all(br#"<row r="1"><c r="A1" t="s"><v>1</v></c><c r="B1" t="inlineStr"><is><t>in</t></is></c></row><row r="2"><c r="A2"><v>2.5</v></c></row>"#).unwrap();
+        },
+        Some(&|w| {
+            w.write_all(br#"<sst uniqueCount="2"><si><t>zero</t></si><si><r><t>o</t></r><r><t>ne</t></r></si></sst>"#).unwrap();
+        }),
+    );
+    let a = run_xlsx("select", &file).0.unwrap();
+    assert_eq!(a["view"]["exact"], true, "{a}");
+    // The first row (two names) is the header.
+    assert_eq!(a["columns"], serde_json::json!(["one", "in"]), "{a}");
+    assert_eq!(a["rows"], serde_json::json!([[2.5, null]]), "{a}");
+}
+
+#[test]
+fn a_declared_count_of_shared_strings_is_a_claim() {
+    // calamine reserves the vector by `uniqueCount` as it opens the
+    // workbook: this one asks for 2.4 PB, an abort, in under 2 KB.
+    let file = xlsx(
+        &|w| w.write_all(ONE_SHARED.as_bytes()).unwrap(),
+        Some(&|w| {
+            w.write_all(br#"<sst uniqueCount="99999999999999"><si><t>a</t></si></sst>"#)
+                .unwrap();
+        }),
+    );
+    assert!(file.len() < 2 << 10, "{} bytes", file.len());
+    for op in ["inspect", "select", "validate"] {
+        let (out, peak) = run_xlsx(op, &file);
+        assert!(peak < BOUND, "{op}: peak {peak}");
+        let (reason, message) = out.unwrap_err();
+        assert_eq!(reason, RefusalReason::SelectionTooLarge, "{op}: {message}");
+        assert!(
+            message.contains("99999999999999 entries declared"),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn millions_of_shared_strings_are_refused_before_the_table() {
+    // 3.7 million one-letter strings, declared as none: 63 MB of XML in a
+    // zip of about 150 KB, which calamine would hold as 200 MiB.
+    let file = xlsx(
+        &|w| w.write_all(ONE_SHARED.as_bytes()).unwrap(),
+        Some(&|w| {
+            w.write_all(b"<sst>").unwrap();
+            let block = "<si><t>a</t></si>".repeat(10_000);
+            for _ in 0..370 {
+                w.write_all(block.as_bytes()).unwrap();
+            }
+            w.write_all(b"</sst>").unwrap();
+        }),
+    );
+    let (out, peak) = run_xlsx("select", &file);
+    assert!(peak < file.len() * 2 + BOUND, "peak {peak}");
+    let (reason, message) = out.unwrap_err();
+    assert_eq!(reason, RefusalReason::SelectionTooLarge, "{message}");
+    assert!(message.contains("shared strings"), "{message}");
+}
+
+#[test]
+fn one_cell_of_a_hundred_megabytes_is_refused_before_it_is_built() {
+    let file = xlsx(
+        &|w| {
+            w.write_all(br#"<row r="1"><c r="A1" t="inlineStr"><is><t>"#)
+                .unwrap();
+            let block = vec![b'a'; 1 << 20];
+            for _ in 0..100 {
+                w.write_all(&block).unwrap();
+            }
+            w.write_all(b"</t></is></c></row>").unwrap();
+        },
+        None,
+    );
+    for op in ["inspect", "select"] {
+        let (out, peak) = run_xlsx(op, &file);
+        assert!(peak < file.len() * 2 + BOUND, "{op}: peak {peak}");
+        let (reason, message) = out.unwrap_err();
+        assert_eq!(reason, RefusalReason::SelectionTooLarge, "{op}: {message}");
+    }
+    // Rich text: many runs of one string, each short, add up.
+    let runs = xlsx(
+        &|w| {
+            w.write_all(br#"<row r="1"><c r="A1" t="inlineStr"><is>"#)
+                .unwrap();
+            let run = format!("<r><t>{}</t></r>", "b".repeat(1 << 16));
+            for _ in 0..20 {
+                w.write_all(run.as_bytes()).unwrap();
+            }
+            w.write_all(b"</is></c></row>").unwrap();
+        },
+        None,
+    );
+    assert_eq!(
+        run_xlsx("select", &runs).0.unwrap_err().0,
+        RefusalReason::SelectionTooLarge
+    );
+}
+
+#[test]
+fn a_row_past_two_to_the_thirty_second_is_malformed_not_wrapped() {
+    // calamine would read row 4294967298 as row 2, and the cell with it.
+    let file = xlsx(
+        &|w| {
+            w.write_all(br#"<row r="1"><c r="A1"><v>1</v></c></row><row r="4294967298"><c r="A4294967298"><v>3</v></c></row>"#).unwrap();
+        },
+        None,
+    );
+    for op in ["inspect", "select"] {
+        let (reason, message) = run_xlsx(op, &file).0.unwrap_err();
+        assert_eq!(reason, RefusalReason::InvalidData, "{op}: {message}");
+        assert!(message.contains("4294967298"), "{message}");
+    }
+}
+
+#[test]
+fn a_cell_past_the_last_column_makes_no_answer_exact() {
+    let file = xlsx(
+        &|w| {
+            w.write_all(br#"<row r="1"><c r="A1"><v>1</v></c><c r="XFE1"><v>2</v></c></row><row r="2"><c r="A2"><v>3</v></c></row>"#).unwrap();
+        },
+        None,
+    );
+    let inspect = run_xlsx("inspect", &file).0.unwrap();
+    assert_eq!(inspect["view"]["exact"], false, "{inspect}");
+    assert_eq!(inspect["sheets"][0]["cells_beyond_columns"], 1, "{inspect}");
+    let select = run_xlsx("select", &file).0.unwrap();
+    assert_eq!(select["view"]["exact"], false, "{select}");
+    let validate = run_xlsx("validate", &file).0.unwrap();
+    assert_eq!(validate["valid"], false, "{validate}");
+    assert!(
+        validate["faults"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("past column XFD"),
+        "{validate}"
+    );
+    // The same sheet without the stray cell is exact and valid.
+    let fine = xlsx(
+        &|w| {
+            w.write_all(br#"<row r="1"><c r="A1"><v>1</v></c></row><row r="2"><c r="A2"><v>3</v></c></row>"#).unwrap();
+        },
+        None,
+    );
+    assert_eq!(run_xlsx("select", &fine).0.unwrap()["view"]["exact"], true);
+    assert_eq!(run_xlsx("validate", &fine).0.unwrap()["valid"], true);
+}
