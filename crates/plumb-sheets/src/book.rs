@@ -187,17 +187,20 @@ impl Book {
             )
             .with_extra("found", "encrypted-office".into()));
         }
-        if kind == Kind::Xlsx {
-            match crate::xlsx_judge::judge(&bytes, source.cancel_token()) {
-                Ok(()) => {}
-                Err(Finding::TooLarge(m)) => return Err(too_large(m)),
-                Err(Finding::Malformed(m)) => return Err(malformed(kind, m)),
-                Err(Finding::Cancelled) => {
-                    return Err(Refusal::new(
-                        RefusalReason::Aborted,
-                        "the caller cancelled the read of the workbook",
-                    ))
-                }
+        let judged = match kind {
+            Kind::Xlsx => crate::xlsx_judge::judge(&bytes, source.cancel_token()),
+            Kind::Xlsb => crate::xlsb_judge::judge(&bytes, source.cancel_token()),
+            Kind::Xls | Kind::Ods => Ok(()),
+        };
+        match judged {
+            Ok(()) => {}
+            Err(Finding::TooLarge(m)) => return Err(too_large(m)),
+            Err(Finding::Malformed(m)) => return Err(malformed(kind, m)),
+            Err(Finding::Cancelled) => {
+                return Err(Refusal::new(
+                    RefusalReason::Aborted,
+                    "the caller cancelled the read of the workbook",
+                ))
             }
         }
         let verdict = match kind {

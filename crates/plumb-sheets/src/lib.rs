@@ -57,7 +57,9 @@
 //! (one cell's string, its rich-text runs together), a shared-strings
 //! table whose declared or actual count would take calamine more than
 //! [`SHEETS_MAX_SHARED_STRINGS_BYTES`], and a cell reference calamine
-//! would wrap past 32 bits are refused first.
+//! would wrap past 32 bits are refused first; an xlsb's record
+//! headers are walked likewise (a record that declares more than
+//! [`SHEETS_MAX_STRING_BYTES`], its shared strings).
 
 mod book;
 mod cell;
@@ -66,6 +68,7 @@ mod ods_judge;
 mod ops;
 mod search;
 mod xls_judge;
+mod xlsb_judge;
 mod xlsx_judge;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -25,7 +25,7 @@ use plumb_core::CancelToken;
 /// shared string, in bytes of XML text (Excel itself stores at most
 /// 32,767 characters in a cell). It also bounds any run of bytes between
 /// two `<` in a workbook's XML parts, which is every text or tag an XML
-/// reader holds at once.
+/// reader holds at once, and the length an xlsb record may declare.
 pub const SHEETS_MAX_STRING_BYTES: u64 = 1 << 20;
 
 /// The most memory the shared-strings table of an xlsx may take as
@@ -35,7 +35,7 @@ pub const SHEETS_MAX_SHARED_STRINGS_BYTES: u64 = 32 << 20;
 
 /// What one shared string costs beyond its text: the `String` in the
 /// vector, its room when the vector grows, and the allocation's header.
-const ENTRY_BYTES: u64 = 2 * size_of::<String>() as u64 + 16;
+pub(crate) const ENTRY_BYTES: u64 = 2 * size_of::<String>() as u64 + 16;
 
 /// Inflated bytes judged between two looks at the cancel token.
 const CANCEL_EVERY: u64 = 16 << 20;

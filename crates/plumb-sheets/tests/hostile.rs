@@ -406,3 +406,28 @@ fn a_cell_past_the_last_column_makes_no_answer_exact() {
     assert_eq!(run_xlsx("select", &fine).0.unwrap()["view"]["exact"], true);
     assert_eq!(run_xlsx("validate", &fine).0.unwrap()["valid"], true);
 }
+
+/// An xlsb's zip with these binary parts (the names calamine looks for).
+fn xlsb(parts: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, bytes) in parts {
+        zip.start_file(*name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.finish().unwrap().into_inner()
+}
+
+#[test]
+fn an_xlsb_record_that_declares_a_quarter_gigabyte_is_refused_unread() {
+    // BrtBeginBook (0x0183) whose four-byte length says 2^28 - 1.
+    let lie: &[u8] = &[0x83, 0x03, 0xFF, 0xFF, 0xFF, 0x7F, 0, 0];
+    let file = xlsb(&[("xl/workbook.bin", lie)]);
+    for op in ["inspect", "validate"] {
+        let (out, peak) = run_as(SheetsReader::XLSB, op, &file);
+        assert!(peak < BOUND, "{op}: peak {peak}");
+        let (reason, message) = out.unwrap_err();
+        assert_eq!(reason, RefusalReason::SelectionTooLarge, "{op}: {message}");
+        assert!(message.contains("declares 268435455 bytes"), "{message}");
+    }
+}
