@@ -38,6 +38,13 @@ pub const READ_MAX_LINES: u64 = 512;
 /// the caller, and the answer still fits a 32 KiB observation.
 pub const READ_MAX_BYTES: usize = 24 * 1024;
 
+/// The most text a forward read of decoded text (a compressed file, a
+/// zip member, another encoding) reads past its answer to count the
+/// file's lines: past it `total_lines` is left unknown, so a small file
+/// that decompresses to gigabytes answers at once. A pipe or standard
+/// input is never read past the answer (it may never end).
+pub const READ_COUNT_MAX_BYTES: u64 = 256 << 20;
+
 /// What to read.
 #[derive(Clone, Debug)]
 pub struct ReadRequest {
@@ -80,7 +87,10 @@ pub struct ReadAnswer {
     pub text: String,
     /// The length of `text` in bytes.
     pub bytes: u64,
-    /// Lines in the file: only when the answer is partial.
+    /// Lines in the file: only when the answer is partial, and not for
+    /// a source of unknown length (a pipe, decompressed or transcoded
+    /// text), which is not read past the answer (`next_offset` then
+    /// says that lines follow).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_lines: Option<u64>,
     /// The offset to continue from: only when lines follow.
@@ -157,11 +167,21 @@ pub fn read_source(source: &dyn Source, req: &ReadRequest) -> Result<ReadAnswer,
         encoding: req.encoding,
         member: req.member.clone(),
     };
+    // A file is counted to its end, its decoded text within a budget; a
+    // stream is not read past the answer.
+    let stream = source.len().is_none();
     let mut answer = crate::layers::through(source, &choice, &mut layers, &mut |s, layers, _| {
-        if layers.is_empty() {
-            read_plain(s, req)
+        let budget = if stream {
+            Some(0)
+        } else if layers.is_empty() {
+            None
         } else {
-            read_decoded(s, req)
+            Some(READ_COUNT_MAX_BYTES)
+        };
+        if layers.is_empty() {
+            read_plain(s, req, budget)
+        } else {
+            read_decoded(s, req, budget)
         }
     })?;
     answer.container = layers.container;
@@ -174,14 +194,24 @@ pub fn read_source(source: &dyn Source, req: &ReadRequest) -> Result<ReadAnswer,
 /// another encoding): as on a plain file, with a tail read streamed (the
 /// layers have no backward seek), and no `byte_offset` in the answer,
 /// since the text's offsets are not the file's.
-fn read_decoded(source: &dyn Source, req: &ReadRequest) -> Result<ReadAnswer, Refusal> {
-    let mut answer = read_plain(source, req)?;
+fn read_decoded(
+    source: &dyn Source,
+    req: &ReadRequest,
+    count_budget: Option<u64>,
+) -> Result<ReadAnswer, Refusal> {
+    let mut answer = read_plain(source, req, count_budget)?;
     answer.byte_offset = None;
     Ok(answer)
 }
 
-/// [`read_source`] on a source read as it is.
-fn read_plain(source: &dyn Source, req: &ReadRequest) -> Result<ReadAnswer, Refusal> {
+/// [`read_source`] on a source read as it is. `count_budget`: how far
+/// past the answer the text is read to count its lines (`None`: to the
+/// end).
+fn read_plain(
+    source: &dyn Source,
+    req: &ReadRequest,
+    count_budget: Option<u64>,
+) -> Result<ReadAnswer, Refusal> {
     let name = source.name();
     let limit = match req.limit {
         Some(0) => return Err(plumb_core::zero_limit(req.max_lines.max(1))),
@@ -214,6 +244,7 @@ fn read_plain(source: &dyn Source, req: &ReadRequest) -> Result<ReadAnswer, Refu
             limit,
             max_bytes,
             cancel,
+            count_budget,
         )
     };
     answer.map_err(|r| {
@@ -260,6 +291,7 @@ fn forward<R: BufRead>(
     limit: u64,
     max_bytes: usize,
     cancel: Option<&CancelToken>,
+    count_budget: Option<u64>,
 ) -> Result<ReadAnswer, Refusal> {
     // The head: the binary sniff and the BOM are judgements on the file's
     // first bytes, made once (the stream below starts mid-file).
@@ -310,6 +342,7 @@ fn forward<R: BufRead>(
     let mut cutting = false;
     let mut truncated = false;
     let mut done = false;
+    let mut unknown_total = false;
     while let Some(chunk) = stream.next_chunk()? {
         let text = chunk.text;
         any = true;
@@ -360,7 +393,12 @@ fn forward<R: BufRead>(
             let tail_newline = !s.is_empty() && s.ends_with('\n');
             let ended_here = s.is_empty();
             let (rest, mut reader) = stream.into_remainder();
-            let (n, last) = count_rest(&rest, &mut reader, cancel)?;
+            let (n, last, complete) = count_rest(&rest, &mut reader, cancel, count_budget)?;
+            if !complete {
+                // Lines follow; how many is left unknown.
+                unknown_total = true;
+                break;
+            }
             newlines += n;
             last_was_newline = match last {
                 Some(b) => b == b'\n',
@@ -376,7 +414,9 @@ fn forward<R: BufRead>(
     }
     let total = newlines + u64::from(any && !last_was_newline);
     let next = offset + taken;
-    let (total_lines, next_offset) = if offset >= total && !(offset == 0 && total == 0) {
+    let (total_lines, next_offset) = if unknown_total {
+        (None, Some(next))
+    } else if offset >= total && !(offset == 0 && total == 0) {
         // Past the end: the total, and no offset that would read nothing again.
         (Some(total), None)
     } else if next < total {
@@ -403,15 +443,18 @@ fn forward<R: BufRead>(
     })
 }
 
-/// Counts newlines in `rest` and then in the rest of `reader`; returns
-/// the count and the last byte seen.
+/// Counts newlines in `rest` and then in the rest of `reader`, reading
+/// at most `budget` bytes of it (`None`: to the end); returns the count,
+/// the last byte seen, and whether the end was reached.
 fn count_rest<R: BufRead>(
     rest: &[u8],
     reader: &mut R,
     cancel: Option<&CancelToken>,
-) -> Result<(u64, Option<u8>), Refusal> {
+    budget: Option<u64>,
+) -> Result<(u64, Option<u8>, bool), Refusal> {
     let mut n = memchr::memchr_iter(b'\n', rest).count() as u64;
     let mut last = rest.last().copied();
+    let mut read = rest.len() as u64;
     loop {
         if cancel.is_some_and(CancelToken::is_cancelled) {
             return Err(Refusal::aborted(0));
@@ -422,11 +465,15 @@ fn count_rest<R: BufRead>(
             Err(e) => return Err(Refusal::from_io(&e, None)),
         };
         if buf.is_empty() {
-            return Ok((n, last));
+            return Ok((n, last, true));
+        }
+        if budget.is_some_and(|b| read >= b) {
+            return Ok((n, last, false));
         }
         n += memchr::memchr_iter(b'\n', buf).count() as u64;
         last = buf.last().copied();
         let len = buf.len();
+        read += len as u64;
         reader.consume(len);
     }
 }

@@ -225,6 +225,51 @@ fn a_stream_reads_forward_and_its_tail_in_one_pass() {
     );
 }
 
+/// A stream that never ends: `y` lines, as `yes` writes them.
+#[derive(Debug)]
+struct Endless;
+
+impl std::io::Read for Endless {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = if i % 2 == 0 { b'y' } else { b'\n' };
+        }
+        Ok(buf.len() - buf.len() % 2)
+    }
+}
+
+impl plumb::Source for Endless {
+    fn open(&self) -> Result<Box<dyn std::io::BufRead + Send + '_>, plumb_core::Refusal> {
+        Ok(Box::new(std::io::BufReader::new(Endless)))
+    }
+    fn name(&self) -> &str {
+        "endless"
+    }
+    fn len(&self) -> Option<u64> {
+        None
+    }
+}
+
+#[test]
+fn a_stream_is_not_read_past_the_answer() {
+    // Counting the rest would never end; lines follow, their count unknown.
+    let a = read_source(&Endless, &req(0, Some(1))).unwrap();
+    assert_eq!(
+        (a.text.as_str(), a.next_offset, a.total_lines),
+        ("y\n", Some(1), None)
+    );
+    let a = read_source(&Endless, &req(3, Some(2))).unwrap();
+    assert_eq!(
+        (a.text.as_str(), a.next_offset, a.total_lines),
+        ("y\ny\n", Some(5), None)
+    );
+    // A stream that ends within what was read has its total known.
+    let a = read_source(&Stream(b"one\ntwo\n", 3), &req(0, Some(2))).unwrap();
+    assert_eq!((a.next_offset, a.total_lines), (None, None));
+    let a = read_source(&Stream(b"one\ntwo", 3), &req(0, Some(1))).unwrap();
+    assert_eq!((a.next_offset, a.total_lines), (Some(1), Some(2)));
+}
+
 /// Text from a small alphabet that makes long lines, short lines, blank
 /// lines, CRLF and multi-byte characters likely.
 fn texts() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
