@@ -67,10 +67,10 @@ pub use reader::{
 };
 pub use refusal::{Refusal, RefusalReason};
 pub use search::{
-    compare_number_literals, cut_around, CompareOp, Matcher, NumberKey, Predicate, Query,
-    SearchProgress, Subject, SubjectKind, PATTERN_MAX_BYTES, REGEX_DFA_SIZE_LIMIT,
-    REGEX_NEST_LIMIT, REGEX_SIZE_LIMIT, SEARCH_CONTEXT_MAX, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT,
-    SEARCH_OPTIONS, SEARCH_TEXT_BYTES,
+    compare_number_literals, cut_around, is_number_literal, CompareOp, Matcher, NumberKey,
+    Predicate, Query, SearchProgress, Subject, SubjectKind, PATTERN_MAX_BYTES,
+    REGEX_DFA_SIZE_LIMIT, REGEX_NEST_LIMIT, REGEX_SIZE_LIMIT, SEARCH_CONTEXT_MAX,
+    SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_OPTIONS, SEARCH_TEXT_BYTES,
 };
 pub use stats::{
     stats_bytes, stats_parts, value_hash, Accuracy, DateRange, NumberIn, NumberSummary,

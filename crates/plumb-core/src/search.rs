@@ -775,6 +775,20 @@ pub fn compare_number_literals(a: &[u8], b: &[u8]) -> Option<Ordering> {
     Some(Decimal::parse(a)?.cmp(&Decimal::parse(b)?))
 }
 
+/// Whether `text` reads as a decimal number literal, as
+/// [`compare_number_literals`] reads one: an untyped cell (CSV) that
+/// does is a number to an ordering predicate, which never orders a
+/// number against text.
+///
+/// ```
+/// use plumb_core::is_number_literal as n;
+/// assert!(n(b"-1.50e2") && n(b" 7 ") && n(b"+3"));
+/// assert!(!n(b"") && !n(b"NaN") && !n(b"1,5") && !n(b"Lyon"));
+/// ```
+pub fn is_number_literal(text: &[u8]) -> bool {
+    Decimal::parse(text).is_some()
+}
+
 /// A predicate's numeric operand, read once: its sign, its significant
 /// digits and the power of ten of the first (see [`compare_number_literals`]).
 #[derive(Clone, Debug, PartialEq, Eq)]

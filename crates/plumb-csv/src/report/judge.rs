@@ -114,10 +114,17 @@ pub(super) fn cell_subject<'a>(cell: &'a [u8], predicate: &Predicate) -> Subject
     // A numeric comparison reads the cell as a number itself, and falls
     // back to text when it is not one.
     let numeric = matches!(predicate, Predicate::Compare { numeric: true, .. });
+    // A text operand orders text only: a cell that reads as a number is
+    // one, and a number and text never order.
+    let ordered_text = matches!(
+        predicate,
+        Predicate::Compare { numeric: false, op, .. }
+            if !matches!(op, CompareOp::Eq | CompareOp::Ne)
+    );
     let sentinel = matches!(predicate, Predicate::IsNull { .. })
         && SENTINEL_TOKENS.iter().any(|t| t.as_bytes() == text);
     Subject {
-        kind: if numeric {
+        kind: if numeric || (ordered_text && plumb_core::is_number_literal(text)) {
             SubjectKind::Number
         } else {
             SubjectKind::Text

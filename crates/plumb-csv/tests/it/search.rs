@@ -142,7 +142,8 @@ for i, r in enumerate(rows):
         elif op in ('=', '!='):
             hit = (t == operand) == (op == '=')
         else:
-            hit = False if b is not None else (t < operand if op == '<' else t > operand if op == '>' else t <= operand if op == '<=' else t >= operand)
+            # A number and text never order.
+            hit = False if b is not None or a is not None else (t < operand if op == '<' else t > operand if op == '>' else t <= operand if op == '<=' else t >= operand)
     if hit: out.append(str(i))
 print(' '.join(out))
 "#;
@@ -184,6 +185,8 @@ fn predicates_agree_with_python_csv_and_exact_decimals() {
         (2, "name", "is null", "null"),
         (2, "name", "= Bob", "= Bob"),
         (2, "name", "> b", "> b"),
+        (1, "amount", "< zzz", "< zzz"),
+        (1, "amount", "> \"\"", "> "),
     ] {
         let expected = python_rows(&data, column, theirs);
         assert!(!expected.is_empty(), "{ours}");
