@@ -57,7 +57,9 @@ pub(crate) fn error_response(id: Value, code: i64, message: impl Into<String>) -
 fn valid_id(id: &Value) -> bool {
     match id {
         Value::String(_) => true,
-        Value::Number(n) => n.is_i64() || n.is_u64(),
+        // The SDK reads an integer id as an i64: a larger one would be
+        // refused there without its id, and never answered.
+        Value::Number(n) => n.is_i64(),
         _ => false,
     }
 }
@@ -160,10 +162,13 @@ impl LineGate {
         let id = m.get("id").cloned();
         if let Some(id) = &id {
             if !valid_id(id) {
+                // An integer too large is still the client's id: echoed,
+                // so the client can tell which request failed.
+                let echoed = if id.is_u64() { id.clone() } else { Value::Null };
                 return Gate::Reply(error_response(
-                    Value::Null,
+                    echoed,
                     INVALID_REQUEST,
-                    "`id` must be a string or an integer",
+                    "`id` must be a string or an integer from -2^63 to 2^63 - 1",
                 ));
             }
         }
@@ -280,6 +285,28 @@ mod tests {
         assert_eq!(
             code(g.judge(br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"data","arguments":{}}}"#)),
             None
+        );
+    }
+
+    #[test]
+    fn an_id_past_i64_is_refused_here_with_its_id() {
+        let mut g = LineGate::new();
+        let big =
+            br#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"initialize","params":{}}"#;
+        assert_eq!(
+            code(g.judge(big)),
+            Some((json!(18_446_744_073_709_551_615_u64), INVALID_REQUEST))
+        );
+        let fraction = br#"{"jsonrpc":"2.0","id":1.5,"method":"initialize","params":{}}"#;
+        assert_eq!(
+            code(g.judge(fraction)),
+            Some((Value::Null, INVALID_REQUEST))
+        );
+        let top =
+            br#"{"jsonrpc":"2.0","id":9223372036854775807,"method":"initialize","params":{}}"#;
+        assert_eq!(
+            g.judge(top),
+            Gate::Forward(Some("9223372036854775807".to_owned()))
         );
     }
 
