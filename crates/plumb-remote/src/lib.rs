@@ -262,9 +262,13 @@ impl RemoteUrl {
         self.url.scheme()
     }
 
-    /// The bucket, container or host, lowercased.
+    /// The bucket, container or host, as the store names it: an HTTP
+    /// host lowercased (DNS names are case-insensitive, and the URL
+    /// parser lowercases them), a bucket or container exactly as given
+    /// (S3, GCS and Azure names are case-sensitive where they allow
+    /// capitals, so `BKT` is another bucket than `bkt`).
     pub fn host(&self) -> String {
-        self.url.host_str().unwrap_or("").to_ascii_lowercase()
+        self.url.host_str().unwrap_or("").to_owned()
     }
 
     /// The port, when the URL names one.
@@ -300,8 +304,8 @@ impl RemoteUrl {
 }
 
 /// The remote prefixes an agent may read under (`--allow-remote`),
-/// judged on parsed URLs: the same scheme, the same bucket or host
-/// (case-insensitive) and port, and a key whose segments begin with the
+/// judged on parsed URLs: the same scheme, the same host
+/// (case-insensitive for HTTP) or bucket (exactly) and port, and a key whose segments begin with the
 /// prefix's segments, after dot segments are resolved and
 /// percent-encoding is decoded. The raw text of a URL is never compared.
 #[derive(Clone, Debug, Default)]

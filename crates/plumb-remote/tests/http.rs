@@ -428,8 +428,11 @@ fn urls_with_credentials_are_refused_without_echoing_them() {
         u.key_segments().unwrap_err().reason(),
         RefusalReason::InvalidArgument
     );
+    // A bucket name is kept as written (names are case-sensitive); an
+    // HTTP host is lowercased.
     let u = RemoteUrl::parse("s3://Bucket/a/./b//c.csv").unwrap();
-    assert_eq!(u.host(), "bucket");
+    assert_eq!(u.host(), "Bucket");
+    assert_eq!(RemoteUrl::parse("https://Example.ORG/a").unwrap().host(), "example.org");
     assert_eq!(u.key_segments().unwrap(), ["a", "b", "c.csv"]);
     assert!(plumb_remote::scrub("GET https://h/p?X-Amz-Signature=abc failed").contains("?***"));
 }
@@ -445,7 +448,7 @@ fn the_allow_list_judges_parsed_urls() {
     let ok = |u: &str| list.judge(u).map(|u| u.as_str().to_owned());
     assert!(ok("s3://bucket/prefix/a.csv").is_ok());
     assert!(ok("s3://bucket/prefix/deeper/b.parquet").is_ok());
-    assert!(ok("S3://BUCKET/prefix/./c.csv").is_ok());
+    assert!(ok("S3://bucket/prefix/./c.csv").is_ok());
     assert!(ok(&format!("{}/data/x.csv", server.base)).is_ok());
     let refused = [
         "s3://bucket/prefix2/a.csv".to_owned(),
@@ -455,6 +458,8 @@ fn the_allow_list_judges_parsed_urls() {
         "s3://bucket/prefix/%2e%2e/secret.csv".to_owned(),
         "s3://bucket/prefix%2F..%2Fsecret.csv".to_owned(),
         "s3://bucket/PREFIX/a.csv".to_owned(),
+        "s3://BUCKET/prefix/a.csv".to_owned(),
+        "s3://Bucket/prefix/a.csv".to_owned(),
         "s3://user:pw@bucket/prefix/a.csv".to_owned(),
         "s3://bucket/prefix/a.csv?versionId=1".to_owned(),
         "gs://bucket/prefix/a.csv".to_owned(),
