@@ -340,3 +340,59 @@ fn fifty_concurrent_wide_inspects_stay_within_a_bound() {
     assert!(peak < 300 * 1024, "peak RSS {peak} KiB");
     assert!(s.close_and_wait(Duration::from_secs(5)));
 }
+
+/// A dependency's panic, caught and answered as a refusal, is one line on
+/// stderr, even with RUST_BACKTRACE set: no backtrace in a host's log.
+#[test]
+fn a_caught_panic_is_one_line_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    // An xlsb whose shared strings begin with a BrtBeginSst record too
+    // short for the count calamine slices out of it.
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let stored =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for (name, bytes) in [
+        ("[Content_Types].xml", &b"<Types/>"[..]),
+        ("xl/_rels/workbook.bin.rels", b"<Relationships/>"),
+        ("xl/workbook.bin", b""),
+        ("xl/sharedStrings.bin", &[0x9F, 0x01, 0x00]),
+    ] {
+        zip.start_file(name, stored).unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("p.xlsb"),
+        zip.finish().unwrap().into_inner(),
+    )
+    .unwrap();
+    for args in [vec!["inspect", "p.xlsb"], vec!["tool", "--root", "."]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_plumb"))
+            .args(&args)
+            .current_dir(dir.path())
+            .env("RUST_BACKTRACE", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(br#"{"tool":"data","args":{"op":"inspect","path":"p.xlsb"}}"#)
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let panics: Vec<&str> = err
+            .lines()
+            .filter(|l| l.starts_with("plumb: panic"))
+            .collect();
+        assert_eq!(panics.len(), 1, "{args:?}: {err}");
+        assert!(!err.contains("stack backtrace"), "{args:?}: {err}");
+        assert!(
+            format!("{stdout}{err}").contains("invalid-data"),
+            "{args:?}: the panic is answered as a refusal: {stdout} {err}"
+        );
+    }
+}
