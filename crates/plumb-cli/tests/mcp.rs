@@ -66,6 +66,34 @@ async fn an_mcp_session_over_stdio() {
     let s = r.structured_content.unwrap();
     assert_eq!(s["result"]["rows"], json!([["1", "ann"], ["2", "bob"]]));
     assert_eq!(s["hint"], "more follows; continue with offset=2");
+    // A small observation is also its text, whole.
+    let text = r.content[0].as_text().unwrap().text.clone();
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), s);
+
+    // A large one travels whole once: its text is a summary of it.
+    let wide: String = std::iter::once("n,text\n".to_owned())
+        .chain((0..400).map(|i| format!("{i},{}\n", "w".repeat(60))))
+        .collect();
+    std::fs::write(dir.path().join("wide.csv"), wide).unwrap();
+    let r = client
+        .call_tool(
+            CallToolRequestParams::new("data").with_arguments(args(json!({
+                "op": "select", "path": "wide.csv", "limit": 200
+            }))),
+        )
+        .await
+        .unwrap();
+    let s = r.structured_content.unwrap();
+    assert_eq!(s["result"]["rows"].as_array().unwrap().len(), 200);
+    let text = r.content[0].as_text().unwrap().text.clone();
+    let whole = s.to_string().len();
+    assert!(text.len() * 4 < whole, "{} of {whole}: {text}", text.len());
+    let summary: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(summary["ok"], true, "{summary}");
+    assert!(summary["summary"]
+        .as_str()
+        .unwrap()
+        .contains("structuredContent"));
 
     // Parquet, registered by the binary: a window from the end, and
     // its columns through the shared `columns` option.

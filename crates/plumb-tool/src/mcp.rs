@@ -232,6 +232,51 @@ impl McpServer {
     }
 }
 
+/// The largest observation a tool result also carries whole as text;
+/// a larger one is summed up there (its scalar members, and where the
+/// whole is), so a reply is not the observation twice over.
+pub const MCP_TEXT_WHOLE_BYTES: usize = 4 << 10;
+
+/// The longest string or member a summary keeps.
+const SUMMARY_MEMBER_BYTES: usize = 200;
+
+/// The text block of a tool result: the observation as JSON when it is
+/// at most [`MCP_TEXT_WHOLE_BYTES`], else a summary of it.
+fn text_of(observation: &Value) -> String {
+    let whole = observation.to_string();
+    if whole.len() <= MCP_TEXT_WHOLE_BYTES {
+        return whole;
+    }
+    let small = |v: &Value| match v {
+        Value::Null | Value::Bool(_) | Value::Number(_) => true,
+        Value::String(s) => s.len() <= SUMMARY_MEMBER_BYTES,
+        Value::Object(_) => v.to_string().len() <= SUMMARY_MEMBER_BYTES,
+        Value::Array(_) => false,
+    };
+    let pick = |m: &Map<String, Value>| -> Map<String, Value> {
+        m.iter()
+            .filter(|(_, v)| small(v))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    };
+    let mut out = observation.as_object().map(pick).unwrap_or_default();
+    for (k, v) in observation.as_object().into_iter().flatten() {
+        if let Some(inner) = v.as_object() {
+            if !small(v) {
+                out.insert(k.clone(), Value::Object(pick(inner)));
+            }
+        }
+    }
+    out.insert(
+        "summary".to_owned(),
+        Value::String(format!(
+            "this text sums the answer up; the whole answer ({} bytes of JSON) is the result's structuredContent",
+            whole.len()
+        )),
+    );
+    Value::Object(out).to_string()
+}
+
 /// How long a server whose input ended still waits for the answers to
 /// requests it already took.
 pub const DRAIN_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
@@ -395,11 +440,16 @@ impl ServerHandler for McpServer {
             }
         }
         .map_err(|e| ErrorData::internal_error(format!("the scan task failed: {e}"), None))?;
-        let result = if observation["ok"] == Value::Bool(true) {
+        let mut result = if observation["ok"] == Value::Bool(true) {
             CallToolResult::structured(observation)
         } else {
             CallToolResult::structured_error(observation)
         };
+        // The observation travels whole once, as structured content; the
+        // text beside it is the whole only when small.
+        if let Some(whole) = &result.structured_content {
+            result.content = vec![rmcp::model::ContentBlock::text(text_of(whole))];
+        }
         Ok(result.into())
     }
 }
