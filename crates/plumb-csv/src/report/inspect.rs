@@ -64,7 +64,9 @@ pub struct CsvInspect {
     pub ok: bool,
     /// `csv` or `tsv`.
     pub format: &'static str,
-    /// Exact when the whole file was read; sampled when a row cap stopped it.
+    /// Exact when the whole file was read and described; sampled when a
+    /// row cap stopped it; cut when columns past the tracked ones, or
+    /// cells a field cap cut away (`unread`), were not described.
     pub view: ViewFlags,
     /// The dialect read with (flattened: `delimiter`, `delimiter_note`,
     /// `quote`, `skipped_lines`, `comment`, `comment_lines`).
@@ -252,7 +254,7 @@ impl InspectSink {
             self.stats,
             self.later,
         );
-        let columns = accs
+        let columns: Vec<ColumnReport> = accs
             .into_iter()
             .enumerate()
             .map(|(i, acc)| {
@@ -260,12 +262,14 @@ impl InspectSink {
                 acc.report(i, name, s.rows)
             })
             .collect();
+        // Columns past the tracked ones are counted, not described, and
+        // cells a cap cut away are counted unread: either way the answer
+        // is not the whole file's.
+        let unread = columns.iter().any(|c| c.unread > 0);
         CsvInspect {
             ok: true,
             format,
-            // Columns past the tracked ones are counted, not described:
-            // the answer is not the whole file's.
-            view: ViewFlags::of_scan(s.stopped).with_cut(width > COLUMN_TRACK_CAP),
+            view: ViewFlags::of_scan(s.stopped).with_cut(width > COLUMN_TRACK_CAP || unread),
             dialect: s.dialect_report(),
             preamble: s.preamble.clone(),
             delimiter_confidence: s.confidence,

@@ -1218,4 +1218,9 @@ fn cells_past_a_cap_are_unread_not_missing() {
     assert_eq!(counts, [(0, 0, 0), (1, 1, 0), (1, 1, 0)]);
     let json = serde_json::to_value(&r.columns[0]).unwrap();
     assert!(json.get("unread").is_none(), "left out when 0: {json}");
+    // Cells unread: the answer is not the whole file's, so not exact.
+    assert!(!r.view.exact && r.view.converted, "{:?}", r.view);
+    let whole = format!("a,b,c\n1,x,p\n2,{},q\n3\n", "y".repeat(1000));
+    let r = inspect(stream(&whole), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert!(r.view.exact, "{:?}", r.view);
 }
