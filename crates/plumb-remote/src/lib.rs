@@ -107,7 +107,10 @@ pub struct RemoteConfig {
     /// Ranges or pieces held ahead of the one being read (a stream holds
     /// at least one).
     pub read_ahead: usize,
-    /// The longest one request may take, body included.
+    /// The longest one request may take, body included. A range read,
+    /// or the next piece of a streamed one, may take at most
+    /// `REMOTE_RESUMES + 1` times this, whatever the retries and resumes
+    /// (a server that trickles is refused `read-error` then).
     pub timeout: Duration,
     /// The longest a connection may take to open.
     pub connect_timeout: Duration,
@@ -392,6 +395,17 @@ pub(crate) struct Inner {
     /// Small ranges fetched lately, newest last: detection, sniffing and
     /// a tail read ask for the same few kilobytes several times.
     cache: Mutex<VecDeque<(u64, Bytes)>>,
+}
+
+impl Inner {
+    /// The longest a range, or the next piece of a stream, may take:
+    /// every request it may need (one, and [`REMOTE_RESUMES`] more) at
+    /// the request timeout each, retries and waits included.
+    fn stall(&self) -> Duration {
+        self.config
+            .timeout
+            .saturating_mul(u32::try_from(REMOTE_RESUMES + 1).unwrap_or(u32::MAX))
+    }
 }
 
 /// A remote object, opened: its size and ETag known.
@@ -811,6 +825,31 @@ fn cut_too_often(
 /// Bytes `start..end` of the object, resumed from the last byte received
 /// when a body is cut short.
 async fn fetch(inner: &Inner, start: u64, end: u64) -> Result<Bytes, Refusal> {
+    let stall = inner.stall();
+    tokio::time::timeout(stall, fetch_resumed(inner, start, end))
+        .await
+        .unwrap_or_else(|_| Err(too_slow(inner, start, end, start, stall)))
+}
+
+/// The refusal for a range that brought too little in too long: a
+/// server that trickles, answering every request just within its
+/// timeout, would otherwise hold a read for as long as it likes.
+fn too_slow(inner: &Inner, start: u64, end: u64, at: u64, stall: Duration) -> Refusal {
+    Refusal::new(
+        RefusalReason::ReadError,
+        format!(
+            "reading `{}` failed: bytes {start}..{end} were not received within {} s (the server sends too slowly; each request may take the timeout, {} s, and a read {} of them)",
+            inner.shown,
+            stall.as_secs(),
+            inner.config.timeout.as_secs(),
+            REMOTE_RESUMES + 1
+        ),
+    )
+    .with_path(inner.shown.clone())
+    .with_byte_offset(at)
+}
+
+async fn fetch_resumed(inner: &Inner, start: u64, end: u64) -> Result<Bytes, Refusal> {
     let want = usize::try_from(end.saturating_sub(start)).unwrap_or(usize::MAX);
     let mut buf = BytesMut::with_capacity(want.min(64 << 20));
     let mut resumes = 0;
@@ -879,17 +918,33 @@ pub(crate) async fn stream_range(
             tx.send(Ok(b)).is_ok()
         }
     };
+    // Each piece must arrive within the stall bound of the one before
+    // (time the reader takes to ask for it not counted).
+    let stall = inner.stall();
+    let mut deadline = tokio::time::Instant::now() + stall;
+    let slow = |at: u64| Err(too_slow(&inner, start, end, at, stall));
     while at < end {
         let attempt_from = at;
-        let mut body = match get(&inner, at, end).await {
-            Ok(b) => b,
-            Err(r) => {
+        let mut body = match tokio::time::timeout_at(deadline, get(&inner, at, end)).await {
+            Ok(Ok(b)) => b,
+            Ok(Err(r)) => {
                 let _ = tx.send(Err(r));
+                return;
+            }
+            Err(_) => {
+                let _ = tx.send(slow(at));
                 return;
             }
         };
         let mut cut: Option<object_store::Error> = None;
-        while let Some(chunk) = body.next().await {
+        loop {
+            let Ok(next) = tokio::time::timeout_at(deadline, body.next()).await else {
+                let _ = tx.send(slow(at));
+                return;
+            };
+            let Some(chunk) = next else {
+                break;
+            };
             match chunk {
                 Ok(b) => {
                     inner.fetched.fetch_add(b.len() as u64, Ordering::Relaxed);
@@ -903,6 +958,7 @@ pub(crate) async fn stream_range(
                         if !send(buf.split_to(piece).freeze()).await {
                             return;
                         }
+                        deadline = tokio::time::Instant::now() + stall;
                     }
                 }
                 Err(e) => {

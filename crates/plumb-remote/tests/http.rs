@@ -351,6 +351,33 @@ fn a_slow_server_times_out() {
 }
 
 #[test]
+fn a_server_that_trickles_is_refused_within_the_stall_bound() {
+    // One byte every 40 ms: each request brings a little before its
+    // timeout, retries and resumes each start another; the whole read is
+    // bounded by (REMOTE_RESUMES + 1) timeouts from the last progress.
+    let server = Server::start();
+    server.put("/trickle.csv", csv(20_000));
+    let config = RemoteConfig {
+        timeout: Duration::from_millis(400),
+        ..small()
+    };
+    let remote = RemoteSource::open(&server.url("/trickle.csv"), &config).unwrap();
+    *server.state.trickle.lock().unwrap() = Duration::from_millis(40);
+    let bound = Duration::from_millis(400 * (plumb_remote::REMOTE_RESUMES as u64 + 1));
+    // A range read, and a streamed one.
+    let t = std::time::Instant::now();
+    let r = remote.read_range(0, 100_000).unwrap().unwrap_err();
+    assert_eq!(r.reason(), RefusalReason::ReadError, "{r}");
+    assert!(t.elapsed() < bound * 2, "{:?}", t.elapsed());
+    assert!(r.message().contains("too slowly"), "{}", r.message());
+    let t = std::time::Instant::now();
+    let mut rest = Vec::new();
+    let e = std::io::Read::read_to_end(&mut remote.open().unwrap(), &mut rest).unwrap_err();
+    assert!(t.elapsed() < bound * 2, "{:?}", t.elapsed());
+    assert!(e.to_string().contains("too slowly"), "{e}");
+}
+
+#[test]
 fn a_stream_longer_than_the_request_timeout_goes_on() {
     // The timeout bounds a whole request, body included: a long scan's
     // streamed GET is cut by it, and resumed from its last byte as often
@@ -432,7 +459,10 @@ fn urls_with_credentials_are_refused_without_echoing_them() {
     // HTTP host is lowercased.
     let u = RemoteUrl::parse("s3://Bucket/a/./b//c.csv").unwrap();
     assert_eq!(u.host(), "Bucket");
-    assert_eq!(RemoteUrl::parse("https://Example.ORG/a").unwrap().host(), "example.org");
+    assert_eq!(
+        RemoteUrl::parse("https://Example.ORG/a").unwrap().host(),
+        "example.org"
+    );
     assert_eq!(u.key_segments().unwrap(), ["a", "b", "c.csv"]);
     assert!(plumb_remote::scrub("GET https://h/p?X-Amz-Signature=abc failed").contains("?***"));
 }

@@ -69,6 +69,9 @@ pub struct State {
     pub no_ranges: std::sync::atomic::AtomicBool,
     /// Answer every request with a redirect to this base URL.
     pub redirect: Mutex<Option<String>>,
+    /// Send bodies a byte at a time, this long apart (a server that
+    /// trickles).
+    pub trickle: Mutex<Duration>,
 }
 
 /// A running server: its base URL and its state.
@@ -236,6 +239,15 @@ fn serve(conn: TcpStream, state: &State) -> std::io::Result<()> {
         }
     }
     state.sent.fetch_add(end - start, Ordering::Relaxed);
+    let trickle = *state.trickle.lock().unwrap();
+    if !trickle.is_zero() {
+        for at in start..end {
+            body.write(&mut out, at, at + 1)?;
+            out.flush()?;
+            thread::sleep(trickle);
+        }
+        return Ok(());
+    }
     body.write(&mut out, start, end)?;
     out.flush()?;
     Ok(())
