@@ -187,6 +187,12 @@ impl Book {
             )
             .with_extra("found", "encrypted-office".into()));
         }
+        if kind == Kind::Xls && crate::cfb_chains::loops(&bytes) {
+            return Err(malformed(
+                kind,
+                "a chain of sectors in its compound file loops back on itself (it would never end)",
+            ));
+        }
         let judged = match kind {
             Kind::Xlsx => crate::xlsx_judge::judge(&bytes, source.cancel_token()),
             Kind::Xlsb => crate::xlsb_judge::judge(&bytes, source.cancel_token()),

@@ -63,6 +63,7 @@
 
 mod book;
 mod cell;
+mod cfb_chains;
 mod facts;
 mod ods_judge;
 mod ops;

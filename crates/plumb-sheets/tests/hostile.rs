@@ -431,3 +431,32 @@ fn an_xlsb_record_that_declares_a_quarter_gigabyte_is_refused_unread() {
         assert!(message.contains("declares 268435455 bytes"), "{message}");
     }
 }
+
+#[test]
+fn a_sector_chain_that_loops_is_malformed_before_calamine_follows_it() {
+    // The directory's chain pointed back at itself: calamine appends its
+    // sector forever (a 26 KB file the fuzzer found took 24 GB).
+    let mut file = xls(&[(0, 0, 1.0)], 1);
+    let dir_start = u32::from_le_bytes(file[0x30..0x34].try_into().unwrap()) as usize;
+    let fat_sector = u32::from_le_bytes(file[0x4C..0x50].try_into().unwrap()) as usize;
+    let size = 1usize << u16::from_le_bytes([file[0x1E], file[0x1F]]);
+    let at = (fat_sector + 1) * size + dir_start * 4;
+    file[at..at + 4].copy_from_slice(&(dir_start as u32).to_le_bytes());
+    for op in ["inspect", "select", "validate"] {
+        let (out, peak) = run(op, &file);
+        assert!(peak < file.len() * 2 + BOUND, "{op}: peak {peak}");
+        match out {
+            Err((reason, message)) => {
+                assert_eq!(reason, RefusalReason::InvalidData, "{op}: {message}");
+                assert!(message.contains("loops back"), "{message}");
+            }
+            // validate answers a workbook that does not open as invalid.
+            Ok(a) => {
+                assert_eq!(op, "validate", "{a}");
+                assert_eq!(a["valid"], false, "{a}");
+            }
+        }
+    }
+    // The file as written reads.
+    assert!(run("select", &xls(&[(0, 0, 1.0)], 1)).0.is_ok());
+}
