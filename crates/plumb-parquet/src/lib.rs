@@ -171,6 +171,19 @@ pub(crate) fn refusal_of(e: &ParquetError) -> Refusal {
                             "the Parquet file is malformed: a structure runs past its end ({io})"
                         ),
                     )
+                } else if matches!(
+                    io.kind(),
+                    std::io::ErrorKind::Other
+                        | std::io::ErrorKind::InvalidData
+                        | std::io::ErrorKind::InvalidInput
+                ) {
+                    // A codec's own error (lz4's "destination buffer is
+                    // too small", a corrupt zstd frame): the pages are
+                    // read from bytes already fetched, so no read failed.
+                    Refusal::new(
+                        RefusalReason::InvalidData,
+                        format!("the Parquet file is malformed: a page does not decompress ({io})"),
+                    )
                 } else {
                     Refusal::from_io(io, None)
                 }
