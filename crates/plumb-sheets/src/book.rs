@@ -227,6 +227,12 @@ impl Book {
                     "its sheet entries point into one another's records past what a workbook of its size can hold",
                 ))
             }
+            Verdict::Malformed(m) => {
+                return Err(malformed(
+                    kind,
+                    format!("its compound file does not read ({})", plumb_core::echo(&m)),
+                ))
+            }
             Verdict::Fits(_) | Verdict::Unjudged => {}
         }
         let cursor = Cursor::new(bytes);

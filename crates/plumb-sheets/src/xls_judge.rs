@@ -30,7 +30,7 @@ const WALK_FACTOR: u64 = 4;
 
 /// What the judge found: the bytes calamine would build, when it could
 /// count them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Verdict {
     /// Within the cap (the bytes counted).
     Fits(u64),
@@ -41,6 +41,8 @@ pub(crate) enum Verdict {
     Tangled,
     /// No workbook stream to judge: calamine names the fault.
     Unjudged,
+    /// The compound file does not read (the cfb crate's account).
+    Malformed(String),
 }
 
 #[derive(Default, Clone, Copy)]
@@ -85,8 +87,12 @@ fn u32_at(d: &[u8], at: usize) -> Option<u32> {
 
 /// Judges the workbook in `bytes` (a compound file).
 pub(crate) fn judge(bytes: &[u8]) -> Verdict {
-    let Ok(mut file) = cfb::CompoundFile::open(Cursor::new(bytes)) else {
-        return Verdict::Unjudged;
+    // A compound file the cfb crate cannot read cannot be judged, and
+    // calamine's own reader, laxer, would build its grids unjudged: it
+    // is refused as the malformed file it is.
+    let mut file = match cfb::CompoundFile::open(Cursor::new(bytes)) {
+        Ok(f) => f,
+        Err(e) => return Verdict::Malformed(e.to_string()),
     };
     let name = if file.is_stream("/Workbook") {
         "/Workbook"
