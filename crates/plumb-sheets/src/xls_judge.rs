@@ -20,8 +20,10 @@ use calamine::{Cell, Data};
 /// or ods workbook's sheets when it opens (every sheet's cells, their
 /// dense grids of values and of formulas, the room an xls's DIMENSIONS
 /// records reserve, an ods's repeats and runs of spaces copied out), as
-/// plumb counts it from the file before calamine runs.
-pub const SHEETS_MAX_GRID_BYTES: u64 = 32 << 20;
+/// plumb counts it from the file before calamine runs. It is set so
+/// that those grids, the copy calamine makes of the sheet read, and the
+/// file itself stay within the 32 MiB every reader keeps to.
+pub const SHEETS_MAX_GRID_BYTES: u64 = 12 << 20;
 
 /// The most BIFF bytes walked, as a multiple of the stream's length:
 /// sheet entries may point into one another's records, and each is

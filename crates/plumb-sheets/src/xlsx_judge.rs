@@ -28,10 +28,12 @@ use plumb_core::CancelToken;
 /// reader holds at once, and the length an xlsb record may declare.
 pub const SHEETS_MAX_STRING_BYTES: u64 = 1 << 20;
 
-/// The most memory the shared-strings table of an xlsx may take as
-/// calamine holds it (one `String` per entry, its text, and the vector's
-/// room, by the count the file declares or holds, whichever is more).
-pub const SHEETS_MAX_SHARED_STRINGS_BYTES: u64 = 32 << 20;
+/// The most memory the shared-strings table of an xlsx or xlsb may take
+/// as calamine holds it (one `String` per entry, its text, and the
+/// vector's room, by the count the file declares or holds, whichever is
+/// more): with the file and a sheet's stream, within the 32 MiB every
+/// reader keeps to.
+pub const SHEETS_MAX_SHARED_STRINGS_BYTES: u64 = 16 << 20;
 
 /// What one shared string costs beyond its text: the `String` in the
 /// vector, its room when the vector grows, and the allocation's header.
