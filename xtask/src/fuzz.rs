@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Every target, named after the public entry point it drives.
-pub const TARGETS: [&str; 16] = [
+pub const TARGETS: [&str; 18] = [
     "containers",
     "layers",
     "text_stream",
@@ -24,6 +24,8 @@ pub const TARGETS: [&str; 16] = [
     "mcp_lines",
     "search_text",
     "csv_search",
+    "parquet_reader",
+    "sheets_reader",
 ];
 
 fn seeds(target: &str, root: &Path, data: &Path) -> Vec<PathBuf> {
@@ -41,6 +43,15 @@ fn seeds(target: &str, root: &Path, data: &Path) -> Vec<PathBuf> {
         }
         "tool_paths" | "number_judgement" | "tree_paths" => vec![],
         "mcp_lines" => vec![root.join("fuzz/seeds/mcp_lines")],
+        "parquet_reader" => vec![
+            data.join("parquet-testing/data"),
+            data.join("parquet-testing/bad_data"),
+            root.join("examples/data"),
+        ],
+        "sheets_reader" => vec![
+            data.join("calamine-spreadsheets/tests"),
+            root.join("examples/data"),
+        ],
         _ => vec![
             data.join("csv-spectrum/csvs"),
             data.join("jsonlines/cases"),
