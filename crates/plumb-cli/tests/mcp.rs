@@ -273,3 +273,84 @@ async fn an_abandoned_call_does_not_wedge_the_server() {
     assert_eq!(r.structured_content.unwrap()["result"]["valid"], true);
     client.cancel().await.unwrap();
 }
+
+/// Files that declare far more than they hold, each one call to a server
+/// run under an address-space limit (so a bomb ends the server, and this
+/// test, rather than the machine): each call gets a typed refusal, the
+/// server answers the next call, and it exits promptly when the client
+/// leaves.
+#[tokio::test]
+async fn hostile_files_get_refusals_and_the_server_answers_the_next_call() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("small.csv"), "a,b\n1,2\n").unwrap();
+    // An xlsx declaring 10^14 shared strings (calamine reserves by it).
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, text) in [
+        ("[Content_Types].xml", "<Types/>"),
+        ("xl/workbook.xml", "<workbook xmlns:r=\"r\"><sheets><sheet name=\"S\" sheetId=\"1\" r:id=\"rId1\"/></sheets></workbook>"),
+        ("xl/_rels/workbook.xml.rels", "<Relationships><Relationship Id=\"rId1\" Type=\"worksheet\" Target=\"worksheets/sheet1.xml\"/></Relationships>"),
+        ("xl/worksheets/sheet1.xml", "<worksheet><sheetData/></worksheet>"),
+        ("xl/sharedStrings.xml", "<sst uniqueCount=\"99999999999999\"><si><t>a</t></si></sst>"),
+    ] {
+        zip.start_file(name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        zip.write_all(text.as_bytes()).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("strings.xlsx"),
+        zip.finish().unwrap().into_inner(),
+    )
+    .unwrap();
+    // A Parquet schema nested 10,000 deep (a stack, recursively walked).
+    std::fs::write(
+        dir.path().join("nested.parquet"),
+        plumb_testkit::parquet::nested_schema_file(10_000),
+    )
+    .unwrap();
+    let root = dir.path().to_path_buf();
+    let transport = TokioChildProcess::new(tokio::process::Command::new("sh").configure(|cmd| {
+        cmd.arg("-c")
+            .arg("ulimit -v 4194304; exec \"$0\" mcp --root \"$1\"")
+            .arg(env!("CARGO_BIN_EXE_plumb"))
+            .arg(&root);
+    }))
+    .unwrap();
+    let client = ().serve(transport).await.unwrap();
+    for (path, reason) in [
+        ("strings.xlsx", "selection-too-large"),
+        ("nested.parquet", "nesting-too-deep"),
+    ] {
+        for op in ["inspect", "select", "validate"] {
+            let r = client
+                .call_tool(
+                    CallToolRequestParams::new("data")
+                        .with_arguments(args(json!({"op": op, "path": path}))),
+                )
+                .await
+                .unwrap();
+            let s = r.structured_content.unwrap();
+            // validate answers a file that does not open as invalid.
+            if op == "validate" && s["ok"] == true {
+                assert_eq!(s["result"]["valid"], false, "{path}: {s}");
+            } else {
+                assert_eq!(s["refusal"]["reason"], reason, "{path} {op}: {s}");
+            }
+            let next = client
+                .call_tool(
+                    CallToolRequestParams::new("data")
+                        .with_arguments(args(json!({"op": "validate", "path": "small.csv"}))),
+                )
+                .await
+                .unwrap();
+            assert_eq!(next.structured_content.unwrap()["result"]["valid"], true);
+        }
+    }
+    let left = std::time::Instant::now();
+    client.cancel().await.unwrap();
+    assert!(
+        left.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        left.elapsed()
+    );
+}
