@@ -486,7 +486,7 @@ fn view_word(look: &Look, view: &Value) -> String {
             Paint::Warn,
         )
     } else if view["converted"] == Value::Bool(true) {
-        look.paint("cut (a value was shortened to a budget)", Paint::Warn)
+        look.paint("cut (a value shortened, or cells left unread)", Paint::Warn)
     } else {
         look.paint("exact", Paint::Good)
     }
