@@ -31,18 +31,9 @@ fn request(op: u8) -> Request {
     req
 }
 
-/// A dependency's panic is caught and answered as `invalid-data`: one
-/// line for it, not a backtrace (symbolizing one per input is slow, and
-/// allocates past the heap cap).
-fn one_line_panics() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        std::panic::set_hook(Box::new(|info| eprintln!("panic: {info}")));
-    });
-}
-
 fuzz_target!(|bytes: &[u8]| {
-    one_line_panics();
+    // Dependencies' panics are caught and answered as `invalid-data`.
+    plumb_testkit::one_line_panics();
     // The op comes from the length, so that a seed file is fuzzed whole.
     let op = (bytes.len() % 6) as u8;
     let req = request(op);

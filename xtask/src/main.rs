@@ -24,6 +24,7 @@ mod bench;
 mod conformance;
 mod fuzz;
 mod memtest;
+mod memtest_hostile;
 mod peers;
 mod tidy;
 

@@ -66,7 +66,7 @@ const FAT_FIELD_BYTES: usize = 1_040_000;
 
 /// One adversarial input: its name, its file, and the commands to run
 /// (a command that starts `--stdin FILE` is fed that file).
-type Case = (&'static str, PathBuf, Vec<Vec<String>>);
+pub(crate) type Case = (&'static str, PathBuf, Vec<Vec<String>>);
 
 /// A CSV of `cols` columns: a header and two rows.
 fn wide_csv(path: &Path, cols: usize) -> std::io::Result<()> {
@@ -89,7 +89,7 @@ fn wide_csv(path: &Path, cols: usize) -> std::io::Result<()> {
 }
 
 /// The arguments of `plumb OP PATH --json EXTRA...`.
-fn cli(op: &str, path: &Path, extra: &[&str]) -> Vec<String> {
+pub(crate) fn cli(op: &str, path: &Path, extra: &[&str]) -> Vec<String> {
     let mut args = vec![
         op.to_owned(),
         path.display().to_string(),
@@ -407,7 +407,7 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
         ],
     ));
     out.extend(bombs(dir)?);
-    out.extend(hostile(dir)?);
+    out.extend(crate::memtest_hostile::hostile(dir)?);
     out.extend(layered(dir, size)?);
     out.push(parquet_one_group(dir, size)?);
     Ok(out)
@@ -542,130 +542,6 @@ fn bombs(dir: &Path) -> std::io::Result<Vec<Case>> {
     }
     zs.finish()?.flush()?;
     out.push(("1 GiB of 0,0 rows in zstd (bomb)", p.clone(), ops(&p)));
-    Ok(out)
-}
-
-/// Small files of the newer readers that declare far more than they
-/// hold (whatever `--memtest-mb` says): each op answers or refuses within
-/// the same limit as the large inputs.
-fn hostile(dir: &Path) -> std::io::Result<Vec<Case>> {
-    use plumb_testkit::parquet::{
-        codes, many_row_groups_file, nested_schema_file, one_column_file, Page,
-    };
-    let ops = |p: &Path, extra: &[&str]| -> Vec<Vec<String>> {
-        ["inspect", "select", "validate"]
-            .iter()
-            .map(|op| cli(op, p, extra))
-            .chain([cli("search", p, &[&["a"][..], extra].concat())])
-            .collect()
-    };
-    let mut out = Vec::new();
-    let zip = |name: &str, parts: &[(&str, Vec<u8>)]| -> std::io::Result<PathBuf> {
-        let p = dir.join(name);
-        let mut z = zip::ZipWriter::new(std::io::BufWriter::new(std::fs::File::create(&p)?));
-        for (part, bytes) in parts {
-            z.start_file(*part, zip::write::SimpleFileOptions::default())?;
-            z.write_all(bytes)?;
-        }
-        z.finish()?.flush()?;
-        Ok(p)
-    };
-    let main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
-    let rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
-    let xlsx = |name: &str, sheet: Vec<u8>, shared: Vec<u8>| {
-        zip(
-            name,
-            &[
-                ("[Content_Types].xml", b"<Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\"/>".to_vec()),
-                ("xl/workbook.xml", format!("<workbook xmlns=\"{main}\" xmlns:r=\"{rel}\"><sheets><sheet name=\"S\" sheetId=\"1\" r:id=\"rId1\"/></sheets></workbook>").into_bytes()),
-                ("xl/_rels/workbook.xml.rels", format!("<Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\"><Relationship Id=\"rId1\" Type=\"{rel}/worksheet\" Target=\"worksheets/sheet1.xml\"/></Relationships>").into_bytes()),
-                ("xl/worksheets/sheet1.xml", [format!("<worksheet xmlns=\"{main}\"><sheetData>").into_bytes(), sheet, b"</sheetData></worksheet>".to_vec()].concat()),
-                ("xl/sharedStrings.xml", shared),
-            ],
-        )
-    };
-    let p = xlsx(
-        "unique_count.xlsx",
-        b"<row r=\"1\"><c r=\"A1\" t=\"s\"><v>0</v></c></row>".to_vec(),
-        b"<sst uniqueCount=\"99999999999999\"><si><t>a</t></si></sst>".to_vec(),
-    )?;
-    out.push((
-        "xlsx declaring 10^14 shared strings (2 KB)",
-        p.clone(),
-        ops(&p, &[]),
-    ));
-    let mut cell = b"<row r=\"1\"><c r=\"A1\" t=\"inlineStr\"><is><t>".to_vec();
-    cell.extend(std::iter::repeat_n(b'a', 100 << 20));
-    cell.extend_from_slice(b"</t></is></c></row>");
-    let p = xlsx("inline_string.xlsx", cell, b"<sst/>".to_vec())?;
-    out.push((
-        "xlsx, one cell of 100 MiB (100 KB)",
-        p.clone(),
-        ops(&p, &[]),
-    ));
-    let content = |rows: &str| {
-        format!("<office:document-content xmlns:office=\"urn:oasis:names:tc:opendocument:xmlns:office:1.0\" xmlns:table=\"urn:oasis:names:tc:opendocument:xmlns:table:1.0\" xmlns:text=\"urn:oasis:names:tc:opendocument:xmlns:text:1.0\"><office:body><office:spreadsheet><table:table table:name=\"S\">{rows}</table:table></office:spreadsheet></office:body></office:document-content>").into_bytes()
-    };
-    let p = zip(
-        "spaces.ods",
-        &[
-            ("mimetype", b"application/vnd.oasis.opendocument.spreadsheet".to_vec()),
-            ("content.xml", content("<table:table-row><table:table-cell office:value-type=\"string\"><text:p>a<text:s text:c=\"2000000000\"/></text:p></table:table-cell></table:table-row>")),
-        ],
-    )?;
-    out.push((
-        "ods, one text:s of 2 billion spaces (1 KB)",
-        p.clone(),
-        ops(&p, &[]),
-    ));
-    let dict = Page {
-        page_type: 2,
-        uncompressed: 4,
-        num_values: i32::MAX,
-        encoding: codes::PLAIN,
-        body: vec![1, 0, 0, 0],
-    };
-    let data = Page {
-        page_type: 0,
-        uncompressed: 3,
-        num_values: 1,
-        encoding: codes::RLE_DICTIONARY,
-        body: vec![1, 2, 0],
-    };
-    let p = dir.join("dictionary.parquet");
-    std::fs::write(
-        &p,
-        one_column_file(codes::BYTE_ARRAY, codes::UNCOMPRESSED, 1, &[dict, data]),
-    )?;
-    out.push((
-        "Parquet dictionary declaring 2^31 entries (300 B)",
-        p.clone(),
-        ops(&p, &[]),
-    ));
-    let page = Page {
-        page_type: 0,
-        uncompressed: i32::MAX,
-        num_values: 1,
-        encoding: codes::PLAIN,
-        body: vec![0; 8],
-    };
-    let p = dir.join("page_claim.parquet");
-    std::fs::write(&p, one_column_file(codes::INT32, codes::SNAPPY, 1, &[page]))?;
-    out.push((
-        "Parquet page declaring 2 GiB decompressed",
-        p.clone(),
-        ops(&p, &[]),
-    ));
-    let p = dir.join("nested.parquet");
-    std::fs::write(&p, nested_schema_file(10_000))?;
-    out.push(("Parquet schema nested 10,000 deep", p.clone(), ops(&p, &[])));
-    let p = dir.join("groups.parquet");
-    std::fs::write(&p, many_row_groups_file(200_000))?;
-    out.push((
-        "Parquet footer of 200,000 row groups",
-        p.clone(),
-        ops(&p, &[]),
-    ));
     Ok(out)
 }
 

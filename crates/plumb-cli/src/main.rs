@@ -4,6 +4,7 @@
 //! Exit status: 0 success, 1 when `validate` finds the file invalid, 2 on
 //! a refusal or bad usage. A closed stdout (`| head`) ends quietly.
 
+mod panics;
 mod render;
 
 use std::io::{IsTerminal, Write};
@@ -974,31 +975,8 @@ fn plumb() -> Plumb {
     plumb
 }
 
-/// A panic (a dependency's, caught and answered as a refusal) is logged
-/// as one line on stderr, on every surface: an agent host keeps stderr
-/// as its log, where a backtrace (RUST_BACKTRACE set) hides the next
-/// entries, and a person reads the refusal that follows it.
-fn one_line_panics() {
-    std::panic::set_hook(Box::new(|info| {
-        let payload = info.payload();
-        let message = payload
-            .downcast_ref::<&str>()
-            .copied()
-            .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-            .unwrap_or("(no message)");
-        let place = info
-            .location()
-            .map(|l| format!(" at {}:{}", l.file(), l.line()))
-            .unwrap_or_default();
-        eprintln!(
-            "plumb: panic{place}: {}",
-            plumb_core::echo(message).replace('\n', " ")
-        );
-    }));
-}
-
 fn main() -> ExitCode {
-    one_line_panics();
+    panics::one_line();
     let plumb = plumb();
     let matches = match command(plumb.registry()).try_get_matches() {
         Ok(m) => m,

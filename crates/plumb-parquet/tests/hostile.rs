@@ -6,7 +6,8 @@
 use plumb_core::{BytesSource, FormatReader, RefusalReason, Request};
 use plumb_parquet::{ParquetReader, PARQUET_MAX_NESTING};
 use plumb_testkit::parquet::{
-    codes, delta_header, many_row_groups_file, nested_schema_file, one_column_file, Page,
+    codes, delta_header, dictionary_file, many_row_groups_file, nested_schema_file,
+    one_column_file, page_claim_file, Page,
 };
 use serde_json::Value;
 
@@ -100,22 +101,7 @@ fn every_op_refuses(bytes: &[u8], reason: RefusalReason, words: &str) {
 
 #[test]
 fn a_dictionary_of_two_billion_entries_in_four_bytes_is_malformed() {
-    let dict = Page {
-        page_type: 2,
-        uncompressed: 4,
-        num_values: i32::MAX,
-        encoding: codes::PLAIN,
-        body: vec![1, 0, 0, 0],
-    };
-    // One RLE run of index 0: bit width 1, then a run of 1.
-    let data = Page {
-        page_type: 0,
-        uncompressed: 3,
-        num_values: 1,
-        encoding: codes::RLE_DICTIONARY,
-        body: vec![1, 2, 0],
-    };
-    let file = one_column_file(codes::BYTE_ARRAY, codes::UNCOMPRESSED, 1, &[dict, data]);
+    let file = dictionary_file(i32::MAX, vec![1, 0, 0, 0]);
     assert!(file.len() < 400, "{} bytes", file.len());
     every_op_refuses(
         &file,
@@ -133,21 +119,7 @@ fn a_dictionary_larger_than_its_cap_once_decoded_is_refused() {
         body.extend_from_slice(&1u32.to_le_bytes());
         body.push(b'a' + (i % 26) as u8);
     }
-    let dict = Page {
-        page_type: 2,
-        uncompressed: body.len() as i32,
-        num_values: n as i32,
-        encoding: codes::PLAIN,
-        body,
-    };
-    let data = Page {
-        page_type: 0,
-        uncompressed: 3,
-        num_values: 1,
-        encoding: codes::RLE_DICTIONARY,
-        body: vec![1, 2, 0],
-    };
-    let file = one_column_file(codes::BYTE_ARRAY, codes::UNCOMPRESSED, 1, &[dict, data]);
+    let file = dictionary_file(n as i32, body);
     every_op_refuses(
         &file,
         RefusalReason::SelectionTooLarge,
@@ -157,14 +129,7 @@ fn a_dictionary_larger_than_its_cap_once_decoded_is_refused() {
 
 #[test]
 fn a_page_that_claims_two_gigabytes_once_decompressed_is_refused_before_its_buffer() {
-    let data = Page {
-        page_type: 0,
-        uncompressed: i32::MAX,
-        num_values: 1,
-        encoding: codes::PLAIN,
-        body: vec![0; 10],
-    };
-    let file = one_column_file(codes::INT32, codes::SNAPPY, 1, &[data]);
+    let file = page_claim_file(10);
     assert!(file.len() < 200, "{} bytes", file.len());
     every_op_refuses(
         &file,

@@ -129,3 +129,14 @@ pub fn peak_during<T>(work: impl FnOnce() -> T) -> (T, usize) {
     let out = work();
     (out, peak_bytes().saturating_sub(before))
 }
+
+/// Logs each panic as one line (its message and place), not a backtrace:
+/// for runs that expect dependencies' panics, caught and answered as
+/// refusals, by the thousand (a fuzz target), where symbolizing a
+/// backtrace for each is slow and allocates past a capped heap.
+pub fn one_line_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        std::panic::set_hook(Box::new(|info| eprintln!("panic: {info}")));
+    });
+}

@@ -274,3 +274,46 @@ pub fn delta_header(total: u64) -> Vec<u8> {
     }
     t.out
 }
+
+/// One RLE run of dictionary index 0 (bit width 1, then a run of 1):
+/// the data page after a dictionary.
+fn first_index_page() -> Page {
+    Page {
+        page_type: 0,
+        uncompressed: 3,
+        num_values: 1,
+        encoding: codes::RLE_DICTIONARY,
+        body: vec![1, 2, 0],
+    }
+}
+
+/// A byte-array column whose dictionary page holds `body` and declares
+/// `entries`, and one data page of index 0.
+pub fn dictionary_file(entries: i32, body: Vec<u8>) -> Vec<u8> {
+    let dict = Page {
+        page_type: 2,
+        uncompressed: i32::try_from(body.len()).unwrap_or(i32::MAX),
+        num_values: entries,
+        encoding: codes::PLAIN,
+        body,
+    };
+    one_column_file(
+        codes::BYTE_ARRAY,
+        codes::UNCOMPRESSED,
+        1,
+        &[dict, first_index_page()],
+    )
+}
+
+/// An int32 column of one Snappy page that claims `i32::MAX` bytes once
+/// decompressed and stores `stored` zero bytes.
+pub fn page_claim_file(stored: usize) -> Vec<u8> {
+    let data = Page {
+        page_type: 0,
+        uncompressed: i32::MAX,
+        num_values: 1,
+        encoding: codes::PLAIN,
+        body: vec![0; stored],
+    };
+    one_column_file(codes::INT32, codes::SNAPPY, 1, &[data])
+}
