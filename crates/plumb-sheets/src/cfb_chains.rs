@@ -5,8 +5,8 @@
 //! chain of sectors through its FAT; calamine follows a chain until its
 //! end mark, the directory's without any bound, a stream's up to the
 //! length its entry declares. A FAT entry that points back into its own
-//! chain so makes calamine append sectors forever: a 26 KB file took 24
-//! GB. A well-formed file has no loop anywhere, so plumb reads the FAT
+//! chain so makes calamine append sectors until memory runs out. A
+//! well-formed file has no loop anywhere, so plumb reads the FAT
 //! (and the mini FAT) as calamine does and refuses one that loops.
 
 /// The FAT's marks: every value from here up ends a chain or marks a
