@@ -42,7 +42,9 @@ pub trait PushMachine<S: ?Sized> {
 /// Drives `stream` through the machine into `sink`: builds the machine
 /// with `start(offset of the first text)` unless `machine` already holds
 /// one, pushes every chunk, finishes, and closes the sink. Returns
-/// `Break` when the sink stopped the scan before the end.
+/// `Break` when the sink stopped the scan before the end, or the stream
+/// did at its byte budget ([`TextStream::stopped_early`]; the input is
+/// then not finished, so a text cut there is not a truncated one).
 ///
 /// ```
 /// use std::ops::ControlFlow;
@@ -99,6 +101,11 @@ where
                 }
             }
             None => {
+                // A stream ended at its byte budget stopped the scan, as
+                // a sink would: what was read is answered, not finished.
+                if stream.stopped_early() {
+                    break ControlFlow::Break(());
+                }
                 build(machine, stream.position());
                 match machine.as_mut() {
                     Some(m) => break m.finish(sink)?,

@@ -214,7 +214,7 @@ fn whole(f: &f64) -> bool {
 
 /// The options every reader shares, declared once here: the select
 /// window and the scan bounds. Readers declare only their own.
-pub const COMMON_OPTIONS: [OptionSpec; 10] = [
+pub const COMMON_OPTIONS: [OptionSpec; 11] = [
     OptionSpec {
         name: "offset",
         kind: OptionKind::Count,
@@ -250,6 +250,13 @@ pub const COMMON_OPTIONS: [OptionSpec; 10] = [
         ops: &[Op::Inspect, Op::Validate, Op::Search],
         doc: "threads a scan may use (0 or left out: every core); the answer is the same with any number (today a file of 16 MiB or more is split for validate, inspect (with or without stats) and a search from the first row or record of CSV, TSV and JSON Lines, and for validate and inspect of a JSON array)",
     },
+    OptionSpec {
+        name: "max_scan_bytes",
+        kind: OptionKind::Count,
+        default: None,
+        ops: &[Op::Inspect, Op::Validate, Op::Search],
+        doc: "stop after this many bytes of text (counted after decompression; Parquet counts its decoded values) and answer from what was read: inspect and validate are then sampled, a search says where to go on",
+    },
     crate::search::SEARCH_OPTIONS[0],
     crate::search::SEARCH_OPTIONS[1],
     crate::search::SEARCH_OPTIONS[2],
@@ -282,6 +289,11 @@ pub struct ScanBounds {
     /// split a file into parts (CSV, TSV and JSON Lines validate of a
     /// large file) honour it; their answers are the one-thread answers.
     pub threads: Option<usize>,
+    /// Stop after this many bytes of text, counted from the start of the
+    /// text (after decompression), or of Parquet values decoded; the
+    /// answer is then sampled. Bounds the work of a file that expands
+    /// far past its size (a decompression or dictionary bomb).
+    pub max_scan_bytes: Option<u64>,
 }
 
 /// The most parts (and threads) a split scan cuts a file into, whatever
@@ -299,6 +311,13 @@ impl ScanBounds {
         self.threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
             .max(1)
+    }
+
+    /// Whether a scan of `len` bytes of text may run to its end: no row
+    /// cap and no byte budget short of `len`. Split scans read a whole
+    /// file, so they are taken only then.
+    pub fn reads_whole(&self, len: u64) -> bool {
+        self.max_rows.is_none() && self.max_scan_bytes.is_none_or(|b| b >= len)
     }
 }
 
@@ -369,6 +388,13 @@ impl RowCap {
     /// Whether a row was refused at the cap.
     pub const fn capped(&self) -> bool {
         self.capped
+    }
+
+    /// Marks the scan as stopped before its end for another bound (the
+    /// byte budget of [`ScanBounds::max_scan_bytes`]): the answer is then
+    /// sampled, as at the row cap.
+    pub fn stop(&mut self) {
+        self.capped = true;
     }
 }
 
@@ -529,6 +555,7 @@ impl Request {
             }
             "limit" => self.window.limit = n,
             "max_rows" => self.scan.max_rows = n,
+            "max_scan_bytes" => self.scan.max_scan_bytes = n,
             "sample_rows" => {
                 self.scan.sample_rows = n.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
             }
@@ -554,6 +581,7 @@ impl Request {
             self.scan.max_rows.is_some(),
             self.scan.sample_rows.is_some(),
             self.scan.threads.is_some(),
+            self.scan.max_scan_bytes.is_some(),
         ];
         COMMON_OPTIONS
             .iter()

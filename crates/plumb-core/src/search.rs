@@ -591,6 +591,9 @@ pub struct Query {
     pub limit: usize,
     /// Count the hits to the end instead of returning them.
     pub count_only: bool,
+    /// Stop after this many bytes of text ([`crate::ScanBounds::max_scan_bytes`]);
+    /// the progress then says where to go on.
+    pub max_scan_bytes: Option<u64>,
 }
 
 impl Query {
@@ -652,6 +655,7 @@ impl Query {
                     .clamp(1, SEARCH_MAX_LIMIT)
             }),
             count_only: opts.flag("count_only").unwrap_or(false),
+            max_scan_bytes: req.scan.max_scan_bytes,
         })
     }
 }
@@ -675,6 +679,25 @@ pub struct SearchProgress {
 }
 
 impl SearchProgress {
+    /// The scan stopped at its byte budget ([`crate::ScanBounds::max_scan_bytes`])
+    /// before unit `next`, which it did not read whole: unless the limit
+    /// stopped it first, hits may follow, and a search from `next` goes
+    /// on exactly there.
+    ///
+    /// ```
+    /// use plumb_core::SearchProgress;
+    /// let mut p = SearchProgress { total: 2, total_exact: true, ..SearchProgress::default() };
+    /// p.stopped_before(1500);
+    /// assert_eq!((p.has_more, p.total_exact, p.next_offset), (true, false, Some(1500)));
+    /// ```
+    pub fn stopped_before(&mut self, next: u64) {
+        if !self.has_more {
+            self.has_more = true;
+            self.total_exact = false;
+            self.next_offset = Some(next);
+        }
+    }
+
     /// Joins the progress of the next part of a search split into parts
     /// read on several threads, `before` units (rows, records) after this
     /// one's start: `kept` of its hits were kept, and `dropped_at` is the

@@ -79,7 +79,8 @@ enum State {
 }
 
 enum Ready {
-    Head,
+    /// Head bytes up to this index of the head.
+    Head(usize),
     Carry,
     Body(usize),
     Eof,
@@ -127,6 +128,10 @@ pub struct TextStream<R> {
     base: u64,
     sniff: bool,
     strip_bom: bool,
+    /// The absolute offset past which no text is handed out (the byte
+    /// budget of a scan), and whether text was left there unread.
+    stop_at: Option<u64>,
+    stopped: bool,
 }
 
 impl TextStream<BufReader<File>> {
@@ -188,7 +193,37 @@ impl<R: BufRead> TextStream<R> {
             base: 0,
             sniff: true,
             strip_bom: true,
+            stop_at: None,
+            stopped: false,
         }
+    }
+
+    /// Ends the text at the first character boundary at or after
+    /// absolute offset `stop_at` (none: at the end of the input), the
+    /// same place however the reads are cut. Text left after it makes
+    /// [`TextStream::stopped_early`] true: a scan that reads such a
+    /// stream answers from a prefix and says so.
+    ///
+    /// ```
+    /// use plumb_core::TextStream;
+    /// let mut stream = TextStream::new(&b"ab\xC3\xA9cd"[..]).with_chunk_size(1).within(Some(3));
+    /// let mut text = String::new();
+    /// while let Some(chunk) = stream.next_chunk()? {
+    ///     text.push_str(chunk.text);
+    /// }
+    /// assert_eq!((text.as_str(), stream.stopped_early()), ("ab\u{e9}", true));
+    /// # Ok::<(), plumb_core::Refusal>(())
+    /// ```
+    #[must_use]
+    pub fn within(mut self, stop_at: Option<u64>) -> TextStream<R> {
+        self.stop_at = stop_at;
+        self
+    }
+
+    /// Whether the stream ended at its [`TextStream::within`] bound with
+    /// text left after it.
+    pub fn stopped_early(&self) -> bool {
+        self.stopped
     }
 
     /// For a stream that starts inside a file: its reader's first byte
@@ -284,6 +319,10 @@ impl<R: BufRead> TextStream<R> {
             self.state = State::Done;
             return Err(Refusal::aborted(self.position()));
         }
+        if self.stop_at.is_some_and(|end| self.position() >= end) {
+            self.end_at_bound();
+            return Ok(None);
+        }
         let ready = match self.prepare() {
             Ok(ready) => ready,
             Err(refusal) => {
@@ -296,11 +335,16 @@ impl<R: BufRead> TextStream<R> {
                 self.state = State::Done;
                 Ok(None)
             }
-            Ready::Head => {
+            Ready::Head(end) if end == self.head_pos => {
+                // The bound falls before the text after a stripped BOM.
+                self.end_at_bound();
+                Ok(None)
+            }
+            Ready::Head(end) => {
                 let start = self.head_pos;
-                self.head_pos = self.head.len();
+                self.head_pos = end;
                 match emit(
-                    &self.head[start..],
+                    &self.head[start..end],
                     self.base + start as u64,
                     &mut self.pending,
                 ) {
@@ -343,6 +387,15 @@ impl<R: BufRead> TextStream<R> {
         }
     }
 
+    /// Ends the stream at its bound: whatever the input still holds
+    /// (text, or bytes that would be refused) is left unread, and marks
+    /// the stream stopped early when there is any.
+    fn end_at_bound(&mut self) {
+        self.stop_at = None;
+        self.stopped = !matches!(self.next_chunk(), Ok(None));
+        self.state = State::Done;
+    }
+
     /// Reads the head on the first call, then finds the next piece of
     /// text to hand out: head bytes, a completed carry, or a prefix of the
     /// reader's buffer that ends on a character boundary.
@@ -354,6 +407,14 @@ impl<R: BufRead> TextStream<R> {
         loop {
             if self.head_pos < self.head.len() {
                 let rest = &self.head[self.head_pos..];
+                let room = bounded_room(self.stop_at, self.base + self.head_pos as u64, rest);
+                if room < rest.len() {
+                    let cut = match complete_prefix_len(&rest[..room]) {
+                        0 => room,
+                        cut => cut,
+                    };
+                    return Ok(Ready::Head(self.head_pos + cut));
+                }
                 let cut = complete_prefix_len(rest);
                 if cut < rest.len() {
                     let tail_at = self.head_pos + cut;
@@ -364,7 +425,7 @@ impl<R: BufRead> TextStream<R> {
                     self.head.truncate(tail_at);
                 }
                 if cut > 0 {
-                    return Ok(Ready::Head);
+                    return Ok(Ready::Head(self.head.len()));
                 }
                 continue;
             }
@@ -391,11 +452,13 @@ impl<R: BufRead> TextStream<R> {
                 }
             }
             let chunk_size = self.chunk_size;
+            let (stop_at, offset) = (self.stop_at, self.offset);
             let buf = fill(&mut self.reader, self.offset)?;
             if buf.is_empty() {
                 return Ok(Ready::Eof);
             }
             let slice = &buf[..buf.len().min(chunk_size)];
+            let slice = &slice[..bounded_room(stop_at, offset, slice)];
             let cut = complete_prefix_len(slice);
             if cut > 0 {
                 return Ok(Ready::Body(cut));
@@ -469,6 +532,23 @@ impl<R> std::fmt::Debug for TextStream<R> {
 /// Validates `bytes` (which end on a character boundary unless they are
 /// ill-formed) and hands out the valid prefix, parking a refusal for the
 /// next call when there is one.
+/// Bytes of a piece at absolute offset `at` that may be handed out
+/// before the bound `stop_at`: all of `bytes` without one, else up to
+/// the first character boundary at or after it.
+fn bounded_room(stop_at: Option<u64>, at: u64, bytes: &[u8]) -> usize {
+    let Some(end) = stop_at else {
+        return bytes.len();
+    };
+    let mut k = usize::try_from(end.saturating_sub(at)).unwrap_or(usize::MAX);
+    if k >= bytes.len() {
+        return bytes.len();
+    }
+    while k < bytes.len() && bytes[k] & 0xC0 == 0x80 {
+        k += 1;
+    }
+    k
+}
+
 fn emit<'a>(
     bytes: &'a [u8],
     base: u64,

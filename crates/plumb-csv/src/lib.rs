@@ -154,7 +154,7 @@ pub fn inspect<R: BufRead>(
 ) -> Result<CsvInspect, Refusal> {
     let mut sink = report::InspectSink::new(sample_rows(opts), opts.stats);
     let summary = scan::scan(
-        stream,
+        stream.within(opts.scan.max_scan_bytes),
         format.dialect(opts),
         opts.header,
         opts.scan.max_rows,
@@ -218,6 +218,7 @@ pub fn search<R: BufRead>(
     // Random access, asked as `read_at` (a decoded stream has none).
     let rows_from = rows_from.filter(|s| s.read_at(0, &mut []).is_some());
     let mut sink = report::SearchSink::new(query.clone(), column, rows_from.is_some());
+    let stream = stream.within(query.max_scan_bytes);
     let summary = scan::scan(stream, format.dialect(opts), opts.header, None, &mut sink)?;
     if let Some(source) = rows_from {
         report::fetch_hits(&mut sink, source, &summary)?;
@@ -238,7 +239,7 @@ pub fn validate<R: BufRead>(
 ) -> Result<CsvValidate, Refusal> {
     let mut sink = report::ValidateSink::default();
     let summary = scan::scan(
-        stream,
+        stream.within(opts.scan.max_scan_bytes),
         format.dialect(opts),
         opts.header,
         opts.scan.max_rows,

@@ -99,7 +99,7 @@ fn plan(
     let Some(len) = source.len() else {
         return Ok(None);
     };
-    if opts.scan.max_rows.is_some() || parts < 2 {
+    if !opts.scan.reads_whole(len) || parts < 2 {
         return Ok(None);
     }
     // The dialect as the first part will settle it, read here from the

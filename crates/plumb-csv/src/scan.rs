@@ -627,7 +627,7 @@ pub(crate) fn scan<R: BufRead, S: RowSink>(
                         sample.extend_from_slice(chunk.text.as_bytes());
                     }
                     None => {
-                        eof = true;
+                        eof = !stream.stopped_early();
                         break;
                     }
                 }

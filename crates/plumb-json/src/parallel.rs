@@ -71,7 +71,8 @@ const MIN_HEAD_ELEMENTS: usize = 3;
 pub fn validate_source(source: &dyn Source, opts: &ScanBounds) -> Result<JsonValidate, Refusal> {
     let threads = opts.thread_count();
     let big = source.len().is_some_and(|l| l >= JSON_PARALLEL_MIN_BYTES);
-    if threads > 1 && big && opts.max_rows.is_none() {
+    let whole = source.len().is_some_and(|l| opts.reads_whole(l));
+    if threads > 1 && big && whole {
         if let Some(answer) = validate_in_parts(source, threads)? {
             return Ok(answer);
         }
@@ -174,7 +175,7 @@ pub fn inspect_in_parts(
     parts: usize,
 ) -> Result<Option<JsonInspect>, Refusal> {
     let listing = outline.into();
-    if opts.max_rows.is_some() {
+    if !source.len().is_some_and(|l| opts.reads_whole(l)) {
         return Ok(None);
     }
     // Each part's outline keeps statistics for at most

@@ -553,7 +553,10 @@ pub(crate) fn scan<R: BufRead>(
             Outline::new()
         },
     };
-    let (_, bom) = drive(stream, &mut sink)?;
+    let (budget, bom) = drive(stream.within(opts.max_scan_bytes), &mut sink)?;
+    if budget {
+        sink.cap.stop();
+    }
     Ok((sink, bom))
 }
 

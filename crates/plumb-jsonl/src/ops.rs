@@ -33,14 +33,16 @@ pub(crate) fn oversized_message(len: u64) -> String {
 }
 
 /// Drives a stream through the splitter into `sink`; returns whether the
-/// sink stopped the scan, and the BOM flag.
+/// scan stopped at the stream's byte budget with text left unread
+/// ([`TextStream::stopped_early`]), and the BOM flag.
 pub(crate) fn drive<R: BufRead, S: LineSink>(
     mut stream: TextStream<R>,
     sink: &mut S,
 ) -> Result<(bool, bool), Refusal> {
     let mut splitter = None;
-    let flow = plumb_core::drive(&mut stream, &mut splitter, LineSplitter::new, sink)?;
-    Ok((flow.is_break(), stream.stats().bom))
+    // Whether the sink or the budget stopped the scan, the stream says.
+    let _flow = plumb_core::drive(&mut stream, &mut splitter, LineSplitter::new, sink)?;
+    Ok((stream.stopped_early(), stream.stats().bom))
 }
 
 /// One record of a select window.
@@ -310,7 +312,10 @@ pub fn validate<R: BufRead>(
         blank: 0,
         first_invalid: None,
     };
-    let (_, bom) = drive(stream, &mut sink)?;
+    let (budget, bom) = drive(stream.within(opts.max_scan_bytes), &mut sink)?;
+    if budget {
+        sink.cap.stop();
+    }
     let stopped = sink.cap.capped() || sink.first_invalid.is_some();
     let first_invalid = if bom {
         Some(InvalidLine {

@@ -249,7 +249,7 @@ fn in_parts<T: Send>(
     let Some(len) = source.len() else {
         return Ok(None);
     };
-    if opts.max_rows.is_some() {
+    if !opts.reads_whole(len) {
         return Ok(None);
     }
     // The first part holds the whole head that a one-thread scan judges

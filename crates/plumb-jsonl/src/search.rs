@@ -99,6 +99,8 @@ pub(crate) struct SearchLines<'q> {
     before_hit: Vec<(u64, u64, u64, bool)>,
     /// The row of the first hit dropped by [`SearchLines::keep_first`].
     stopped_at: Option<u64>,
+    /// Whether the scan stopped at its byte budget.
+    budget: bool,
 }
 
 impl LineSink for SearchLines<'_> {
@@ -194,6 +196,7 @@ impl<'q> SearchLines<'q> {
             lines: 0,
             before_hit: Vec::new(),
             stopped_at: None,
+            budget: false,
         }
     }
 
@@ -202,14 +205,15 @@ impl<'q> SearchLines<'q> {
     /// # Errors
     /// The stream's refusals.
     pub(crate) fn read<R: BufRead>(mut self, stream: TextStream<R>) -> Result<Self, Refusal> {
-        let mut stream = stream;
+        let mut stream = stream.within(self.query.max_scan_bytes);
         let mut splitter = None;
-        let _stopped = plumb_core::drive(
+        let _flow = plumb_core::drive(
             &mut stream,
             &mut splitter,
             crate::splitter::LineSplitter::new,
             &mut self,
         )?;
+        self.budget = stream.stopped_early();
         Ok(self)
     }
 
@@ -275,10 +279,14 @@ impl<'q> SearchLines<'q> {
     pub(crate) fn answer(mut self, field: Option<&str>) -> JsonlSearch {
         // A record not judged whole may match.
         self.progress.total_exact = !self.progress.has_more && self.unjudged == 0;
+        if self.budget {
+            self.progress
+                .stopped_before(self.index.max(self.query.offset));
+        }
         JsonlSearch {
             ok: true,
             format: "jsonl",
-            view: ViewFlags::exact().with_cut(self.cut),
+            view: ViewFlags::of_scan(self.budget).with_cut(self.cut),
             field: field.map(str::to_owned),
             returned: self.hits.len(),
             hits: self.hits,

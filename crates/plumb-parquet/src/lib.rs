@@ -53,6 +53,7 @@
 //! row group; a row is assembled whole, so one row whose list holds
 //! millions of values costs their size.
 
+mod budget;
 mod chunks;
 mod guard;
 mod inspect;
@@ -70,7 +71,7 @@ use parquet::file::reader::{FileReader, SerializedFileReader};
 
 use plumb_core::{
     Answer, FormatReader, Op, OptionKind, OptionSpec, Refusal, RefusalReason, Request, SniffScore,
-    Source, SIGNATURE_SCORE,
+    Source, ViewFlags, SIGNATURE_SCORE,
 };
 
 pub use chunks::PARQUET_MAX_RANGE_BYTES;
@@ -287,9 +288,12 @@ impl FormatReader for ParquetReader {
                 let threads = req.scan.threads.filter(|&t| t > 0).unwrap_or_else(|| {
                     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
                 });
-                let reports = scan::scan(&opened, threads)?;
+                let (reports, stopped) = scan::scan(&opened, threads, req.scan.max_scan_bytes)?;
                 for (column, report) in answer.columns.iter_mut().zip(reports) {
                     column.stats = Some(report);
+                }
+                if stopped {
+                    answer.view = ViewFlags::sampled().with_cut(answer.view.converted);
                 }
                 answer.bytes_fetched = opened.chunks.fetched();
             }
@@ -304,9 +308,11 @@ impl FormatReader for ParquetReader {
         })
     }
 
-    fn validate(&self, source: &dyn Source, _req: &Request) -> Result<Box<dyn Answer>, Refusal> {
+    fn validate(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
         guarded(|| match open(source)? {
-            Ok(opened) => Ok(Box::new(validate::validate(&opened)?) as Box<dyn Answer>),
+            Ok(opened) => Ok(
+                Box::new(validate::validate(&opened, req.scan.max_scan_bytes)?) as Box<dyn Answer>,
+            ),
             Err((e, chunks)) => {
                 let r = refusal_of(&e);
                 if r.reason() != RefusalReason::InvalidData {

@@ -17,6 +17,7 @@ use plumb_core::{
     NumberIn, Refusal, RefusalReason, StatsBudget, StatsReport, ValueStats, COLUMN_TRACK_CAP,
 };
 
+use crate::budget::Budget;
 use crate::value::{self, Leaf};
 use crate::Opened;
 
@@ -28,13 +29,19 @@ struct Gathered {
     stats: ValueStats,
     count: u64,
     nulls: u64,
+    budget: Budget,
 }
 
 /// Reads every value of the first [`COLUMN_TRACK_CAP`] leaf columns and
-/// returns each one's statistics, in column order. Columns are shared
-/// out among `threads` threads (a column is one thread's, whole): a
-/// column's figures do not depend on how many there were.
-pub(crate) fn scan(opened: &Opened, threads: usize) -> Result<Vec<StatsReport>, Refusal> {
+/// returns each one's statistics, in column order, and whether a column
+/// stopped at its share of `max_bytes` (see [`crate::budget`]). Columns
+/// are shared out among `threads` threads (a column is one thread's,
+/// whole): a column's figures do not depend on how many there were.
+pub(crate) fn scan(
+    opened: &Opened,
+    threads: usize,
+    max_bytes: Option<u64>,
+) -> Result<(Vec<StatsReport>, bool), Refusal> {
     let meta = opened.reader.metadata();
     let n = meta
         .file_metadata()
@@ -42,12 +49,13 @@ pub(crate) fn scan(opened: &Opened, threads: usize) -> Result<Vec<StatsReport>, 
         .num_columns()
         .min(COLUMN_TRACK_CAP);
     let threads = threads.clamp(1, n.max(1));
+    let column = |c: usize| column(opened, c, Budget::share(max_bytes, n));
     if threads == 1 {
-        return (0..n).map(|c| column(opened, c)).collect();
+        return Ok(gathered((0..n).map(column).collect::<Result<Vec<_>, _>>()?));
     }
     // Each thread takes the next column not yet taken.
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let done: Vec<Result<Vec<(usize, StatsReport)>, Refusal>> = std::thread::scope(|s| {
+    let done: Vec<Result<Vec<(usize, Column)>, Refusal>> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 s.spawn(|| {
@@ -57,7 +65,7 @@ pub(crate) fn scan(opened: &Opened, threads: usize) -> Result<Vec<StatsReport>, 
                         if c >= n {
                             return Ok(mine);
                         }
-                        mine.push((c, crate::guarded(|| column(opened, c))?));
+                        mine.push((c, crate::guarded(|| column(c))?));
                     }
                 })
             })
@@ -79,17 +87,28 @@ pub(crate) fn scan(opened: &Opened, threads: usize) -> Result<Vec<StatsReport>, 
         all.extend(part?);
     }
     all.sort_by_key(|(c, _)| *c);
-    Ok(all.into_iter().map(|(_, r)| r).collect())
+    Ok(gathered(all.into_iter().map(|(_, r)| r).collect()))
 }
 
-/// Column `c`'s statistics, from every row group.
-fn column(opened: &Opened, c: usize) -> Result<StatsReport, Refusal> {
+/// A column's report, and whether it stopped at its budget.
+type Column = (StatsReport, bool);
+
+/// The columns' reports, and whether any stopped at its budget.
+fn gathered(columns: Vec<Column>) -> (Vec<StatsReport>, bool) {
+    let stopped = columns.iter().any(|(_, s)| *s);
+    (columns.into_iter().map(|(r, _)| r).collect(), stopped)
+}
+
+/// Column `c`'s statistics, from every row group until `budget` runs
+/// out, and whether it did.
+fn column(opened: &Opened, c: usize, budget: Budget) -> Result<Column, Refusal> {
     let meta = opened.reader.metadata();
     let descr = meta.file_metadata().schema_descr().column(c);
     let mut g = Gathered {
         stats: ValueStats::new(StatsBudget::for_index(c)),
         count: 0,
         nulls: 0,
+        budget,
     };
     for i in 0..meta.num_row_groups() {
         if opened.chunks.cancelled() {
@@ -103,8 +122,11 @@ fn column(opened: &Opened, c: usize) -> Result<StatsReport, Refusal> {
             .get_column_reader(c)
             .map_err(|e| crate::refusal_of(&e))?;
         gather(reader, &descr, &mut g)?;
+        if g.budget.out() {
+            break;
+        }
     }
-    Ok(g.stats.report(g.count, g.nulls))
+    Ok((g.stats.report(g.count, g.nulls), g.budget.out()))
 }
 
 fn gather(reader: ColumnReader, descr: &ColumnDescriptor, g: &mut Gathered) -> Result<(), Refusal> {
@@ -160,7 +182,8 @@ fn gather(reader: ColumnReader, descr: &ColumnDescriptor, g: &mut Gathered) -> R
 
 /// Feeds every non-null value of a column chunk to `feed`, counting the
 /// chunk's levels and its nulls (a level with no value: a null, or an
-/// empty or null list).
+/// empty or null list), until the budget runs out: the values of the
+/// batch it ran out in are then counted as far as they were fed.
 fn each<T: DataType>(
     mut r: ColumnReaderImpl<T>,
     g: &mut Gathered,
@@ -181,11 +204,15 @@ fn each<T: DataType>(
         }
         // A required column has no levels: every value is one.
         let levels = levels.max(values.len());
-        g.count += levels as u64;
-        g.nulls += (levels - values.len()) as u64;
-        for v in &values {
+        for (k, v) in values.iter().enumerate() {
+            if !g.budget.take_value(v) {
+                g.count += k as u64;
+                return Ok(());
+            }
             feed(v, &mut g.stats);
         }
+        g.count += levels as u64;
+        g.nulls += (levels - values.len()) as u64;
     }
 }
 

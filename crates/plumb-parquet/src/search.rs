@@ -21,6 +21,7 @@ use plumb_core::{
     ViewFlags, Window, COLUMN_TRACK_CAP, HIT_ROW_VALUES,
 };
 
+use crate::budget::Budget;
 use crate::value::{self, Cuts, Leaf};
 
 /// Hits whose rows are read together: each column of a row group once
@@ -125,8 +126,15 @@ struct Cursor {
 
 impl Cursor {
     /// Judges the next `n` rows, setting `hits[k]` for a row that
-    /// matches; returns the rows read.
-    fn judge(&mut self, n: usize, query: &Query, hits: &mut [bool]) -> Result<usize, Refusal> {
+    /// matches, until `budget` runs out; returns the rows read, and the
+    /// first row not judged when the budget ran out.
+    fn judge(
+        &mut self,
+        n: usize,
+        query: &Query,
+        hits: &mut [bool],
+        budget: &mut Budget,
+    ) -> Result<(usize, Option<usize>), Refusal> {
         let descr = std::sync::Arc::clone(&self.descr);
         let node = descr.self_type();
         let physical = descr.physical_type();
@@ -157,36 +165,40 @@ impl Cursor {
             test(kind, text.as_bytes())
         };
         match &mut self.reader {
-            ColumnReader::BoolColumnReader(r) => batch(r, &descr, n, hits, query, |v| {
+            ColumnReader::BoolColumnReader(r) => batch(r, &descr, (n, budget), hits, query, |v| {
                 test(SubjectKind::Bool, if *v { b"true" } else { b"false" })
             }),
-            ColumnReader::Int32ColumnReader(r) => batch(r, &descr, n, hits, query, |v| {
+            ColumnReader::Int32ColumnReader(r) => batch(r, &descr, (n, budget), hits, query, |v| {
                 json_subject(&value::int_json(i64::from(*v), node, physical))
             }),
-            ColumnReader::Int64ColumnReader(r) => batch(r, &descr, n, hits, query, |v| {
+            ColumnReader::Int64ColumnReader(r) => batch(r, &descr, (n, budget), hits, query, |v| {
                 json_subject(&value::int_json(*v, node, physical))
             }),
-            ColumnReader::Int96ColumnReader(r) => batch(r, &descr, n, hits, query, |v| {
+            ColumnReader::Int96ColumnReader(r) => batch(r, &descr, (n, budget), hits, query, |v| {
                 json_subject(&value::timestamp_json(i128::from(v.to_millis()), 3, true))
             }),
-            ColumnReader::FloatColumnReader(r) => batch(r, &descr, n, hits, query, |v| {
+            ColumnReader::FloatColumnReader(r) => batch(r, &descr, (n, budget), hits, query, |v| {
                 float_subject(value::f32_shown(*v), &mut buf)
             }),
             ColumnReader::DoubleColumnReader(r) => {
-                batch(r, &descr, n, hits, query, |v| float_subject(*v, &mut buf))
+                batch(r, &descr, (n, budget), hits, query, |v| {
+                    float_subject(*v, &mut buf)
+                })
             }
-            ColumnReader::ByteArrayColumnReader(r) => batch(r, &descr, n, hits, query, |v| {
-                match leaf {
-                    Leaf::Decimal { scale } => test(
-                        SubjectKind::Number,
-                        value::decimal_text(v.data(), scale).as_bytes(),
-                    ),
-                    // Text, and bytes that are not called text, by their bytes.
-                    _ => test(SubjectKind::Text, v.data()),
-                }
-            }),
+            ColumnReader::ByteArrayColumnReader(r) => {
+                batch(r, &descr, (n, budget), hits, query, |v| {
+                    match leaf {
+                        Leaf::Decimal { scale } => test(
+                            SubjectKind::Number,
+                            value::decimal_text(v.data(), scale).as_bytes(),
+                        ),
+                        // Text, and bytes that are not called text, by their bytes.
+                        _ => test(SubjectKind::Text, v.data()),
+                    }
+                })
+            }
             ColumnReader::FixedLenByteArrayColumnReader(r) => {
-                batch(r, &descr, n, hits, query, |v| match leaf {
+                batch(r, &descr, (n, budget), hits, query, |v| match leaf {
                     Leaf::Decimal { scale } => test(
                         SubjectKind::Number,
                         value::decimal_text(v.data(), scale).as_bytes(),
@@ -199,15 +211,17 @@ impl Cursor {
 }
 
 /// Reads the next `n` rows of a flat column, or-ing each row's verdict
-/// into `hits` (a null is judged as null).
+/// into `hits` (a null is judged as null), each value charged to the
+/// budget first; returns the rows read, and the first row not judged
+/// when the budget ran out.
 fn batch<T: DataType>(
     r: &mut ColumnReaderImpl<T>,
     descr: &ColumnDescriptor,
-    n: usize,
+    (n, budget): (usize, &mut Budget),
     hits: &mut [bool],
     query: &Query,
     mut judge: impl FnMut(&T::T) -> bool,
-) -> Result<usize, Refusal> {
+) -> Result<(usize, Option<usize>), Refusal> {
     let mut def = Vec::new();
     let mut values = Vec::new();
     let (records, _, levels) = r
@@ -218,7 +232,12 @@ fn batch<T: DataType>(
         let mut next = values.iter();
         for (k, &d) in def.iter().take(levels).enumerate() {
             let hit = if d == descr.max_def_level() {
-                next.next().is_some_and(&mut judge)
+                match next.next() {
+                    Some(v) if !budget.take_value(v) => return Ok((records, Some(k))),
+                    v => v.is_some_and(&mut judge),
+                }
+            } else if !budget.take(1) {
+                return Ok((records, Some(k)));
             } else {
                 null
             };
@@ -228,12 +247,15 @@ fn batch<T: DataType>(
         }
     } else {
         for (k, v) in values.iter().enumerate() {
+            if !budget.take_value(v) {
+                return Ok((records, Some(k)));
+            }
             if let Some(h) = hits.get_mut(k) {
                 *h |= judge(v);
             }
         }
     }
-    Ok(records)
+    Ok((records, None))
 }
 
 pub(crate) fn search(opened: &Opened, req: &Request) -> Result<ParquetSearch, Refusal> {
@@ -244,6 +266,9 @@ pub(crate) fn search(opened: &Opened, req: &Request) -> Result<ParquetSearch, Re
     let judged = judged_columns(opened, wanted.as_deref())?;
     let meta = opened.reader.metadata();
     let mut progress = SearchProgress::default();
+    // Each judged column has its share of the budget, so that every
+    // row before the first a column could not judge was judged by all.
+    let mut budgets = vec![Budget::share(query.max_scan_bytes, judged.len()); judged.len()];
     let mut found: Vec<(u64, usize)> = Vec::new();
     let mut start = 0u64;
     'groups: for (g, group) in meta.row_groups().iter().enumerate() {
@@ -279,9 +304,14 @@ pub(crate) fn search(opened: &Opened, req: &Request) -> Result<ParquetSearch, Re
                 .min(SEARCH_BATCH);
             // Per row: the first judged column that matched.
             let mut first: Vec<Option<usize>> = vec![None; n];
+            // Rows every judged column judged: all, unless the budget ran out.
+            let mut judged_rows = n;
             for (ci, cursor) in cursors.iter_mut().enumerate() {
                 let mut hits = vec![false; n];
-                let read = cursor.judge(n, &query, &mut hits)?;
+                let (read, stop) = cursor.judge(n, &query, &mut hits, &mut budgets[ci])?;
+                if let Some(k) = stop {
+                    judged_rows = judged_rows.min(k);
+                }
                 if read != n {
                     return Err(Refusal::new(
                         RefusalReason::InvalidData,
@@ -297,6 +327,7 @@ pub(crate) fn search(opened: &Opened, req: &Request) -> Result<ParquetSearch, Re
                     }
                 }
             }
+            first.truncate(judged_rows);
             for (k, f) in first.into_iter().enumerate() {
                 let Some(ci) = f else { continue };
                 progress.total += 1;
@@ -310,17 +341,24 @@ pub(crate) fn search(opened: &Opened, req: &Request) -> Result<ParquetSearch, Re
                 }
                 found.push((at + k as u64, ci));
             }
+            if judged_rows < n {
+                progress.stopped_before(at + judged_rows as u64);
+                break 'groups;
+            }
             at += n as u64;
         }
     }
-    progress.total_exact = !progress.has_more;
+    let stopped = budgets.iter().any(Budget::out);
+    if !stopped {
+        progress.total_exact = !progress.has_more;
+    }
     // Each hit's row, whole, as select gives it: a few hits at a time,
     // each column of a flat file read once across them (a select a hit
     // decoded its pages and dictionaries again: 1,000 hits in a row
     // group of a million rows took 5.5 s), and few enough that rows of
     // long values are held only until they are fitted.
     let mut hits = Vec::with_capacity(found.len());
-    let mut view = ViewFlags::exact();
+    let mut view = ViewFlags::of_scan(stopped);
     let flat = crate::select::file_flat_leaves(opened);
     let places = flat.as_deref().map(|leaves| key_places(opened, leaves));
     for chunk in found.chunks(HITS_READ_TOGETHER) {

@@ -2,6 +2,7 @@
 //! (its header, its checksum where the writer stored one, its
 //! decompression), then every value decoded.
 
+use crate::budget::Budget;
 use parquet::column::reader::{ColumnReader, ColumnReaderImpl};
 use parquet::data_type::DataType;
 use parquet::errors::ParquetError;
@@ -101,7 +102,11 @@ struct Bounds {
 /// Decodes every value of a column chunk, checking each level against
 /// the column's bounds and the record count against the row group's:
 /// returns the values (nulls included), or what broke.
-fn drain<T: DataType>(mut r: ColumnReaderImpl<T>, b: Bounds) -> Result<u64, String> {
+fn drain<T: DataType>(
+    mut r: ColumnReaderImpl<T>,
+    b: Bounds,
+    budget: &mut Budget,
+) -> Result<u64, String> {
     let mut def = Vec::new();
     let mut rep = Vec::new();
     let mut values = Vec::new();
@@ -143,6 +148,11 @@ fn drain<T: DataType>(mut r: ColumnReaderImpl<T>, b: Bounds) -> Result<u64, Stri
         first = false;
         records += n as u64;
         total += levels.max(values.len()) as u64;
+        if !values.iter().all(|v| budget.take_value(v)) {
+            // Stopped before the column chunk's end: its row count is
+            // not known to disagree.
+            return Ok(total);
+        }
     }
     if records != b.rows {
         return Err(format!(
@@ -153,20 +163,27 @@ fn drain<T: DataType>(mut r: ColumnReaderImpl<T>, b: Bounds) -> Result<u64, Stri
     Ok(total)
 }
 
-fn decode(reader: ColumnReader, b: Bounds) -> Result<u64, String> {
+fn decode(reader: ColumnReader, b: Bounds, budget: &mut Budget) -> Result<u64, String> {
     match reader {
-        ColumnReader::BoolColumnReader(r) => drain(r, b),
-        ColumnReader::Int32ColumnReader(r) => drain(r, b),
-        ColumnReader::Int64ColumnReader(r) => drain(r, b),
-        ColumnReader::Int96ColumnReader(r) => drain(r, b),
-        ColumnReader::FloatColumnReader(r) => drain(r, b),
-        ColumnReader::DoubleColumnReader(r) => drain(r, b),
-        ColumnReader::ByteArrayColumnReader(r) => drain(r, b),
-        ColumnReader::FixedLenByteArrayColumnReader(r) => drain(r, b),
+        ColumnReader::BoolColumnReader(r) => drain(r, b, budget),
+        ColumnReader::Int32ColumnReader(r) => drain(r, b, budget),
+        ColumnReader::Int64ColumnReader(r) => drain(r, b, budget),
+        ColumnReader::Int96ColumnReader(r) => drain(r, b, budget),
+        ColumnReader::FloatColumnReader(r) => drain(r, b, budget),
+        ColumnReader::DoubleColumnReader(r) => drain(r, b, budget),
+        ColumnReader::ByteArrayColumnReader(r) => drain(r, b, budget),
+        ColumnReader::FixedLenByteArrayColumnReader(r) => drain(r, b, budget),
     }
 }
 
-pub(crate) fn validate(opened: &Opened) -> Result<ParquetValidate, Refusal> {
+/// Checks the footer, then every page and value of every column chunk,
+/// in file order, until `max_bytes` of pages and values are decoded (see
+/// [`crate::budget`]): the verdict is then null, the answer sampled.
+pub(crate) fn validate(
+    opened: &Opened,
+    max_bytes: Option<u64>,
+) -> Result<ParquetValidate, Refusal> {
+    let mut budget = Budget::new(max_bytes);
     let meta = opened.reader.metadata();
     let schema = meta.file_metadata().schema_descr();
     let mut answer = ParquetValidate {
@@ -229,18 +246,20 @@ pub(crate) fn validate(opened: &Opened) -> Result<ParquetValidate, Refusal> {
                 let mut pages = reader
                     .get_column_page_reader(c)
                     .map_err(|e| crate::refusal_of(&e))?;
-                while pages
-                    .get_next_page()
-                    .map_err(|e| crate::refusal_of(&e))?
-                    .is_some()
-                {
+                while let Some(p) = pages.get_next_page().map_err(|e| crate::refusal_of(&e))? {
                     page += 1;
+                    if !budget.take(p.buffer().len()) {
+                        break;
+                    }
                 }
                 Ok(())
             });
             answer.pages += page;
             if let Err(r) = pages {
                 answer.fail(fault_from(r, at, Some(g), path, Some(page)))?;
+                break 'groups;
+            }
+            if budget.out() {
                 break 'groups;
             }
             // The values: levels and encodings decoded.
@@ -254,7 +273,7 @@ pub(crate) fn validate(opened: &Opened) -> Result<ParquetValidate, Refusal> {
                 let column = reader
                     .get_column_reader(c)
                     .map_err(|e| crate::refusal_of(&e))?;
-                decode(column, bounds).map_err(|m| {
+                decode(column, bounds, &mut budget).map_err(|m| {
                     Refusal::new(
                         RefusalReason::InvalidData,
                         format!("the Parquet file is malformed: {m}"),
@@ -268,8 +287,15 @@ pub(crate) fn validate(opened: &Opened) -> Result<ParquetValidate, Refusal> {
                     break 'groups;
                 }
             }
+            if budget.out() {
+                break 'groups;
+            }
         }
         answer.row_groups_checked += 1;
+    }
+    if budget.out() && answer.fault.is_none() {
+        answer.valid = None;
+        answer.view = ViewFlags::sampled();
     }
     answer.bytes_fetched = opened.chunks.fetched();
     Ok(answer)

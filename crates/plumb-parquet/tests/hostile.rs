@@ -207,3 +207,51 @@ fn a_footer_under_the_caps_is_read_within_the_bound() {
     };
     assert_eq!(a["row_groups"]["count"], 30_000);
 }
+
+/// A dictionary of one 64 KiB value repeated a billion times by one RLE
+/// run: 64 TB of values from a file of a few hundred bytes. With a byte
+/// budget every scan stops after it, sampled; stats, search and validate
+/// each say how far they read.
+#[test]
+fn a_dictionary_run_bomb_stops_at_the_byte_budget() {
+    let value_len = 64 << 10;
+    let file = plumb_testkit::parquet::dictionary_run_file(value_len, 1 << 30);
+    assert!(file.len() < 66 << 10, "{} bytes", file.len());
+    let budget = 64u64 << 20;
+    let request = |stats: bool| {
+        let mut req = Request::default();
+        req.set("max_scan_bytes", serde_json::json!(budget))
+            .unwrap();
+        if stats {
+            req.options.set("stats", true);
+        }
+        req.set("pattern", serde_json::json!("y")).unwrap();
+        req
+    };
+    let started = std::time::Instant::now();
+    for (op, stats) in [("inspect", true), ("validate", false), ("search", false)] {
+        let mut req = request(stats);
+        if op != "search" {
+            req.options.remove("pattern");
+        }
+        let (out, peak) = run(op, &file, req);
+        assert!(peak < BOUND, "{op}: {peak} bytes");
+        let Outcome::Answer(a) = out else {
+            panic!("{op}: {out:?}")
+        };
+        assert_eq!(a["view"]["sampled"], true, "{op}: {a}");
+        let read = budget / value_len as u64;
+        match op {
+            "validate" => assert_eq!(a["valid"], Value::Null),
+            "search" => {
+                assert_eq!(
+                    (a["has_more"].clone(), a["total"].clone()),
+                    (Value::Bool(true), 0.into())
+                );
+                assert_eq!(a["next_offset"], read, "{a}");
+            }
+            _ => assert_eq!(a["columns"][0]["stats"]["count"], read, "{a}"),
+        }
+    }
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+}

@@ -802,6 +802,15 @@ fn the_flat_window_and_the_row_reader_agree() {
 }
 
 fn search(bytes: &[u8], opts: &[(&str, Value)], offset: u64, limit: u64) -> Result<Value, Refusal> {
+    search_within(bytes, opts, (offset, limit), None)
+}
+
+fn search_within(
+    bytes: &[u8],
+    opts: &[(&str, Value)],
+    (offset, limit): (u64, u64),
+    max_scan_bytes: Option<u64>,
+) -> Result<Value, Refusal> {
     let mut options = Options::new();
     for (k, v) in opts {
         options = options.with(*k, v.clone());
@@ -813,7 +822,10 @@ fn search(bytes: &[u8], opts: &[(&str, Value)], offset: u64, limit: u64) -> Resu
             from_end: None,
         },
         options,
-        ..Request::default()
+        scan: plumb_core::ScanBounds {
+            max_scan_bytes,
+            ..plumb_core::ScanBounds::default()
+        },
     };
     ParquetReader
         .search(&source(bytes), &req)
@@ -840,6 +852,29 @@ fn all_hits(bytes: &[u8], opts: &[(&str, Value)], limit: u64) -> Vec<i64> {
                 return rows;
             }
         }
+    }
+}
+
+/// Every hit of a search continued from where each call stopped, at the
+/// limit or at a byte budget that grows by `step` each call (it counts
+/// from the file's first row).
+fn all_hits_within(bytes: &[u8], opts: &[(&str, Value)], step: u64) -> Vec<i64> {
+    let (mut rows, mut offset, mut budget) = (Vec::new(), 0, step);
+    loop {
+        let a = search_within(bytes, opts, (offset, 50), Some(budget)).unwrap();
+        rows.extend(
+            a["hits"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|h| h["row"].as_i64().unwrap()),
+        );
+        let Some(next) = a["next_offset"].as_u64() else {
+            assert_eq!(a["view"]["sampled"], false, "{a}");
+            return rows;
+        };
+        offset = next;
+        budget += step;
     }
 }
 
@@ -902,6 +937,13 @@ fn search_finds_every_hit_once_by_the_values_select_shows() {
                 &all_hits(&file, opts, limit),
                 want,
                 "{opts:?} limit {limit}"
+            );
+        }
+        for step in [40, 333, 5000] {
+            assert_eq!(
+                &all_hits_within(&file, opts, step),
+                want,
+                "{opts:?} step {step}"
             );
         }
         let mut counted = opts.clone();

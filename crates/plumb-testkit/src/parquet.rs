@@ -305,6 +305,52 @@ pub fn dictionary_file(entries: i32, body: Vec<u8>) -> Vec<u8> {
     )
 }
 
+/// A work bomb: a byte-array column whose dictionary holds one value of
+/// `value_len` bytes, and one data page of a single RLE run that repeats
+/// it `run` times (the file's rows): a few hundred bytes that decode to
+/// `value_len * run` bytes of values.
+pub fn dictionary_run_file(value_len: usize, run: u32) -> Vec<u8> {
+    let mut body = u32::try_from(value_len)
+        .unwrap_or(u32::MAX)
+        .to_le_bytes()
+        .to_vec();
+    body.resize(4 + value_len, b'x');
+    let dict = Page {
+        page_type: 2,
+        uncompressed: i32::try_from(body.len()).unwrap_or(i32::MAX),
+        num_values: 1,
+        encoding: codes::PLAIN,
+        body,
+    };
+    // Bit width 1, then an RLE run header (the run length shifted left,
+    // as a ULEB128 varint) and the repeated index, 0.
+    let mut index = vec![1u8];
+    let mut header = u64::from(run) << 1;
+    loop {
+        let byte = (header & 0x7F) as u8;
+        header >>= 7;
+        if header == 0 {
+            index.push(byte);
+            break;
+        }
+        index.push(byte | 0x80);
+    }
+    index.push(0);
+    let data = Page {
+        page_type: 0,
+        uncompressed: i32::try_from(index.len()).unwrap_or(i32::MAX),
+        num_values: i32::try_from(run).unwrap_or(i32::MAX),
+        encoding: codes::RLE_DICTIONARY,
+        body: index,
+    };
+    one_column_file(
+        codes::BYTE_ARRAY,
+        codes::UNCOMPRESSED,
+        i64::from(run),
+        &[dict, data],
+    )
+}
+
 /// An int32 column of one Snappy page that claims `i32::MAX` bytes once
 /// decompressed and stores `stored` zero bytes.
 pub fn page_claim_file(stored: usize) -> Vec<u8> {

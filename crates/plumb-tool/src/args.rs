@@ -295,6 +295,16 @@ pub(crate) fn data_args(args: Value) -> Result<DataArgs, Refusal> {
     for (name, raw) in m {
         request.set(&name, raw)?;
     }
+    // A scan here answers within a bounded amount of work unless the
+    // caller asks for more: a file that expands past its size (a
+    // decompression or dictionary bomb) costs an agent seconds, not
+    // minutes.
+    if matches!(op, Op::Inspect | Op::Validate | Op::Search) {
+        request
+            .scan
+            .max_scan_bytes
+            .get_or_insert(crate::AGENT_SCAN_MAX_BYTES);
+    }
     Ok(DataArgs {
         op,
         path,
@@ -313,4 +323,28 @@ const EXAMPLE: &str = r#"{"op": "select", "path": "data.csv", "offset": 0, "limi
 pub(crate) fn read_args(args: Value) -> Result<ReadArgs, Refusal> {
     let fixed = repair(args)?;
     parse(fixed, r#"{"path": "notes.md", "offset": 0, "limit": 100}"#)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::data_args;
+    use crate::AGENT_SCAN_MAX_BYTES;
+
+    #[test]
+    fn scans_get_the_agent_budget_unless_the_call_sets_one() {
+        for op in ["inspect", "validate", "search"] {
+            let a = data_args(json!({"op": op, "path": "a.csv", "pattern": "x"})).unwrap();
+            assert_eq!(
+                a.request.scan.max_scan_bytes,
+                Some(AGENT_SCAN_MAX_BYTES),
+                "{op}"
+            );
+            let a = data_args(json!({"op": op, "path": "a.csv", "max_scan_bytes": 7})).unwrap();
+            assert_eq!(a.request.scan.max_scan_bytes, Some(7), "{op}");
+        }
+        let a = data_args(json!({"op": "select", "path": "a.csv"})).unwrap();
+        assert_eq!(a.request.scan.max_scan_bytes, None);
+    }
 }

@@ -49,5 +49,6 @@ pub use mcp::{McpServer, MAX_CONCURRENT_SCANS};
 pub use paths::{Workspace, DEFAULT_RESERVED, MISS_LISTING, MISS_NAME_BYTES};
 pub use plumb_core::{echo, echo_within, ECHO_MAX_BYTES};
 pub use surface::{
-    RemoteOpener, Toolbox, DATA_DESCRIPTION, READ_DESCRIPTION, TOOL_CALL_MAX_BYTES, TOOL_NAMES,
+    RemoteOpener, Toolbox, AGENT_SCAN_MAX_BYTES, DATA_DESCRIPTION, READ_DESCRIPTION,
+    TOOL_CALL_MAX_BYTES, TOOL_NAMES,
 };

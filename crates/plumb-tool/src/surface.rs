@@ -20,6 +20,12 @@ use crate::paths::Workspace;
 /// one byte past it, never buffered whole.
 pub const TOOL_CALL_MAX_BYTES: usize = 1024 * 1024;
 
+/// The bytes of text (counted after decompression; Parquet: of values
+/// decoded) an inspect, validate or search on the agent surface reads
+/// when the call gives no `max_scan_bytes` (2 GiB): past it the answer
+/// is sampled and its hint says how to go on.
+pub const AGENT_SCAN_MAX_BYTES: u64 = 2 << 30;
+
 /// The tool names.
 pub const TOOL_NAMES: [&str; 2] = ["data", "read"];
 
@@ -304,14 +310,21 @@ impl Toolbox {
                     envelope["counts"] = json!({
                         "returned": w.returned, "offset": w.offset, "limit": w.limit, "has_more": w.has_more,
                     });
+                    let budget = a.request.scan.max_scan_bytes.filter(|_| view.sampled);
                     if let Some(next) = next.filter(|_| w.has_more) {
-                        envelope["hint"] = Value::from(if op == plumb::Op::Search {
-                            format!(
+                        envelope["hint"] = Value::from(
+                            if let (plumb::Op::Search, Some(b)) = (op, budget) {
+                                format!(
+                                "the scan stopped after max_scan_bytes={b} bytes of text (counted from the start of the file); hits may follow: search again with offset={next} and a larger max_scan_bytes"
+                            )
+                            } else if op == plumb::Op::Search {
+                                format!(
                                 "more hits follow; search again with the same arguments and offset={next}"
                             )
-                        } else {
-                            format!("more follows; continue with offset={next}")
-                        });
+                            } else {
+                                format!("more follows; continue with offset={next}")
+                            },
+                        );
                     }
                 }
                 // A window counted from the end has no offset from the
@@ -327,6 +340,15 @@ impl Toolbox {
                         envelope["hint"] =
                             Value::from(format!("more follows; continue with offset=-{left}"));
                     }
+                }
+                if let (None, Some(b), true) = (
+                    window,
+                    a.request.scan.max_scan_bytes,
+                    view.sampled && a.request.scan.max_rows.is_none(),
+                ) {
+                    envelope["hint"] = Value::from(format!(
+                        "the scan stopped after max_scan_bytes={b} bytes of text, before the end: counts are lower bounds; call again with a larger max_scan_bytes to read further"
+                    ));
                 }
                 envelope["result"] = bounded.value;
                 if fit_noted(&mut envelope, cap, bounded.trimmed) || bounded.cut {

@@ -703,3 +703,61 @@ fn a_window_from_the_end_goes_on_by_a_smaller_negative_offset() {
     );
     assert_eq!(d["refusal"]["reason"], "invalid-argument", "{d}");
 }
+
+#[test]
+fn a_scan_stopped_by_its_byte_budget_is_sampled_and_says_how_to_go_on() {
+    let f = fixture();
+    let t = tools(&f);
+    // people.csv: a 28-byte header, rows of 28 and 12 bytes: 70 hold two.
+    let a = t.call(
+        "data",
+        json!({"op": "inspect", "path": "data/people.csv", "max_scan_bytes": 70}),
+        None,
+    );
+    assert_eq!(a["details"]["view_label"], "sampled", "{a}");
+    assert_eq!(a["result"]["rows_scanned"], 2);
+    let hint = a["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("max_scan_bytes=70") && hint.contains("larger max_scan_bytes"),
+        "{hint}"
+    );
+    let v = t.call(
+        "data",
+        json!({"op": "validate", "path": "data/people.csv", "max_scan_bytes": 70}),
+        None,
+    );
+    assert_eq!(v["result"]["valid"], Value::Null);
+    let s = t.call(
+        "data",
+        json!({"op": "search", "path": "data/people.csv", "pattern": "dee", "max_scan_bytes": 70}),
+        None,
+    );
+    assert_eq!(
+        (
+            s["counts"]["has_more"].clone(),
+            s["result"]["next_offset"].clone()
+        ),
+        (json!(true), json!(2))
+    );
+    assert!(s["hint"].as_str().unwrap().contains("offset=2"), "{s}");
+    // Left out, the agent's default budget holds: the small file is read whole.
+    let whole = t.call(
+        "data",
+        json!({"op": "validate", "path": "data/people.csv"}),
+        None,
+    );
+    assert_eq!(
+        (
+            whole["result"]["valid"].clone(),
+            whole["details"]["view_label"].clone()
+        ),
+        (json!(true), json!("exact"))
+    );
+    // A select takes no budget, and is refused one as any option it does not take.
+    let r = t.call(
+        "data",
+        json!({"op": "select", "path": "data/people.csv", "max_scan_bytes": 70}),
+        None,
+    );
+    assert_eq!(r["refusal"]["reason"], "invalid-argument", "{r}");
+}

@@ -208,6 +208,11 @@ struct Block<'r> {
     len: usize,
     base: u64,
     eof: bool,
+    /// Bytes the byte budget still lets the block read (none: no budget).
+    left: Option<u64>,
+    /// Whether the budget ended the reading with bytes left unread: the
+    /// block's last line, unended, is then not searched.
+    cut_short: bool,
 }
 
 impl Block<'_> {
@@ -222,9 +227,26 @@ impl Block<'_> {
             self.data.resize(size, 0);
         }
         while self.len < self.data.len() && !self.eof {
-            match self.reader.read(&mut self.data[self.len..]) {
+            let room = self.data.len() - self.len;
+            let want = match self.left {
+                Some(0) => {
+                    self.eof = true;
+                    let more = self
+                        .reader
+                        .fill_buf()
+                        .map_err(|e| Refusal::from_io(&e, None))?;
+                    self.cut_short = !more.is_empty();
+                    break;
+                }
+                Some(left) => room.min(usize::try_from(left).unwrap_or(usize::MAX)),
+                None => room,
+            };
+            match self.reader.read(&mut self.data[self.len..self.len + want]) {
                 Ok(0) => self.eof = true,
-                Ok(n) => self.len += n,
+                Ok(n) => {
+                    self.len += n;
+                    self.left = self.left.map(|l| l - n as u64);
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(Refusal::from_io(&e, None)),
             }
@@ -233,9 +255,9 @@ impl Block<'_> {
     }
 
     /// The end of the whole lines in the block: after its last newline,
-    /// or its end once the source ended.
+    /// or its end once the source ended (not the budget).
     fn complete_end(&self, from: usize) -> usize {
-        if self.eof {
+        if self.eof && !self.cut_short {
             return self.len;
         }
         memchr::memrchr(b'\n', &self.data[from..self.len]).map_or(from, |i| from + i + 1)
@@ -350,6 +372,8 @@ pub fn search_text_tuned(
         len: 0,
         base: 0,
         eof: false,
+        left: query.max_scan_bytes,
+        cut_short: false,
     };
     block.refill(0, false)?;
     let bom = judge_head(&block.data[..block.len.min(BINARY_SNIFF_BYTES)])?;
@@ -369,10 +393,16 @@ pub fn search_text_tuned(
     };
     s.run(&mut block, bom, cancel)?;
     s.progress.total_exact = !s.progress.has_more && !s.inexact;
+    if block.cut_short {
+        // The first line not read whole: the one the block ends inside.
+        let last_end = memchr::memrchr(b'\n', &block.data[..block.len]).map_or(0, |i| i + 1);
+        let next = s.lines.upto(&block.data, last_end).max(query.offset);
+        s.progress.stopped_before(next);
+    }
     Ok(TextSearch {
         ok: true,
         format: "text",
-        view: ViewFlags::exact().with_cut(s.cut),
+        view: ViewFlags::of_scan(block.cut_short).with_cut(s.cut),
         returned: s.hits.len(),
         hits: s.hits,
         offset: query.offset,
@@ -485,7 +515,7 @@ impl Searcher<'_> {
             if self.search_region(block, &mut pos, end)? {
                 return Ok(());
             }
-            if block.eof && pos >= block.len {
+            if block.eof && pos >= block.complete_end(pos) {
                 return Ok(());
             }
             let keep = self.keep_from(&block.data, pos);

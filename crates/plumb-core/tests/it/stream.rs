@@ -335,3 +335,99 @@ proptest! {
         prop_assert_eq!(&b, &expected);
     }
 }
+
+/// What a stream bounded at `stop_at` hands out: the text, whether it
+/// stopped early, and its refusal.
+fn drain_within<R: std::io::BufRead>(stream: TextStream<R>) -> (Seen, bool) {
+    let mut stream = stream;
+    let mut text = String::new();
+    let mut refusal = None;
+    loop {
+        match stream.next_chunk() {
+            Ok(Some(chunk)) => text.push_str(chunk.text),
+            Ok(None) => break,
+            Err(r) => {
+                refusal = Some((r.reason(), r.byte_offset()));
+                break;
+            }
+        }
+    }
+    let seen = Seen {
+        text,
+        bom: stream.stats().bom,
+        refusal,
+    };
+    (seen, stream.stopped_early())
+}
+
+/// The bound's oracle on valid text: the prefix up to the first character
+/// boundary at or after `stop_at` (the BOM counted), stopped when
+/// anything follows it.
+fn within_oracle(text: &str, bom: bool, stop_at: u64) -> (Seen, bool) {
+    let base = if bom { 3 } else { 0 };
+    let mut k = usize::try_from(stop_at.saturating_sub(base)).unwrap_or(usize::MAX);
+    k = k.min(text.len());
+    while !text.is_char_boundary(k) {
+        k += 1;
+    }
+    let seen = Seen {
+        text: text[..k].to_owned(),
+        bom,
+        refusal: None,
+    };
+    (seen, k < text.len())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn a_bound_ends_the_text_at_the_same_place_however_it_is_read(
+        bytes in utf8ish(), stop_at in 0u64..40, cap in 1usize..9, size in 1usize..9,
+    ) {
+        let whole = drain_within(TextStream::new(bytes.as_slice()).within(Some(stop_at)));
+        let a = drain_within(
+            TextStream::from_buf_read(BufReader::with_capacity(cap, bytes.as_slice()))
+                .within(Some(stop_at)),
+        );
+        prop_assert_eq!(&a, &whole);
+        let b = drain_within(
+            TextStream::new(bytes.as_slice()).with_chunk_size(size).within(Some(stop_at)),
+        );
+        prop_assert_eq!(&b, &whole);
+        // Valid text: the oracle says where the text ends.
+        let unbounded = oracle(&bytes);
+        if unbounded.refusal.is_none() {
+            prop_assert_eq!(&whole, &within_oracle(&unbounded.text, unbounded.bom, stop_at));
+        } else if !whole.1 {
+            // A stream that did not stop early read everything, refusal too.
+            prop_assert_eq!(&whole.0, &unbounded);
+        } else {
+            prop_assert!(unbounded.text.starts_with(&whole.0.text));
+        }
+    }
+}
+
+#[test]
+fn a_bound_at_or_past_the_end_stops_nothing() {
+    let text = "id,name\n1,α\n";
+    for stop_at in [text.len() as u64, text.len() as u64 + 1, u64::MAX] {
+        let (seen, stopped) = drain_within(TextStream::new(text.as_bytes()).within(Some(stop_at)));
+        assert_eq!((seen.text.as_str(), stopped), (text, false), "{stop_at}");
+    }
+    let (seen, stopped) = drain_within(TextStream::new(text.as_bytes()).within(Some(3)));
+    assert_eq!((seen.text.as_str(), stopped), ("id,", true));
+}
+
+#[test]
+fn a_bound_inside_the_byte_order_mark_stops_before_any_text() {
+    for stop_at in 0..=3 {
+        let (seen, stopped) =
+            drain_within(TextStream::new(&b"\xEF\xBB\xBFab"[..]).within(Some(stop_at)));
+        assert_eq!(
+            (seen.text.as_str(), seen.bom, stopped),
+            ("", true, true),
+            "{stop_at}"
+        );
+    }
+}

@@ -271,10 +271,15 @@ impl SearchSink {
     pub fn finish(mut self, format: &'static str, s: &ScanSummary) -> CsvSearch {
         // A row not judged whole may hold a hit that was not counted.
         self.progress.total_exact = !self.progress.has_more && self.unjudged == 0;
+        // Stopped, and not at the limit: at the byte budget.
+        let budget = s.stopped && !self.progress.has_more;
+        if budget {
+            self.progress.stopped_before(s.rows.max(self.query.offset));
+        }
         CsvSearch {
             ok: true,
             format,
-            view: ViewFlags::exact().with_cut(self.cut),
+            view: ViewFlags::of_scan(budget).with_cut(self.cut),
             dialect: s.dialect_report(),
             header: self.header,
             column: self.column,

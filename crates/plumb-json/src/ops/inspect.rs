@@ -279,12 +279,17 @@ pub fn inspect_at<R: BufRead>(
         Outline::new()
     };
     let mut sink = InspectSink::new(opts);
-    let bom = if target.tokens().is_empty() {
-        drive(stream, &mut Tee(&mut sink, &mut outline))?.1
+    let stream = stream.within(opts.max_scan_bytes);
+    let ended = if target.tokens().is_empty() {
+        drive(stream, &mut Tee(&mut sink, &mut outline))?
     } else {
         let mut sub = Subtree::new(Tee(&mut sink, &mut outline), target);
-        drive(stream, &mut sub)?.1
+        drive(stream, &mut sub)?
     };
+    if ended.budget {
+        sink.cap.stop();
+    }
+    let bom = ended.bom;
     let root_type = sink.root.unwrap_or("null");
     let sample = if root_type == "array" {
         array_sample(&sink.samples)

@@ -18,7 +18,6 @@ pub use validate::{validate, JsonValidate, SyntaxError};
 pub use wildcard::WILDCARD;
 
 use std::io::BufRead;
-use std::ops::ControlFlow;
 
 use plumb_core::{Refusal, TextStream, Window};
 
@@ -62,21 +61,34 @@ pub fn type_name(kind: ScalarKind) -> &'static str {
     }
 }
 
+/// How a driven stream ended.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ended {
+    /// Whether a byte order mark was stripped.
+    pub bom: bool,
+    /// Whether the scan stopped at the stream's byte budget, with text
+    /// left unread ([`TextStream::stopped_early`]).
+    pub budget: bool,
+}
+
 /// Pushes a whole stream through a parser into `sink` (the one drive
-/// loop, `plumb_core::drive`); returns whether the sink stopped the
-/// scan, and the BOM flag.
+/// loop, `plumb_core::drive`); says how it ended.
 pub(crate) fn drive<R: BufRead, S: JsonSink>(
     mut stream: TextStream<R>,
     sink: &mut S,
-) -> Result<(ControlFlow<()>, bool), Refusal> {
+) -> Result<Ended, Refusal> {
     let mut parser = None;
-    let flow = plumb_core::drive(
+    // Whether the sink or the budget stopped the scan, the stream says.
+    let _flow = plumb_core::drive(
         &mut stream,
         &mut parser,
         |at| JsonParser::new().with_base_offset(at),
         sink,
     )?;
-    Ok((flow, stream.stats().bom))
+    Ok(Ended {
+        bom: stream.stats().bom,
+        budget: stream.stopped_early(),
+    })
 }
 
 /// Parses one part of a root array into `sink` (see `validate_part`), as [`drive`] parses a whole text;

@@ -531,7 +531,7 @@ pub fn search<R: BufRead>(
         unjudged: 0,
     };
     let mut sink = Subtree::new(inner, target);
-    let _stopped = super::drive(stream, &mut sink)?;
+    let ended = super::drive(stream.within(query.max_scan_bytes), &mut sink)?;
     let mut inner = sink.into_inner();
     if let Some(what) = inner.not_array {
         return Err(Refusal::invalid_argument(format!(
@@ -542,10 +542,13 @@ pub fn search<R: BufRead>(
     }
     // An element not judged whole may match.
     inner.progress.total_exact = !inner.progress.has_more && inner.unjudged == 0;
+    if ended.budget {
+        inner.progress.stopped_before(inner.index.max(query.offset));
+    }
     Ok(JsonSearch {
         ok: true,
         format: "json",
-        view: ViewFlags::exact().with_cut(inner.cut),
+        view: ViewFlags::of_scan(ended.budget).with_cut(inner.cut),
         pointer: pointer.to_owned(),
         field: field.map(str::to_owned),
         returned: inner.hits.len(),

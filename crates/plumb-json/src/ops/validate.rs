@@ -163,7 +163,10 @@ pub fn validate<R: BufRead>(
         depth: 0,
         cap: RowCap::new(opts.max_rows),
     };
-    let outcome = drive(stream, &mut sink);
+    let outcome = drive(stream.within(opts.max_scan_bytes), &mut sink);
+    if outcome.as_ref().is_ok_and(|e| e.budget) {
+        sink.cap.stop();
+    }
     let (valid, syntax_error) = match outcome {
         Ok(_) if sink.cap.capped() => (None, None),
         Ok(_) => (Some(true), None),

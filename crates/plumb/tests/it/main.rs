@@ -4,6 +4,8 @@
 #[cfg(feature = "compression")]
 mod archives;
 #[cfg(feature = "compression")]
+mod budget;
+#[cfg(feature = "compression")]
 mod containers;
 mod detect;
 mod encodings;
