@@ -838,10 +838,10 @@ fn too_slow(inner: &Inner, start: u64, end: u64, at: u64, stall: Duration) -> Re
     Refusal::new(
         RefusalReason::ReadError,
         format!(
-            "reading `{}` failed: bytes {start}..{end} were not received within {} s (the server sends too slowly; each request may take the timeout, {} s, and a read {} of them)",
+            "reading `{}` failed: of bytes {start}..{end}, nothing more arrived after byte {at} within {:.1} s (the server sends too slowly; each request may take the timeout, {:.1} s, and a wait {} of them)",
             inner.shown,
-            stall.as_secs(),
-            inner.config.timeout.as_secs(),
+            stall.as_secs_f64(),
+            inner.config.timeout.as_secs_f64(),
             REMOTE_RESUMES + 1
         ),
     )
