@@ -101,7 +101,7 @@ pub(crate) fn cli(op: &str, path: &Path, extra: &[&str]) -> Vec<String> {
 
 /// A `plumb tool` command over `dir` fed one `data` call with `args`
 /// (written to `<name>.json` in `dir`).
-fn tool_call(dir: &Path, name: &str, args: &str) -> std::io::Result<Vec<String>> {
+pub(crate) fn tool_call(dir: &Path, name: &str, args: &str) -> std::io::Result<Vec<String>> {
     let call = dir.join(format!("{name}.json"));
     std::fs::write(&call, format!(r#"{{"tool":"data","args":{args}}}"#))?;
     Ok(vec![

@@ -1,18 +1,21 @@
 //! memtest's hostile rows: small files of the newer readers (xlsx, ods,
 //! Parquet) that declare far more than they hold, written here byte by
-//! byte or by plumb-testkit's crafted-Parquet writer.
+//! byte or by plumb-testkit's crafted-Parquet writer; a Parquet work bomb
+//! read within a byte budget; and a table of ten thousand columns whose
+//! statistics every value fills.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::memtest::{cli, Case};
+use crate::memtest::{cli, tool_call, Case};
 
 /// Small files of the newer readers that declare far more than they
 /// hold (whatever `--memtest-mb` says): each op answers or refuses within
 /// the same limit as the large inputs.
 pub(crate) fn hostile(dir: &Path) -> std::io::Result<Vec<Case>> {
     use plumb_testkit::parquet::{
-        dictionary_file, many_row_groups_file, nested_schema_file, page_claim_file,
+        dictionary_file, dictionary_run_file, many_row_groups_file, nested_schema_file,
+        page_claim_file,
     };
     let ops = |p: &Path, extra: &[&str]| -> Vec<Vec<String>> {
         ["inspect", "select", "validate"]
@@ -104,5 +107,64 @@ pub(crate) fn hostile(dir: &Path) -> std::io::Result<Vec<Case>> {
         p.clone(),
         ops(&p, &[]),
     ));
+    // One 64 KiB value repeated 2^30 times: 64 TB of values, read within
+    // a budget on the command line and the agent surface's default.
+    let p = dir.join("run.parquet");
+    std::fs::write(&p, dictionary_run_file(64 << 10, 1 << 30))?;
+    let budget = ["--max-scan-bytes", "268435456"];
+    let mut run: Vec<Vec<String>> = ["inspect", "validate"]
+        .iter()
+        .map(|op| cli(op, &p, &budget))
+        .collect();
+    run.push(cli("select", &p, &[]));
+    run.push(cli("search", &p, &[&["a"][..], &budget].concat()));
+    run.push(cli("inspect", &p, &[&["--stats"][..], &budget].concat()));
+    for (op, args) in [
+        (
+            "inspect",
+            r#"{"op":"inspect","path":"run.parquet","stats":true}"#,
+        ),
+        ("validate", r#"{"op":"validate","path":"run.parquet"}"#),
+        (
+            "search",
+            r#"{"op":"search","path":"run.parquet","pattern":"a"}"#,
+        ),
+    ] {
+        run.push(tool_call(dir, &format!("run.{op}"), args)?);
+    }
+    out.push(("Parquet dictionary run of 64 TB (budgeted)", p, run));
+    out.push(wide_statistics(dir)?);
     Ok(out)
+}
+
+/// Ten thousand columns of numbers and text, 600 rows of values that are
+/// mostly new: every column's sketches fill, so statistics are held for
+/// as many columns as keep them.
+fn wide_statistics(dir: &Path) -> std::io::Result<Case> {
+    let p = dir.join("wide_stats.csv");
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&p)?);
+    for row in 0..601u64 {
+        for c in 0..10_000u64 {
+            if c > 0 {
+                w.write_all(b",")?;
+            }
+            match (row, c % 2) {
+                (0, _) => write!(w, "c{c}")?,
+                (_, 0) => write!(w, "{}", (row * 7919 + c * 104_729) % 1_000_003)?,
+                _ => write!(w, "t{}x{row}", (row * 31 + c) % 997)?,
+            }
+        }
+        w.write_all(b"\n")?;
+    }
+    w.flush()?;
+    let ops = vec![
+        cli("inspect", &p, &["--stats"]),
+        cli("inspect", &p, &["--stats", "--threads", "2"]),
+        tool_call(
+            dir,
+            "wide_stats.inspect",
+            r#"{"op":"inspect","path":"wide_stats.csv","stats":true}"#,
+        )?,
+    ];
+    Ok(("10 thousand columns with statistics filled (csv)", p, ops))
 }

@@ -73,10 +73,11 @@ pub use search::{
     SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_OPTIONS, SEARCH_TEXT_BYTES,
 };
 pub use stats::{
-    stats_bytes, stats_parts, value_hash, Accuracy, DateRange, NumberIn, NumberSummary,
-    QuantileSummary, StatsBudget, StatsReport, TextSummary, TopValue, ValueStats, EXACT_SCALE_MAX,
-    STATS_FULL_BUDGET, STATS_FULL_COLUMNS, STATS_FULL_COLUMN_BYTES, STATS_LEAN_BUDGET,
-    STATS_LEAN_COLUMN_BYTES, STATS_QUANTILES, STATS_SPLIT_BYTES, STATS_TOP_SHOWN, TOP_COUNTERS_MAX,
+    keeps_stats, stats_bytes, stats_parts, value_hash, Accuracy, DateRange, NumberIn,
+    NumberSummary, QuantileSummary, StatsBudget, StatsReport, TextSummary, TopValue, ValueStats,
+    EXACT_SCALE_MAX, STATS_FULL_BUDGET, STATS_FULL_COLUMNS, STATS_FULL_COLUMN_BYTES,
+    STATS_LEAN_BUDGET, STATS_LEAN_COLUMN_BYTES, STATS_MAX_COLUMNS, STATS_QUANTILES,
+    STATS_SPLIT_BYTES, STATS_TOP_SHOWN, TOP_COUNTERS_MAX,
 };
 pub use stream::{
     judge_head, Chunk, StreamStats, TextStream, BINARY_SNIFF_BYTES, BUFFERED_CHUNK_BYTES,

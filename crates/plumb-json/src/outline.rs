@@ -110,6 +110,9 @@ pub struct Outline {
     values_cut: u64,
     /// Whether paths keep statistics of their scalars.
     stats: bool,
+    /// Whether a path past [`plumb_core::STATS_MAX_COLUMNS`] held a
+    /// scalar that no statistics were kept of.
+    stats_cut: bool,
     /// The most paths kept: [`OUTLINE_MAX_NODES`], or fewer (see
     /// [`Outline::with_node_cap`]).
     node_cap: usize,
@@ -191,6 +194,7 @@ impl Outline {
             frames: Vec::new(),
             values_cut: 0,
             stats: false,
+            stats_cut: false,
             node_cap: OUTLINE_MAX_NODES,
         }
     }
@@ -426,6 +430,7 @@ impl Outline {
         if self.stats != later.stats {
             return false;
         }
+        self.stats_cut |= later.stats_cut;
         let capped = |o: &Outline| {
             o.values_cut > 0 || !o.frames.is_empty() || o.nodes.iter().any(|n| n.star.is_some())
         };
@@ -549,6 +554,7 @@ impl Outline {
             "paths_total": total,
             "paths_listed": paths.len(),
             "values_cut": self.values_cut,
+            "stats_cut": self.stats_cut,
         })
     }
 
@@ -600,9 +606,10 @@ impl Outline {
         Value::Object(e)
     }
 
-    /// Whether values were left out for the node cap.
+    /// Whether values were left out for the node cap, or statistics for
+    /// paths past [`plumb_core::STATS_MAX_COLUMNS`].
     pub fn is_cut(&self) -> bool {
-        self.values_cut > 0
+        self.values_cut > 0 || self.stats_cut
     }
 }
 
@@ -726,7 +733,9 @@ impl JsonSink for Outline {
                 .add_literal_bytes(s.raw),
             _ => {}
         }
-        if stats && s.kind != ScalarKind::Null {
+        if stats && s.kind != ScalarKind::Null && !plumb_core::keeps_stats(id as usize) {
+            self.stats_cut = true;
+        } else if stats && s.kind != ScalarKind::Null {
             let st = n.stats.get_or_insert_with(|| {
                 Box::new(
                     ValueStats::new(StatsBudget::for_index(id as usize)).with_kind_names(&TYPES),

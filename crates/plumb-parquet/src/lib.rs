@@ -295,6 +295,16 @@ impl FormatReader for ParquetReader {
                 if stopped {
                     answer.view = ViewFlags::sampled().with_cut(answer.view.converted);
                 }
+                // Columns past the statistics cap are described without.
+                let leaves = opened
+                    .reader
+                    .metadata()
+                    .file_metadata()
+                    .schema_descr()
+                    .num_columns();
+                if leaves > plumb_core::STATS_MAX_COLUMNS {
+                    answer.view = answer.view.with_cut(true);
+                }
                 answer.bytes_fetched = opened.chunks.fetched();
             }
             Ok(Box::new(answer) as Box<dyn Answer>)

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use plumb_core::{
     NumberIn, Refusal, RefusalReason, StatsBudget, StatsReport, ValueStats, COLUMN_TRACK_CAP,
+    STATS_MAX_COLUMNS,
 };
 
 use crate::budget::Budget;
@@ -32,7 +33,7 @@ struct Gathered {
     budget: Budget,
 }
 
-/// Reads every value of the first [`COLUMN_TRACK_CAP`] leaf columns and
+/// Reads every value of the first [`STATS_MAX_COLUMNS`] leaf columns and
 /// returns each one's statistics, in column order, and whether a column
 /// stopped at its share of `max_bytes` (see [`crate::budget`]). Columns
 /// are shared out among `threads` threads (a column is one thread's,
@@ -47,7 +48,8 @@ pub(crate) fn scan(
         .file_metadata()
         .schema_descr()
         .num_columns()
-        .min(COLUMN_TRACK_CAP);
+        .min(COLUMN_TRACK_CAP)
+        .min(STATS_MAX_COLUMNS);
     let threads = threads.clamp(1, n.max(1));
     let column = |c: usize| column(opened, c, Budget::share(max_bytes, n));
     if threads == 1 {

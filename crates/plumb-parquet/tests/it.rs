@@ -1276,3 +1276,35 @@ fn hit_rows_wider_than_a_hit_shows_keep_their_first_and_matching_columns() {
         assert_eq!(h["values"], whole);
     }
 }
+
+#[test]
+fn leaf_columns_past_the_statistics_cap_are_described_without() {
+    let cap = plumb_core::STATS_MAX_COLUMNS;
+    let width = cap + 8;
+    let fields: String = (0..width)
+        .map(|c| format!("required int64 c{c}; "))
+        .collect();
+    let schema = format!("message m {{ {fields}}}");
+    let group: &Group = &move |cols| {
+        for c in 0..width {
+            cols(&mut |w| put::<Int64Type>(w, &[c as i64, 7], None, None));
+        }
+    };
+    let file = write(&schema, WriterProperties::default(), &[group]);
+    let req = Request {
+        options: Options::new().with("stats", "true"),
+        ..Request::default()
+    };
+    let a = ParquetReader
+        .inspect(&source(&file), &req)
+        .unwrap()
+        .to_json();
+    let columns = a["columns"].as_array().unwrap();
+    assert_eq!(columns.len(), width);
+    assert!(columns[..cap].iter().all(|c| c["stats"]["count"] == 2));
+    assert!(columns[cap..].iter().all(|c| c["stats"].is_null()));
+    assert_eq!(
+        a["view"]["exact"], false,
+        "the answer says statistics were left out"
+    );
+}

@@ -7,8 +7,9 @@
 //! holds at most [`OBSERVATION_CAP_BYTES`], no list can show more than a
 //! few thousand items and no string more than the cap: the answer is
 //! written as compact text, then read back into a tree that keeps the
-//! first [`OBSERVATION_LIST_ITEMS`] items of each list (counting the
-//! rest, which are skipped unread) and cuts longer strings to
+//! first [`OBSERVATION_LIST_ITEMS`] items of each list, and no more than
+//! [`OBSERVATION_LIST_BYTES`] of their text (counting the rest, which
+//! are skipped unread) and cuts longer strings to
 //! [`OBSERVATION_STRING_BYTES`] with the usual `$truncated` placeholder.
 //! Each list cut here is noted like a list `fit` trims, with its true
 //! total, so the observation says what it left out.
@@ -35,6 +36,13 @@ pub const OBSERVATION_LIST_ITEMS: usize = 1024;
 /// The most bytes of one string a tool answer's tree holds.
 pub const OBSERVATION_STRING_BYTES: usize = OBSERVATION_CAP_BYTES;
 
+/// The text one list's kept items may add up to before the rest are
+/// counted, not kept: twice what an observation holds, so `fit` still
+/// chooses among more than it can show, while a list of thousands of
+/// large items (a wide inspect's columns with their statistics) costs
+/// the tree no more than this.
+pub const OBSERVATION_LIST_BYTES: usize = 2 * OBSERVATION_CAP_BYTES;
+
 /// The most lists noted one by one; the rest are counted in one note.
 const NOTED_LISTS: usize = 16;
 
@@ -60,9 +68,26 @@ struct Notes {
 ///
 /// # Errors
 /// A message when the text is not JSON.
+#[cfg(test)]
 pub(crate) fn bounded_text(text: &[u8]) -> Result<BoundedJson, String> {
+    bounded(serde_json::Deserializer::from_slice(text))
+}
+
+/// [`bounded_text`] of text read as it comes, never held whole: an answer
+/// written into a pipe on one thread is read here on another, so neither
+/// its text nor more of its tree than the observation could show is in
+/// memory at once.
+///
+/// # Errors
+/// A message when the text is not JSON, or the reader failed.
+pub(crate) fn bounded_reader(reader: impl std::io::Read) -> Result<BoundedJson, String> {
+    bounded(serde_json::Deserializer::from_reader(reader))
+}
+
+fn bounded<'de, R: serde_json::de::Read<'de>>(
+    mut de: serde_json::Deserializer<R>,
+) -> Result<BoundedJson, String> {
     let notes = RefCell::new(Notes::default());
-    let mut de = serde_json::Deserializer::from_slice(text);
     let value = Seed {
         at: String::new(),
         notes: &notes,
@@ -147,9 +172,13 @@ impl<'de> Visitor<'de> for Seed<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
-        while items.len() < OBSERVATION_LIST_ITEMS {
+        let mut bytes = 0;
+        while items.len() < OBSERVATION_LIST_ITEMS && bytes <= OBSERVATION_LIST_BYTES {
             match seq.next_element_seed(self.child(&items.len().to_string()))? {
-                Some(v) => items.push(v),
+                Some(v) => {
+                    bytes += crate::envelope::json_len(&v);
+                    items.push(v);
+                }
                 None => return Ok(Value::Array(items)),
             }
         }
@@ -268,8 +297,25 @@ mod tests {
             let t = text(&v);
             let b = bounded_text(&t).unwrap();
             let oracle: Value = serde_json::from_slice(&t).unwrap();
-            prop_assert_eq!(b.value, oracle);
+            prop_assert_eq!(&b.value, &oracle);
             prop_assert!(b.trimmed.is_empty() && !b.cut);
+            // Read as it comes, a byte at a time: the same tree.
+            let r = bounded_reader(std::io::BufReader::with_capacity(1, t.as_slice())).unwrap();
+            prop_assert_eq!(r.value, oracle);
         }
+    }
+
+    #[test]
+    fn read_as_it_comes_a_cut_answer_is_cut_the_same_way() {
+        let v = json!({"columns": (0..3000).map(|i| json!({"i": i})).collect::<Vec<_>>(),
+                       "long": "x".repeat(OBSERVATION_STRING_BYTES + 10)});
+        let t = text(&v);
+        let whole = bounded_text(&t).unwrap();
+        let read = bounded_reader(std::io::BufReader::with_capacity(7, t.as_slice())).unwrap();
+        assert_eq!(
+            (read.value, read.trimmed, read.cut),
+            (whole.value, whole.trimmed, whole.cut)
+        );
+        assert!(bounded_reader(&b"{\"a\": [1, 2"[..]).is_err());
     }
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use plumb_core::{echo, echo_within, CancelToken, FileSource, Refusal, RefusalReason, Source};
 
 use crate::args::{data_args, data_schema, read_args, DataArgs, ReadArgs};
-use crate::bounded::bounded_text;
+use crate::bounded::bounded_reader;
 use crate::envelope::{fit_noted, json_len, Budget, OBSERVATION_CAP_BYTES};
 use crate::paths::Workspace;
 
@@ -277,21 +277,15 @@ impl Toolbox {
                 let window = answer.window();
                 let next = answer.next_offset();
                 // Only the JSON is needed from here: the typed answer is
-                // freed once written, before its bounded tree is read back.
-                let mut text = Vec::new();
-                let written = answer.write_json(&mut text);
-                drop(answer);
-                let bounded = match written
-                    .map_err(|e| e.to_string())
-                    .and_then(|()| bounded_text(&text))
-                {
+                // written into a pipe and freed once written, while its
+                // bounded tree is read from the other end.
+                let bounded = match bounded_answer(answer) {
                     Ok(b) => b,
                     Err(message) => {
                         let r = Refusal::new(RefusalReason::ReadError, message);
                         return refusal_observation("data", op.as_str(), &r);
                     }
                 };
-                drop(text);
                 let mut envelope = json!({
                     "ok": true,
                     "tool": "data",
@@ -315,7 +309,7 @@ impl Toolbox {
                         envelope["hint"] = Value::from(
                             if let (plumb::Op::Search, Some(b)) = (op, budget) {
                                 format!(
-                                "the scan stopped after max_scan_bytes={b} bytes of text (counted from the start of the file); hits may follow: search again with offset={next} and a larger max_scan_bytes"
+                                "the scan stopped at its budget, max_scan_bytes={b} (bytes of text counted from the start of the file; of values decoded, for Parquet), before the end; hits may follow: search again with offset={next} and a larger max_scan_bytes"
                             )
                             } else if op == plumb::Op::Search {
                                 format!(
@@ -347,7 +341,7 @@ impl Toolbox {
                     view.sampled && a.request.scan.max_rows.is_none(),
                 ) {
                     envelope["hint"] = Value::from(format!(
-                        "the scan stopped after max_scan_bytes={b} bytes of text, before the end: counts are lower bounds; call again with a larger max_scan_bytes to read further"
+                        "the scan stopped at its budget, max_scan_bytes={b} (bytes of text; of values decoded, for Parquet), before the end: counts are lower bounds; call again with a larger max_scan_bytes to read further"
                     ));
                 }
                 envelope["result"] = bounded.value;
@@ -439,4 +433,29 @@ impl Toolbox {
             "observation_cap_bytes": OBSERVATION_CAP_BYTES,
         })
     }
+}
+
+/// The answer's JSON as a bounded tree, its text never held whole: it is
+/// written into a pipe on a thread of its own (which frees the answer
+/// once written) and read from the other end here. A reader that stops
+/// early closes its end, so the writer ends too.
+fn bounded_answer(answer: Box<dyn plumb::Answer>) -> Result<crate::bounded::BoundedJson, String> {
+    let (reader, writer) = std::io::pipe().map_err(|e| e.to_string())?;
+    std::thread::scope(|s| {
+        let written = s.spawn(move || {
+            let mut out = std::io::BufWriter::with_capacity(64 << 10, writer);
+            answer
+                .write_json(&mut out)
+                .and_then(|()| std::io::Write::flush(&mut out))
+        });
+        let read = bounded_reader(std::io::BufReader::with_capacity(64 << 10, reader));
+        let written = written
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("writing the answer failed")));
+        // The reader's fault is the first; a writer that met a closed
+        // pipe only followed it.
+        let bounded = read?;
+        written.map_err(|e| e.to_string())?;
+        Ok(bounded)
+    })
 }

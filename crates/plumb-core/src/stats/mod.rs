@@ -96,6 +96,26 @@ pub const STATS_LEAN_BUDGET: StatsBudget = StatsBudget {
 /// [`STATS_LEAN_BUDGET`].
 pub const STATS_FULL_COLUMNS: usize = 256;
 
+/// Columns (or outline paths) that keep statistics: the first
+/// [`STATS_FULL_COLUMNS`] at [`STATS_FULL_BUDGET`], the rest of them at
+/// [`STATS_LEAN_BUDGET`]. Later ones are described without statistics
+/// and the answer says so (its view is cut), so that a table of ten
+/// thousand columns keeps its statistics, and the whole scan, within
+/// the 32 MiB bound: the statistics' memory is divided among the
+/// columns, never multiplied by them.
+pub const STATS_MAX_COLUMNS: usize = 512;
+
+/// Whether column (or outline path) `index` keeps statistics.
+///
+/// ```
+/// use plumb_core::{keeps_stats, STATS_MAX_COLUMNS};
+/// assert!(keeps_stats(0) && keeps_stats(STATS_MAX_COLUMNS - 1));
+/// assert!(!keeps_stats(STATS_MAX_COLUMNS));
+/// ```
+pub const fn keeps_stats(index: usize) -> bool {
+    index < STATS_MAX_COLUMNS
+}
+
 /// Heap one column's statistics may hold at [`STATS_FULL_BUDGET`], every
 /// sketch filled (about 35 KiB measured at the worst, in
 /// `tests/memory.rs`: a column whose exact distinct set overflows only
@@ -116,8 +136,10 @@ pub const STATS_LEAN_COLUMN_BYTES: usize = 6 * 1024;
 /// [`stats_parts`]); the first part's are what one thread holds anyway.
 pub const STATS_SPLIT_BYTES: usize = 9 * 1024 * 1024;
 
-/// Heap the statistics of `columns` columns (or outline paths) may hold.
+/// Heap the statistics of `columns` columns (or outline paths) may hold
+/// (those past [`STATS_MAX_COLUMNS`] keep none).
 pub fn stats_bytes(columns: usize) -> usize {
+    let columns = columns.min(STATS_MAX_COLUMNS);
     let full = columns.min(STATS_FULL_COLUMNS);
     full * STATS_FULL_COLUMN_BYTES + (columns - full) * STATS_LEAN_COLUMN_BYTES
 }

@@ -239,7 +239,8 @@ impl ColumnAcc {
             sample_looks: Vec::new(),
             rare: stats.then(|| {
                 Box::new(Rare {
-                    stats: Some(Box::new(ColumnStats::new(index))),
+                    stats: plumb_core::keeps_stats(index)
+                        .then(|| Box::new(ColumnStats::new(index))),
                     ..Rare::default()
                 })
             }),

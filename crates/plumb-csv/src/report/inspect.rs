@@ -90,6 +90,11 @@ pub struct CsvInspect {
     pub columns: Vec<ColumnReport>,
     /// Columns seen beyond the tracking cap (counted, not described).
     pub untracked_columns: u64,
+    /// With statistics asked for: described columns past
+    /// [`plumb_core::STATS_MAX_COLUMNS`], which keep none (the view is
+    /// then cut). Left out when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub columns_without_stats: u64,
     /// Rows whose field count differs from the header's (or the first row's).
     pub ragged_rows: u64,
     /// The first issues, in order.
@@ -266,10 +271,16 @@ impl InspectSink {
         // cells a cap cut away are counted unread: either way the answer
         // is not the whole file's.
         let unread = columns.iter().any(|c| c.unread > 0);
+        let without_stats = if self.stats {
+            tracked.saturating_sub(plumb_core::STATS_MAX_COLUMNS) as u64
+        } else {
+            0
+        };
         CsvInspect {
             ok: true,
             format,
-            view: ViewFlags::of_scan(s.stopped).with_cut(width > COLUMN_TRACK_CAP || unread),
+            view: ViewFlags::of_scan(s.stopped)
+                .with_cut(width > COLUMN_TRACK_CAP || unread || without_stats > 0),
             dialect: s.dialect_report(),
             preamble: s.preamble.clone(),
             delimiter_confidence: s.confidence,
@@ -278,6 +289,7 @@ impl InspectSink {
             rows_scanned: s.rows,
             columns,
             untracked_columns: width.saturating_sub(COLUMN_TRACK_CAP) as u64,
+            columns_without_stats: without_stats,
             ragged_rows: s.ragged_rows,
             issues: self.issues.first,
             issue_count: self.issues.total,
@@ -368,4 +380,8 @@ impl RowSink for InspectSink {
         self.issues.add(issue);
         ControlFlow::Continue(())
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

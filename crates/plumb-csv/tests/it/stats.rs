@@ -130,3 +130,43 @@ fn stats_are_absent_unless_asked_for() {
     assert!(v["columns"][0].get("stats").is_none());
     assert!(inspect_with(&text, None)["columns"][0]["stats"].is_object());
 }
+
+#[test]
+fn columns_past_the_statistics_cap_are_described_without_and_said_to_be() {
+    let cap = plumb_core::STATS_MAX_COLUMNS;
+    let width = cap + 40;
+    let row = |r: usize| -> String {
+        (0..width)
+            .map(|c| (r * width + c).to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let header: Vec<String> = (0..width).map(|c| format!("c{c}")).collect();
+    let text = format!("{}\n{}\n{}\n", header.join(","), row(1), row(2));
+    let v = inspect_with(&text, None);
+    let columns = v["columns"].as_array().unwrap();
+    assert_eq!(columns.len(), width);
+    assert!(columns[..cap].iter().all(|c| c["stats"]["count"] == 2));
+    assert!(columns[cap..].iter().all(|c| c.get("stats").is_none()));
+    assert!(columns[cap..]
+        .iter()
+        .all(|c| c["inferred_type"] == "integer"));
+    assert_eq!(
+        (
+            v["columns_without_stats"].clone(),
+            v["view"]["exact"].clone()
+        ),
+        (json!(40), json!(false))
+    );
+    // Without statistics asked for, nothing is missing.
+    let plain = serde_json::to_value(
+        inspect(
+            TextStream::new(text.as_bytes()),
+            CsvFormat::Csv,
+            &CsvOptions::default(),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert!(plain.get("columns_without_stats").is_none() && plain["view"]["exact"] == true);
+}

@@ -541,3 +541,59 @@ mod key_histogram {
         }
     }
 }
+
+#[test]
+fn paths_past_the_statistics_cap_keep_none_and_the_outline_says_so() {
+    let cap = plumb_core::STATS_MAX_COLUMNS;
+    // Objects of a few keys each (a wide object would collapse to one
+    // path): more paths than the cap, none collapsed.
+    let (groups, per) = (60, cap / 50 + 1);
+    assert!(groups <= plumb_json::OUTLINE_COLLAPSE_KEYS && groups * per > cap);
+    let record = |r: usize| -> String {
+        let members: Vec<String> = (0..groups)
+            .map(|g| {
+                let inner: Vec<String> =
+                    (0..10).map(|k| format!("\"k{k}\":{}", r + g + k)).collect();
+                format!("\"g{g}\":{{{}}}", inner.join(","))
+            })
+            .collect();
+        format!("{{{}}}\n", members.join(","))
+    };
+    let text = format!("{}{}", record(1), record(2));
+    let opts = plumb_json::OutlineOptions {
+        paths: 20_000,
+        stats: true,
+    };
+    let s = TextStream::new(text.as_bytes());
+    let v = serde_json::to_value(
+        plumb_jsonl::inspect_outlined(s, &ScanBounds::default(), opts).unwrap(),
+    )
+    .unwrap();
+    let outline = &v["outline"];
+    assert_eq!(outline["stats_cut"], true, "{}", outline["paths_total"]);
+    assert_eq!(v["view"]["exact"], false);
+    let paths = outline["paths"].as_array().unwrap();
+    let with = paths
+        .iter()
+        .filter(|p| p.get("stats").is_some_and(|s| s.is_object()))
+        .count();
+    assert!(with > 0 && with <= cap, "{with}");
+    // Fewer paths than the cap: nothing is cut.
+    let opts = plumb_json::OutlineOptions {
+        paths: 10,
+        stats: true,
+    };
+    let few = "{\"a\":1,\"b\":\"x\"}\n";
+    let s = TextStream::new(few.as_bytes());
+    let v = serde_json::to_value(
+        plumb_jsonl::inspect_outlined(s, &ScanBounds::default(), opts).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            v["outline"]["stats_cut"].clone(),
+            v["view"]["exact"].clone()
+        ),
+        (json!(false), json!(true))
+    );
+}
