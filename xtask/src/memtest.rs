@@ -622,7 +622,10 @@ pub fn run(root: &Path, mb: u64, profile: &str) -> Result<bool, String> {
         .tempdir_in(root.join("target"))
         .map_err(|e| e.to_string())?;
     eprintln!("generating {mb} MiB inputs in {}", dir.path().display());
-    let cases = generate(dir.path(), mb).map_err(|e| e.to_string())?;
+    let mut cases = generate(dir.path(), mb).map_err(|e| e.to_string())?;
+    // Served for as long as the cases run.
+    let server = plumb_testkit::http::Server::start();
+    cases.extend(crate::memtest_hostile::remote(&server, mb));
     println!("| input | command | exit | peak RSS (MiB) | verdict |");
     println!("|---|---|---:|---:|---|");
     let mut all_ok = mcp_case(&plumb, dir.path())?;

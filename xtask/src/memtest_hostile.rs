@@ -1,8 +1,8 @@
 //! memtest's hostile rows: small files of the newer readers (xlsx, ods,
 //! Parquet) that declare far more than they hold, written here byte by
 //! byte or by plumb-testkit's crafted-Parquet writer; a Parquet work bomb
-//! read within a byte budget; and a table of ten thousand columns whose
-//! statistics every value fills.
+//! read within a byte budget; a table of ten thousand columns whose
+//! statistics every value fills; and remote scans split over threads.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -167,4 +167,61 @@ fn wide_statistics(dir: &Path) -> std::io::Result<Case> {
         )?,
     ];
     Ok(("10 thousand columns with statistics filled (csv)", p, ops))
+}
+
+/// Remote files of `mb` MiB (CSV, JSON Lines, a JSON array) served over
+/// HTTP by `server`, each scanned split over four threads: the parts
+/// share one scan's buffers.
+pub(crate) fn remote(server: &plumb_testkit::http::Server, mb: u64) -> Vec<Case> {
+    let size = usize::try_from(mb << 20).unwrap_or(usize::MAX);
+    let lines = |line: &dyn Fn(usize) -> String| {
+        let mut text = String::with_capacity(size + 256);
+        let mut i = 0;
+        while text.len() < size {
+            text.push_str(&line(i));
+            i += 1;
+        }
+        text
+    };
+    let csv = format!(
+        "id,name,score\n{}",
+        lines(&|i| format!("{i},n{},{}.5\n", i % 1000, i % 977))
+    );
+    let jsonl = lines(&|i| {
+        format!(
+            "{{\"id\":{i},\"name\":\"n{}\",\"v\":{}.5}}\n",
+            i % 1000,
+            i % 977
+        )
+    });
+    let json = format!("[{}]", jsonl.trim_end().replace('\n', ","));
+    let mut out = Vec::new();
+    for (name, path, text) in [
+        ("remote csv split over 4 threads", "/split.csv", csv),
+        ("remote jsonl split over 4 threads", "/split.jsonl", jsonl),
+        ("remote json split over 4 threads", "/split.json", json),
+    ] {
+        server.put(path, text.into_bytes());
+        let url = server.url(path);
+        let ops = ["validate", "inspect"]
+            .iter()
+            .map(|op| {
+                [*op, url.as_str(), "--json", "--threads", "4"]
+                    .map(str::to_owned)
+                    .to_vec()
+            })
+            .chain([[
+                "inspect",
+                url.as_str(),
+                "--json",
+                "--threads",
+                "4",
+                "--stats",
+            ]
+            .map(str::to_owned)
+            .to_vec()])
+            .collect();
+        out.push((name, PathBuf::from(path), ops));
+    }
+    out
 }

@@ -41,7 +41,13 @@ pub(crate) struct Sequential {
     step: u64,
     /// Ranges read so far: as many may be in flight ahead.
     read: usize,
+    /// The size of a streamed piece: the range size, or for a part of a
+    /// split scan its share of it.
+    piece: usize,
 }
+
+/// The smallest streamed piece of a part of a split scan.
+const MIN_PART_PIECE_BYTES: usize = 64 << 10;
 
 /// The first range a sequential scan asks for.
 const FIRST_RANGE_BYTES: u64 = 256 << 10;
@@ -55,7 +61,8 @@ impl Sequential {
         let end = end.min(source.inner.size);
         let mut current = source.cached_from(start).unwrap_or_default();
         current.truncate(usize::try_from(end.saturating_sub(start)).unwrap_or(usize::MAX));
-        let full = source.inner.config.range_bytes.max(1) as u64;
+        let range = source.inner.config.range_bytes;
+        let full = range.max(1) as u64;
         Sequential {
             next: start + current.len() as u64,
             end,
@@ -67,6 +74,15 @@ impl Sequential {
             pos: 0,
             step: if whole { full } else { FIRST_RANGE_BYTES },
             read: 0,
+            // The parts of a split scan, at most `SCAN_MAX_PARTS`, hold
+            // together half of one scan's pieces: each part also holds a
+            // parser and its buffers, and all of it stays within the
+            // bound one scan keeps.
+            piece: if whole {
+                (range / (2 * plumb_core::SCAN_MAX_PARTS)).max(MIN_PART_PIECE_BYTES)
+            } else {
+                range.max(1)
+            },
         }
     }
 
@@ -98,12 +114,12 @@ impl Sequential {
         }
     }
 
-    /// Streams `next..end` in pieces of the range size: the piece being
-    /// read, up to `read_ahead` (at least one) sent ahead, and the one
-    /// being received are held.
+    /// Streams `next..end` in pieces (the range size, or a part's share
+    /// of it): the piece being read, up to `read_ahead` (at least one)
+    /// sent ahead, and the one being received are held.
     fn start_stream(&mut self) {
         let inner = self.source.inner.clone();
-        let piece = inner.config.range_bytes.max(1);
+        let piece = self.piece;
         let credits = Arc::new(tokio::sync::Semaphore::new(inner.config.read_ahead.max(1)));
         let (tx, rx) = std::sync::mpsc::channel();
         let (start, end) = (self.next, self.end);
