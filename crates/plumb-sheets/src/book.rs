@@ -60,6 +60,8 @@ pub(crate) enum Which {
     Xlsb(Box<Xlsb<Bytes>>),
     Xls(Box<Xls<Bytes>>),
     Ods(Box<Ods<Bytes>>),
+    /// An ods too large for calamine's grids, read as a stream.
+    OdsStream(Box<crate::ods_stream::OdsStream>),
 }
 
 /// A workbook opened, with the caller's cancel token.
@@ -215,6 +217,14 @@ impl Book {
             Kind::Xlsx | Kind::Xlsb => Verdict::Unjudged,
         };
         match verdict {
+            // calamine would lay an ods out as grids past the cap: it is
+            // read as a stream of cells instead.
+            Verdict::TooLarge(_) if kind == Kind::Ods => {
+                let stream = crate::ods_stream::OdsStream::open(bytes).map_err(|s| stopped(kind, s))?;
+                let cancel = source.cancel_token().cloned();
+                let reader = Which::OdsStream(Box::new(stream));
+                return Ok((Book { reader, cancel }, kind, len));
+            }
             Verdict::TooLarge(n) => {
                 return Err(too_large(format!(
                     "the {} workbook's sheets would take at least {n} bytes as calamine lays them out (every sheet as a grid of its used range, its repeats copied out, when the workbook opens); plumb's cap is {SHEETS_MAX_GRID_BYTES} bytes",
@@ -260,7 +270,7 @@ impl Book {
             Which::Xlsx(b) => b.has_1904_epoch(),
             Which::Xlsb(b) => b.has_1904_epoch(),
             Which::Xls(b) => b.has_1904_epoch(),
-            Which::Ods(_) => false,
+            Which::Ods(_) | Which::OdsStream(_) => false,
         }
     }
 
@@ -271,6 +281,7 @@ impl Book {
             Which::Xlsb(b) => b.sheets_metadata(),
             Which::Xls(b) => b.sheets_metadata(),
             Which::Ods(b) => b.sheets_metadata(),
+            Which::OdsStream(b) => return b.sheets(),
         };
         meta.iter()
             .map(|s| SheetEntry {
@@ -342,6 +353,14 @@ impl Book {
                 let range = b.worksheet_range(name).map_err(|e| malformed(kind, e))?;
                 each_used(&range, is_1904, &mut go)?;
             }
+            Which::OdsStream(b) => b
+                .walk(name, |row, col, value, _| {
+                    if matches!(value, Data::Empty) {
+                        return Ok(ControlFlow::Continue(()));
+                    }
+                    go(row, col, Cell::of_data(value, is_1904))
+                })
+                .map_err(|s| stopped(kind, s))?,
         }
         Ok(())
     }
@@ -383,6 +402,14 @@ impl Book {
             Which::Xlsb(b) => streamed!(b),
             Which::Xls(b) => parsed!(b),
             Which::Ods(b) => parsed!(b),
+            Which::OdsStream(b) => b
+                .walk(name, |row, col, _, formula| {
+                    if !formula.is_empty() {
+                        f(row, col, formula.strip_prefix("of:=").unwrap_or(formula));
+                    }
+                    Ok(ControlFlow::Continue(()))
+                })
+                .map_err(|s| stopped(kind, s))?,
         }
         Ok(())
     }
@@ -403,8 +430,17 @@ impl Book {
                 b.merge_cells_by_sheet_name(name)
                     .map_err(|e| malformed(kind, e))?,
             ),
-            Which::Xlsb(_) | Which::Ods(_) => None,
+            Which::Xlsb(_) | Which::Ods(_) | Which::OdsStream(_) => None,
         })
+    }
+}
+
+/// A streamed read's stop as a refusal.
+fn stopped(kind: Kind, s: crate::ods_stream::Stop) -> Refusal {
+    match s {
+        crate::ods_stream::Stop::Malformed(m) => open_error(kind, &m),
+        crate::ods_stream::Stop::TooLarge(m) => too_large(m),
+        crate::ods_stream::Stop::Caller(r) => r,
     }
 }
 

@@ -66,6 +66,7 @@ mod cell;
 mod cfb_chains;
 mod facts;
 mod ods_judge;
+mod ods_stream;
 mod ops;
 mod search;
 mod xls_judge;
@@ -82,6 +83,7 @@ use plumb_core::{
 pub use book::{Kind, SHEETS_MAX_FILE_BYTES, SHEETS_MAX_PART_BYTES};
 pub use cell::{column_letters, SHEETS_CELL_TEXT_BYTES};
 pub use facts::{ColumnFacts, SHEETS_TRACK_COLUMNS};
+pub use ods_stream::SHEETS_MAX_STREAMED_CELLS;
 pub use ops::{
     FormulaCell, Formulas, Merged, SheetFault, SheetName, SheetReport, SheetsInspect, SheetsSelect,
     SheetsValidate, SHEETS_DESCRIBE_SHEETS, SHEETS_LIST_COLUMNS, SHEETS_LIST_EXAMPLES,

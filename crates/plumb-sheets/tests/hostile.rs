@@ -95,6 +95,20 @@ fn run(op: &str, bytes: &[u8]) -> (Result<Value, (RefusalReason, String)>, usize
     run_as(SheetsReader::XLS, op, bytes)
 }
 
+/// `op` with shared options set, its answer.
+fn run_as_with(reader: SheetsReader, op: &str, bytes: &[u8], opts: &[(&str, Value)]) -> Value {
+    let source = BytesSource::new("h", bytes.to_vec());
+    let mut req = Request::default();
+    for (k, v) in opts {
+        req.set(k, v.clone()).unwrap();
+    }
+    let out = match op {
+        "select" => reader.select(&source, &req),
+        _ => reader.inspect(&source, &req),
+    };
+    out.unwrap().to_json()
+}
+
 #[test]
 fn a_crafted_xls_of_two_cells_reads_back() {
     let file = xls(&[(0, 0, 1.5), (1, 1, 2.0)], 1);
@@ -181,20 +195,82 @@ fn a_run_of_two_billion_spaces_is_refused_before_it_is_written() {
         assert!(peak < BOUND, "{op}: peak {peak}");
         let (reason, message) = out.unwrap_err();
         assert_eq!(reason, RefusalReason::SelectionTooLarge, "{op}: {message}");
-        assert!(message.contains("as calamine lays them out"), "{message}");
+        assert!(message.contains("a cell's text passes"), "{message}");
     }
 }
 
+/// Two cells a million rows and 16,000 columns apart: calamine would lay
+/// out a grid of 16 billion cells; the sheet is read as a stream of its
+/// two cells instead.
 #[test]
-fn two_far_apart_cells_are_refused_before_the_grid() {
+fn two_far_apart_cells_are_read_as_a_stream() {
     let file = ods(&format!(
         "<table:table-row>{FLOAT_CELL}</table:table-row><table:table-row table:number-rows-repeated=\"1000000\"><table:table-cell/></table:table-row><table:table-row><table:table-cell table:number-columns-repeated=\"16000\"/>{FLOAT_CELL}</table:table-row>"
     ));
-    for op in ["inspect", "select"] {
+    let (out, peak) = run_ods("inspect", &file);
+    assert!(peak < BOUND, "peak {peak}");
+    let sheet = &out.unwrap()["sheets"][0];
+    assert_eq!(sheet["dimensions"], "A1:WQK1000002");
+    assert_eq!(
+        (sheet["cells"].clone(), sheet["rows"].clone()),
+        (2.into(), 1_000_002.into())
+    );
+    let (out, peak) = run_ods("select", &file);
+    assert!(peak < BOUND, "peak {peak}");
+    assert_eq!(out.unwrap()["rows"][0][0], 1.5);
+}
+
+/// A value repeated over a million rows of 16,384 cells: 17 billion
+/// cells from a few hundred bytes, refused once the sheet passes the
+/// streamed-cell cap, in bounded time and memory.
+#[test]
+fn a_repeat_bomb_is_refused_at_the_streamed_cell_cap() {
+    let file = ods(
+        r#"<table:table-row table:number-rows-repeated="1048576"><table:table-cell table:number-columns-repeated="16384" office:value-type="float" office:value="1"/></table:table-row>"#,
+    );
+    let started = std::time::Instant::now();
+    for op in ["inspect", "validate"] {
         let (out, peak) = run_ods(op, &file);
         assert!(peak < BOUND, "{op}: peak {peak}");
-        assert_eq!(out.unwrap_err().0, RefusalReason::SelectionTooLarge);
+        let (reason, message) = out.unwrap_err();
+        assert_eq!(reason, RefusalReason::SelectionTooLarge, "{message}");
+        assert!(
+            message.contains("cells once its repeats are counted"),
+            "{message}"
+        );
     }
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+}
+
+/// A sheet past calamine's grid cap with every cell different: read as a
+/// stream, each cell counted and in place.
+#[test]
+fn an_ods_past_the_grid_cap_is_read_whole() {
+    let (rows, cols) = (3_000, 100);
+    let mut xml = String::new();
+    for r in 0..rows {
+        xml.push_str("<table:table-row>");
+        for c in 0..cols {
+            xml.push_str(&format!(
+                r#"<table:table-cell office:value-type="float" office:value="{}"/>"#,
+                r * cols + c
+            ));
+        }
+        xml.push_str("</table:table-row>");
+    }
+    let file = ods(&xml);
+    let (out, peak) = run_ods("inspect", &file);
+    assert!(peak < file.len() * 2 + BOUND, "peak {peak}");
+    let sheet = &out.unwrap()["sheets"][0];
+    assert_eq!(sheet["cells"], rows * cols, "{sheet}");
+    let last = (rows * cols - 1) as f64;
+    let window = run_as_with(
+        SheetsReader::ODS,
+        "select",
+        &file,
+        &[("offset", (rows - 1).into())],
+    );
+    assert_eq!(window["rows"][0][cols - 1], last, "{window}");
 }
 
 /// An xlsx of one sheet: `sheet` writes the sheet's rows (the XML inside
