@@ -524,4 +524,89 @@ mod tests {
         }
         assert!(compared >= 10, "{compared} sheets compared");
     }
+
+    /// A workbook of one sheet whose rows are `rows` (table XML).
+    fn book(rows: &str) -> Vec<u8> {
+        use std::io::Write;
+        let content = format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:spreadsheet><table:table table:name="S">{rows}</table:table></office:spreadsheet></office:body></office:document-content>"#
+        );
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let opts = zip::write::SimpleFileOptions::default();
+        zip.start_file("mimetype", opts).unwrap();
+        zip.write_all(b"application/vnd.oasis.opendocument.spreadsheet")
+            .unwrap();
+        zip.start_file("META-INF/manifest.xml", opts).unwrap();
+        zip.write_all(br#"<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"><manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>"#).unwrap();
+        zip.start_file("content.xml", opts).unwrap();
+        zip.write_all(content.as_bytes()).unwrap();
+        zip.finish().unwrap().into_inner()
+    }
+
+    /// One cell's XML: empty, a number, a string in paragraphs with runs
+    /// of spaces and entities, a boolean, a date, a formula alone, a
+    /// covered cell; repeated or not.
+    fn cell() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let body = prop_oneof![
+            Just(String::new()),
+            (-1e6f64..1e6)
+                .prop_map(|v| format!(r#" office:value-type="float" office:value="{v}""#)),
+            Just(r#" office:value-type="boolean" office:boolean-value="true""#.to_owned()),
+            Just(r#" office:value-type="date" office:date-value="2024-02-29T10:00:00""#.to_owned()),
+            Just(r#" table:formula="of:=1+1""#.to_owned()),
+        ];
+        let text = prop_oneof![
+            Just(String::new()),
+            Just("<text:p>a &amp; b</text:p>".to_owned()),
+            Just(r#"<text:p>x<text:s text:c="3"/>y</text:p><text:p>z</text:p>"#.to_owned()),
+        ];
+        (body, text, 0u8..4, any::<bool>(), any::<bool>()).prop_map(
+            |(body, text, rep, string, covered)| {
+                let name = if covered {
+                    "table:covered-table-cell"
+                } else {
+                    "table:table-cell"
+                };
+                let rep = if rep > 1 {
+                    format!(r#" table:number-columns-repeated="{rep}""#)
+                } else {
+                    String::new()
+                };
+                let body = if string && body.is_empty() {
+                    r#" office:value-type="string""#.to_owned()
+                } else {
+                    body
+                };
+                format!("<{name}{rep}{body}>{text}</{name}>")
+            },
+        )
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// Any table of such cells and rows, repeated or not, reads the
+        /// same streamed as calamine's grid holds it.
+        #[test]
+        fn any_small_table_streams_as_calamine_reads_it(
+            rows in proptest::collection::vec(
+                (proptest::collection::vec(cell(), 0..5), 0u8..4),
+                0..6,
+            )
+        ) {
+            let xml: String = rows
+                .iter()
+                .map(|(cells, rep)| {
+                    let rep = if *rep > 1 { format!(r#" table:number-rows-repeated="{rep}""#) } else { String::new() };
+                    format!("<table:table-row{rep}>{}</table:table-row>", cells.concat())
+                })
+                .collect();
+            let bytes = book(&xml);
+            let theirs = calamine(&bytes, "S");
+            let stream = OdsStream::open(bytes).unwrap();
+            let ours = streamed(&stream, "S").ok();
+            proptest::prop_assert_eq!(ours, theirs, "{}", xml);
+        }
+    }
 }
