@@ -29,6 +29,8 @@ fuzz_target!(|input: &[u8]| {
             sample_rows: None,
             // Inputs here are far below the size a scan splits at.
             threads: None,
+            // A byte budget on some scans: a stop anywhere in the text.
+            max_scan_bytes: (op != Op::Select && ctl & 0x40 != 0).then_some(u64::from(ctl >> 3)),
         },
         ..Request::default()
     };
