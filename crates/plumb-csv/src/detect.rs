@@ -271,7 +271,7 @@ impl CsvSink for Shapes {
         self.0.push(Shape {
             line: record.line,
             fields: record.len(),
-            names: crate::scan::header_looks_like_names(record),
+            names: crate::header::header_looks_like_names(record),
             hash: record
                 .iter()
                 .next()

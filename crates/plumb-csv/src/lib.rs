@@ -27,6 +27,7 @@
 mod block;
 mod cell;
 mod detect;
+mod header;
 mod machine;
 mod parallel;
 mod reader;

@@ -18,7 +18,7 @@ use std::ops::ControlFlow;
 
 use plumb_core::{Refusal, RowCap, TextStream};
 
-use crate::cell::{classify_bytes, CellClass};
+use crate::header::{confirms_row_names, header_looks_like_names, names_after_row_names, Held};
 
 use crate::detect::{detect_dialect, detect_preamble, DELIMITER_SAMPLE_BYTES};
 use crate::machine::{CsvParser, CsvSink, Issue, IssueKind, LineEndings, Record, RowRun};
@@ -120,34 +120,6 @@ pub(crate) fn delimiter_name(d: u8, runs: bool) -> String {
     }
 }
 
-/// What an answer says of a detected delimiter whose confidence is low
-/// or that was judged from the start of the first record alone
-/// (`partial`), or `None` when it is high or the delimiter was given.
-pub(crate) fn confidence_note(
-    confidence: Option<f64>,
-    partial: bool,
-    delimiter: &str,
-) -> Option<String> {
-    let c = confidence?;
-    if partial && c > 0.0 {
-        return Some(format!(
-            "the delimiter `{delimiter}` was judged from the start of the first record alone: the first {} KiB hold no whole record; if the columns look wrong, pass the delimiter option",
-            crate::detect::DELIMITER_SAMPLE_BYTES / 1024
-        ));
-    }
-    if c >= crate::detect::CSV_LOW_CONFIDENCE {
-        return None;
-    }
-    Some(if c == 0.0 {
-        "no candidate delimiter split the sample into columns, so it was read as one column; if the file has columns, pass the delimiter option".to_owned()
-    } else {
-        format!(
-            "the delimiter `{delimiter}` was chosen with low confidence: {:.0}% of the sampled records share one field count; if the columns look wrong, pass the delimiter option",
-            c * 100.0
-        )
-    })
-}
-
 /// Parses a comment argument: one ASCII character that is not a quote,
 /// a line break or whitespace.
 ///
@@ -160,16 +132,6 @@ pub(crate) fn parse_comment(s: &str) -> Result<u8, Refusal> {
             "comment `{s}` is not usable; pass one visible ASCII character such as # or %"
         ))),
     }
-}
-
-/// Whether a record reads as column names: every cell is non-empty text
-/// that is not a number, date, boolean or missing-value token.
-pub(crate) fn header_looks_like_names(record: &Record<'_>) -> bool {
-    record.has_fields()
-        && !record.is_empty()
-        && record
-            .iter()
-            .all(|cell| classify_bytes(cell) == CellClass::String)
 }
 
 /// What a report consumes: the header once, then data rows.
@@ -251,34 +213,6 @@ pub(crate) trait RowSink {
     fn part_done(&mut self) {}
 }
 
-/// The first record, held while the header decision waits for a second
-/// one. It holds the parser's own buffers (taken in
-/// [`CsvSink::adopt`], never copied), and only while a second record
-/// has not begun: the decision is made the moment one does, so the two
-/// are never in memory together.
-struct Held {
-    number: u64,
-    line: u64,
-    byte_offset: u64,
-    quoting_issues: u32,
-    data: Vec<u8>,
-    ends: Vec<u32>,
-}
-
-impl Held {
-    fn record(&self) -> Record<'_> {
-        let mut r = Record::from_parts(
-            self.number,
-            self.line,
-            self.byte_offset,
-            &self.data,
-            &self.ends,
-        );
-        r.quoting_issues = self.quoting_issues;
-        r
-    }
-}
-
 /// Resolves the header, numbers rows, flags ragged rows, and stops at
 /// the row cap.
 pub(crate) struct Resolver<'s, S> {
@@ -293,6 +227,9 @@ pub(crate) struct Resolver<'s, S> {
     cap: RowCap,
     pub(crate) ragged_rows: u64,
     error: Option<Refusal>,
+    /// Whether the header's empty first cell was named (a row-names
+    /// header).
+    pub(crate) named_row_names: bool,
 }
 
 impl<'s, S: RowSink> Resolver<'s, S> {
@@ -308,6 +245,7 @@ impl<'s, S: RowSink> Resolver<'s, S> {
             cap: RowCap::new(max_rows),
             ragged_rows: 0,
             error: None,
+            named_row_names: false,
         }
     }
 
@@ -364,6 +302,7 @@ impl<'s, S: RowSink> Resolver<'s, S> {
     /// sniffer, pandas and DuckDB read `id,name,city\n`.
     fn input_ended(&mut self) -> ControlFlow<()> {
         if let Some(first) = self.pending.take() {
+            let first = self.named(first);
             self.decide(Some(&first.record()))?;
         } else if !self.decided {
             self.decide(None)?;
@@ -375,13 +314,45 @@ impl<'s, S: RowSink> Resolver<'s, S> {
         self.cap.rows()
     }
 
-    /// A second record began: the held first one is the header.
+    /// A second record began: the held first one is the header (a
+    /// row-names header waits for the record itself).
     #[cold]
     fn decide_held(&mut self) -> ControlFlow<()> {
+        if self.pending.as_ref().is_some_and(|h| h.row_names) {
+            return ControlFlow::Continue(());
+        }
         match self.pending.take() {
             Some(first) => self.decide(Some(&first.record())),
             None => ControlFlow::Continue(()),
         }
+    }
+
+    /// The held first record as the header: a row-names header with its
+    /// first cell named.
+    fn named(&mut self, first: Held) -> Held {
+        if first.row_names {
+            self.named_row_names = true;
+            first.named_row_names()
+        } else {
+            first
+        }
+    }
+
+    /// The record after a held row-names header: the header it confirms
+    /// and then this row, or two rows.
+    #[cold]
+    fn settle_row_names(&mut self, record: &Record<'_>) -> ControlFlow<()> {
+        let Some(first) = self.pending.take() else {
+            return self.feed(record);
+        };
+        if confirms_row_names(record) {
+            let first = self.named(first);
+            self.decide(Some(&first.record()))?;
+        } else {
+            self.decide(None)?;
+            self.feed(&first.record())?;
+        }
+        self.feed(record)
     }
 
     #[cold]
@@ -424,6 +395,9 @@ impl<S: RowSink> CsvSink for Resolver<'_, S> {
         if self.decided {
             return self.feed(record);
         }
+        if self.pending.as_ref().is_some_and(|h| h.row_names) {
+            return self.settle_row_names(record);
+        }
         match self.mode {
             HeaderMode::Present => self.decide(Some(record)),
             HeaderMode::Absent => {
@@ -433,7 +407,10 @@ impl<S: RowSink> CsvSink for Resolver<'_, S> {
             // A first record that does not read as names is data, whatever
             // follows; one that does is a header if another record
             // begins (see `record_begins`), else the file's one data row.
-            HeaderMode::Auto if record.overflow.is_some() || !header_looks_like_names(record) => {
+            HeaderMode::Auto
+                if record.overflow.is_some()
+                    || !(header_looks_like_names(record) || names_after_row_names(record)) =>
+            {
                 self.decide(None)?;
                 self.feed(record)
             }
@@ -445,6 +422,7 @@ impl<S: RowSink> CsvSink for Resolver<'_, S> {
                     quoting_issues: record.quoting_issues,
                     data: Vec::new(),
                     ends: Vec::new(),
+                    row_names: !header_looks_like_names(record),
                 });
                 self.adopting = true;
                 ControlFlow::Continue(())
@@ -558,7 +536,11 @@ pub(crate) struct ScanSummary {
     /// held to); none before a row.
     pub width: Option<usize>,
     pub ragged_rows: u64,
-    /// The scan stopped before the end of the file (row cap or sink).
+    /// Whether the header's empty first cell (over row names) was named
+    /// [`crate::header::ROW_NAMES_COLUMN`].
+    pub named_row_names: bool,
+    /// The scan stopped before the end of the file (row cap, sink or
+    /// byte budget).
     pub stopped: bool,
     pub bom: bool,
     /// Line breaks read, quoted ones included: what a later part's line
@@ -786,6 +768,7 @@ pub(crate) fn scan_resolved<R: BufRead, S: RowSink>(
         records: parser.records(),
         width: resolver.width,
         ragged_rows: resolver.ragged_rows,
+        named_row_names: resolver.named_row_names,
         stopped,
         bom: stream.stats().bom,
         line_breaks: parser.lines().saturating_sub(1),

@@ -55,6 +55,11 @@ pub struct DialectReport {
     pub comment: Option<String>,
     /// Comment lines skipped after the table began.
     pub comment_lines: u64,
+    /// Said when the header was read with a name plumb gave: an empty
+    /// first cell over row names (as R's `write.csv` writes), named
+    /// `column0`. Left out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub header_note: Option<String>,
 }
 
 impl crate::scan::ScanSummary {
@@ -62,7 +67,7 @@ impl crate::scan::ScanSummary {
     pub(crate) fn dialect_report(&self) -> DialectReport {
         let delimiter = crate::scan::delimiter_name(self.delimiter, self.runs);
         DialectReport {
-            delimiter_note: crate::scan::confidence_note(
+            delimiter_note: confidence_note(
                 self.confidence,
                 self.partial_sample,
                 &delimiter,
@@ -72,6 +77,12 @@ impl crate::scan::ScanSummary {
             skipped_lines: self.skipped_lines,
             comment: self.comment.map(|c| char::from(c).to_string()),
             comment_lines: self.comment_lines,
+            header_note: self.named_row_names.then(|| {
+                format!(
+                    "the header's first cell is empty, over row names (as R's write.csv writes them); the column is named {}",
+                    crate::header::ROW_NAMES_COLUMN
+                )
+            }),
         }
     }
 }
@@ -137,6 +148,30 @@ fn lossy_len(bytes: &[u8]) -> usize {
 }
 
 pub(crate) use plumb_core::lossy_prefix;
+
+/// What an answer says of a detected delimiter whose confidence is low
+/// or that was judged from the start of the first record alone
+/// (`partial`), or `None` when it is high or the delimiter was given.
+fn confidence_note(confidence: Option<f64>, partial: bool, delimiter: &str) -> Option<String> {
+    let c = confidence?;
+    if partial && c > 0.0 {
+        return Some(format!(
+            "the delimiter `{delimiter}` was judged from the start of the first record alone: the first {} KiB hold no whole record; if the columns look wrong, pass the delimiter option",
+            crate::detect::DELIMITER_SAMPLE_BYTES / 1024
+        ));
+    }
+    if c >= crate::detect::CSV_LOW_CONFIDENCE {
+        return None;
+    }
+    Some(if c == 0.0 {
+        "no candidate delimiter split the sample into columns, so it was read as one column; if the file has columns, pass the delimiter option".to_owned()
+    } else {
+        format!(
+            "the delimiter `{delimiter}` was chosen with low confidence: {:.0}% of the sampled records share one field count; if the columns look wrong, pass the delimiter option",
+            c * 100.0
+        )
+    })
+}
 
 #[cfg(test)]
 mod tests {

@@ -9,6 +9,7 @@ mod parallel;
 mod parallel_inspect;
 mod parallel_search;
 mod parser;
+mod row_names;
 mod runs;
 mod search;
 mod stats;
