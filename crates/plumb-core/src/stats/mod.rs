@@ -678,7 +678,8 @@ impl ValueStats {
         let mut accuracy = BTreeMap::new();
         accuracy.insert("count", Accuracy::Exact);
         accuracy.insert("nulls", Accuracy::Exact);
-        let distinct = self.distinct.count();
+        // An estimate is never above the values there are to tell apart.
+        let distinct = self.distinct.count().min(count.saturating_sub(nulls));
         // Values known by their start alone are told apart by it.
         let compared = ("compared_bytes", self.cut_start.unwrap_or(0) as f64);
         let cut = self.cut_start.is_some();

@@ -751,3 +751,20 @@ fn one_call_a_cell_equals_the_two_calls() {
         assert_eq!(one.report(n, 0), two.report(n, 0), "seed {seed}");
     }
 }
+
+/// A distinct estimate is never above the non-null values counted: all
+/// distinct values past the exact set, on every seed and budget, at
+/// sizes where the sketch's error would otherwise overshoot.
+#[test]
+fn a_distinct_estimate_never_passes_the_values_there_are() {
+    for budget in [STATS_FULL_BUDGET, StatsBudget::for_index(100_000)] {
+        for n in [budget.exact_distinct as i64 + 1, 600, 700, 1_000, 5_000] {
+            for seed in 0..20i64 {
+                let values: Vec<Option<i64>> = (0..n).map(|i| Some(i * 7_919 + seed)).collect();
+                let stats = stats_of(&values, budget);
+                let r = report(&values, &stats);
+                assert!(r.distinct <= n as u64, "{} > {n} (seed {seed})", r.distinct);
+            }
+        }
+    }
+}
