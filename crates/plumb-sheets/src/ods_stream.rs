@@ -52,6 +52,12 @@ pub(crate) struct OdsStream {
     sheets: Vec<SheetEntry>,
 }
 
+/// A fault of the content (zip, XML, a value), as calamine's refusal
+/// would name it.
+fn bad(e: impl std::fmt::Display) -> Stop {
+    Stop::Malformed(e.to_string())
+}
+
 fn xml<R: BufRead>(r: R) -> Reader<R> {
     let mut reader = Reader::from_reader(r);
     let config = reader.config_mut();
@@ -64,7 +70,7 @@ fn xml<R: BufRead>(r: R) -> Reader<R> {
 
 fn attr(e: &BytesStart<'_>, name: &str) -> Result<Option<String>, Stop> {
     for a in e.attributes() {
-        let a = a.map_err(|e| Stop::Malformed(e.to_string()))?;
+        let a = a.map_err(bad)?;
         if a.key.as_ref() == name {
             return unescaped(&a.value).map(Some);
         }
@@ -77,7 +83,7 @@ fn attr(e: &BytesStart<'_>, name: &str) -> Result<Option<String>, Stop> {
 fn unescaped(raw: &str) -> Result<String, Stop> {
     quick_xml::escape::unescape(raw)
         .map(std::borrow::Cow::into_owned)
-        .map_err(|e| Stop::Malformed(e.to_string()))
+        .map_err(bad)
 }
 
 fn count(e: &BytesStart<'_>, name: &str) -> Result<u64, Stop> {
@@ -98,8 +104,7 @@ impl OdsStream {
     }
 
     fn sheets_of(bytes: &[u8]) -> Result<Vec<SheetEntry>, Stop> {
-        let mut zip =
-            zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| Stop::Malformed(e.to_string()))?;
+        let mut zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(bad)?;
         if let Ok(manifest) = zip.by_name("META-INF/manifest.xml") {
             let mut r = xml(BufReader::new(manifest));
             let mut buf = Vec::new();
@@ -114,9 +119,7 @@ impl OdsStream {
                 }
             }
         }
-        let content = zip
-            .by_name("content.xml")
-            .map_err(|e| Stop::Malformed(e.to_string()))?;
+        let content = zip.by_name("content.xml").map_err(bad)?;
         let mut r = xml(BufReader::new(content));
         let mut buf = Vec::new();
         let mut hidden_styles = std::collections::HashSet::new();
@@ -144,13 +147,12 @@ impl OdsStream {
                             });
                         }
                         // The rows are read when the sheet is asked for.
-                        r.read_to_end_into(e.name(), &mut Vec::new())
-                            .map_err(|e| Stop::Malformed(e.to_string()))?;
+                        r.read_to_end_into(e.name(), &mut Vec::new()).map_err(bad)?;
                     }
                     _ => {}
                 },
                 Ok(Event::Eof) => break,
-                Err(e) => return Err(Stop::Malformed(e.to_string())),
+                Err(e) => return Err(bad(e)),
                 _ => {}
             }
         }
@@ -170,11 +172,8 @@ impl OdsStream {
         name: &str,
         mut f: impl FnMut(u32, u32, &Data, &str) -> Result<ControlFlow<()>, plumb_core::Refusal>,
     ) -> Result<(), Stop> {
-        let mut zip = zip::ZipArchive::new(Cursor::new(&self.bytes))
-            .map_err(|e| Stop::Malformed(e.to_string()))?;
-        let content = zip
-            .by_name("content.xml")
-            .map_err(|e| Stop::Malformed(e.to_string()))?;
+        let mut zip = zip::ZipArchive::new(Cursor::new(&self.bytes)).map_err(bad)?;
+        let content = zip.by_name("content.xml").map_err(bad)?;
         let mut r = xml(BufReader::new(content));
         let mut buf = Vec::new();
         loop {
@@ -184,11 +183,10 @@ impl OdsStream {
                     if attr(&e, "table:name")?.as_deref() == Some(name) {
                         return Table::default().read(&mut r, &mut f);
                     }
-                    r.read_to_end_into(e.name(), &mut Vec::new())
-                        .map_err(|e| Stop::Malformed(e.to_string()))?;
+                    r.read_to_end_into(e.name(), &mut Vec::new()).map_err(bad)?;
                 }
                 Ok(Event::Eof) => return Ok(()),
-                Err(e) => return Err(Stop::Malformed(e.to_string())),
+                Err(e) => return Err(bad(e)),
                 _ => {}
             }
         }
@@ -225,7 +223,7 @@ impl Table {
                 }
                 Ok(Event::End(e)) if e.name().as_ref() == "table:table" => return Ok(()),
                 Ok(Event::Eof) => return Ok(()),
-                Err(e) => return Err(Stop::Malformed(e.to_string())),
+                Err(e) => return Err(bad(e)),
                 _ => {}
             }
         }
@@ -264,7 +262,7 @@ impl Table {
                 Ok(Event::Eof) => {
                     return Err(Stop::Malformed("the content ends inside a row".into()))
                 }
-                Err(e) => return Err(Stop::Malformed(e.to_string())),
+                Err(e) => return Err(bad(e)),
                 Ok(other) => {
                     return Err(Stop::Malformed(format!(
                         "a row holds {} where a cell was expected",
@@ -305,7 +303,7 @@ fn cell<R: BufRead>(r: &mut Reader<R>, e: &BytesStart<'_>) -> Result<(Data, Stri
     let (mut is_string, mut is_error) = (false, false);
     let mut formula = String::new();
     for a in e.attributes() {
-        let a = a.map_err(|e| Stop::Malformed(e.to_string()))?;
+        let a = a.map_err(bad)?;
         let key = a.key.as_ref();
         let text = || unescaped(&a.value);
         match key {
@@ -333,8 +331,7 @@ fn cell<R: BufRead>(r: &mut Reader<R>, e: &BytesStart<'_>) -> Result<(Data, Stri
     let from_text = (value.is_none() && is_string)
         || (is_error && matches!(&value, Some(Data::String(s)) if s.is_empty()));
     if !from_text {
-        r.read_to_end_into(e.name(), &mut Vec::new())
-            .map_err(|e| Stop::Malformed(e.to_string()))?;
+        r.read_to_end_into(e.name(), &mut Vec::new()).map_err(bad)?;
         return Ok((value.unwrap_or(Data::Empty), formula));
     }
     let mut s = String::new();
@@ -365,9 +362,7 @@ fn cell<R: BufRead>(r: &mut Reader<R>, e: &BytesStart<'_>) -> Result<(Data, Stri
                     "amp" => Some('&'),
                     "apos" => Some('\''),
                     "quot" => Some('"'),
-                    _ => g
-                        .resolve_char_ref()
-                        .map_err(|e| Stop::Malformed(e.to_string()))?,
+                    _ => g.resolve_char_ref().map_err(bad)?,
                 };
                 let Some(c) = c else {
                     return Err(Stop::Malformed(format!(
@@ -388,8 +383,7 @@ fn cell<R: BufRead>(r: &mut Reader<R>, e: &BytesStart<'_>) -> Result<(Data, Stri
             }
             Ok(Event::Start(t)) => match t.name().as_ref() {
                 "office:annotation" => {
-                    r.read_to_end_into(t.name(), &mut Vec::new())
-                        .map_err(|e| Stop::Malformed(e.to_string()))?;
+                    r.read_to_end_into(t.name(), &mut Vec::new()).map_err(bad)?;
                 }
                 "text:p" if !std::mem::take(&mut first) => {
                     room(&s, 1)?;
@@ -405,7 +399,7 @@ fn cell<R: BufRead>(r: &mut Reader<R>, e: &BytesStart<'_>) -> Result<(Data, Stri
                 _ => {}
             },
             Ok(Event::Eof) => return Err(Stop::Malformed("the content ends inside a cell".into())),
-            Err(e) => return Err(Stop::Malformed(e.to_string())),
+            Err(e) => return Err(bad(e)),
             _ => {}
         }
     }
