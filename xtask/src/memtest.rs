@@ -99,6 +99,18 @@ pub(crate) fn cli(op: &str, path: &Path, extra: &[&str]) -> Vec<String> {
     args
 }
 
+/// The CLI command `plumb <op> <path> <extra...>` as a person runs it:
+/// the terminal view, not `--json` (the pager off).
+pub(crate) fn screen(op: &str, path: &Path, extra: &[&str]) -> Vec<String> {
+    let mut args = vec![
+        op.to_owned(),
+        path.display().to_string(),
+        "--no-pager".to_owned(),
+    ];
+    args.extend(extra.iter().map(|a| (*a).to_owned()));
+    args
+}
+
 /// A `plumb tool` command over `dir` fed one `data` call with `args`
 /// (written to `<name>.json` in `dir`).
 pub(crate) fn tool_call(dir: &Path, name: &str, args: &str) -> std::io::Result<Vec<String>> {

@@ -2,12 +2,13 @@
 //! Parquet) that declare far more than they hold, written here byte by
 //! byte or by plumb-testkit's crafted-Parquet writer; a Parquet work bomb
 //! read within a byte budget; a table of ten thousand columns whose
-//! statistics every value fills; and remote scans split over threads.
+//! statistics every value fills, and one of empty cells, each also shown
+//! as a person sees it; and remote scans split over threads.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::memtest::{cli, tool_call, Case};
+use crate::memtest::{cli, screen, tool_call, Case};
 
 /// Small files of the newer readers that declare far more than they
 /// hold (whatever `--memtest-mb` says): each op answers or refuses within
@@ -134,7 +135,28 @@ pub(crate) fn hostile(dir: &Path) -> std::io::Result<Vec<Case>> {
     }
     out.push(("Parquet dictionary run of 64 TB (budgeted)", p, run));
     out.push(wide_statistics(dir)?);
+    out.push(empty_cells(dir)?);
     Ok(out)
+}
+
+/// Ten thousand columns of empty cells, a thousand rows (10 MB): a
+/// window of them prints little but holds a cell each.
+fn empty_cells(dir: &Path) -> std::io::Result<Case> {
+    let p = dir.join("empty_cells.csv");
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&p)?);
+    let header: Vec<String> = (0..10_000).map(|c| format!("c{c}")).collect();
+    writeln!(w, "{}", header.join(","))?;
+    let row = ",".repeat(9_999);
+    for _ in 0..1_000 {
+        writeln!(w, "{row}")?;
+    }
+    w.flush()?;
+    let ops = vec![
+        cli("select", &p, &["--limit", "1000"]),
+        screen("select", &p, &["--limit", "1000"]),
+        screen("inspect", &p, &[]),
+    ];
+    Ok(("a window of ten million empty cells (csv)", p, ops))
 }
 
 /// Ten thousand columns of numbers and text, 600 rows of values that are
@@ -160,6 +182,9 @@ fn wide_statistics(dir: &Path) -> std::io::Result<Case> {
     let ops = vec![
         cli("inspect", &p, &["--stats"]),
         cli("inspect", &p, &["--stats", "--threads", "2"]),
+        screen("inspect", &p, &["--stats"]),
+        screen("select", &p, &["--limit", "1000"]),
+        cli("select", &p, &["--limit", "1000"]),
         tool_call(
             dir,
             "wide_stats.inspect",

@@ -720,6 +720,7 @@ fn data(
     match answer {
         Err(r) => refuse(&r, common.json),
         Ok(a) => {
+            let verdict = a.verdict();
             let remote = remote_report();
             let shown = if let (true, Some(r)) = (common.json, &remote) {
                 let mut v = a.to_json();
@@ -742,14 +743,33 @@ fn data(
                 grep_lines(&a.to_json())
             } else {
                 let look = screen.look();
-                let v = a.to_json();
-                let text = match op {
+                // The typed answer is written out and freed while a tree
+                // within the screen's bounds is read back.
+                let v = match plumb_tool::answer_tree(a, render::SCREEN_BOUNDS) {
+                    Ok(t) => {
+                        let mut v = t.value;
+                        if !t.trimmed.is_empty() {
+                            v[render::SCREEN_CUT_KEY] = Value::Array(t.trimmed);
+                        }
+                        v
+                    }
+                    Err(message) => {
+                        return refuse(
+                            &plumb::Refusal::new(plumb::RefusalReason::ReadError, message),
+                            false,
+                        )
+                    }
+                };
+                let mut text = match op {
                     Op::Inspect => render::inspect(&v, &look, source.len()),
                     Op::Select => render::select(&v, &look),
                     Op::Validate => render::validate(&v, &look),
                     Op::Search => render::search(&v, &look),
                     _ => render::generic(&v, &look),
                 };
+                text.push_str(&render::screen_cut_note(&v, &look));
+                // The text is all that is shown: the tree goes first.
+                drop(v);
                 present(&text, screen)
             };
             if let Err(code) = shown {
@@ -758,9 +778,10 @@ fn data(
             if !common.json {
                 remote_note();
             }
-            match a.verdict() {
-                Some(Some(false)) => ExitCode::from(1),
-                _ => ExitCode::SUCCESS,
+            if verdict == Some(Some(false)) {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
             }
         }
     }

@@ -24,6 +24,82 @@ const DROP_CAP: usize = 20;
 /// Spaces between two columns.
 const GAP: usize = 2;
 
+/// The most an answer's tree may cost on the way to the screen (its
+/// values at the size of a JSON value, plus their text): a terminal view
+/// is read by a person, so a wider answer (ten thousand columns, a window
+/// of a million empty cells) is shown in part, with a line saying what
+/// was left out, and `--json` prints it whole. This bounds the view's
+/// memory, which would otherwise be many times the answer's text.
+pub const SCREEN_TREE_BYTES: usize = 4 << 20;
+
+/// The longest string a terminal view holds; a longer one shows as
+/// `{"$truncated": <its start>, "bytes": <its length>}`.
+pub const SCREEN_STRING_BYTES: usize = 64 << 10;
+
+/// How much of an answer a terminal view reads (see
+/// [`SCREEN_TREE_BYTES`]). Once it is spent, each list read after keeps
+/// its first 16 items (an answer's issues come after its columns), within
+/// a reserve of a quarter more.
+pub const SCREEN_BOUNDS: plumb_tool::TreeBounds = plumb_tool::TreeBounds {
+    list_items: usize::MAX,
+    list_bytes: usize::MAX,
+    string_bytes: SCREEN_STRING_BYTES,
+    tree_bytes: SCREEN_TREE_BYTES,
+    reserve_bytes: SCREEN_TREE_BYTES / 4,
+    floor_items: 16,
+    floor_string_bytes: 256,
+};
+
+/// The key under which the terminal view's cuts ride in the tree it
+/// renders (`{"field", "kept", "total"}` each): never in `--json`.
+pub const SCREEN_CUT_KEY: &str = "$screen_cut";
+
+/// How many items the list at top-level `key` of the answer holds: the
+/// items in the tree, plus any the terminal view left out.
+fn listed(a: &Value, key: &str) -> u64 {
+    let kept = a[key].as_array().map_or(0, Vec::len) as u64;
+    let pointer = format!("/{key}");
+    a[SCREEN_CUT_KEY]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|n| n["field"] == pointer.as_str())
+        .and_then(|n| n["total"].as_u64())
+        .unwrap_or(kept)
+}
+
+/// The note that says what the terminal view left out of the answer,
+/// empty when nothing was: the first three lists cut, by JSON Pointer,
+/// then how many more.
+pub fn screen_cut_note(a: &Value, look: &Look) -> String {
+    const NAMED: usize = 3;
+    let Some(cuts) = a[SCREEN_CUT_KEY].as_array().filter(|c| !c.is_empty()) else {
+        return String::new();
+    };
+    let mut named = Vec::new();
+    let mut more = 0u64;
+    for c in cuts {
+        match (c["field"].as_str(), c["kept"].as_u64(), c["total"].as_u64()) {
+            (Some(f), Some(kept), Some(total)) if named.len() < NAMED => {
+                named.push(format!("{f} shows {kept} of {total} items"));
+            }
+            (Some(_), Some(_), Some(_)) => more += 1,
+            _ => more += c["count"].as_u64().unwrap_or(0),
+        }
+    }
+    if more > 0 {
+        named.push(format!(
+            "{more} more list{} cut",
+            if more == 1 { "" } else { "s" }
+        ));
+    }
+    let text = format!(
+        "the answer is too large for the terminal view and is shown in part ({}); --json prints it whole",
+        named.join(", ")
+    );
+    look.paint(&look.wrap("note: ", &text, 6), Paint::Warn)
+}
+
 /// How an answer is laid out: the width (None: unlimited), colour, and
 /// whether rows are shown as records, one field per line.
 #[derive(Clone, Copy, Debug)]
@@ -754,7 +830,7 @@ fn inspect_table(a: &Value, look: &Look, size: Option<String>) -> String {
         _ => None,
     };
     let mut parts: Vec<String> = size.into_iter().chain(rows).collect();
-    let ncols = columns.len() as u64 + a["untracked_columns"].as_u64().unwrap_or(0);
+    let ncols = listed(a, "columns") + a["untracked_columns"].as_u64().unwrap_or(0);
     parts.extend(count(&Value::from(ncols), "column", "columns"));
     let mut out = table_head(look, a, parts);
     let with_stats = columns.iter().any(|c| c["stats"].is_object());
@@ -826,7 +902,7 @@ fn inspect_columnar(a: &Value, look: &Look, size: Option<String>) -> String {
     let mut parts: Vec<String> = size.into_iter().collect();
     parts.extend(count(&a["rows"], "row", "rows"));
     parts.extend(count(&a["row_groups"]["count"], "row group", "row groups"));
-    let ncols = columns.len() as u64 + a["columns_omitted"].as_u64().unwrap_or(0);
+    let ncols = listed(a, "columns") + a["columns_omitted"].as_u64().unwrap_or(0);
     parts.extend(count(&Value::from(ncols), "column", "columns"));
     let mut out = summary(look, a, parts);
     if let Some(w) = a["created_by"].as_str() {
@@ -890,7 +966,7 @@ fn inspect_sheets(a: &Value, look: &Look, size: Option<String>) -> String {
         .map(Vec::as_slice)
         .unwrap_or_default();
     let mut parts: Vec<String> = size.into_iter().collect();
-    parts.extend(count(&Value::from(sheets.len()), "sheet", "sheets"));
+    parts.extend(count(&Value::from(listed(a, "sheets")), "sheet", "sheets"));
     parts.push(format!("{} date system", word(&a["date_system"])));
     let mut out = summary(look, a, parts);
     for s in sheets {
@@ -981,8 +1057,11 @@ fn inspect_tree(a: &Value, look: &Look, size: Option<String>) -> String {
             None => parts.push(root.to_owned()),
         }
     }
-    if let Some(keys) = a["key_order"].as_array().or(a["keys"].as_array()) {
-        parts.extend(count(&Value::from(keys.len()), "key", "keys"));
+    for key in ["key_order", "keys"] {
+        if a[key].is_array() {
+            parts.extend(count(&Value::from(listed(a, key)), "key", "keys"));
+            break;
+        }
     }
     if let Some(d) = a["max_depth"].as_u64() {
         parts.push(format!("depth {d}"));
@@ -1133,21 +1212,22 @@ pub fn select(a: &Value, look: &Look) -> String {
     let mut out = String::new();
     if let Some(rows) = a["rows"].as_array() {
         // Rows of objects (Parquet) are laid out by their columns.
-        let (rows, header) = match a["columns"].as_array() {
+        let laid: Vec<Value>;
+        let (rows, header): (&[Value], &Value) = match a["columns"].as_array() {
             Some(names) if rows.iter().all(Value::is_object) => {
                 let keys: Vec<&str> = names.iter().filter_map(Value::as_str).collect();
-                let laid = rows
+                laid = rows
                     .iter()
                     .map(|r| Value::Array(keys.iter().map(|k| r[*k].clone()).collect()))
                     .collect();
-                (laid, Value::Array(names.clone()))
+                (&laid, &a["columns"])
             }
             // A workbook's select says whether there is a header, and
             // names its columns.
-            _ if a["header"].is_boolean() => (rows.clone(), a["columns"].clone()),
-            _ => (rows.clone(), a["header"].clone()),
+            _ if a["header"].is_boolean() => (rows, &a["columns"]),
+            _ => (rows, &a["header"]),
         };
-        let mut grid = rows_grid(&rows, &header, None);
+        let mut grid = rows_grid(rows, header, None);
         if let Some(first) = a["first_row"].as_u64().or_else(|| a["offset"].as_u64()) {
             grid.labels = (0..rows.len() as u64)
                 .map(|i| format!("row {}", first + i))

@@ -560,3 +560,58 @@ fn a_column_short_rows_leave_out_says_so() {
     assert!(row("b").contains("no cell in 1 short row"), "{}", row("b"));
     assert!(row("c").contains("no cell in 2 short rows"), "{}", row("c"));
 }
+
+#[test]
+fn an_answer_too_large_for_the_view_is_shown_in_part_and_says_what_it_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("wide.csv");
+    let cols = 9_000;
+    let mut text: String = (0..cols).map(|c| format!("c{c},")).collect();
+    text.pop();
+    text.push('\n');
+    for r in 0..3 {
+        let row: Vec<String> = (0..cols).map(|c| format!("{}", r * c)).collect();
+        text.push_str(&row.join(","));
+        text.push('\n');
+    }
+    std::fs::write(&p, text).unwrap();
+    let path = p.to_str().unwrap();
+    let out = plumb(&["inspect", path, "--no-pager"]);
+    assert_eq!(out.status.code(), Some(0));
+    let shown = String::from_utf8(out.stdout).unwrap();
+    // The summary counts the whole answer, not what the view kept.
+    assert!(
+        shown.lines().next().unwrap().contains("9000 columns"),
+        "{shown}"
+    );
+    let note = shown
+        .split("note: the answer is too large for the terminal view")
+        .nth(1)
+        .expect("a note says the view is partial");
+    let note = note.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(note.contains("/columns shows"), "{note}");
+    assert!(note.contains("of 9000 items"), "{note}");
+    assert!(note.contains("--json prints it whole"), "{note}");
+    let listed = shown
+        .lines()
+        .filter(|l| {
+            // A column's line: its index, then its name.
+            let mut w = l.split_whitespace();
+            w.next().is_some_and(|i| i.parse::<u32>().is_ok())
+                && w.next()
+                    .is_some_and(|n| n.starts_with('c') && n[1..].parse::<u32>().is_ok())
+        })
+        .count();
+    let kept: u64 = note
+        .split("/columns shows ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert!(kept > 100 && kept < 9000, "{kept}");
+    assert_eq!(listed as u64, kept, "{shown}");
+    // --json prints every column.
+    let out = plumb(&["inspect", path, "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["columns"].as_array().unwrap().len(), cols);
+}

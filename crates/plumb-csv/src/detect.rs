@@ -261,6 +261,9 @@ struct Shape {
     /// It opens with `#` and a name right after (`#code`), as a
     /// commented header does and a prose note (`# text`) does not.
     hash_name: bool,
+    /// Its last field is empty: a trailing delimiter, when most rows
+    /// have one.
+    trailing_empty: bool,
 }
 
 #[derive(Default)]
@@ -279,6 +282,7 @@ impl CsvSink for Shapes {
             hash_name: record.iter().next().is_some_and(|f| {
                 f.first() == Some(&b'#') && f.get(1).is_some_and(|b| b.is_ascii_alphanumeric())
             }),
+            trailing_empty: record.len() >= 2 && record.get(record.len() - 1) == Some(&b""[..]),
         });
         ControlFlow::Continue(())
     }
@@ -306,7 +310,8 @@ pub struct Preamble {
 /// table are such lines; a header one field short of
 /// the rows (R's `write.table` leaves the row-name column unnamed) is
 /// not, when its cells read as names and the table has three columns or
-/// more. At most [`CSV_PREAMBLE_MAX_LINES`], unless every line is a `#`
+/// more, nor are lines one field short of rows that end with a
+/// delimiter (the table's shape less the trailing empty field). At most [`CSV_PREAMBLE_MAX_LINES`], unless every line is a `#`
 /// line (then as many as the sample holds).
 ///
 /// ```
@@ -370,17 +375,33 @@ pub fn detect_preamble(
         };
     }
     // Otherwise short lines above a table that mostly keeps its width.
-    let Some(k) = records.iter().position(|r| r.fields == mode) else {
+    // Rows that end with a delimiter (an empty last field) make the
+    // table's shape one field wider than its lines without one: a line of
+    // that shape less the empty field (a header written without the
+    // trailing delimiter) is the table's, not a preamble's.
+    let modal = records.iter().filter(|r| r.fields == mode && !r.hash);
+    let (trailing, all) = modal.fold((0, 0), |(t, a), r| {
+        (t + usize::from(r.trailing_empty), a + 1)
+    });
+    let short_of_trailing =
+        |r: &Shape| mode >= 3 && r.fields == mode - 1 && trailing * 5 >= all * 4;
+    let Some(k) = records
+        .iter()
+        .position(|r| r.fields >= mode || short_of_trailing(r))
+    else {
         return none;
     };
-    if mode < 2 || k == 0 || records[..k].iter().any(|r| r.fields >= mode) {
+    if mode < 2 || k == 0 {
         return none;
     }
     let line = records[k].line;
     let first = &records[0];
     let row_names_header = k == 1 && mode >= 3 && first.fields == mode - 1 && first.names;
     let rest = &records[k..];
-    let regular = rest.iter().filter(|r| r.fields == mode).count();
+    let regular = rest
+        .iter()
+        .filter(|r| r.fields == mode || short_of_trailing(r))
+        .count();
     if line - 1 > CSV_PREAMBLE_MAX_LINES
         || row_names_header
         || rest.len() < 2

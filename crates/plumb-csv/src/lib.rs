@@ -61,8 +61,8 @@ pub use reader::CsvReader;
 pub use report::{
     ColumnRef, ColumnReport, CsvInspect, CsvSearch, CsvSelect, CsvValidate, DialectReport,
     PrecisionFact, RowHit, SelectCell, CSV_SEARCH_FETCH_BYTES, CSV_SEARCH_ROW_BYTES,
-    CSV_SEARCH_ROW_CELLS, CSV_SELECT_BUDGET_BYTES, INSPECT_NARROW_TEXT_BYTES,
-    INSPECT_SAMPLE_BUDGET_BYTES, INSPECT_WIDE_TEXT_COLUMNS,
+    CSV_SEARCH_ROW_CELLS, CSV_SELECT_BUDGET_BYTES, CSV_SELECT_CELL_FRAME_BYTES,
+    INSPECT_NARROW_TEXT_BYTES, INSPECT_SAMPLE_BUDGET_BYTES, INSPECT_WIDE_TEXT_COLUMNS,
 };
 pub use scan::{HeaderMode, QuoteMode};
 
@@ -221,6 +221,17 @@ pub fn search<R: BufRead>(
     let mut sink = report::SearchSink::new(query.clone(), column, rows_from.is_some());
     let stream = stream.within(query.max_scan_bytes);
     let summary = scan::scan(stream, format.dialect(opts), opts.header, None, &mut sink)?;
+    // A column past the header's is one only if some row reached it (a
+    // scan stopped early cannot say that none did).
+    if let Some(c) = sink.column_index() {
+        if c >= summary.widest && !summary.stopped {
+            return Err(Refusal::invalid_argument(format!(
+                "column index {c} is not a column; this file has {} columns (0 to {}), counting rows wider than its header",
+                summary.widest,
+                summary.widest.saturating_sub(1)
+            )));
+        }
+    }
     if let Some(source) = rows_from {
         report::fetch_hits(&mut sink, source, &summary)?;
     }

@@ -445,6 +445,15 @@ pub fn search_in_parts(
     }) else {
         return Ok(None);
     };
+    // A column past every row's is refused, as one thread refuses it.
+    let past = |c: usize| c >= summary.widest;
+    if sinks
+        .first()
+        .and_then(|(s, _)| s.column_index())
+        .is_some_and(past)
+    {
+        return Ok(None);
+    }
     let mut whole: Option<SearchSink> = None;
     for (at, (mut part, before)) in sinks.into_iter().enumerate() {
         // A row not judged whole is counted as one thread counts it: up

@@ -226,6 +226,8 @@ pub(crate) struct Resolver<'s, S> {
     width: Option<usize>,
     cap: RowCap,
     pub(crate) ragged_rows: u64,
+    /// The most cells a ragged row held (0 when none was ragged).
+    pub(crate) widest: usize,
     error: Option<Refusal>,
     /// Whether the header's empty first cell was named (a row-names
     /// header).
@@ -244,6 +246,7 @@ impl<'s, S: RowSink> Resolver<'s, S> {
             width: None,
             cap: RowCap::new(max_rows),
             ragged_rows: 0,
+            widest: 0,
             error: None,
             named_row_names: false,
         }
@@ -279,6 +282,7 @@ impl<'s, S: RowSink> Resolver<'s, S> {
             None => self.width = Some(row.len()),
             Some(w) if row.overflow.is_none() && row.len() != w => {
                 self.ragged_rows += 1;
+                self.widest = self.widest.max(row.len());
                 let issue = Issue {
                     kind: IssueKind::RaggedRow,
                     record: row.number,
@@ -536,6 +540,9 @@ pub(crate) struct ScanSummary {
     /// held to); none before a row.
     pub width: Option<usize>,
     pub ragged_rows: u64,
+    /// The most cells any row held, the header's among them: where the
+    /// columns inspect lists end.
+    pub widest: usize,
     /// Whether the header's empty first cell (over row names) was named
     /// [`crate::header::ROW_NAMES_COLUMN`].
     pub named_row_names: bool,
@@ -768,6 +775,7 @@ pub(crate) fn scan_resolved<R: BufRead, S: RowSink>(
         records: parser.records(),
         width: resolver.width,
         ragged_rows: resolver.ragged_rows,
+        widest: resolver.widest.max(resolver.width.unwrap_or(0)),
         named_row_names: resolver.named_row_names,
         stopped,
         bom: stream.stats().bom,

@@ -84,7 +84,7 @@ pub use inspect::{
     PARQUET_LIST_ROW_GROUPS, PARQUET_SCHEMA_TEXT_BYTES,
 };
 pub use search::{ParquetHit, ParquetSearch};
-pub use select::{ParquetSelect, PARQUET_SELECT_BUDGET_BYTES};
+pub use select::{ParquetSelect, PARQUET_SELECT_BUDGET_BYTES, PARQUET_SELECT_CELL_FRAME_BYTES};
 pub use validate::{Fault, ParquetValidate};
 pub use value::{PARQUET_VALUE_MEMBERS, PARQUET_VALUE_TEXT_BYTES};
 

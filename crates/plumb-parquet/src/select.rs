@@ -17,13 +17,21 @@ use plumb_core::{clamp_limit, impl_answer, json_len, Refusal, RefusalReason, Req
 use crate::value::{self, row_json, Cuts, Leaf};
 use crate::{refusal_of, Opened};
 
-/// The most bytes of JSON text the rows of one Parquet select take: a
-/// window stops before the row that would pass it (`shortened`), and a
-/// first row that alone passes it has its largest values cut to fit
-/// (each saying its full length), as CSV select's budget does. Without
-/// it a file of a few KiB whose rows repeat a long string (dictionary
-/// encoded, compressed) made a select of a gigabyte.
+/// The most bytes of JSON text the rows of one Parquet select take
+/// (each value of a flat row also costing
+/// [`PARQUET_SELECT_CELL_FRAME_BYTES`]): a window stops before the row
+/// that would pass it (`shortened`), and a first row that alone passes
+/// it has its largest values cut to fit (each saying its full length),
+/// as CSV select's budget does. A file of a few KiB whose rows repeat a
+/// long string (dictionary encoded, compressed) thus cannot make a select
+/// of a gigabyte.
 pub const PARQUET_SELECT_BUDGET_BYTES: usize = 1024 * 1024;
+
+/// What each value of a flat row costs the budget beside its text: it is
+/// a member of the row's object in memory, its name repeated in every
+/// row, so a window of thousands of short columns is bounded by what it
+/// holds, not only by what it prints.
+pub const PARQUET_SELECT_CELL_FRAME_BYTES: usize = 16;
 
 /// The answer of Parquet select.
 #[derive(Clone, Debug, Serialize)]
@@ -329,8 +337,8 @@ fn window_of_flat(
         let node = descr.self_type();
         let name = node.name().to_owned();
         let mut reader = group.get_column_reader(c).map_err(|e| refusal_of(&e))?;
-        // A key, its quotes, its colon and a comma.
-        let key = name.len() + 4;
+        // A key, its quotes, its colon and a comma, and the member.
+        let key = name.len() + 4 + PARQUET_SELECT_CELL_FRAME_BYTES;
         let mut prefix = 0usize;
         let mut fits = |r: usize, v: &Value| {
             sizes[r] += key + json_len(v);
@@ -350,11 +358,15 @@ fn window_of_flat(
         }
         take = reached;
         for (_, earlier) in &mut columns {
-            earlier.truncate(take);
+            if earlier.len() > take {
+                earlier.truncate(take);
+                earlier.shrink_to_fit();
+            }
         }
         columns.push((name, values));
     }
-    let mut built: Vec<Map<String, Value>> = (0..take).map(|_| Map::new()).collect();
+    let width = columns.len();
+    let mut built: Vec<Map<String, Value>> = (0..take).map(|_| Map::with_capacity(width)).collect();
     for (name, values) in columns {
         for (row, v) in built.iter_mut().zip(values) {
             row.insert(name.clone(), v);
@@ -508,7 +520,9 @@ fn window<T: DataType>(
         return Ok((Vec::new(), false));
     }
     let optional = descr.max_def_level() > 0;
-    let mut out = Vec::with_capacity(take);
+    // Grown as values fit, not sized to `take`: a wide file's window
+    // ends after few rows, and every column would hold room for all.
+    let mut out = Vec::new();
     let mut def = Vec::new();
     let mut values = Vec::new();
     while out.len() < take {

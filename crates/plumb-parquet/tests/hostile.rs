@@ -255,3 +255,57 @@ fn a_dictionary_run_bomb_stops_at_the_byte_budget() {
     }
     assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
 }
+
+/// A file of `columns` INT32 columns of one value each, `rows` rows: a
+/// few hundred KiB written, and a window of it is wide.
+fn wide_file(columns: usize, rows: usize) -> Vec<u8> {
+    use parquet::data_type::Int32Type;
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use std::sync::Arc;
+    let fields: String = (0..columns)
+        .map(|c| format!("REQUIRED INT32 c{c};"))
+        .collect();
+    let schema = parquet::schema::parser::parse_message_type(&format!("message m {{{fields}}}"))
+        .expect("schema");
+    let mut out = Vec::new();
+    let props = Arc::new(WriterProperties::builder().build());
+    let mut w = SerializedFileWriter::new(&mut out, Arc::new(schema), props).expect("writer");
+    let mut group = w.next_row_group().expect("group");
+    let values = vec![1i32; rows];
+    while let Some(mut col) = group.next_column().expect("next") {
+        col.typed::<Int32Type>()
+            .write_batch(&values, None, None)
+            .expect("write");
+        col.close().expect("close");
+    }
+    group.close().expect("group close");
+    w.close().expect("file close");
+    out
+}
+
+#[test]
+fn a_window_of_thousands_of_short_columns_is_bounded_by_what_it_holds() {
+    let file = wide_file(4_000, 1_500);
+    let mut req = Request::default();
+    req.window.limit = Some(1_000);
+    let (out, peak) = run("select", &file, req);
+    let Outcome::Answer(a) = out else {
+        panic!("{out:?}")
+    };
+    // Each row prints about 10 bytes a value, but holds a member of an
+    // object per value: the frame keeps the rows held near the budget.
+    let returned = a["returned"].as_u64().unwrap();
+    let frame = plumb_parquet::PARQUET_SELECT_CELL_FRAME_BYTES as u64;
+    let per_row: u64 = (0..4_000u64)
+        .map(|c| format!("c{c}").len() as u64 + 4 + 1 + frame)
+        .sum::<u64>()
+        + 3;
+    assert!(
+        returned >= 1
+            && returned * per_row <= plumb_parquet::PARQUET_SELECT_BUDGET_BYTES as u64 + per_row
+    );
+    assert_eq!(a["shortened"], true);
+    assert_eq!(a["rows"][0]["c3999"], 1, "{}", a["rows"][0]["c3999"]);
+    assert!(peak < 16 << 20, "peak heap {peak}");
+}

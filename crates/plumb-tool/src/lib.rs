@@ -40,7 +40,10 @@ mod paths;
 mod surface;
 
 pub use args::{data_schema, jsonpath_to_pointer, repair, ReadArgs};
-pub use bounded::{OBSERVATION_LIST_BYTES, OBSERVATION_LIST_ITEMS, OBSERVATION_STRING_BYTES};
+pub use bounded::{
+    answer_tree, BoundedJson, TreeBounds, OBSERVATION_LIST_BYTES, OBSERVATION_LIST_ITEMS,
+    OBSERVATION_STRING_BYTES,
+};
 pub use envelope::{
     fit, json_len, Budget, Reservation, OBSERVATION_CAP_BYTES, OBSERVATION_MIN_BYTES,
 };

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use plumb_core::{echo, echo_within, CancelToken, FileSource, Refusal, RefusalReason, Source};
 
 use crate::args::{data_args, data_schema, read_args, DataArgs, ReadArgs};
-use crate::bounded::bounded_reader;
+use crate::bounded::{answer_tree, TreeBounds};
 use crate::envelope::{fit_noted, json_len, Budget, OBSERVATION_CAP_BYTES};
 use crate::paths::Workspace;
 
@@ -279,7 +279,7 @@ impl Toolbox {
                 // Only the JSON is needed from here: the typed answer is
                 // written into a pipe and freed once written, while its
                 // bounded tree is read from the other end.
-                let bounded = match bounded_answer(answer) {
+                let bounded = match answer_tree(answer, TreeBounds::OBSERVATION) {
                     Ok(b) => b,
                     Err(message) => {
                         let r = Refusal::new(RefusalReason::ReadError, message);
@@ -433,29 +433,4 @@ impl Toolbox {
             "observation_cap_bytes": OBSERVATION_CAP_BYTES,
         })
     }
-}
-
-/// The answer's JSON as a bounded tree, its text never held whole: it is
-/// written into a pipe on a thread of its own (which frees the answer
-/// once written) and read from the other end here. A reader that stops
-/// early closes its end, so the writer ends too.
-fn bounded_answer(answer: Box<dyn plumb::Answer>) -> Result<crate::bounded::BoundedJson, String> {
-    let (reader, writer) = std::io::pipe().map_err(|e| e.to_string())?;
-    std::thread::scope(|s| {
-        let written = s.spawn(move || {
-            let mut out = std::io::BufWriter::with_capacity(64 << 10, writer);
-            answer
-                .write_json(&mut out)
-                .and_then(|()| std::io::Write::flush(&mut out))
-        });
-        let read = bounded_reader(std::io::BufReader::with_capacity(64 << 10, reader));
-        let written = written
-            .join()
-            .unwrap_or_else(|_| Err(std::io::Error::other("writing the answer failed")));
-        // The reader's fault is the first; a writer that met a closed
-        // pipe only followed it.
-        let bounded = read?;
-        written.map_err(|e| e.to_string())?;
-        Ok(bounded)
-    })
 }

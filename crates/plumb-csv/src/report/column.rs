@@ -22,7 +22,7 @@ use crate::cell::{
 use super::inspect::{INSPECT_NARROW_TEXT_BYTES, INSPECT_WIDE_TEXT_COLUMNS};
 use super::lossy_prefix;
 use super::shape::{char_count, code_shaped, code_shaped_float, comma_decimal};
-use super::stats::ColumnStats;
+use super::stats::{ColumnStats, Settled};
 
 /// A fact about the number literals of a column that a double would misstate.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -411,9 +411,16 @@ impl ColumnAcc {
             CellClass::Float if code_shaped_float(scan.trimmed) => {
                 let rare = self.rare();
                 rare.code_floats += 1;
+                // A double past the quick reading's range (`12E34`) is
+                // parsed: an end without a value would never move.
                 let v = scan
                     .number
                     .and_then(|n| n.exponent_f64())
+                    .or_else(|| {
+                        std::str::from_utf8(scan.trimmed)
+                            .ok()
+                            .and_then(|t| t.parse::<f64>().ok())
+                    })
                     .unwrap_or(f64::NAN);
                 let literal = scan.trimmed.to_vec();
                 match &mut rare.code_float_ends {
@@ -489,9 +496,11 @@ impl ColumnAcc {
     /// a missing-value token shaped like the column's codes (`NA`,
     /// Namibia, among `US`, `DE`) is a value, and code-shaped floats
     /// (`0E8`) among integers or text are codes, not numbers.
-    fn settle(&mut self) {
+    fn settle(&mut self) -> Settled {
+        let mut settled = Settled::default();
         let strings = self.classes.get(CellClass::String);
         if self.codes >= 3 && self.codes * 10 >= strings * 9 {
+            settled.tokens_are_text = true;
             for (i, token) in SENTINEL_TOKENS.iter().enumerate() {
                 let n = self.rare.as_ref().map_or(0, |r| r.sentinels[i]);
                 if n > 0 && code_shaped(token.as_bytes()) {
@@ -504,16 +513,17 @@ impl ColumnAcc {
             }
         }
         let Some(rare) = self.rare.as_mut() else {
-            return;
+            return settled;
         };
         let code_floats = rare.code_floats;
         if code_floats == 0 {
-            return;
+            return settled;
         }
         let ends = rare.code_float_ends.take();
         let other_floats = self.classes.get(CellClass::Float) - code_floats;
         let beside = self.classes.get(CellClass::Integer) + self.classes.get(CellClass::String);
         if other_floats == 0 && beside > 0 {
+            settled.floats_are_text = true;
             self.classes
                 .shift(CellClass::Float, CellClass::String, code_floats);
         } else if let Some((lo, hi)) = ends {
@@ -523,6 +533,7 @@ impl ColumnAcc {
                 }
             }
         }
+        settled
     }
 
     /// The date format the column's date cells share, in words.
@@ -683,13 +694,18 @@ impl ColumnAcc {
     /// The column's facts; `rows` is how many rows were read, so that
     /// those without a cell here are told.
     pub(super) fn report(mut self, index: usize, name: Option<String>, rows: u64) -> ColumnReport {
-        self.settle();
+        let settled = self.settle();
         let date_format = self.date_format();
         let cells: u64 = CellClass::ALL.iter().map(|&c| self.classes.get(c)).sum();
-        let stats = self.rare.as_mut().and_then(|r| r.stats.take()).map(|s| {
-            let nulls = self.classes.get(CellClass::Empty) + self.classes.get(CellClass::Sentinel);
-            Box::new(s.report(cells, nulls, date_format.as_deref()))
-        });
+        let stats = self
+            .rare
+            .as_mut()
+            .and_then(|r| r.stats.take())
+            .map(|mut s| {
+                let nulls =
+                    self.classes.get(CellClass::Empty) + self.classes.get(CellClass::Sentinel);
+                Box::new(s.report(cells, nulls, date_format.as_deref(), settled))
+            });
         let decimal_separator = self
             .rare
             .as_ref()

@@ -24,7 +24,9 @@ pub use search::{
     CsvSearch, RowHit, CSV_SEARCH_FETCH_BYTES, CSV_SEARCH_ROW_BYTES, CSV_SEARCH_ROW_CELLS,
 };
 pub(crate) use select::SelectSink;
-pub use select::{ColumnRef, CsvSelect, SelectCell, CSV_SELECT_BUDGET_BYTES};
+pub use select::{
+    ColumnRef, CsvSelect, SelectCell, CSV_SELECT_BUDGET_BYTES, CSV_SELECT_CELL_FRAME_BYTES,
+};
 pub(crate) use tail::select_last;
 pub use validate::CsvValidate;
 pub(crate) use validate::ValidateSink;

@@ -253,6 +253,12 @@ impl SearchSink {
         self.issues
     }
 
+    /// The 0-based column searched, once resolved; `None` for a search
+    /// of every column.
+    pub(crate) fn column_index(&self) -> Option<usize> {
+        self.column
+    }
+
     /// Rows not judged whole (see [`CsvSearch::unjudged_rows`]).
     pub fn unjudged_count(&self) -> u64 {
         self.unjudged
@@ -297,7 +303,7 @@ impl SearchSink {
         let Some(wanted) = self.wanted.take() else {
             return Ok(());
         };
-        self.column = Some(wanted.resolve(head)?);
+        self.column = Some(wanted.resolve_past_header(head)?);
         Ok(())
     }
 
@@ -333,7 +339,8 @@ impl SearchSink {
 /// counted.
 fn row_cells(row: &Record<'_>) -> Vec<SelectCell> {
     let shown = row.len().min(CSV_SEARCH_ROW_CELLS);
-    let mut cells = budget_cells(row, 0..shown, Fit::Cut(CSV_SEARCH_ROW_BYTES)).unwrap_or_default();
+    let mut cells =
+        budget_cells(row, 0..shown, Fit::Cut(CSV_SEARCH_ROW_BYTES), 0).unwrap_or_default();
     if row.len() > shown {
         cells.push(SelectCell::Omitted((row.len() - shown) as u64));
     }
@@ -346,7 +353,7 @@ fn matched_cell(row: &Record<'_>, column: usize) -> Option<SelectCell> {
     if column < CSV_SEARCH_ROW_CELLS || column >= row.len() {
         return None;
     }
-    budget_cells(row, column..column + 1, Fit::Cut(CSV_SEARCH_ROW_BYTES))?.pop()
+    budget_cells(row, column..column + 1, Fit::Cut(CSV_SEARCH_ROW_BYTES), 0)?.pop()
 }
 
 fn cut_cells(cells: &[SelectCell]) -> bool {

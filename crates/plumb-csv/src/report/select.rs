@@ -89,6 +89,19 @@ impl ColumnRef {
     /// a cell of the first row (a header of years that detection read as
     /// data) is refused with the advice to pass the header option.
     pub(crate) fn resolve(&self, head: Head<'_, '_>) -> Result<usize, Refusal> {
+        self.resolve_in(head, false)
+    }
+
+    /// [`ColumnRef::resolve`], but an index past the last column that
+    /// names no header cell resolves to itself (below
+    /// [`COLUMN_TRACK_CAP`]): rows wider than the header hold such
+    /// columns, which a scan of every row (search) can judge and then
+    /// tell whether any row reached.
+    pub(crate) fn resolve_past_header(&self, head: Head<'_, '_>) -> Result<usize, Refusal> {
+        self.resolve_in(head, true)
+    }
+
+    fn resolve_in(&self, head: Head<'_, '_>, past_header: bool) -> Result<usize, Refusal> {
         let width = head.width();
         let header = head.header();
         let named = |name: &str| -> Vec<usize> {
@@ -106,15 +119,16 @@ impl ColumnRef {
                 let at = usize::try_from(*i).unwrap_or(usize::MAX);
                 let digits = i.to_string();
                 let names = named(&digits);
+                let in_first = match head {
+                    Head::FirstRow(row) => row.iter().any(|c| c.trim_ascii() == digits.as_bytes()),
+                    Head::Header(_) => false,
+                };
                 match names.as_slice() {
                     [] if at < width => Ok(at),
+                    // Digits the first row holds are likely a header
+                    // read as data: refused with that advice at once.
+                    [] if past_header && at < COLUMN_TRACK_CAP && !in_first => Ok(at),
                     [] => {
-                        let in_first = match head {
-                            Head::FirstRow(row) => {
-                                row.iter().any(|c| c.trim_ascii() == digits.as_bytes())
-                            }
-                            Head::Header(_) => false,
-                        };
                         let advice = if in_first {
                             format!(
                                 "; the first row holds `{digits}`: if that row is the header, pass header=true"
@@ -173,10 +187,16 @@ fn list_indices(at: &[usize]) -> String {
     }
 }
 
-/// The most bytes of cell text one CSV select returns: a window stops
-/// before the row that would pass it, and a first row that alone passes
-/// it has its longest cells cut (each saying its full length).
+/// What one CSV select's cells may cost: each cell its text plus
+/// [`CSV_SELECT_CELL_FRAME_BYTES`]. A window stops before the row that
+/// would pass it, and a first row that alone passes it has its longest
+/// cells cut (each saying its full length).
 pub const CSV_SELECT_BUDGET_BYTES: usize = 1024 * 1024;
+
+/// What each cell of a window costs beside its text (its quotes and
+/// separator in the answer, its place in memory), so that a window of
+/// many empty or one-letter cells is bounded as one of long cells is.
+pub const CSV_SELECT_CELL_FRAME_BYTES: usize = 8;
 
 /// One cell of a selected row.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -208,11 +228,12 @@ impl SelectCell {
     }
 
     fn cost(&self) -> usize {
-        match self {
-            SelectCell::Text(t) => t.len(),
-            SelectCell::Cut { kept, .. } => kept.len(),
-            SelectCell::Missing | SelectCell::Omitted(_) => 0,
-        }
+        CSV_SELECT_CELL_FRAME_BYTES
+            + match self {
+                SelectCell::Text(t) => t.len(),
+                SelectCell::Cut { kept, .. } => kept.len(),
+                SelectCell::Missing | SelectCell::Omitted(_) => 0,
+            }
     }
 }
 
@@ -368,7 +389,12 @@ impl SelectSink {
             out.push(w.resolve(head)?);
         }
         if let Head::Header(h) = head {
-            self.header = budget_cells(h, out.iter().copied(), Fit::Cut(CSV_SELECT_BUDGET_BYTES));
+            self.header = budget_cells(
+                h,
+                out.iter().copied(),
+                Fit::Cut(CSV_SELECT_BUDGET_BYTES),
+                CSV_SELECT_CELL_FRAME_BYTES,
+            );
         }
         self.projection = Some(out);
         Ok(())
@@ -386,8 +412,13 @@ impl SelectSink {
             Fit::Whole(room)
         };
         let mut out = match &self.projection {
-            Some(p) => budget_cells(row, p.iter().copied(), fit)?,
-            None => budget_cells(row, 0..row.len().min(COLUMN_TRACK_CAP), fit)?,
+            Some(p) => budget_cells(row, p.iter().copied(), fit, CSV_SELECT_CELL_FRAME_BYTES)?,
+            None => budget_cells(
+                row,
+                0..row.len().min(COLUMN_TRACK_CAP),
+                fit,
+                CSV_SELECT_CELL_FRAME_BYTES,
+            )?,
         };
         if self.projection.is_none() && row.len() > COLUMN_TRACK_CAP {
             out.push(SelectCell::Omitted((row.len() - COLUMN_TRACK_CAP) as u64));
@@ -405,8 +436,8 @@ pub(crate) enum Fit {
     Cut(usize),
 }
 
-/// Cells `indices` of `record` as select returns them, their text
-/// together within `fit`: when they do not fit whole, either none is
+/// Cells `indices` of `record` as select returns them, their text and
+/// `frame` bytes a cell together within `fit`: when they do not fit whole, either none is
 /// returned ([`Fit::Whole`]) or the longest are cut to one common length,
 /// each saying its full length ([`Fit::Cut`]). Cells past the record's
 /// end are [`SelectCell::Missing`].
@@ -414,15 +445,17 @@ pub(crate) fn budget_cells(
     record: &Record<'_>,
     indices: impl Iterator<Item = usize> + Clone,
     fit: Fit,
+    frame: usize,
 ) -> Option<Vec<SelectCell>> {
     let lens: Vec<Option<usize>> = indices
         .clone()
         .map(|i| record.get(i).map(lossy_len))
         .collect();
+    let frames = lens.len().saturating_mul(frame);
     let total = lens
         .iter()
         .flatten()
-        .fold(0usize, |a, &l| a.saturating_add(l));
+        .fold(frames, |a, &l| a.saturating_add(l));
     // The longest a cell may stay so that the row fits the room.
     let cap = match fit {
         Fit::Whole(room) | Fit::Cut(room) if total <= room => usize::MAX,
@@ -430,7 +463,7 @@ pub(crate) fn budget_cells(
         Fit::Cut(room) => {
             let mut sorted: Vec<usize> = lens.iter().flatten().copied().collect();
             sorted.sort_unstable();
-            largest_cap(&sorted, room)
+            largest_cap(&sorted, room.saturating_sub(frames))
         }
     };
     let cells = indices
@@ -509,6 +542,7 @@ impl RowSink for SelectSink {
                     h,
                     0..h.len().min(COLUMN_TRACK_CAP),
                     Fit::Cut(CSV_SELECT_BUDGET_BYTES),
+                    CSV_SELECT_CELL_FRAME_BYTES,
                 );
             }
             let names = self.header.iter().flatten();
@@ -596,23 +630,26 @@ mod tests {
             }
             let record = Record::from_parts(1, 1, 0, &data, &ends);
             let lossy: Vec<String> = cells.iter().map(|c| String::from_utf8_lossy(c).into_owned()).collect();
-            let total: usize = lossy.iter().map(String::len).sum();
-            let cut = budget_cells(&record, 0..cells.len() + 1, Fit::Cut(room)).unwrap();
+            let frame = super::CSV_SELECT_CELL_FRAME_BYTES;
+            let total: usize = lossy.iter().map(String::len).sum::<usize>() + frame * cells.len();
+            let cut = budget_cells(&record, 0..cells.len() + 1, Fit::Cut(room), frame).unwrap();
             proptest::prop_assert_eq!(cut.last(), Some(&SelectCell::Missing));
             let kept: usize = cut.iter().map(SelectCell::cost).sum();
-            proptest::prop_assert!(kept <= room);
+            // Cut cells still cost their frames: a row of more cells than
+            // the room has frames for keeps none of their text.
+            proptest::prop_assert!(kept <= room.max(frame * (cells.len() + 1)));
             for (cell, text) in cut.iter().zip(&lossy) {
                 match cell {
                     SelectCell::Text(t) => proptest::prop_assert_eq!(t, text),
                     SelectCell::Cut { kept, bytes } => {
-                        proptest::prop_assert!(total > room);
+                        proptest::prop_assert!(total + frame > room);
                         proptest::prop_assert_eq!(*bytes, text.len() as u64);
                         proptest::prop_assert!(text.starts_with(kept.as_str()));
                     }
                     other => proptest::prop_assert!(false, "{:?}", other),
                 }
             }
-            let whole = budget_cells(&record, 0..cells.len(), Fit::Whole(room));
+            let whole = budget_cells(&record, 0..cells.len(), Fit::Whole(room), frame);
             proptest::prop_assert_eq!(whole.is_some(), total <= room);
         }
     }

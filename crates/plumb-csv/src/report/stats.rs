@@ -7,6 +7,8 @@ use plumb_core::{DateRange, NumberIn, StatsBudget, StatsReport, ValueStats};
 
 use crate::cell::{digits, CellClass, CellScan, DateOrder};
 
+use super::shape::{code_shaped, code_shaped_float};
+
 /// One column's statistics.
 #[derive(Clone, Debug)]
 pub(crate) struct ColumnStats {
@@ -14,6 +16,32 @@ pub(crate) struct ColumnStats {
     /// The least and greatest date (as `yyyymmdd`), read day-first and
     /// read month-first; year-first dates count in both.
     dates: [Option<(u32, u32)>; 2],
+    /// Cells whose reading the whole column decides, held apart until
+    /// it has (made on the first).
+    held: Option<Box<Held>>,
+    index: usize,
+}
+
+/// The cells a column reads only once it has seen them all (see
+/// `ColumnAcc::settle`), each read both ways so the statistics can take
+/// the reading inspect settles on: exponent-shaped floats (`608E08`),
+/// numbers beside other floats but codes beside integers or text; and
+/// missing-value tokens shaped like codes (`NA`), nulls unless the
+/// column's text is such codes.
+#[derive(Clone, Debug)]
+struct Held {
+    floats_as_numbers: ValueStats,
+    floats_as_text: ValueStats,
+    tokens_as_text: ValueStats,
+}
+
+/// How a column settled the cells [`ColumnStats`] held apart.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Settled {
+    /// Exponent-shaped floats are codes (text).
+    pub floats_are_text: bool,
+    /// Code-shaped missing-value tokens are values (text).
+    pub tokens_are_text: bool,
 }
 
 /// The three numbers of a date in the order written, read at the
@@ -48,7 +76,21 @@ impl ColumnStats {
         ColumnStats {
             values: ValueStats::new(StatsBudget::for_index(index)),
             dates: [None; 2],
+            held: None,
+            index,
         }
+    }
+
+    fn held(&mut self) -> &mut Held {
+        let index = self.index;
+        self.held.get_or_insert_with(|| {
+            let new = || ValueStats::new(StatsBudget::for_index(index));
+            Box::new(Held {
+                floats_as_numbers: new(),
+                floats_as_text: new(),
+                tokens_as_text: new(),
+            })
+        })
     }
 
     /// A number cell.
@@ -60,7 +102,20 @@ impl ColumnStats {
     /// Any cell through the general path, `chars` characters long.
     pub(crate) fn cell(&mut self, cell: &[u8], scan: &CellScan<'_>, chars: u64) {
         match scan.class {
+            CellClass::Sentinel if code_shaped(scan.trimmed) => {
+                self.held().tokens_as_text.add_text_value(cell, chars);
+            }
             CellClass::Empty | CellClass::Sentinel => {}
+            CellClass::Float if code_shaped_float(scan.trimmed) => {
+                let held = self.held();
+                match &scan.number {
+                    Some(d) => held
+                        .floats_as_numbers
+                        .add_number_value(cell, NumberIn::of_scan(d, scan.trimmed)),
+                    None => held.floats_as_numbers.add_value(cell),
+                }
+                held.floats_as_text.add_text_value(cell, chars);
+            }
             CellClass::Integer | CellClass::Float => match &scan.number {
                 Some(d) => self.number(cell, NumberIn::of_scan(d, scan.trimmed)),
                 None => self.values.add_value(cell),
@@ -81,6 +136,12 @@ impl ColumnStats {
     /// its stated error (see [`ValueStats::merge`]).
     pub(crate) fn merge(&mut self, other: &ColumnStats) {
         self.values.merge(&other.values);
+        if let Some(theirs) = &other.held {
+            let mine = self.held();
+            mine.floats_as_numbers.merge(&theirs.floats_as_numbers);
+            mine.floats_as_text.merge(&theirs.floats_as_text);
+            mine.tokens_as_text.merge(&theirs.tokens_as_text);
+        }
         for (mine, theirs) in self.dates.iter_mut().zip(other.dates) {
             *mine = match (*mine, theirs) {
                 (Some((lo, hi)), Some((a, b))) => Some((lo.min(a), hi.max(b))),
@@ -111,9 +172,27 @@ impl ColumnStats {
         }
     }
 
-    /// The report, given the column's cells, nulls and settled date
-    /// format (the date range is given only when the format is one).
-    pub(crate) fn report(&self, count: u64, nulls: u64, date_format: Option<&str>) -> StatsReport {
+    /// The report, given the column's cells, nulls, settled date format
+    /// (the date range is given only when the format is one) and how it
+    /// settled the cells held apart.
+    pub(crate) fn report(
+        &mut self,
+        count: u64,
+        nulls: u64,
+        date_format: Option<&str>,
+        settled: Settled,
+    ) -> StatsReport {
+        if let Some(held) = self.held.take() {
+            let floats = if settled.floats_are_text {
+                &held.floats_as_text
+            } else {
+                &held.floats_as_numbers
+            };
+            self.values.merge(floats);
+            if settled.tokens_are_text {
+                self.values.merge(&held.tokens_as_text);
+            }
+        }
         let mut r = self.values.report(count, nulls);
         let slot = match date_format {
             Some(f) if f.starts_with("YYYY") || f.starts_with("DD") => Some(0),

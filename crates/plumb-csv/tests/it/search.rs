@@ -383,3 +383,37 @@ fn a_row_wider_than_the_tracked_columns_is_counted_unjudged() {
     assert_eq!(a.hits[0].matched_cell, None);
     assert!(!serde_json::to_string(&a).unwrap().contains("matched_cell"));
 }
+
+#[test]
+fn columns_of_rows_wider_than_the_header_are_searched_as_inspect_lists_them() {
+    let data = b"a,b\n1,2\n3,4,x\n5,6,y,z\n7,8,x\n";
+    let report = plumb_csv::inspect(
+        TextStream::new(&data[..]),
+        CsvFormat::Csv,
+        &CsvOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(report.columns.len(), 4);
+    for piece in [1, 3, 64] {
+        let hits = |column: &str, pattern: &str| {
+            run(
+                data,
+                piece,
+                &query(&[("pattern", json!(pattern))], 0, 20),
+                Some(column),
+            )
+            .map(|a| a.hits.iter().map(|h| h.row).collect::<Vec<_>>())
+        };
+        assert_eq!(hits("2", "x").unwrap(), [1, 3]);
+        assert_eq!(hits("3", "z").unwrap(), [2]);
+        assert_eq!(hits("3", "x").unwrap(), Vec::<u64>::new());
+        // Past the widest row, the index is refused, naming the columns.
+        let r = hits("4", "x").unwrap_err();
+        assert_eq!(r.reason(), plumb_core::RefusalReason::InvalidArgument);
+        assert!(
+            r.message().contains("this file has 4 columns (0 to 3)"),
+            "{}",
+            r.message()
+        );
+    }
+}

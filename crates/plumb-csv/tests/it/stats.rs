@@ -170,3 +170,62 @@ fn columns_past_the_statistics_cap_are_described_without_and_said_to_be() {
     .unwrap();
     assert!(plain.get("columns_without_stats").is_none() && plain["view"]["exact"] == true);
 }
+
+/// The statistics of column `c` and the column's own facts.
+fn column(text: &str, c: usize) -> (Value, Value) {
+    let r = inspect_with(text, None);
+    let col = r["columns"][c].clone();
+    (col["stats"].clone(), col)
+}
+
+#[test]
+fn statistics_read_each_cell_as_inspect_settles_it() {
+    // Exponent-shaped codes among text and integers are codes to inspect:
+    // the statistics count them as text, not as numbers of 10^89.
+    let (s, col) = column("code\n608E08\nA1B2C3\n123456\nFF00AA\n5E9\n1E89\n", 0);
+    assert_eq!(col["classes"], json!({"integer": 1, "string": 5}));
+    assert_eq!(s["numbers"]["count"], 1, "{s}");
+    assert_eq!(s["numbers"]["quantiles"]["p99"], 123456.0, "{s}");
+    assert_eq!(s["text"]["count"], 5, "{s}");
+    assert_eq!(s["count"], 6);
+    // Beside other floats they are numbers to both, and the range holds
+    // the exponents a quick reading cannot (12E34).
+    for text in ["x\n1E5\n12E34\n2.5\n", "x\n12E34\n1E5\n2.5\n"] {
+        let (s, col) = column(text, 0);
+        assert_eq!(col["inferred_type"], "float", "{text}");
+        assert_eq!(
+            (col["min"].as_f64(), col["max"].as_f64()),
+            (Some(2.5), Some(1.2e35))
+        );
+        assert_eq!(s["numbers"]["count"], 3, "{s}");
+        assert_eq!(s["numbers"]["quantiles"]["p99"], 1.2e35, "{s}");
+        assert!(s["text"].is_null(), "{s}");
+    }
+    // `NA` among country codes is Namibia to inspect, and a value to the
+    // statistics: counted, not null.
+    let (s, col) = column("c\nUS\nNA\nDEU\nFR\nNA\n", 0);
+    assert_eq!(col["classes"], json!({"string": 5}));
+    assert_eq!(
+        (s["count"].as_u64(), s["nulls"].as_u64()),
+        (Some(5), Some(0))
+    );
+    assert_eq!(s["top"][0], json!({"value": "NA", "count": 2}));
+    assert_eq!(s["text"]["count"], 5);
+    // Among numbers it is a null to both.
+    let (s, col) = column("n\n1\nNA\n2\n3\n", 0);
+    assert_eq!(col["sentinels"], json!({"NA": 1}));
+    assert_eq!(
+        (s["count"].as_u64(), s["nulls"].as_u64()),
+        (Some(4), Some(1))
+    );
+    assert!(s["text"].is_null(), "{s}");
+}
+
+#[test]
+fn held_cells_settle_alike_whatever_the_chunking() {
+    let text = "code,c\n608E08,US\nA1B2C3,NA\n123456,DEU\nFF00AA,FR\n5E9,NA\n1E89,GB\n";
+    let whole = inspect_with(text, None);
+    for cap in [1, 2, 3, 7] {
+        assert_eq!(inspect_with(text, Some(cap)), whole, "{cap}");
+    }
+}
