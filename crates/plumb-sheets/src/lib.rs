@@ -87,7 +87,7 @@ pub use ods_stream::SHEETS_MAX_STREAMED_CELLS;
 pub use ops::{
     FormulaCell, Formulas, Merged, SheetFault, SheetName, SheetReport, SheetsInspect, SheetsSelect,
     SheetsValidate, SHEETS_DESCRIBE_SHEETS, SHEETS_LIST_COLUMNS, SHEETS_LIST_EXAMPLES,
-    SHEETS_LIST_FUNCTIONS, SHEETS_SELECT_BUDGET_BYTES,
+    SHEETS_LIST_FUNCTIONS, SHEETS_SELECT_BUDGET_BYTES, SHEETS_SELECT_CELL_FRAME_BYTES,
 };
 pub use search::{SheetsHit, SheetsSearch};
 pub use xls_judge::SHEETS_MAX_GRID_BYTES;

@@ -419,10 +419,11 @@ pub(crate) fn select(book: &mut Book, kind: Kind, req: &Request) -> Result<Sheet
     let first = u64::from(body_start) + offset;
     let last = first + wanted; // exclusive
     let slot: BTreeMap<u32, usize> = cols.iter().enumerate().map(|(k, &c)| (c, k)).collect();
-    // A row's bytes before its values: `null,` for each column, the
-    // brackets and the comma after it. Rows are made on their first
-    // value, so a window of empty columns holds nothing until then.
-    let base = cols.len() * 5 + 3;
+    // A row's bytes before its values: `null,` and the frame for each
+    // column, the brackets and the comma after it. Rows are made on
+    // their first value, so a window of empty columns holds nothing
+    // until then.
+    let base = cols.len() * (5 + SHEETS_SELECT_CELL_FRAME_BYTES) + 3;
     #[allow(clippy::cast_possible_truncation)]
     let mut window = Window::new(wanted as usize, base, SHEETS_SELECT_BUDGET_BYTES);
     let mut rows: Vec<Option<Vec<Value>>> = vec![None; window.cutoff];
@@ -495,13 +496,19 @@ pub(crate) fn select(book: &mut Book, kind: Kind, req: &Request) -> Result<Sheet
     })
 }
 
-/// The most bytes of JSON text the rows of one spreadsheet select take:
-/// a window stops before the row that would pass it (`shortened`), and a
-/// first row that alone passes it has its largest values cut to fit
-/// (each saying its full length). Without it a workbook of 5 KB with a
-/// cell in its last column (`XFD`) made a select of 80 MB of `null`s and
-/// 1.2 GB of memory.
+/// The most bytes of JSON text the rows of one spreadsheet select take,
+/// each cell also costing [`SHEETS_SELECT_CELL_FRAME_BYTES`]: a window
+/// stops before the row that would pass it (`shortened`), and a first
+/// row that alone passes it has its largest values cut to fit (each
+/// saying its full length). A workbook of 5 KB with a cell in its last
+/// column (`XFD`) thus cannot make a select of 80 MB of `null`s.
 pub const SHEETS_SELECT_BUDGET_BYTES: usize = 1024 * 1024;
+
+/// What each cell of a window costs the budget beside its text: a row
+/// holds a JSON value for every column, so a window of thousands of short
+/// or empty columns is bounded by what it holds, not only by what it
+/// prints.
+pub const SHEETS_SELECT_CELL_FRAME_BYTES: usize = 16;
 
 /// The rows of a select window that fit the budget, as their cells come
 /// (in any order): each row's size so far, and `cutoff`, the rows kept.

@@ -840,6 +840,13 @@ fn a_window_of_empty_columns_is_bounded_by_its_nulls() {
         .all(Value::is_null));
     let size = serde_json::to_string(&a["rows"]).unwrap().len();
     assert!(size <= plumb_sheets::SHEETS_SELECT_BUDGET_BYTES, "{size}");
+    // Each cell is held as a value, and costs its frame: the rows held
+    // stay within the budget counted so.
+    let frames = returned as usize * 16_384 * plumb_sheets::SHEETS_SELECT_CELL_FRAME_BYTES;
+    assert!(
+        size + frames <= plumb_sheets::SHEETS_SELECT_BUDGET_BYTES,
+        "{size} + {frames}"
+    );
     // The last row, asked for alone, has its value where it was written.
     r.window.offset = Some(999);
     let a = select(&bytes, &r).unwrap();
