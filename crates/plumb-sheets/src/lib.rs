@@ -177,6 +177,26 @@ fn normalized(req: &Request) -> Result<Request, Refusal> {
     Ok(req)
 }
 
+/// Whether a name in `head` (a zip's first local headers) is a part of
+/// a binary workbook: `workbook.bin`, or a sheet, shared strings or
+/// styles part ending in `.bin`. Other `.bin` parts (printer settings,
+/// which R's writexl and openxlsx write, a macro project in an `.xlsm`)
+/// are in text workbooks too, so they say nothing: the reading, which
+/// sees every name, takes a workbook for `xlsb` only by its
+/// `workbook.bin`, and detection must agree with it.
+fn names_binary_workbook_part(head: &[u8]) -> bool {
+    const PARTS: [&[u8]; 4] = [b"workbook", b"worksheets/", b"sharedstrings", b"styles"];
+    memchr::memmem::find_iter(head, b".bin").any(|end| {
+        // The name before `.bin`, back to the bytes a name cannot hold.
+        let start = head[..end]
+            .iter()
+            .rposition(|&b| !(b.is_ascii_graphic()))
+            .map_or(0, |k| k + 1);
+        let name = head[start..end].to_ascii_lowercase();
+        PARTS.iter().any(|p| name.windows(p.len()).any(|w| w == *p))
+    })
+}
+
 fn zip_kind(head: &[u8]) -> Option<Kind> {
     if !(head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06")) {
         return None;
@@ -184,7 +204,7 @@ fn zip_kind(head: &[u8]) -> Option<Kind> {
     let find = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
     if find(b"mimetypeapplication/vnd.oasis.opendocument.spreadsheet") {
         Some(Kind::Ods)
-    } else if find(b"workbook.bin") || find(b".bin") && find(b"xl/") {
+    } else if names_binary_workbook_part(head) {
         Some(Kind::Xlsb)
     } else if find(b"xl/")
         || find(b"xl\\")
