@@ -4,6 +4,7 @@
 mod blocks;
 mod cell;
 mod conformance;
+mod lines;
 mod ops;
 mod parallel;
 mod parallel_inspect;
