@@ -205,17 +205,17 @@ pub fn detect_dialect(
     // The seed's rule: the delimiter whose modal count (two fields or
     // more) the most records share; ties to the earlier candidate.
     let best_of = |candidates: &mut dyn Iterator<Item = (u8, bool)>| {
-        let mut best: Option<(usize, Detection)> = None;
+        let mut best: Option<(Profile, Detection)> = None;
         for candidate in candidates {
             let (p, detection) = one(candidate);
             if !p.splits || p.mode < 2 {
                 continue;
             }
-            if best.as_ref().is_none_or(|(score, _)| p.score > *score) {
-                best = Some((p.score, detection));
+            if best.as_ref().is_none_or(|(b, _)| p.beats_delimiter(b)) {
+                best = Some((p, detection));
             }
         }
-        best
+        best.map(|(p, d)| (p.score, d))
     };
     let standard = best_of(&mut CSV_DELIMITER_CANDIDATES.iter().map(|&d| (d, false)));
     let extended = best_of(&mut CSV_EXTENDED_CANDIDATES.iter().copied())
@@ -434,6 +434,10 @@ struct Profile {
     /// reader such as Python's csv or pandas would strip it. (A quoted
     /// line break that costs no consistency is no evidence either way.)
     clean_quotes: bool,
+    /// Whether the quote opens fields, every one closes without a
+    /// quoting issue, and some holds a line break: records that only
+    /// this quote tells apart from lines.
+    quoted_records: bool,
 }
 
 impl Profile {
@@ -446,6 +450,23 @@ impl Profile {
     fn beats(&self, other: &Profile) -> bool {
         let (a, b) = (self.share(), other.share());
         a > b || a == b && self.clean_quotes && !other.clean_quotes
+    }
+
+    /// Whether this delimiter's reading is to be preferred to `other`'s:
+    /// the more records of one width (the seed's rule), unless one of
+    /// them reads whole records whose quoted fields hold line breaks,
+    /// consistently and without a quoting issue, and the other reads no
+    /// such quote. Lines of a quoted field that hold the other delimiter
+    /// (a comma file whose multi-line texts hold tabs) split alike on
+    /// it, but only as lines, so its count of records of one width says
+    /// nothing against the quoted reading.
+    fn beats_delimiter(&self, other: &Profile) -> bool {
+        let held = |p: &Profile| p.quoted_records && p.share() >= CSV_LOW_CONFIDENCE;
+        match (held(self), held(other)) {
+            (true, false) => true,
+            (false, true) => false,
+            _ => self.score > other.score,
+        }
     }
 }
 
@@ -490,5 +511,8 @@ fn profile(
         clean_quotes: quote.is_some_and(|q| opens_a_field(sample, delimiter, q))
             && counts.issues == 0
             && !counts.spanning,
+        quoted_records: quote.is_some_and(|q| opens_a_field(sample, delimiter, q))
+            && counts.issues == 0
+            && counts.spanning,
     }
 }

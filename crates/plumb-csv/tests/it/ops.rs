@@ -1282,3 +1282,30 @@ fn cells_past_a_cap_are_unread_not_missing() {
     let r = inspect(stream(&whole), CsvFormat::Csv, &CsvOptions::default()).unwrap();
     assert!(r.view.exact, "{:?}", r.view);
 }
+
+#[test]
+fn quoted_multi_line_fields_holding_tabs_keep_the_comma() {
+    // A comma file whose last field is quoted text of two lines, each
+    // with one tab: as lines, every line splits in two on tabs; as
+    // records, under the comma's quotes, every record has 24 fields.
+    let mut text: Vec<String> = vec![(0..24)
+        .map(|c| format!("c{c}"))
+        .collect::<Vec<_>>()
+        .join(",")];
+    for r in 0..44 {
+        let mut cells: Vec<String> = (0..23).map(|c| ((r * 7 + c) % 100).to_string()).collect();
+        cells.push(format!("\"first\tline {r}\nsecond\tline\""));
+        text.push(cells.join(","));
+    }
+    let text = text.join("\n") + "\n";
+    for opts in [CsvOptions::default()] {
+        let r = inspect(stream(&text), CsvFormat::Csv, &opts).unwrap();
+        assert_eq!(r.dialect.delimiter, ",");
+        assert_eq!((r.row_count, r.columns.len()), (Some(44), 24));
+        assert_eq!(r.issue_count, 0);
+    }
+    // A tab file whose lines hold a stray quote still reads as tabs.
+    let tsv = "id\tnote\n1\t\"quoted\n2\tplain\n3\tmore\"\n4\tend\n";
+    let r = inspect(stream(tsv), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!((r.dialect.delimiter.as_str(), r.row_count), ("\t", Some(4)));
+}
