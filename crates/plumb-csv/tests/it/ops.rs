@@ -1298,8 +1298,12 @@ fn quoted_multi_line_fields_holding_tabs_keep_the_comma() {
         text.push(cells.join(","));
     }
     let text = text.join("\n") + "\n";
-    for opts in [CsvOptions::default()] {
-        let r = inspect(stream(&text), CsvFormat::Csv, &opts).unwrap();
+    for piece in [1, 7, 1 << 16] {
+        let fed = plumb_core::TextStream::from_buf_read(std::io::BufReader::with_capacity(
+            piece,
+            text.as_bytes(),
+        ));
+        let r = inspect(fed, CsvFormat::Csv, &CsvOptions::default()).unwrap();
         assert_eq!(r.dialect.delimiter, ",");
         assert_eq!((r.row_count, r.columns.len()), (Some(44), 24));
         assert_eq!(r.issue_count, 0);
