@@ -30,6 +30,12 @@ pub const CSV_EXTENDED_CANDIDATES: [(u8, bool); 3] = [(b':', false), (b' ', fals
 /// The least confidence at which an extended candidate is chosen.
 pub const CSV_EXTENDED_MIN_CONFIDENCE: f64 = 0.9;
 
+/// What a detected reading by runs of spaces (columns aligned) is
+/// worth beside a delimiter: its share of consistent records is scaled
+/// by this, so its confidence stays below one half and the answer says
+/// the columns are a guess.
+pub const CSV_ALIGNED_CONFIDENCE: f64 = 0.45;
+
 /// Below this confidence a detected delimiter is stated as uncertain,
 /// with a hint to pass the delimiter.
 pub const CSV_LOW_CONFIDENCE: f64 = 0.9;
@@ -157,6 +163,7 @@ pub const fn quote_candidates(delimiter: u8) -> &'static [Option<u8>] {
 /// let aligned = b"id   name    score\n1    ann     10\n22   bob     7\n";
 /// let d = detect_dialect(aligned, true, None, QuoteMode::Auto);
 /// assert_eq!((d.delimiter, d.runs), (b' ', true));
+/// assert!(d.confidence < 0.5);
 /// let csv = b"id,note\n1,\"a, b\"\n2,\"c, d\"\n";
 /// assert_eq!(detect_dialect(csv, true, None, QuoteMode::Auto).quote, Some(b'"'));
 /// ```
@@ -226,7 +233,16 @@ pub fn detect_dialect(
         (Some(s), Some(e)) if e.0 > s.0 && e.1.confidence > s.1.confidence => Some(e),
         (None, e) => e,
         (s, _) => s,
-    };
+    }
+    .map(|(score, mut d)| {
+        // Columns aligned by runs of spaces are a layout, not a
+        // delimiter a writer chose: read so, as awk would, but said to
+        // be a guess (Python's sniffer and DuckDB find no delimiter).
+        if d.delimiter == b' ' && d.runs {
+            d.confidence *= CSV_ALIGNED_CONFIDENCE;
+        }
+        (score, d)
+    });
     match chosen {
         Some((_, detection)) => detection,
         None => Detection {

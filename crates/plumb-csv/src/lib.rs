@@ -45,8 +45,9 @@ pub use cell::{
 };
 pub use detect::{
     detect_delimiter, detect_dialect, detect_preamble, quote_candidates, Detection, Preamble,
-    CSV_DELIMITER_CANDIDATES, CSV_EXTENDED_CANDIDATES, CSV_EXTENDED_MIN_CONFIDENCE,
-    CSV_LOW_CONFIDENCE, CSV_PREAMBLE_MAX_LINES, DELIMITER_SAMPLE_BYTES,
+    CSV_ALIGNED_CONFIDENCE, CSV_DELIMITER_CANDIDATES, CSV_EXTENDED_CANDIDATES,
+    CSV_EXTENDED_MIN_CONFIDENCE, CSV_LOW_CONFIDENCE, CSV_PREAMBLE_MAX_LINES,
+    DELIMITER_SAMPLE_BYTES,
 };
 pub use machine::{
     CsvParser, CsvSink, Issue, IssueKind, IssueReport, LineEndings, Record, RowRun,

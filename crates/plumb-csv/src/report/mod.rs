@@ -167,6 +167,13 @@ fn confidence_note(confidence: Option<f64>, partial: bool, delimiter: &str) -> O
     }
     Some(if c == 0.0 {
         "no candidate delimiter split the sample into columns, so it was read as one column; if the file has columns, pass the delimiter option".to_owned()
+    } else if delimiter == "spaces" {
+        // Its confidence is scaled (`CSV_ALIGNED_CONFIDENCE`): the share
+        // would overstate a layout read as columns.
+        format!(
+            "the columns were taken from runs of spaces that align them (a layout, not a delimiter: confidence {c:.2}, {:.0}% of the sampled records split alike); if the columns look wrong, pass the delimiter option",
+            (c / crate::detect::CSV_ALIGNED_CONFIDENCE).min(1.0) * 100.0
+        )
     } else {
         format!(
             "the delimiter `{delimiter}` was chosen with low confidence: {:.0}% of the sampled records share one field count; if the columns look wrong, pass the delimiter option",

@@ -1313,3 +1313,26 @@ fn quoted_multi_line_fields_holding_tabs_keep_the_comma() {
     let r = inspect(stream(tsv), CsvFormat::Csv, &CsvOptions::default()).unwrap();
     assert_eq!((r.dialect.delimiter.as_str(), r.row_count), ("\t", Some(4)));
 }
+
+#[test]
+fn columns_aligned_by_spaces_are_read_but_said_to_be_a_guess() {
+    let text = "id   name    score\n1    ann     10\n22   bob     7\n333  cy      12\n";
+    let r = inspect(stream(text), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!(
+        (r.dialect.delimiter.as_str(), r.columns.len()),
+        ("spaces", 3)
+    );
+    let c = r.delimiter_confidence.unwrap();
+    assert!(c < 0.5, "{c}");
+    let note = r.dialect.delimiter_note.as_deref().unwrap();
+    assert!(
+        note.contains("runs of spaces") && note.contains("100%"),
+        "{note}"
+    );
+    // Single spaces that separate a consistent number of fields are a
+    // delimiter, said with the share.
+    let text = "a b c\n1 2 3\n4 5 6\n7 8 9\n";
+    let r = inspect(stream(text), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!(r.dialect.delimiter, " ");
+    assert_eq!(r.delimiter_confidence, Some(1.0));
+}
