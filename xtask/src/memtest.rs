@@ -90,25 +90,20 @@ fn wide_csv(path: &Path, cols: usize) -> std::io::Result<()> {
 
 /// The arguments of `plumb OP PATH --json EXTRA...`.
 pub(crate) fn cli(op: &str, path: &Path, extra: &[&str]) -> Vec<String> {
-    let mut args = vec![
-        op.to_owned(),
-        path.display().to_string(),
-        "--json".to_owned(),
-    ];
-    args.extend(extra.iter().map(|a| (*a).to_owned()));
-    args
+    command(op, path, "--json", extra)
 }
 
 /// The CLI command `plumb <op> <path> <extra...>` as a person runs it:
 /// the terminal view, not `--json` (the pager off).
 pub(crate) fn screen(op: &str, path: &Path, extra: &[&str]) -> Vec<String> {
-    let mut args = vec![
-        op.to_owned(),
-        path.display().to_string(),
-        "--no-pager".to_owned(),
-    ];
-    args.extend(extra.iter().map(|a| (*a).to_owned()));
-    args
+    command(op, path, "--no-pager", extra)
+}
+
+fn command(op: &str, path: &Path, mode: &str, extra: &[&str]) -> Vec<String> {
+    [op.to_owned(), path.display().to_string(), mode.to_owned()]
+        .into_iter()
+        .chain(extra.iter().map(|a| (*a).to_owned()))
+        .collect()
 }
 
 /// A `plumb tool` command over `dir` fed one `data` call with `args`
