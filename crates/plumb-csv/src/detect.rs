@@ -507,6 +507,10 @@ fn profile(
         // than its own (and a final line break's).
         counts.spanning |= complete && parser.lines() > counts.next_line;
     }
+    // The quote opens fields and closes every one without an issue:
+    // on one line each (clean quotes) or some across lines.
+    let quoted_cleanly =
+        quote.is_some_and(|q| opens_a_field(sample, delimiter, q)) && counts.issues == 0;
     let records = counts.fields;
     let mut freq: HashMap<usize, usize> = HashMap::new();
     for &n in &records {
@@ -524,11 +528,7 @@ fn profile(
         total: records.len(),
         splits: records.iter().any(|&n| n >= 2),
         partial,
-        clean_quotes: quote.is_some_and(|q| opens_a_field(sample, delimiter, q))
-            && counts.issues == 0
-            && !counts.spanning,
-        quoted_records: quote.is_some_and(|q| opens_a_field(sample, delimiter, q))
-            && counts.issues == 0
-            && counts.spanning,
+        clean_quotes: quoted_cleanly && !counts.spanning,
+        quoted_records: quoted_cleanly && counts.spanning,
     }
 }
