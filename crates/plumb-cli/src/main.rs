@@ -6,6 +6,7 @@
 
 mod panics;
 mod render;
+mod screen;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -745,14 +746,8 @@ fn data(
                 let look = screen.look();
                 // The typed answer is written out and freed while a tree
                 // within the screen's bounds is read back.
-                let v = match plumb_tool::answer_tree(a, render::SCREEN_BOUNDS) {
-                    Ok(t) => {
-                        let mut v = t.value;
-                        if !t.trimmed.is_empty() {
-                            v[render::SCREEN_CUT_KEY] = Value::Array(t.trimmed);
-                        }
-                        v
-                    }
+                let v = match screen::tree(a) {
+                    Ok(v) => v,
                     Err(message) => {
                         return refuse(
                             &plumb::Refusal::new(plumb::RefusalReason::ReadError, message),
@@ -767,7 +762,7 @@ fn data(
                     Op::Search => render::search(&v, &look),
                     _ => render::generic(&v, &look),
                 };
-                text.push_str(&render::screen_cut_note(&v, &look));
+                text.push_str(&screen::cut_note(&v, &look));
                 // The text is all that is shown: the tree goes first.
                 drop(v);
                 present(&text, screen)

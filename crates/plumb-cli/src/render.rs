@@ -24,82 +24,6 @@ const DROP_CAP: usize = 20;
 /// Spaces between two columns.
 const GAP: usize = 2;
 
-/// The most an answer's tree may cost on the way to the screen (its
-/// values at the size of a JSON value, plus their text): a terminal view
-/// is read by a person, so a wider answer (ten thousand columns, a window
-/// of a million empty cells) is shown in part, with a line saying what
-/// was left out, and `--json` prints it whole. This bounds the view's
-/// memory, which would otherwise be many times the answer's text.
-pub const SCREEN_TREE_BYTES: usize = 4 << 20;
-
-/// The longest string a terminal view holds; a longer one shows as
-/// `{"$truncated": <its start>, "bytes": <its length>}`.
-pub const SCREEN_STRING_BYTES: usize = 64 << 10;
-
-/// How much of an answer a terminal view reads (see
-/// [`SCREEN_TREE_BYTES`]). Once it is spent, each list read after keeps
-/// its first 16 items (an answer's issues come after its columns), within
-/// a reserve of a quarter more.
-pub const SCREEN_BOUNDS: plumb_tool::TreeBounds = plumb_tool::TreeBounds {
-    list_items: usize::MAX,
-    list_bytes: usize::MAX,
-    string_bytes: SCREEN_STRING_BYTES,
-    tree_bytes: SCREEN_TREE_BYTES,
-    reserve_bytes: SCREEN_TREE_BYTES / 4,
-    floor_items: 16,
-    floor_string_bytes: 256,
-};
-
-/// The key under which the terminal view's cuts ride in the tree it
-/// renders (`{"field", "kept", "total"}` each): never in `--json`.
-pub const SCREEN_CUT_KEY: &str = "$screen_cut";
-
-/// How many items the list at top-level `key` of the answer holds: the
-/// items in the tree, plus any the terminal view left out.
-fn listed(a: &Value, key: &str) -> u64 {
-    let kept = a[key].as_array().map_or(0, Vec::len) as u64;
-    let pointer = format!("/{key}");
-    a[SCREEN_CUT_KEY]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|n| n["field"] == pointer.as_str())
-        .and_then(|n| n["total"].as_u64())
-        .unwrap_or(kept)
-}
-
-/// The note that says what the terminal view left out of the answer,
-/// empty when nothing was: the first three lists cut, by JSON Pointer,
-/// then how many more.
-pub fn screen_cut_note(a: &Value, look: &Look) -> String {
-    const NAMED: usize = 3;
-    let Some(cuts) = a[SCREEN_CUT_KEY].as_array().filter(|c| !c.is_empty()) else {
-        return String::new();
-    };
-    let mut named = Vec::new();
-    let mut more = 0u64;
-    for c in cuts {
-        match (c["field"].as_str(), c["kept"].as_u64(), c["total"].as_u64()) {
-            (Some(f), Some(kept), Some(total)) if named.len() < NAMED => {
-                named.push(format!("{f} shows {kept} of {total} items"));
-            }
-            (Some(_), Some(_), Some(_)) => more += 1,
-            _ => more += c["count"].as_u64().unwrap_or(0),
-        }
-    }
-    if more > 0 {
-        named.push(format!(
-            "{more} more list{} cut",
-            if more == 1 { "" } else { "s" }
-        ));
-    }
-    let text = format!(
-        "the answer is too large for the terminal view and is shown in part ({}); --json prints it whole",
-        named.join(", ")
-    );
-    look.paint(&look.wrap("note: ", &text, 6), Paint::Warn)
-}
-
 /// How an answer is laid out: the width (None: unlimited), colour, and
 /// whether rows are shown as records, one field per line.
 #[derive(Clone, Copy, Debug)]
@@ -172,7 +96,7 @@ impl Look {
 
     /// `text` wrapped at spaces to the width, every line after the first
     /// indented by `indent` columns; a word longer than a line is cut.
-    fn wrap(&self, first: &str, text: &str, indent: usize) -> String {
+    pub(crate) fn wrap(&self, first: &str, text: &str, indent: usize) -> String {
         let Some(width) = self.width else {
             return format!("{first}{text}\n");
         };
@@ -830,7 +754,7 @@ fn inspect_table(a: &Value, look: &Look, size: Option<String>) -> String {
         _ => None,
     };
     let mut parts: Vec<String> = size.into_iter().chain(rows).collect();
-    let ncols = listed(a, "columns") + a["untracked_columns"].as_u64().unwrap_or(0);
+    let ncols = crate::screen::listed(a, "columns") + a["untracked_columns"].as_u64().unwrap_or(0);
     parts.extend(count(&Value::from(ncols), "column", "columns"));
     let mut out = table_head(look, a, parts);
     let with_stats = columns.iter().any(|c| c["stats"].is_object());
@@ -902,7 +826,7 @@ fn inspect_columnar(a: &Value, look: &Look, size: Option<String>) -> String {
     let mut parts: Vec<String> = size.into_iter().collect();
     parts.extend(count(&a["rows"], "row", "rows"));
     parts.extend(count(&a["row_groups"]["count"], "row group", "row groups"));
-    let ncols = listed(a, "columns") + a["columns_omitted"].as_u64().unwrap_or(0);
+    let ncols = crate::screen::listed(a, "columns") + a["columns_omitted"].as_u64().unwrap_or(0);
     parts.extend(count(&Value::from(ncols), "column", "columns"));
     let mut out = summary(look, a, parts);
     if let Some(w) = a["created_by"].as_str() {
@@ -966,7 +890,11 @@ fn inspect_sheets(a: &Value, look: &Look, size: Option<String>) -> String {
         .map(Vec::as_slice)
         .unwrap_or_default();
     let mut parts: Vec<String> = size.into_iter().collect();
-    parts.extend(count(&Value::from(listed(a, "sheets")), "sheet", "sheets"));
+    parts.extend(count(
+        &Value::from(crate::screen::listed(a, "sheets")),
+        "sheet",
+        "sheets",
+    ));
     parts.push(format!("{} date system", word(&a["date_system"])));
     let mut out = summary(look, a, parts);
     for s in sheets {
@@ -1059,7 +987,11 @@ fn inspect_tree(a: &Value, look: &Look, size: Option<String>) -> String {
     }
     for key in ["key_order", "keys"] {
         if a[key].is_array() {
-            parts.extend(count(&Value::from(listed(a, key)), "key", "keys"));
+            parts.extend(count(
+                &Value::from(crate::screen::listed(a, key)),
+                "key",
+                "keys",
+            ));
             break;
         }
     }
