@@ -13,6 +13,7 @@ mod parser;
 mod row_names;
 mod runs;
 mod search;
+mod shapes;
 mod stats;
 mod tail;
 mod util;
