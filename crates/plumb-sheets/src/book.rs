@@ -15,7 +15,8 @@ use crate::xlsx_judge::Finding;
 
 /// The largest workbook file plumb reads: calamine needs the whole file
 /// in memory (it seeks inside the zip or compound file), so the file is
-/// read whole, and a larger one is refused.
+/// read whole, and a larger one is refused. An xlsx whose cell values are
+/// padded with white space is held twice while its parts are rewritten.
 pub const SHEETS_MAX_FILE_BYTES: u64 = 256 << 20;
 
 /// The largest zip part calamine holds whole once inflated, by the size
@@ -195,21 +196,29 @@ impl Book {
                 "a chain of sectors in its compound file loops back on itself (it would never end)",
             ));
         }
-        let judged = match kind {
-            Kind::Xlsx => crate::xlsx_judge::judge(&bytes, source.cancel_token()),
-            Kind::Xlsb => crate::xlsb_judge::judge(&bytes, source.cancel_token()),
-            Kind::Xls | Kind::Ods => Ok(()),
+        let cancel = source.cancel_token();
+        let finding = |f: Finding| match f {
+            Finding::TooLarge(m) => too_large(m),
+            Finding::Malformed(m) => malformed(kind, m),
+            Finding::Cancelled => Refusal::new(
+                RefusalReason::Aborted,
+                "the caller cancelled the read of the workbook",
+            ),
         };
-        match judged {
-            Ok(()) => {}
-            Err(Finding::TooLarge(m)) => return Err(too_large(m)),
-            Err(Finding::Malformed(m)) => return Err(malformed(kind, m)),
-            Err(Finding::Cancelled) => {
-                return Err(Refusal::new(
-                    RefusalReason::Aborted,
-                    "the caller cancelled the read of the workbook",
-                ))
+        let mut bytes = bytes;
+        match kind {
+            Kind::Xlsx => {
+                let judged = crate::xlsx_judge::judge(&bytes, cancel).map_err(finding)?;
+                if !judged.padded.is_empty() {
+                    if let Some(trimmed) =
+                        crate::xlsx_trim::trim(&bytes, &judged.padded, cancel).map_err(finding)?
+                    {
+                        bytes = trimmed;
+                    }
+                }
             }
+            Kind::Xlsb => crate::xlsb_judge::judge(&bytes, cancel).map_err(finding)?,
+            Kind::Xls | Kind::Ods => {}
         }
         let verdict = match kind {
             Kind::Xls => crate::xls_judge::judge(&bytes),

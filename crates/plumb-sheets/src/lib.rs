@@ -72,6 +72,7 @@ mod search;
 mod xls_judge;
 mod xlsb_judge;
 mod xlsx_judge;
+mod xlsx_trim;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

@@ -42,6 +42,16 @@ pub(crate) const ENTRY_BYTES: u64 = 2 * size_of::<String>() as u64 + 16;
 /// Inflated bytes judged between two looks at the cancel token.
 const CANCEL_EVERY: u64 = 16 << 20;
 
+/// What the judge found that does not stop the workbook.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Judged {
+    /// The zip indices of the parts where some cell's `<v>` text starts
+    /// or ends with white space (` 41`), which XML Schema's numbers allow
+    /// and calamine refuses or misreads: [`crate::xlsx_trim`] rewrites
+    /// them before calamine opens the workbook.
+    pub(crate) padded: Vec<usize>,
+}
+
 /// The judge's finding that stops the workbook.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Finding {
@@ -100,9 +110,10 @@ fn is_xml(name: &str) -> bool {
 
 /// Judges every XML part of the xlsx in `bytes`. Parts the zip or XML
 /// reader cannot read are left to calamine, which reports them.
-pub(crate) fn judge(bytes: &[u8], cancel: Option<&CancelToken>) -> Result<(), Finding> {
+pub(crate) fn judge(bytes: &[u8], cancel: Option<&CancelToken>) -> Result<Judged, Finding> {
+    let mut judged = Judged::default();
     let Ok(mut archive) = zip::ZipArchive::new(Cursor::new(bytes)) else {
-        return Ok(());
+        return Ok(judged);
     };
     for i in 0..archive.len() {
         let Ok(part) = archive.by_index(i) else {
@@ -113,9 +124,11 @@ pub(crate) fn judge(bytes: &[u8], cancel: Option<&CancelToken>) -> Result<(), Fi
             continue;
         }
         let shared = name.to_ascii_lowercase().ends_with("sharedstrings.xml");
-        judge_part(&name, part, shared, cancel)?;
+        if judge_part(&name, part, shared, cancel)? {
+            judged.padded.push(i);
+        }
     }
-    Ok(())
+    Ok(judged)
 }
 
 /// Where in a part the events are.
@@ -127,9 +140,43 @@ struct Part {
     entries: u64,
     text: u64,
     declared: u64,
+    /// Inside a cell (`c`), and inside its value (`v`): the first and
+    /// last bytes of the value's text so far.
+    cell: bool,
+    value: Option<(Option<u8>, u8)>,
+    /// A cell's value padded with white space was seen.
+    padded: bool,
 }
 
 impl Part {
+    /// The raw bytes of a text event (entities as written).
+    fn value_text(&mut self, bytes: &[u8]) {
+        if let (Some((first, last)), Some(&end)) = (self.value.as_mut(), bytes.last()) {
+            first.get_or_insert(bytes[0]);
+            *last = end;
+        }
+    }
+
+    fn open(&mut self, name: &[u8], empty: bool) {
+        match name {
+            b"c" if !empty => self.cell = true,
+            b"v" if !empty && self.cell => self.value = Some((None, b'x')),
+            _ => {}
+        }
+    }
+
+    fn close(&mut self, name: &[u8]) {
+        match name {
+            b"c" => self.cell = false,
+            b"v" => {
+                if let Some((Some(first), last)) = self.value.take() {
+                    self.padded |= is_xml_space(first) || is_xml_space(last);
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn table_cost(&self) -> u64 {
         let slots = self.entries.max(self.declared);
         slots.saturating_mul(ENTRY_BYTES).saturating_add(self.text)
@@ -141,7 +188,7 @@ fn judge_part(
     part: impl Read,
     shared: bool,
     cancel: Option<&CancelToken>,
-) -> Result<(), Finding> {
+) -> Result<bool, Finding> {
     let echo = plumb_core::echo(name);
     let mut runs = Runs {
         inner: part,
@@ -169,7 +216,12 @@ fn judge_part(
             }
         }
     }
-    Ok(())
+    Ok(scan.part.padded)
+}
+
+/// XML's white space: what XML Schema's numbers may be padded with.
+pub(crate) fn is_xml_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
 }
 
 fn too_long(echo: &str) -> Finding {
@@ -263,6 +315,9 @@ impl<'e> Scan<'e> {
             if self.st == St::Text {
                 let upto = memchr::memchr(b'<', chunk).unwrap_or(chunk.len());
                 self.text(upto as u64)?;
+                if !self.shared {
+                    self.part.value_text(&chunk[..upto]);
+                }
                 chunk = &chunk[upto..];
                 if chunk.is_empty() {
                     break;
@@ -300,6 +355,9 @@ impl<'e> Scan<'e> {
                     St::Lt
                 } else {
                     self.text(1)?;
+                    if !self.shared {
+                        self.part.value_text(&[b]);
+                    }
                     St::Text
                 }
             }
@@ -459,12 +517,18 @@ impl<'e> Scan<'e> {
         if !empty && matches!(self.name.as_slice(), b"si" | b"is") {
             self.part.string = Some(0);
         }
+        if !self.shared {
+            self.part.open(&self.name, empty);
+        }
         Ok(St::Text)
     }
 
     fn close(&mut self) -> St {
         if matches!(self.name.as_slice(), b"si" | b"is") {
             self.part.string = None;
+        }
+        if !self.shared {
+            self.part.close(&self.name);
         }
         St::Text
     }
@@ -553,7 +617,7 @@ mod reference {
     use quick_xml::Reader;
     use std::io::BufReader;
 
-    pub(super) fn judge(xml: &[u8], shared: bool) -> Result<(), Finding> {
+    pub(super) fn judge(xml: &[u8], shared: bool) -> Result<bool, Finding> {
         let echo = "p";
         let mut reader = Reader::from_reader(BufReader::new(Runs {
             inner: xml,
@@ -570,7 +634,7 @@ mod reference {
                 return Err(too_long(echo));
             }
             let Ok(event) = event else {
-                return Ok(());
+                return Ok(p.padded);
             };
             match event {
                 Event::Start(e) => {
@@ -578,21 +642,42 @@ mod reference {
                     if matches!(e.local_name().as_ref(), "si" | "is") {
                         p.string = Some(0);
                     }
+                    if !shared {
+                        p.open(e.local_name().as_ref().as_bytes(), false);
+                    }
                 }
-                Event::Empty(e) => start(&mut p, &e, shared, echo)?,
+                Event::Empty(e) => {
+                    start(&mut p, &e, shared, echo)?;
+                    if !shared {
+                        p.open(e.local_name().as_ref().as_bytes(), true);
+                    }
+                }
                 Event::End(e) => {
                     if matches!(e.local_name().as_ref(), "si" | "is") {
                         p.string = None;
                     }
+                    if !shared {
+                        p.close(e.local_name().as_ref().as_bytes());
+                    }
                 }
-                Event::Text(t) => text(&mut p, t.len() as u64, shared, echo)?,
+                Event::Text(t) => {
+                    text(&mut p, t.len() as u64, shared, echo)?;
+                    if !shared {
+                        p.value_text(t.as_bytes());
+                    }
+                }
                 Event::CData(t) => text(&mut p, t.len() as u64, shared, echo)?,
-                Event::GeneralRef(r) => text(&mut p, r.len() as u64 + 2, shared, echo)?,
+                Event::GeneralRef(r) => {
+                    text(&mut p, r.len() as u64 + 2, shared, echo)?;
+                    if !shared {
+                        p.value_text(b"&;");
+                    }
+                }
                 Event::Eof => break,
                 _ => {}
             }
         }
-        Ok(())
+        Ok(p.padded)
     }
 
     fn attr<'a>(e: &'a BytesStart<'_>, key: &str) -> Option<std::borrow::Cow<'a, str>> {
@@ -674,7 +759,7 @@ mod tests {
         }
     }
 
-    fn scan(xml: &[u8], shared: bool, chunk: usize) -> Result<(), Finding> {
+    fn scan(xml: &[u8], shared: bool, chunk: usize) -> Result<bool, Finding> {
         let mut runs = Runs {
             inner: xml,
             run: 0,
@@ -685,7 +770,7 @@ mod tests {
         let mut buf = vec![0u8; chunk];
         loop {
             match runs.read(&mut buf) {
-                Ok(0) => return Ok(()),
+                Ok(0) => return Ok(scan.part.padded),
                 Ok(n) => scan.feed(&buf[..n])?,
                 Err(_) => return Err(too_long("p")),
             }
@@ -727,6 +812,18 @@ mod tests {
             string.clone().prop_map(|s| format!("<si>{s}</si>")),
             string.prop_map(|s| format!("<c t=\"inlineStr\"><is>{s}</is></c>")),
             Just("<si/>".to_owned()),
+            // Values padded or not, in a cell or not, as text or CDATA.
+            prop_oneof![
+                Just("<c t=\"n\"><v> 41</v></c>".to_owned()),
+                Just("<x:c><x:v>41\n</x:v></x:c>".to_owned()),
+                Just("<c><v>4&amp;\t</v></c>".to_owned()),
+                Just("<c><v>&amp; 1</v></c>".to_owned()),
+                Just("<c><v><![CDATA[ 1 ]]></v></c>".to_owned()),
+                Just("<c><v>41</v><v/></c>".to_owned()),
+                Just("<c/><v> 2</v>".to_owned()),
+                Just("<pt><v> 2</v></pt>".to_owned()),
+                Just("<c><f>x</f><v>1<!-- -->2</v></c>".to_owned()),
+            ],
             Just("<!-- it's a='b <c r=\"A9999999999\"/> -->".to_owned()),
             Just("<?pi a='b?>".to_owned()),
         ]
@@ -757,9 +854,9 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(200))]
         #[test]
         fn the_scanner_agrees_with_quick_xml((xml, shared) in part(), split in 1usize..64) {
-            let want = reference::judge(xml.as_bytes(), shared).is_ok();
+            let want = reference::judge(xml.as_bytes(), shared).ok();
             for chunk in [xml.len().max(1), split, 4096 + split] {
-                prop_assert_eq!(scan(xml.as_bytes(), shared, chunk).is_ok(), want, "chunk {}", chunk);
+                prop_assert_eq!(scan(xml.as_bytes(), shared, chunk).ok(), want, "chunk {}", chunk);
             }
         }
     }
@@ -768,16 +865,21 @@ mod tests {
     fn the_scanner_agrees_one_byte_at_a_time() {
         let xml = "<sst uniqueCount='3'><si><t>a&amp;b</t></si><!-- <si> --><si><r><t><![CDATA[]]]]></t></r></si></sst>";
         let sheet = "<worksheet><c r=\"A1\" t=\"inlineStr\"><is><t>x</t></is></c><?p ?><c r='B4294967296'/></worksheet>";
-        for (xml, shared, ok) in [(xml, true, true), (sheet, false, false)] {
-            assert_eq!(
-                reference::judge(xml.as_bytes(), shared).is_ok(),
-                ok,
-                "{xml}"
-            );
+        let padded =
+            "<worksheet><c r=\"A1\"><v>1</v></c><c r=\"A2\" t=\"n\"><v>\r\n2 </v></c></worksheet>";
+        let tidy =
+            "<worksheet><c r=\"A1\"><v>1</v></c><c><v><![CDATA[ 1]]></v></c><v> 3</v></worksheet>";
+        for (xml, shared, want) in [
+            (xml, true, Some(false)),
+            (sheet, false, None),
+            (padded, false, Some(true)),
+            (tidy, false, Some(false)),
+        ] {
+            assert_eq!(reference::judge(xml.as_bytes(), shared).ok(), want, "{xml}");
             for chunk in 1..xml.len() {
                 assert_eq!(
-                    scan(xml.as_bytes(), shared, chunk).is_ok(),
-                    ok,
+                    scan(xml.as_bytes(), shared, chunk).ok(),
+                    want,
                     "{chunk}: {xml}"
                 );
             }

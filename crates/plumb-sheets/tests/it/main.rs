@@ -11,6 +11,8 @@ use serde_json::{json, Value};
 use plumb_core::{BytesSource, FormatReader, Refusal, RefusalReason, Request, Source, Window};
 use plumb_sheets::{SheetsReader, SHEETS_MAX_FILE_BYTES, SHEETS_MAX_PART_BYTES};
 
+mod wild;
+
 const XLSX: SheetsReader = SheetsReader::XLSX;
 
 /// Writes one cell of a row.
@@ -925,63 +927,4 @@ fn a_hit_row_of_long_cells_is_cut_to_about_four_kib() {
     let size = serde_json::to_string(&hit["values"]).unwrap().len();
     assert!(size <= plumb_core::HIT_ROW_BYTES, "{size}");
     assert_eq!(a["view"]["exact"], json!(false));
-}
-
-/// A copy of the zip `bytes` whose first entry is the directory `xl/`
-/// and that holds a printer-settings part, as R's writexl and openxlsx
-/// write them (a `bin` default in the content types).
-fn as_writexl_writes_it(bytes: &[u8]) -> Vec<u8> {
-    let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).unwrap();
-    let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let opts = zip::write::SimpleFileOptions::default();
-    out.add_directory("xl/", opts).unwrap();
-    for i in 0..archive.len() {
-        let mut f = archive.by_index(i).unwrap();
-        let mut body = Vec::new();
-        f.read_to_end(&mut body).unwrap();
-        let part = f.name().to_owned();
-        if part == "[Content_Types].xml" {
-            let text = String::from_utf8(body).unwrap().replacen(
-                "<Default ",
-                "<Default Extension=\"bin\" ContentType=\"application/vnd.openxmlformats-officedocument.spreadsheetml.printerSettings\"/><Default ",
-                1,
-            );
-            body = text.into_bytes();
-        }
-        out.start_file(part, opts).unwrap();
-        out.write_all(&body).unwrap();
-        if i == 0 {
-            out.start_file("xl/printerSettings/printerSettings1.bin", opts)
-                .unwrap();
-            out.write_all(&[0; 64]).unwrap();
-        }
-    }
-    out.finish().unwrap().into_inner()
-}
-
-#[test]
-fn a_text_workbook_with_binary_printer_settings_is_detected_as_it_is_read() {
-    let bytes = as_writexl_writes_it(&book(|wb| table(wb.add_worksheet(), 3)));
-    let head = &bytes[..bytes.len().min(4096)];
-    assert!(head.windows(4).any(|w| w == b".bin"));
-    // Detection names what the reading reads: a text workbook.
-    assert!(XLSX.sniff(head).is_some());
-    assert!(SheetsReader::XLSB.sniff(head).is_none());
-    let a = select(&bytes, &Request::default()).unwrap();
-    assert_eq!(a["format"], "xlsx");
-    assert_eq!(a["returned"], 3);
-    // A binary workbook is still told by its parts.
-    for name in [
-        "xl/workbook.bin",
-        "xl/worksheets/sheet1.bin",
-        "xl/sharedStrings.bin",
-    ] {
-        let mut head = b"PK\x03\x04 ....".to_vec();
-        head.extend_from_slice(name.as_bytes());
-        assert!(SheetsReader::XLSB.sniff(&head).is_some(), "{name}");
-        assert!(XLSX.sniff(&head).is_none(), "{name}");
-    }
-    // A macro project is in text workbooks too (`.xlsm`).
-    let head = b"PK\x03\x04 ....xl/vbaProject.bin....xl/workbook.xml";
-    assert!(XLSX.sniff(head).is_some());
 }
