@@ -9,7 +9,7 @@ names), pandas' to_csv with its index (an empty first header cell), R's
 write.table (a header one field short of its rows), readr's write_csv
 (no row names, NA for missing), rows that end with a delimiter under a
 header that does not, and a comma file whose quoted texts span lines and
-hold tabs. For each, plumb must detect the delimiter, count the rows the
+hold tabs, and prose whose lines split evenly at spaces. For each, plumb must detect the delimiter, count the rows the
 writer wrote (never one more or one less), name as many columns as the
 rows hold, and return every cell verbatim in select, as csv reads it.
 """
@@ -81,6 +81,14 @@ def cases(rng):
     # Quoted texts over two lines, each line holding a tab.
     multi = [names] + [r[:-1] + [f"first\tline {i}\nsecond\tline"] for i, r in enumerate(rows)]
     yield "quoted multi-line texts with tabs", written(multi), names, multi[1:]
+    # Prose whose lines hold as many words each, names quoted: no
+    # delimiter splits it (DuckDB's reading), however evenly it splits
+    # at spaces; one column of lines, as csv reads them with a comma.
+    who = ["Alice", "Bob", "Carol", "Dave", "Eve", "Frank", "Grace", "Heidi"]
+    verbs = ["said", "wrote", "asked", "sang"]
+    prose = "".join(f'"{rng.choice(who)}" {rng.choice(verbs)} hello to {rng.choice(who).lower()}.\n' for _ in range(30))
+    parsed = list(csv.reader(io.StringIO(prose)))
+    yield "prose with quoted names", prose, parsed[0], parsed[1:]
 
 
 def main():

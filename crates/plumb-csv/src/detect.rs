@@ -227,8 +227,13 @@ pub fn detect_dialect(
     let standard = best_of(&mut CSV_DELIMITER_CANDIDATES.iter().map(|&d| (d, false)));
     let extended = best_of(&mut CSV_EXTENDED_CANDIDATES.iter().copied())
         // Prose splits at spaces: the start of one record is no evidence
-        // for them.
-        .filter(|(_, e)| !e.partial && e.confidence >= CSV_EXTENDED_MIN_CONFIDENCE);
+        // for them, and lines that end as sentences do are prose however
+        // evenly their words fall.
+        .filter(|(_, e)| {
+            !e.partial
+                && e.confidence >= CSV_EXTENDED_MIN_CONFIDENCE
+                && !(e.delimiter == b' ' && reads_as_sentences(sample, complete, e))
+        });
     let chosen = match (standard, extended) {
         (Some(s), Some(e)) if e.0 > s.0 && e.1.confidence > s.1.confidence => Some(e),
         (None, e) => e,
@@ -253,6 +258,45 @@ pub fn detect_dialect(
             partial: one((b',', false)).1.partial,
         },
     }
+}
+
+/// Whether most records of `sample`, read as `detection` says, end as
+/// a sentence does: a last field of words closed by `.`, `!` or `?`
+/// (before any closing quote or bracket). A table split at single spaces
+/// has no room for sentences in a field, so lines that read so are
+/// prose (Python's sniffer may still call it space-delimited; DuckDB does
+/// not).
+fn reads_as_sentences(sample: &[u8], complete: bool, detection: &Detection) -> bool {
+    #[derive(Default)]
+    struct Ends {
+        records: usize,
+        sentences: usize,
+    }
+    impl CsvSink for Ends {
+        fn record(&mut self, record: &Record<'_>) -> ControlFlow<()> {
+            self.records += 1;
+            let last = record.get(record.len().saturating_sub(1)).unwrap_or(b"");
+            let end = last
+                .iter()
+                .rposition(|b| !matches!(b, b'"' | b'\'' | b')' | b']'))
+                .map_or(&b""[..], |k| &last[..=k]);
+            if matches!(end.last(), Some(b'.' | b'!' | b'?'))
+                && end.iter().any(u8::is_ascii_alphabetic)
+            {
+                self.sentences += 1;
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut ends = Ends::default();
+    let mut parser = CsvParser::new(detection.delimiter)
+        .with_quote(detection.quote)
+        .with_delimiter_runs(detection.runs);
+    let _ = parser.push(sample, &mut ends);
+    if complete {
+        let _ = parser.finish(&mut ends);
+    }
+    ends.records > 0 && 2 * ends.sentences >= ends.records
 }
 
 /// Whether `quote` stands at the start of some field of `sample`

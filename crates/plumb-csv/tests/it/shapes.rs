@@ -120,3 +120,32 @@ fn columns_aligned_by_spaces_are_read_but_said_to_be_a_guess() {
     assert_eq!(r.dialect.delimiter, " ");
     assert_eq!(r.delimiter_confidence, Some(1.0));
 }
+
+#[test]
+fn prose_whose_lines_split_evenly_at_spaces_is_not_a_table() {
+    // Every line five words, the names quoted: split at spaces it is as
+    // even as a table, but its lines end as sentences do.
+    let prose = "\"Alice\" said hello to everyone.\n\"Bob\" answered with a smile!\n\
+        \"Carol\" walked into the room.\n\"Dave\" asked about (the weather?)\n\
+        \"Eve\" laughed at the joke.\n\"Frank\" closed the old door.\n";
+    for text in [prose.to_owned(), prose.replace(' ', "  ")] {
+        let r = inspect(stream(&text), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+        assert_eq!(r.columns.len(), 1, "{text}");
+        assert_eq!(r.delimiter_confidence, Some(0.0), "{text}");
+        let note = r.dialect.delimiter_note.as_deref().unwrap();
+        assert!(note.contains("pass the delimiter"), "{note}");
+    }
+    // A table split at single spaces whose last column holds a few
+    // abbreviations or numbers with a point stays a table.
+    let table = "name kind score\nacme Inc. 3.5\nbeta Ltd 4.\ngamma LLC 7\ndelta Co. 1.25\n";
+    let r = inspect(stream(table), CsvFormat::Csv, &CsvOptions::default()).unwrap();
+    assert_eq!((r.dialect.delimiter.as_str(), r.columns.len()), (" ", 3));
+    assert_eq!(r.delimiter_confidence, Some(1.0));
+    // Told the delimiter, the prose is split as asked.
+    let o = CsvOptions {
+        delimiter: Some(b' '),
+        ..CsvOptions::default()
+    };
+    let r = inspect(stream(prose), CsvFormat::Csv, &o).unwrap();
+    assert_eq!(r.columns.len(), 5);
+}
