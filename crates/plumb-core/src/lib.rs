@@ -1,8 +1,24 @@
-//! The substrate every plumb engine stands on: a chunked text stream with
-//! absolute byte offsets, a strict UTF-8 check, a binary sniff, typed
-//! refusals, view flags, and number literals (reading them, judging
-//! whether a double would misstate them, exact ranges). Cell classes and
-//! column types belong to the CSV engine (`plumb_csv::CellClass`).
+//! The substrate every plumb engine stands on, in four parts:
+//!
+//! - **Text and refusals**: a chunked text stream with absolute byte
+//!   offsets and a strict UTF-8 check ([`TextStream`]), a binary sniff,
+//!   typed refusals ([`Refusal`]), view flags, caps, and number literals
+//!   (reading them, judging whether a double would misstate them, exact
+//!   ranges).
+//! - **The reader seam**: byte sources ([`Source`]), the object-safe
+//!   [`FormatReader`] trait a format implements, the [`Answer`] it
+//!   returns, the ops ([`Op`]) and the options every reader shares
+//!   ([`COMMON_OPTIONS`], [`Request`]). A downstream crate writes a reader
+//!   on this seam alone.
+//! - **Search**: what a search asks, the same for every format: a
+//!   pattern ([`Matcher`]), a predicate over one value ([`Predicate`],
+//!   numbers compared exactly), and the [`Query`] that holds them.
+//! - **Statistics**: per-column sketches that merge across threads
+//!   ([`ValueStats`]: exact moments, quantiles, distinct counts, top
+//!   values).
+//!
+//! Cell classes and column types belong to the CSV engine
+//! (`plumb_csv::CellClass`).
 //!
 //! ```
 //! use plumb_core::{number_literal_precision, PrecisionKind, RefusalReason, TextStream};
@@ -33,6 +49,7 @@ mod caps;
 mod drive;
 mod file;
 mod number;
+mod op;
 mod options;
 mod parts;
 mod reader;
@@ -56,21 +73,22 @@ pub use number::{
     number_literal_precision, number_precision_of, scan_decimal, scan_plain_number, DecimalScan,
     NumericRange, PlainNumber, PrecisionKind, MAX_NUMBER_LITERAL_BYTES, MAX_SAFE_INTEGER,
 };
+pub use op::Op;
 pub use options::{
     OptionKind, OptionSpec, Options, Request, RowCap, ScanBounds, Window, COMMON_OPTIONS,
     SCAN_MAX_PARTS,
 };
 pub use parts::{line_cuts, CUT_SEARCH_BYTES};
 pub use reader::{
-    text_stream, Answer, BytesSource, FileSource, FormatReader, Op, SniffScore, Source,
-    WindowCounts, SIGNATURE_SCORE,
+    text_stream, Answer, BytesSource, FileSource, FormatReader, SniffScore, Source, WindowCounts,
+    SIGNATURE_SCORE,
 };
 pub use refusal::{Refusal, RefusalReason};
 pub use search::{
     compare_number_literals, cut_around, is_number_literal, CompareOp, Matcher, NumberKey,
     Predicate, Query, SearchProgress, Subject, SubjectKind, PATTERN_MAX_BYTES,
     REGEX_DFA_SIZE_LIMIT, REGEX_NEST_LIMIT, REGEX_SIZE_LIMIT, SEARCH_CONTEXT_MAX,
-    SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_OPTIONS, SEARCH_TEXT_BYTES,
+    SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_TEXT_BYTES,
 };
 pub use stats::{
     keeps_stats, stats_bytes, stats_parts, value_hash, Accuracy, DateRange, NumberIn,

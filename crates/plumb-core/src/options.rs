@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::reader::Op;
+use crate::op::Op;
 use crate::refusal::Refusal;
 
 /// The type of an option's value.
@@ -213,7 +213,8 @@ fn whole(f: &f64) -> bool {
 }
 
 /// The options every reader shares, declared once here: the select
-/// window and the scan bounds. Readers declare only their own.
+/// window, the scan bounds and what every search takes (the pattern or
+/// predicate and its flags). Readers declare only their own.
 pub const COMMON_OPTIONS: [OptionSpec; 11] = [
     OptionSpec {
         name: "offset",
@@ -257,11 +258,42 @@ pub const COMMON_OPTIONS: [OptionSpec; 11] = [
         ops: &[Op::Inspect, Op::Validate, Op::Search],
         doc: "stop after this many bytes of text (counted after decompression; Parquet counts its decoded values) and answer from what was read: inspect and validate are then sampled, a search says where to go on",
     },
-    crate::search::SEARCH_OPTIONS[0],
-    crate::search::SEARCH_OPTIONS[1],
-    crate::search::SEARCH_OPTIONS[2],
-    crate::search::SEARCH_OPTIONS[3],
-    crate::search::SEARCH_OPTIONS[4],
+    // What every format's search takes.
+    OptionSpec {
+        name: "pattern",
+        kind: OptionKind::Text,
+        default: None,
+        ops: &[Op::Search],
+        doc: "a regular expression (Rust regex syntax) a line, cell or value must contain; text without regex syntax is searched as a literal",
+    },
+    OptionSpec {
+        name: "where",
+        kind: OptionKind::Text,
+        default: None,
+        ops: &[Op::Search],
+        doc: "a predicate on the value instead of a pattern: = x, != x, < x, <= x, > x, >= x (numbers compared exactly), is empty, is null, is not empty, is not null",
+    },
+    OptionSpec {
+        name: "ignore_case",
+        kind: OptionKind::Flag,
+        default: Some("false"),
+        ops: &[Op::Search],
+        doc: "match the pattern without regard to case",
+    },
+    OptionSpec {
+        name: "word",
+        kind: OptionKind::Flag,
+        default: Some("false"),
+        ops: &[Op::Search],
+        doc: "match the pattern only as a whole word: no word character right before or after the match (as grep -w and rg -w)",
+    },
+    OptionSpec {
+        name: "count_only",
+        kind: OptionKind::Flag,
+        default: Some("false"),
+        ops: &[Op::Search],
+        doc: "return no hits, only how many there are (the scan reads to the end)",
+    },
 ];
 
 /// Which part of the items a select returns.

@@ -458,7 +458,7 @@ impl Registry {
                 }
             }
         }
-        req.options.normalize(&plumb_core::SEARCH_OPTIONS)?;
+        req.options.normalize(&COMMON_OPTIONS)?;
         req.options.normalize(own)
     }
 

@@ -22,7 +22,6 @@
 
 mod decimal;
 mod shortest;
-pub(crate) mod small;
 
 pub use decimal::{scan_decimal, scan_plain_number, DecimalScan, PlainNumber};
 
@@ -30,6 +29,18 @@ use std::cmp::Ordering;
 
 use serde::Serialize;
 use serde_json::{json, Value};
+
+/// Powers of ten to `10^18` (the largest in an i64), for scaling short
+/// decimals here and exact sums in the column statistics.
+pub(crate) const POW10_I64: [i64; 19] = {
+    let mut t = [1i64; 19];
+    let mut i = 1;
+    while i < 19 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
 
 /// The longest number literal kept whole. Longer literals are cut (and
 /// flagged `oversized-literal`): no real measurement needs 512 digits,

@@ -11,7 +11,7 @@
 //! for the mean and Welford's update for the variance, each with a
 //! stated error bound.
 
-use crate::number::small::POW10_I64;
+use crate::number::POW10_I64;
 
 /// The most digits after the point the exact sums follow.
 pub const EXACT_SCALE_MAX: u32 = 18;

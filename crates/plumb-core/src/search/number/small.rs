@@ -17,6 +17,8 @@
 
 use std::cmp::Ordering;
 
+use crate::number::POW10_I64;
+
 /// Every byte of a word.
 const ONES: u64 = 0x0101_0101_0101_0101;
 
@@ -204,18 +206,6 @@ pub(crate) fn cmp_keys((na, a): (bool, u128), (nb, b): (bool, u128)) -> Ordering
         (true, false) => Ordering::Less,
     }
 }
-
-/// Powers of ten to `10^18` (the largest in an i64), for scaling short
-/// decimals here and exact sums in the column statistics.
-pub(crate) const POW10_I64: [i64; 19] = {
-    let mut t = [1i64; 19];
-    let mut i = 1;
-    while i < 19 {
-        t[i] = t[i - 1] * 10;
-        i += 1;
-    }
-    t
-};
 
 /// Compares two short decimals (digits, scale) exactly.
 #[inline(always)]

@@ -1,0 +1,168 @@
+//! A search as the shared options ask for it ([`Query`]), and how far
+//! one has gone ([`SearchProgress`]).
+
+use super::{Matcher, Predicate, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT};
+use crate::options::Request;
+use crate::refusal::Refusal;
+
+/// A search, as the shared options ask for it.
+#[derive(Clone, Debug)]
+pub struct Query {
+    /// What a value (or a line) must be.
+    pub predicate: Predicate,
+    /// Hits to skip over: the search starts at this line, row, record or
+    /// element (the unit of the format).
+    pub offset: u64,
+    /// Hits to return (clamped to `1..=SEARCH_MAX_LIMIT`).
+    pub limit: usize,
+    /// Count the hits to the end instead of returning them.
+    pub count_only: bool,
+    /// Stop after this many bytes of text ([`crate::ScanBounds::max_scan_bytes`]);
+    /// the progress then says where to go on.
+    pub max_scan_bytes: Option<u64>,
+}
+
+impl Query {
+    /// The query the request's shared search options ask for: exactly
+    /// one of `pattern` and `where`.
+    ///
+    /// ```
+    /// use plumb_core::{Query, Request};
+    /// use serde_json::json;
+    /// let mut req = Request::default();
+    /// req.set("pattern", json!("timeout"))?.set("limit", json!(5))?;
+    /// let q = Query::from_request(&req)?;
+    /// assert_eq!((q.limit, q.offset, q.count_only), (5, 0, false));
+    /// assert!(q.predicate.matcher().is_some_and(|m| m.is_literal()));
+    /// # Ok::<(), plumb_core::Refusal>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `invalid-argument`: neither or both of `pattern` and `where`, a
+    /// zero limit, a bad pattern or predicate.
+    pub fn from_request(req: &Request) -> Result<Query, Refusal> {
+        let opts = &req.options;
+        let predicate = match (opts.text("pattern"), opts.text("where")) {
+            (Some(p), None) => Predicate::Pattern(Box::new(Matcher::new(
+                p,
+                opts.flag("ignore_case").unwrap_or(false),
+                opts.flag("word").unwrap_or(false),
+            )?)),
+            (None, Some(w)) => {
+                if opts.flag("ignore_case").is_some() || opts.flag("word").is_some() {
+                    return Err(Refusal::invalid_argument(
+                        "ignore_case and word apply to a pattern, not to a where predicate; \
+                         drop them, or search with a pattern",
+                    ));
+                }
+                Predicate::parse(w)?
+            }
+            (None, None) => {
+                return Err(Refusal::invalid_argument(
+                    "a search needs a pattern (a regex or literal text) or a where predicate \
+                     (such as `= 42` or `is null`); give one",
+                ))
+            }
+            (Some(_), Some(_)) => {
+                return Err(Refusal::invalid_argument(
+                    "a search takes a pattern or a where predicate, not both; give one",
+                ))
+            }
+        };
+        if req.window.limit == Some(0) {
+            return Err(crate::caps::zero_limit(SEARCH_MAX_LIMIT as u64));
+        }
+        Ok(Query {
+            predicate,
+            offset: req.window.offset.unwrap_or(0),
+            limit: req.window.limit.map_or(SEARCH_DEFAULT_LIMIT, |n| {
+                usize::try_from(n)
+                    .unwrap_or(SEARCH_MAX_LIMIT)
+                    .clamp(1, SEARCH_MAX_LIMIT)
+            }),
+            count_only: opts.flag("count_only").unwrap_or(false),
+            max_scan_bytes: req.scan.max_scan_bytes,
+        })
+    }
+}
+
+/// Where a search stopped, and how many hits it saw: the part of every
+/// search answer that says how to go on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SearchProgress {
+    /// Hits seen from the offset on: returned ones, plus the one past the
+    /// limit that stopped the scan.
+    pub total: u64,
+    /// Whether `total` is every hit from the offset to the end (the scan
+    /// reached the end); otherwise there are at least `total`.
+    pub total_exact: bool,
+    /// Whether hits follow the ones returned.
+    pub has_more: bool,
+    /// Where the next hit is, in the unit of the format: search again
+    /// with this offset to continue exactly there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<u64>,
+}
+
+impl SearchProgress {
+    /// The scan stopped at its byte budget ([`crate::ScanBounds::max_scan_bytes`])
+    /// before unit `next`, which it did not read whole: unless the limit
+    /// stopped it first, hits may follow, and a search from `next` goes
+    /// on exactly there.
+    ///
+    /// ```
+    /// use plumb_core::SearchProgress;
+    /// let mut p = SearchProgress { total: 2, total_exact: true, ..SearchProgress::default() };
+    /// p.stopped_before(1500);
+    /// assert_eq!((p.has_more, p.total_exact, p.next_offset), (true, false, Some(1500)));
+    /// ```
+    pub fn stopped_before(&mut self, next: u64) {
+        if !self.has_more {
+            self.has_more = true;
+            self.total_exact = false;
+            self.next_offset = Some(next);
+        }
+    }
+
+    /// Joins the progress of the next part of a search split into parts
+    /// read on several threads, `before` units (rows, records) after this
+    /// one's start: `kept` of its hits were kept, and `dropped_at` is the
+    /// unit of its first hit dropped for want of room (where one scan
+    /// would have stopped, counting it), if any. A search that stopped
+    /// already takes in nothing.
+    ///
+    /// ```
+    /// use plumb_core::SearchProgress;
+    /// let mut whole = SearchProgress { total: 3, ..SearchProgress::default() };
+    /// let later = SearchProgress { total: 9, ..SearchProgress::default() };
+    /// // Room for 2 of the later part's hits: its third, at its unit 40,
+    /// // is where one scan would have stopped.
+    /// whole.join_part(&later, 2, Some(40), 1000);
+    /// assert_eq!((whole.total, whole.has_more, whole.next_offset), (6, true, Some(1040)));
+    /// ```
+    pub fn join_part(
+        &mut self,
+        later: &SearchProgress,
+        kept: u64,
+        dropped_at: Option<u64>,
+        before: u64,
+    ) {
+        if self.has_more {
+            return;
+        }
+        match dropped_at {
+            Some(unit) => {
+                self.total += kept + 1;
+                self.has_more = true;
+                self.next_offset = Some(unit + before);
+            }
+            None => {
+                self.total += later.total;
+                if later.has_more {
+                    self.has_more = true;
+                    self.next_offset = later.next_offset.map(|u| u + before);
+                }
+            }
+        }
+    }
+}
