@@ -13,8 +13,8 @@
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 
+use crate::dialect::QuoteMode;
 use crate::machine::{CsvParser, CsvSink, Issue, Record};
-use crate::scan::QuoteMode;
 
 /// The delimiters tried first, in tie-break order (the seed's rule).
 pub const CSV_DELIMITER_CANDIDATES: [u8; 4] = [b',', b'\t', b';', b'|'];
@@ -334,7 +334,7 @@ impl CsvSink for Shapes {
         self.0.push(Shape {
             line: record.line,
             fields: record.len(),
-            names: crate::header::header_looks_like_names(record),
+            names: crate::dialect::header::header_looks_like_names(record),
             hash: record
                 .iter()
                 .next()

@@ -27,7 +27,7 @@
 mod block;
 mod cell;
 mod detect;
-mod header;
+mod dialect;
 mod machine;
 mod parallel;
 mod reader;
@@ -49,6 +49,7 @@ pub use detect::{
     CSV_EXTENDED_MIN_CONFIDENCE, CSV_LOW_CONFIDENCE, CSV_PREAMBLE_MAX_LINES,
     DELIMITER_SAMPLE_BYTES,
 };
+pub use dialect::{HeaderMode, QuoteMode};
 pub use machine::{
     CsvParser, CsvSink, Issue, IssueKind, IssueReport, LineEndings, Record, RowRun,
     CSV_LONG_FIELD_LINES, CSV_LONG_RECORD_FACTOR, CSV_LONG_RECORD_MIN_BYTES, CSV_MAX_FIELD_BYTES,
@@ -65,7 +66,6 @@ pub use report::{
     CSV_SEARCH_ROW_CELLS, CSV_SELECT_BUDGET_BYTES, CSV_SELECT_CELL_FRAME_BYTES,
     INSPECT_NARROW_TEXT_BYTES, INSPECT_SAMPLE_BUDGET_BYTES, INSPECT_WIDE_TEXT_COLUMNS,
 };
-pub use scan::{HeaderMode, QuoteMode};
 
 /// The rows an inspect sample holds when none is asked for.
 pub const INSPECT_SAMPLE_ROWS_DEFAULT: usize = 5;

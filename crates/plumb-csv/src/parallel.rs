@@ -33,11 +33,12 @@ use std::sync::{Arc, Condvar, Mutex};
 use plumb_core::{line_cuts, stats_parts, text_stream, Query, Refusal, Source, SCAN_MAX_PARTS};
 
 use crate::detect::DELIMITER_SAMPLE_BYTES;
+use crate::dialect::HeaderMode;
 use crate::report::{
     fetch_hits, ColumnRef, CsvInspect, CsvSearch, CsvValidate, InspectSink, SearchSink,
     ValidateSink,
 };
-use crate::scan::{scan, scan_resolved, Asked, HeaderMode, Resolved, RowSink, ScanSummary};
+use crate::scan::{scan, scan_resolved, Asked, Resolved, RowSink, ScanSummary};
 use crate::{CsvFormat, CsvOptions};
 
 /// Files smaller than this are validated on one thread.

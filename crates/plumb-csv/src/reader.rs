@@ -5,7 +5,7 @@ use plumb_core::{
     SniffScore, Source, WindowCounts,
 };
 
-use crate::scan::{parse_comment, parse_delimiter};
+use crate::dialect::{parse_comment, parse_delimiter};
 use crate::{
     select, ColumnRef, CsvFormat, CsvInspect, CsvOptions, CsvSearch, CsvSelect, CsvValidate,
     HeaderMode, QuoteMode, SelectOptions,

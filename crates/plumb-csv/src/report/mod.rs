@@ -67,7 +67,7 @@ pub struct DialectReport {
 impl crate::scan::ScanSummary {
     /// The dialect as answers state it.
     pub(crate) fn dialect_report(&self) -> DialectReport {
-        let delimiter = crate::scan::delimiter_name(self.delimiter, self.runs);
+        let delimiter = crate::dialect::delimiter_name(self.delimiter, self.runs);
         DialectReport {
             delimiter_note: confidence_note(
                 self.confidence,
@@ -75,14 +75,14 @@ impl crate::scan::ScanSummary {
                 &delimiter,
             ),
             delimiter,
-            quote: crate::scan::quote_name(self.quote),
+            quote: crate::dialect::quote_name(self.quote),
             skipped_lines: self.skipped_lines,
             comment: self.comment.map(|c| char::from(c).to_string()),
             comment_lines: self.comment_lines,
             header_note: self.named_row_names.then(|| {
                 format!(
                     "the header's first cell is empty, over row names (as R's write.csv writes them); the column is named {}",
-                    crate::header::ROW_NAMES_COLUMN
+                    crate::dialect::header::ROW_NAMES_COLUMN
                 )
             }),
         }

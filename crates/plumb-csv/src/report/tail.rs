@@ -111,7 +111,7 @@ fn backwards(
     let Some(data_start) = data_start(source, head, quote)? else {
         return Ok(None);
     };
-    let (delimiter, runs) = match crate::scan::parse_delimiter(&head.dialect.delimiter) {
+    let (delimiter, runs) = match crate::dialect::parse_delimiter(&head.dialect.delimiter) {
         Ok(d) => d,
         Err(_) => return Ok(None),
     };
