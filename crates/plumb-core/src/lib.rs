@@ -48,6 +48,7 @@ mod cancel;
 mod caps;
 mod drive;
 mod file;
+mod lines;
 mod number;
 mod op;
 mod options;
@@ -68,6 +69,7 @@ pub use caps::{
 };
 pub use drive::{drive, PushMachine};
 pub use file::{OpenedFile, SnapshotReader};
+pub use lines::{Line, Lines, LINE_MAX_BYTES};
 pub use number::{
     compare_integer_literals, float_value_and_precision, integer_json, literal_placeholder,
     number_literal_precision, number_precision_of, scan_decimal, scan_plain_number, DecimalScan,
@@ -75,8 +77,8 @@ pub use number::{
 };
 pub use op::Op;
 pub use options::{
-    OptionKind, OptionSpec, Options, Request, RowCap, ScanBounds, Window, COMMON_OPTIONS,
-    SCAN_MAX_PARTS,
+    OptionKind, OptionSpec, Options, Request, RowCap, ScanBounds, Window, COLUMNS_OPTION,
+    COMMON_OPTIONS, HEADER_OPTION, SCAN_MAX_PARTS,
 };
 pub use parts::{line_cuts, CUT_SEARCH_BYTES};
 pub use reader::{

@@ -296,6 +296,28 @@ pub const COMMON_OPTIONS: [OptionSpec; 11] = [
     },
 ];
 
+/// Whether the first record of a table is a header: declared once here
+/// for every reader of tables (CSV and TSV, spreadsheets), so the option
+/// means one thing in each.
+pub const HEADER_OPTION: OptionSpec = OptionSpec {
+    name: "header",
+    kind: OptionKind::Choice(&["auto", "true", "false"]),
+    default: Some("auto"),
+    ops: &Op::ALL,
+    doc: "whether the first record is a header",
+};
+
+/// The columns a select of a table keeps, by name or index: declared
+/// once here for every reader of tables with a header (CSV and TSV,
+/// spreadsheets).
+pub const COLUMNS_OPTION: OptionSpec = OptionSpec {
+    name: "columns",
+    kind: OptionKind::List,
+    default: None,
+    ops: &[Op::Select],
+    doc: "columns to keep, by header name or 0-based index (a name of digits in double quotes: \"2019\"); a name shared by several columns, or digits that are one column's index and another's name, is refused",
+};
+
 /// Which part of the items a select returns.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Window {

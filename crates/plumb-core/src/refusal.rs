@@ -185,6 +185,46 @@ impl Refusal {
         .with_byte_offset(byte_offset)
     }
 
+    /// Runs `f`, turning a panic inside a third-party library it calls
+    /// (a hostile file can reach an arm or an index the library does not
+    /// guard) into an `invalid-data` refusal rather than a crash:
+    /// "`subject` is malformed: `library` failed on it (its message)".
+    /// The readers built on such libraries (Parquet, spreadsheets) run
+    /// every op through it.
+    ///
+    /// ```
+    /// use plumb_core::{Refusal, RefusalReason};
+    /// let r = Refusal::guarded("the workbook", "the spreadsheet library", || -> Result<(), Refusal> {
+    ///     panic!("index out of bounds")
+    /// });
+    /// let refusal = r.unwrap_err();
+    /// assert_eq!(refusal.reason(), RefusalReason::InvalidData);
+    /// assert!(refusal.message().contains("index out of bounds"));
+    /// ```
+    pub fn guarded<T>(
+        subject: &str,
+        library: &str,
+        f: impl FnOnce() -> Result<T, Refusal>,
+    ) -> Result<T, Refusal> {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+            Ok(r) => r,
+            Err(payload) => {
+                let what = payload
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| payload.downcast_ref::<&str>().copied())
+                    .unwrap_or("no message");
+                Err(Refusal::new(
+                    RefusalReason::InvalidData,
+                    format!(
+                        "{subject} is malformed: {library} failed on it ({})",
+                        crate::caps::echo(what)
+                    ),
+                ))
+            }
+        }
+    }
+
     /// `invalid-argument` with a message saying what to pass instead.
     #[cold]
     pub fn invalid_argument(message: impl Into<String>) -> Refusal {

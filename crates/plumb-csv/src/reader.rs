@@ -100,20 +100,8 @@ pub const CSV_OPTIONS: [OptionSpec; 8] = [
         ops: &Op::ALL,
         doc: "lines starting with this character are comments, skipped and counted (for example #)",
     },
-    OptionSpec {
-        name: "header",
-        kind: OptionKind::Choice(&["auto", "true", "false"]),
-        default: Some("auto"),
-        ops: &Op::ALL,
-        doc: "whether the first record is a header",
-    },
-    OptionSpec {
-        name: "columns",
-        kind: OptionKind::List,
-        default: None,
-        ops: &[Op::Select],
-        doc: "columns to keep, by header name or 0-based index (a name of digits in double quotes: \"2019\"); a name shared by several columns, or digits that are one column's index and another's name, is refused",
-    },
+    plumb_core::HEADER_OPTION,
+    plumb_core::COLUMNS_OPTION,
     OptionSpec {
         name: "stats",
         kind: OptionKind::Flag,

@@ -64,8 +64,6 @@ mod thrift;
 mod validate;
 mod value;
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use parquet::errors::ParquetError;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 
@@ -229,23 +227,7 @@ pub(crate) fn refusal_of(e: &ParquetError) -> Refusal {
 /// declare, and asserts on some corrupt pages) into an `invalid-data`
 /// refusal rather than a crash.
 pub(crate) fn guarded<T>(f: impl FnOnce() -> Result<T, Refusal>) -> Result<T, Refusal> {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(r) => r,
-        Err(payload) => {
-            let what = payload
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| payload.downcast_ref::<&str>().copied())
-                .unwrap_or("no message");
-            Err(Refusal::new(
-                RefusalReason::InvalidData,
-                format!(
-                    "the Parquet file is malformed: the parquet library failed on it ({})",
-                    plumb_core::echo(what)
-                ),
-            ))
-        }
-    }
+    Refusal::guarded("the Parquet file", "the parquet library", f)
 }
 
 impl Opened {

@@ -74,8 +74,6 @@ mod xlsb_judge;
 mod xlsx_judge;
 mod xlsx_trim;
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use plumb_core::{
     Answer, FormatReader, Op, OptionKind, OptionSpec, Refusal, RefusalReason, Request, SniffScore,
     Source, SIGNATURE_SCORE,
@@ -105,20 +103,8 @@ pub const SHEETS_OPTIONS: [OptionSpec; 4] = [
         ops: &[Op::Inspect, Op::Select, Op::Search],
         doc: "the sheet, by name or 0-based index (select and search read the first when left out; inspect describes only this one)",
     },
-    OptionSpec {
-        name: "header",
-        kind: OptionKind::Choice(&["auto", "true", "false"]),
-        default: Some("auto"),
-        ops: &Op::ALL,
-        doc: "whether the first record is a header",
-    },
-    OptionSpec {
-        name: "columns",
-        kind: OptionKind::List,
-        default: None,
-        ops: &[Op::Select],
-        doc: "columns to keep, by header name or 0-based index (a name of digits in double quotes: \"2019\"); a name shared by several columns, or digits that are one column's index and another's name, is refused",
-    },
+    plumb_core::HEADER_OPTION,
+    plumb_core::COLUMNS_OPTION,
     OptionSpec {
         name: "column",
         kind: OptionKind::Text,
@@ -153,23 +139,7 @@ impl SheetsReader {
 /// an index or arithmetic it does not guard) into an `invalid-data`
 /// refusal rather than a crash.
 fn guarded<T>(f: impl FnOnce() -> Result<T, Refusal>) -> Result<T, Refusal> {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(r) => r,
-        Err(payload) => {
-            let what = payload
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| payload.downcast_ref::<&str>().copied())
-                .unwrap_or("no message");
-            Err(Refusal::new(
-                RefusalReason::InvalidData,
-                format!(
-                    "the workbook is malformed: the spreadsheet library failed on it ({})",
-                    plumb_core::echo(what)
-                ),
-            ))
-        }
-    }
+    Refusal::guarded("the workbook", "the spreadsheet library", f)
 }
 
 fn normalized(req: &Request) -> Result<Request, Refusal> {

@@ -29,8 +29,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use plumb_core::{
-    clamp_limit, impl_answer, text_stream, Answer, FormatReader, Op, OptionKind, OptionSpec,
-    Refusal, Request, RowCap, SniffScore, Source, ViewFlags, WindowCounts,
+    clamp_limit, impl_answer, text_stream, Answer, FormatReader, Lines, Op, OptionKind, OptionSpec,
+    Refusal, Request, RowCap, SniffScore, Source, ViewFlags, WindowCounts, LINE_MAX_BYTES,
 };
 
 /// The logfmt reader.
@@ -169,24 +169,29 @@ impl_answer!(
 );
 
 /// Calls `each(line_number, line)` for every non-blank line until it
-/// returns false; returns whether it stopped early.
-fn lines(source: &dyn Source, mut each: impl FnMut(u64, &str) -> bool) -> Result<bool, Refusal> {
-    let mut stream = text_stream(source)?;
-    let mut pending = String::new();
-    let mut number = 0;
-    while let Some(chunk) = stream.next_chunk()? {
-        pending.push_str(chunk.text);
-        while let Some(nl) = pending.find('\n') {
-            number += 1;
-            let line: String = pending.drain(..=nl).collect();
-            let line = line.trim_end();
-            if !line.is_empty() && !each(number, line) {
-                return Ok(true);
-            }
+/// returns false; returns whether it stopped early. A line longer than
+/// [`LINE_MAX_BYTES`] is handed over as an error, never held whole.
+fn lines(
+    source: &dyn Source,
+    mut each: impl FnMut(u64, Result<&str, String>) -> bool,
+) -> Result<bool, Refusal> {
+    let mut lines = Lines::new(text_stream(source)?, LINE_MAX_BYTES);
+    while let Some(line) = lines.next_line()? {
+        let number = line.number;
+        let text = line.text.trim_end();
+        let line = if line.cut {
+            Err(format!(
+                "the line is {} bytes, longer than the {LINE_MAX_BYTES} a line may have",
+                line.len
+            ))
+        } else if text.is_empty() {
+            continue;
+        } else {
+            Ok(text)
+        };
+        if !each(number, line) {
+            return Ok(true);
         }
-    }
-    if !pending.trim().is_empty() && !each(number + 1, pending.trim_end()) {
-        return Ok(true);
     }
     Ok(false)
 }
@@ -226,7 +231,7 @@ impl FormatReader for Logfmt {
             if cap.admit().is_break() {
                 return false;
             }
-            match parse_line(line) {
+            match line.and_then(parse_line) {
                 Ok(pairs) => {
                     for (k, _) in pairs {
                         *report.keys.entry(k).or_default() += 1;
@@ -259,7 +264,7 @@ impl FormatReader for Logfmt {
                 has_more = true;
                 return false;
             }
-            records.push(match parse_line(line) {
+            records.push(match line.and_then(parse_line) {
                 Ok(pairs) => {
                     let mut m: Map<String, Value> = pairs
                         .into_iter()
@@ -293,7 +298,7 @@ impl FormatReader for Logfmt {
             if cap.admit().is_break() {
                 return false;
             }
-            match parse_line(line) {
+            match line.and_then(parse_line) {
                 Ok(_) => true,
                 Err(e) => {
                     first_invalid = Some((number, e));

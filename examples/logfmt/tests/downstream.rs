@@ -126,3 +126,18 @@ fn its_own_option_is_declared_checked_and_read() {
         (vec!["logfmt"], vec![Op::Select])
     );
 }
+
+#[test]
+fn a_line_past_the_cap_is_a_fault_never_held_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.logfmt");
+    let cap = plumb_core::LINE_MAX_BYTES;
+    let long = format!("level=info msg={}\n", "x".repeat(cap + 1));
+    std::fs::write(&path, format!("level=info\n{long}level=warn\n")).unwrap();
+    let validate = plumb().validate(&path, None, &Request::default()).unwrap();
+    assert_eq!(validate.verdict(), Some(Some(false)));
+    let json = validate.to_json();
+    assert_eq!(json["first_invalid"][0], 2);
+    let why = json["first_invalid"][1].as_str().unwrap();
+    assert!(why.contains(&(cap + 16).to_string()), "{why}");
+}
