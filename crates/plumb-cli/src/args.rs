@@ -1,0 +1,250 @@
+//! The command line as clap reads it: the subcommands, the flags every
+//! op shares, and the flags of each reader's own options, built from the
+//! registry's declarations so a registered reader's option is a flag.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, CommandFactory, Parser, Subcommand};
+use plumb::{DeclaredOption, Op, OptionKind, Refusal, Registry, Request};
+use serde_json::Value;
+
+use crate::agent::Agent;
+use crate::open::{archive_member, merge_member};
+use crate::terminal::Screen;
+
+/// Look into a data or text file of any size without loading it.
+#[derive(Parser, Debug)]
+#[command(name = "plumb", version, about, long_about = None)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) cmd: Cmd,
+    #[command(flatten)]
+    pub(crate) screen: Screen,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum Cmd {
+    /// What is in the file: format, columns and types, keys, counts, problems.
+    Inspect {
+        #[command(flatten)]
+        common: Common,
+    },
+    /// A bounded window of the file, verbatim.
+    Select {
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Is the file well formed, and where is the first fault (exit 1 if not).
+    Validate {
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Where a pattern or predicate holds: lines of any text file, rows of
+    /// a table (--column), records or elements (--field); hits with their
+    /// positions, and the offset to continue from.
+    Search {
+        #[command(flatten)]
+        common: Common,
+        /// The pattern: a regex (Rust syntax); plain text is searched as
+        /// a literal. Leave it out when --where gives a predicate.
+        #[arg(value_name = "PATTERN", id = "pattern_arg")]
+        pattern: Option<String>,
+    },
+    /// Which format plumb reads the file as, and how it decided.
+    Detect {
+        /// The file.
+        path: PathBuf,
+        /// Name the format instead of detecting it.
+        #[arg(long, value_name = "F")]
+        format: Option<String>,
+        #[command(flatten)]
+        layers: LayerArgs,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Lines [offset, offset + limit) of any text file (negative offset: from the end).
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The first line, from 0; -N reads the last N lines.
+        #[arg(
+            long,
+            value_name = "N",
+            allow_hyphen_values = true,
+            default_value_t = 0
+        )]
+        offset: i64,
+        /// Lines to return (1 to 512; default 512).
+        #[arg(long, value_name = "N")]
+        limit: Option<u64>,
+        #[command(flatten)]
+        layers: LayerArgs,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Answer one agent call: `{"tool": "data" | "read", "args": {...}}` on stdin, one JSON answer on stdout.
+    Tool {
+        #[command(flatten)]
+        agent: Agent,
+    },
+    /// Serve the `data` and `read` tools over the Model Context Protocol on stdio.
+    Mcp {
+        #[command(flatten)]
+        agent: Agent,
+    },
+    /// Print a shell completion script.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// The source options of the commands whose flags are not made from
+/// the registry's declarations (detect and read).
+#[derive(Args, Debug)]
+pub(crate) struct LayerArgs {
+    /// The text encoding of a file without a byte order mark (latin1,
+    /// windows-1252, shift_jis, utf-16le: any WHATWG label) [default: utf-8]
+    #[arg(long, value_name = "ENCODING")]
+    pub(crate) encoding: Option<String>,
+    /// The member of a zip archive to read.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) member: Option<String>,
+}
+
+impl LayerArgs {
+    /// The choice, and the file: a path `ARCHIVE::MEMBER` names the
+    /// archive and its member.
+    pub(crate) fn choice(&self, path: &Path) -> Result<(plumb::SourceChoice, PathBuf), Refusal> {
+        let (file, member) = archive_member(path);
+        Ok((
+            plumb::SourceChoice {
+                encoding: match &self.encoding {
+                    Some(label) => plumb::TextEncoding::for_label(label)?,
+                    None => None,
+                },
+                member: merge_member(member, self.member.as_deref())?,
+            },
+            file,
+        ))
+    }
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct Common {
+    /// The file.
+    pub(crate) path: PathBuf,
+    /// The format (csv, tsv, json, jsonl, parquet, xlsx, xlsb, xls, ods); detected when left out.
+    #[arg(long, value_name = "F")]
+    pub(crate) format: Option<String>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Any reader's option by name (repeatable), for readers whose
+    /// options have no flag of their own.
+    #[arg(long = "opt", value_name = "NAME=VALUE", value_parser = parse_opt)]
+    pub(crate) opt: Vec<(String, String)>,
+}
+
+pub(crate) fn parse_opt(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().replace('-', "_"), value.to_owned()))
+        }
+        _ => Err(format!("`{s}` is not NAME=VALUE")),
+    }
+}
+
+/// The command line, with a flag for every option the registry's
+/// readers declare (and the shared ones) on each op that takes it: the
+/// flags are made from the declarations, never written here.
+pub(crate) fn command(registry: &Registry) -> clap::Command {
+    let declared = registry.options();
+    let mut cmd = Cli::command();
+    for op in Op::ALL {
+        let options: Vec<&DeclaredOption> =
+            declared.iter().filter(|d| d.ops.contains(&op)).collect();
+        cmd = cmd.mut_subcommand(op.as_str(), |mut sub| {
+            for d in options {
+                let mut arg = option_arg(d, op);
+                // grep's short flags, on the command that is grep's.
+                if op == Op::Search {
+                    let short = match d.spec.name {
+                        "ignore_case" => Some('i'),
+                        "word" => Some('w'),
+                        "count_only" => Some('c'),
+                        "context" => Some('C'),
+                        _ => None,
+                    };
+                    if let Some(c) = short {
+                        arg = arg.short(c);
+                    }
+                }
+                sub = sub.arg(arg);
+            }
+            sub
+        });
+    }
+    cmd
+}
+
+pub(crate) fn option_arg(d: &DeclaredOption, op: Op) -> clap::Arg {
+    let value_name = match d.spec.kind {
+        OptionKind::Count => "N".to_owned(),
+        OptionKind::List => "A,B".to_owned(),
+        OptionKind::Flag => "true|false".to_owned(),
+        OptionKind::Choice(words) => words.join("|"),
+        OptionKind::Text => d.spec.name.to_ascii_uppercase(),
+    };
+    let mut help = d.help();
+    // The shared `limit` has a default of its own on search.
+    let search_limit = plumb_core::SEARCH_DEFAULT_LIMIT.to_string();
+    let default = if op == Op::Search && d.spec.name == "limit" {
+        Some(search_limit.as_str())
+    } else {
+        d.spec.default
+    };
+    if let Some(default) = default.filter(|v| !v.is_empty()) {
+        help.push_str(&format!(" [default: {default}]"));
+    }
+    let arg = clap::Arg::new(d.spec.name)
+        .long(d.spec.flag())
+        .value_name(value_name)
+        .help(help)
+        // `--offset -N`: the last N (select), refused elsewhere by name.
+        .allow_hyphen_values(matches!(d.spec.kind, OptionKind::Text) || d.spec.name == "offset")
+        .action(clap::ArgAction::Set);
+    if matches!(d.spec.kind, OptionKind::Flag) {
+        // `--stats` alone turns it on, as a switch does; `--stats=false`
+        // spells the value (an equals sign, so a path after the flag is
+        // never taken for one).
+        arg.num_args(0..=1)
+            .require_equals(true)
+            .default_missing_value("true")
+    } else {
+        arg
+    }
+}
+
+/// The request the flags and `--opt` pairs ask for: each value goes
+/// through its declaration, so `--limit 10` and `--opt limit=10` agree.
+pub(crate) fn request(
+    registry: &Registry,
+    sub: &clap::ArgMatches,
+    common: &Common,
+) -> Result<Request, Refusal> {
+    let mut given: Vec<(String, String)> = Vec::new();
+    for d in registry.options() {
+        if let Ok(Some(v)) = sub.try_get_one::<String>(d.spec.name) {
+            given.push((d.spec.name.to_owned(), v.clone()));
+        }
+    }
+    given.extend(common.opt.iter().cloned());
+    let mut req = Request::default();
+    for (name, value) in given {
+        req.set(&name, Value::from(value))?;
+    }
+    Ok(req)
+}
