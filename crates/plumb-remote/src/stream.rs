@@ -16,7 +16,9 @@ use bytes::Bytes;
 
 use plumb_core::{CancelToken, Refusal, RefusalReason};
 
-use crate::{fetch, runtime, stream_range, RemoteSource};
+use crate::fetch::{fetch, stream_range};
+use crate::runtime::runtime;
+use crate::RemoteSource;
 
 /// Blocks of the object as they arrive, or the refusal that ended them.
 type Pieces = Receiver<Result<Bytes, Refusal>>;
