@@ -1,4 +1,4 @@
-//! The substrate every plumb engine stands on, in four parts:
+//! The substrate every plumb engine stands on, in three parts:
 //!
 //! - **Text and refusals**: a chunked text stream with absolute byte
 //!   offsets and a strict UTF-8 check ([`TextStream`]), a binary sniff,
@@ -13,9 +13,9 @@
 //! - **Search**: what a search asks, the same for every format: a
 //!   pattern ([`Matcher`]), a predicate over one value ([`Predicate`],
 //!   numbers compared exactly), and the [`Query`] that holds them.
-//! - **Statistics**: per-column sketches that merge across threads
-//!   ([`ValueStats`]: exact moments, quantiles, distinct counts, top
-//!   values).
+//!
+//! Column statistics (sketches that merge across threads) are the
+//! `plumb-stats` crate's, on this crate's number literals.
 //!
 //! Cell classes and column types belong to the CSV engine
 //! (`plumb_csv::CellClass`).
@@ -56,7 +56,6 @@ mod parts;
 mod reader;
 mod refusal;
 mod search;
-mod stats;
 mod stream;
 mod tail;
 mod view;
@@ -74,6 +73,7 @@ pub use number::{
     compare_integer_literals, float_value_and_precision, integer_json, literal_placeholder,
     number_literal_precision, number_precision_of, scan_decimal, scan_plain_number, DecimalScan,
     NumericRange, PlainNumber, PrecisionKind, MAX_NUMBER_LITERAL_BYTES, MAX_SAFE_INTEGER,
+    POW10_I64,
 };
 pub use op::Op;
 pub use options::{
@@ -91,13 +91,6 @@ pub use search::{
     Predicate, Query, SearchProgress, Subject, SubjectKind, PATTERN_MAX_BYTES,
     REGEX_DFA_SIZE_LIMIT, REGEX_NEST_LIMIT, REGEX_SIZE_LIMIT, SEARCH_CONTEXT_MAX,
     SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_TEXT_BYTES,
-};
-pub use stats::{
-    keeps_stats, stats_bytes, stats_parts, value_hash, Accuracy, DateRange, NumberIn,
-    NumberSummary, QuantileSummary, StatsBudget, StatsReport, TextSummary, TopValue, ValueStats,
-    EXACT_SCALE_MAX, STATS_FULL_BUDGET, STATS_FULL_COLUMNS, STATS_FULL_COLUMN_BYTES,
-    STATS_LEAN_BUDGET, STATS_LEAN_COLUMN_BYTES, STATS_MAX_COLUMNS, STATS_QUANTILES,
-    STATS_SPLIT_BYTES, STATS_TOP_SHOWN, TOP_COUNTERS_MAX,
 };
 pub use stream::{
     judge_head, Chunk, StreamStats, TextStream, BINARY_SNIFF_BYTES, BUFFERED_CHUNK_BYTES,

@@ -249,7 +249,7 @@ pub const COMMON_OPTIONS: [OptionSpec; 11] = [
         kind: OptionKind::Count,
         default: None,
         ops: &[Op::Inspect, Op::Validate, Op::Search],
-        doc: "threads a scan may use (0 or left out: every core); the answer is the same with any number (today a file of 16 MiB or more is split for validate, inspect (with or without stats) and a search from the first row or record of CSV, TSV and JSON Lines, and for validate and inspect of a JSON array)",
+        doc: "threads a scan may use (0 or left out: every core); the answer is the same with any number (a file of 16 MiB or more is split for validate, inspect (with or without stats) and a search from the first row or record of CSV, TSV and JSON Lines, and for validate and inspect of a JSON array)",
     },
     OptionSpec {
         name: "max_scan_bytes",

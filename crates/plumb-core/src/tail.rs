@@ -130,12 +130,10 @@ fn read_exact_at(source: &dyn Source, at: u64, buf: &mut [u8]) -> Result<(), Ref
 }
 
 /// Bytes a part's reader asks its source for at a time: [`CHUNK_BYTES`],
-/// as a whole-file scan reads. Measured on two threads over 256 MiB
-/// files, CSV validation took 0.135 s with 256 KiB reads and 0.092 s
-/// with these, JSON Lines validation 0.257 s and 0.217 s; 16 to 128 KiB
-/// did equally well. (Likely the cache: a chunk is copied in, then
-/// passed over by the stream and the parser, and a smaller one is
-/// still in the core's cache for each pass.)
+/// as a whole-file scan reads. A chunk is copied in, then passed over by
+/// the stream and the parser; one this small is still in the core's
+/// cache for each pass, where a read of several hundred KiB is not
+/// (`benches/baselines/NOTES.md`).
 const PART_READ_BYTES: usize = CHUNK_BYTES;
 
 /// A text stream over bytes `start..end` of a source with random access,

@@ -1,6 +1,7 @@
 //! plumb's CSV/TSV engine: a sans-IO RFC 4180 push parser with caps,
-//! delimiter detection, header resolution, and the three operations
-//! inspect, select and validate over a [`TextStream`].
+//! delimiter detection, header resolution, and the operations inspect,
+//! select, validate and search over a [`TextStream`] (each also on a
+//! whole source, split across threads where the file is large).
 //!
 //! ```
 //! use plumb_core::TextStream;
@@ -130,7 +131,7 @@ pub struct CsvOptions {
     /// and how many rows the inspect sample keeps (default 5, at most 100).
     pub scan: ScanBounds,
     /// Whether inspect adds each column's statistics (distinct count,
-    /// top values, moments, quantiles: see [`plumb_core::ValueStats`]).
+    /// top values, moments, quantiles: see [`plumb_stats::ValueStats`]).
     pub stats: bool,
 }
 

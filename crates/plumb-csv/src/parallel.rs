@@ -30,7 +30,8 @@
 use plumb_core::ScanBounds;
 use std::sync::{Arc, Condvar, Mutex};
 
-use plumb_core::{line_cuts, stats_parts, text_stream, Query, Refusal, Source, SCAN_MAX_PARTS};
+use plumb_core::{line_cuts, text_stream, Query, Refusal, Source, SCAN_MAX_PARTS};
+use plumb_stats::stats_parts;
 
 use crate::detect::DELIMITER_SAMPLE_BYTES;
 use crate::dialect::HeaderMode;

@@ -366,9 +366,9 @@ fn stats_memory_is_a_budget_per_column_not_a_function_of_the_data() {
         .unwrap()
     });
     assert_eq!(report.columns.len(), 10_000);
-    let cap = plumb_core::STATS_MAX_COLUMNS;
+    let cap = plumb_stats::STATS_MAX_COLUMNS;
     let last = report.columns[cap - 1].stats.as_ref().unwrap();
-    assert_ne!(last.accuracy["distinct"], plumb_core::Accuracy::Exact);
+    assert_ne!(last.accuracy["distinct"], plumb_stats::Accuracy::Exact);
     assert!(report.columns[cap..].iter().all(|c| c.stats.is_none()));
     assert_eq!(report.columns_without_stats, (10_000 - cap) as u64);
     let added = peak.saturating_sub(plain);
@@ -378,7 +378,7 @@ fn stats_memory_is_a_budget_per_column_not_a_function_of_the_data() {
     // The statistics of the columns that keep them, within their stated
     // budgets: a total divided among the columns, whatever their number.
     assert!(
-        added < plumb_core::stats_bytes(10_000),
+        added < plumb_stats::stats_bytes(10_000),
         "{added} bytes added"
     );
 

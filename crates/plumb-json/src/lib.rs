@@ -1,6 +1,8 @@
 //! plumb's JSON engine: a sans-IO push parser that reports events to a
 //! sink, a value builder under a byte budget, RFC 6901 pointers, and the
-//! three operations inspect, select and validate over a [`TextStream`].
+//! operations inspect, select, validate and search over a
+//! [`TextStream`] (validate and inspect of a large root array also split
+//! across threads).
 //!
 //! ```
 //! use plumb_core::TextStream;

@@ -17,7 +17,8 @@
 
 use std::ops::ControlFlow;
 
-use plumb_core::{scan_decimal, NumberIn, NumericRange, StatsBudget, ValueStats};
+use plumb_core::{scan_decimal, NumericRange};
+use plumb_stats::{NumberIn, StatsBudget, ValueStats};
 use serde_json::{json, Map, Value};
 
 use crate::parser::{Scalar, ScalarKind};
@@ -110,7 +111,7 @@ pub struct Outline {
     values_cut: u64,
     /// Whether paths keep statistics of their scalars.
     stats: bool,
-    /// Whether a path past [`plumb_core::STATS_MAX_COLUMNS`] held a
+    /// Whether a path past [`plumb_stats::STATS_MAX_COLUMNS`] held a
     /// scalar that no statistics were kept of.
     stats_cut: bool,
     /// The most paths kept: [`OUTLINE_MAX_NODES`], or fewer (see
@@ -125,7 +126,7 @@ pub struct OutlineOptions {
     pub paths: usize,
     /// Whether each path keeps statistics of its scalars (distinct count,
     /// top values, moments, quantiles, text ranges: see
-    /// [`plumb_core::ValueStats`]).
+    /// [`plumb_stats::ValueStats`]).
     pub stats: bool,
 }
 
@@ -422,7 +423,7 @@ impl Outline {
     /// reached a cap (a collapsed wide object, the path cap), where what
     /// one outline keeps depends on the order the values came in, or when
     /// a path's statistics were given different budgets on the two sides
-    /// (it was met among the first [`plumb_core::STATS_FULL_COLUMNS`]
+    /// (it was met among the first [`plumb_stats::STATS_FULL_COLUMNS`]
     /// paths on one side only). Samples join exactly: the first
     /// [`OUTLINE_SAMPLES`] distinct values of the two in order are among
     /// this one's and the later one's first ones.
@@ -607,7 +608,7 @@ impl Outline {
     }
 
     /// Whether values were left out for the node cap, or statistics for
-    /// paths past [`plumb_core::STATS_MAX_COLUMNS`].
+    /// paths past [`plumb_stats::STATS_MAX_COLUMNS`].
     pub fn is_cut(&self) -> bool {
         self.values_cut > 0 || self.stats_cut
     }
@@ -733,7 +734,7 @@ impl JsonSink for Outline {
                 .add_literal_bytes(s.raw),
             _ => {}
         }
-        if stats && s.kind != ScalarKind::Null && !plumb_core::keeps_stats(id as usize) {
+        if stats && s.kind != ScalarKind::Null && !plumb_stats::keeps_stats(id as usize) {
             self.stats_cut = true;
         } else if stats && s.kind != ScalarKind::Null {
             let st = n.stats.get_or_insert_with(|| {

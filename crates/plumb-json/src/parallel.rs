@@ -155,8 +155,8 @@ pub fn inspect_source(
 /// The most outline paths each part of a split inspect with statistics
 /// keeps (it holds statistics for each until the parts merge): an
 /// outline with more is learnt on one thread. The parts are as many as
-/// [`plumb_core::stats_parts`] allows for this many paths.
-pub const STATS_SPLIT_PATHS: usize = plumb_core::STATS_FULL_COLUMNS;
+/// [`plumb_stats::stats_parts`] allows for this many paths.
+pub const STATS_SPLIT_PATHS: usize = plumb_stats::STATS_FULL_COLUMNS;
 
 /// Inspects the whole of `source` in up to `parts` parts (see
 /// [`validate_in_parts`]), joining each later part's facts to the ones
@@ -181,7 +181,7 @@ pub fn inspect_in_parts(
     // Each part's outline keeps statistics for at most
     // `STATS_SPLIT_PATHS` paths (more, and the parts do not join).
     let parts = if listing.stats {
-        plumb_core::stats_parts(parts, STATS_SPLIT_PATHS)
+        plumb_stats::stats_parts(parts, STATS_SPLIT_PATHS)
     } else {
         parts
     };

@@ -1,5 +1,5 @@
 //! plumb's JSON Lines engine: a bounded, linear-time line splitter, and
-//! inspect, select and validate that parse each record with
+//! inspect, select, validate and search that parse each record with
 //! `plumb-json`'s push parser, so every fact carries its line.
 //!
 //! ```

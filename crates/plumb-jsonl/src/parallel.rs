@@ -137,7 +137,7 @@ pub fn inspect_in_parts(
     // Each part's outline keeps statistics for at most
     // `STATS_SPLIT_PATHS` paths (more, and the parts do not join).
     let parts = if listing.stats {
-        plumb_core::stats_parts(parts, plumb_json::STATS_SPLIT_PATHS)
+        plumb_stats::stats_parts(parts, plumb_json::STATS_SPLIT_PATHS)
     } else {
         parts
     };

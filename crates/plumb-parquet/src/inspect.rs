@@ -12,7 +12,8 @@ use parquet::schema::types::ColumnDescriptor;
 use serde::Serialize;
 use serde_json::Value;
 
-use plumb_core::{impl_answer, Refusal, StatsReport, ViewFlags, COLUMN_TRACK_CAP};
+use plumb_core::{impl_answer, Refusal, ViewFlags, COLUMN_TRACK_CAP};
+use plumb_stats::StatsReport;
 
 use crate::value::{self, Cuts};
 use crate::Opened;

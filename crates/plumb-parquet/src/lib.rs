@@ -284,7 +284,7 @@ impl FormatReader for ParquetReader {
                     .file_metadata()
                     .schema_descr()
                     .num_columns();
-                if leaves > plumb_core::STATS_MAX_COLUMNS {
+                if leaves > plumb_stats::STATS_MAX_COLUMNS {
                     answer.view = answer.view.with_cut(true);
                 }
                 answer.bytes_fetched = opened.chunks.fetched();

@@ -13,10 +13,8 @@ use parquet::file::reader::{FileReader, RowGroupReader};
 use parquet::schema::types::ColumnDescriptor;
 use serde_json::Value;
 
-use plumb_core::{
-    NumberIn, Refusal, RefusalReason, StatsBudget, StatsReport, ValueStats, COLUMN_TRACK_CAP,
-    STATS_MAX_COLUMNS,
-};
+use plumb_core::{Refusal, RefusalReason, COLUMN_TRACK_CAP};
+use plumb_stats::{NumberIn, StatsBudget, StatsReport, ValueStats, STATS_MAX_COLUMNS};
 
 use crate::budget::Budget;
 use crate::value::{self, Leaf};

@@ -353,10 +353,10 @@ pub(crate) fn search(opened: &Opened, req: &Request) -> Result<ParquetSearch, Re
         progress.total_exact = !progress.has_more;
     }
     // Each hit's row, whole, as select gives it: a few hits at a time,
-    // each column of a flat file read once across them (a select a hit
-    // decoded its pages and dictionaries again: 1,000 hits in a row
-    // group of a million rows took 5.5 s), and few enough that rows of
-    // long values are held only until they are fitted.
+    // each column of a flat file read once across them (a select per
+    // hit would decode the same pages and dictionaries again for every
+    // hit in them), and few enough that rows of long values are held
+    // only until they are fitted.
     let mut hits = Vec::with_capacity(found.len());
     let mut view = ViewFlags::of_scan(stopped);
     let flat = crate::select::file_flat_leaves(opened);

@@ -1279,7 +1279,7 @@ fn hit_rows_wider_than_a_hit_shows_keep_their_first_and_matching_columns() {
 
 #[test]
 fn leaf_columns_past_the_statistics_cap_are_described_without() {
-    let cap = plumb_core::STATS_MAX_COLUMNS;
+    let cap = plumb_stats::STATS_MAX_COLUMNS;
     let width = cap + 8;
     let fields: String = (0..width)
         .map(|c| format!("required int64 c{c}; "))

@@ -5,5 +5,4 @@ mod number;
 mod predicate;
 mod refusal;
 mod source;
-mod stats;
 mod stream;

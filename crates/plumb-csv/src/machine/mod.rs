@@ -2,12 +2,13 @@
 //!
 //! # BE ADVISED
 //!
-//! The machine has five states. `FieldStart` is where every field begins
+//! The machine has six states. `FieldStart` is where every field begins
 //! (and where blank lines are recognised); `Unquoted` and `Quoted` hold
 //! field content; `QuoteInQuoted` has just seen a `"` inside a quoted
 //! field and waits to learn whether it was a doubled quote or the close;
 //! `Overflow` drops input after a cap was hit, up to the record's next
-//! line break. A CR ends a record at once; a flag (`after_cr`) then
+//! line break; `SkipLine` drops a line that is not data (a line the
+//! caller skips, a comment line) up to its line break. A CR ends a record at once; a flag (`after_cr`) then
 //! swallows an LF that follows, so CRLF is one terminator even when the
 //! two bytes arrive in different pushes.
 //!

@@ -10,9 +10,10 @@ use serde_json::Value;
 
 use plumb_core::{
     cap_text, float_value_and_precision, number_precision_of, scan_decimal, scan_plain_number,
-    DecimalScan, NumberIn, NumericRange, PrecisionKind, StatsReport, MAX_SAFE_INTEGER,
-    SAMPLE_TEXT_BYTES, SAMPLE_VALUES_CAP,
+    DecimalScan, NumericRange, PrecisionKind, MAX_SAFE_INTEGER, SAMPLE_TEXT_BYTES,
+    SAMPLE_VALUES_CAP,
 };
+use plumb_stats::{NumberIn, StatsReport};
 
 use crate::cell::{
     infer_column_type, number_class, scan_cell, CellClass, ClassHistogram, DateForm, DateOrder,
@@ -239,7 +240,7 @@ impl ColumnAcc {
             sample_looks: Vec::new(),
             rare: stats.then(|| {
                 Box::new(Rare {
-                    stats: plumb_core::keeps_stats(index)
+                    stats: plumb_stats::keeps_stats(index)
                         .then(|| Box::new(ColumnStats::new(index))),
                     ..Rare::default()
                 })

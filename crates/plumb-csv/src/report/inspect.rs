@@ -91,7 +91,7 @@ pub struct CsvInspect {
     /// Columns seen beyond the tracking cap (counted, not described).
     pub untracked_columns: u64,
     /// With statistics asked for: described columns past
-    /// [`plumb_core::STATS_MAX_COLUMNS`], which keep none (the view is
+    /// [`plumb_stats::STATS_MAX_COLUMNS`], which keep none (the view is
     /// then cut). Left out when 0.
     #[serde(skip_serializing_if = "is_zero")]
     pub columns_without_stats: u64,
@@ -272,7 +272,7 @@ impl InspectSink {
         // is not the whole file's.
         let unread = columns.iter().any(|c| c.unread > 0);
         let without_stats = if self.stats {
-            tracked.saturating_sub(plumb_core::STATS_MAX_COLUMNS) as u64
+            tracked.saturating_sub(plumb_stats::STATS_MAX_COLUMNS) as u64
         } else {
             0
         };

@@ -3,7 +3,7 @@
 //! and the date range, which needs the column's date order (known only
 //! at the end) to read `03/04/2024`.
 
-use plumb_core::{DateRange, NumberIn, StatsBudget, StatsReport, ValueStats};
+use plumb_stats::{DateRange, NumberIn, StatsBudget, StatsReport, ValueStats};
 
 use crate::cell::{digits, CellClass, CellScan, DateOrder};
 
@@ -48,8 +48,9 @@ pub(crate) struct Settled {
 /// places the cell scan found them (`YYYY-MM-DD`; else one or two
 /// digits, one or two digits, four digits), or None if they are not
 /// there. Read by place, not by a loop over the bytes that looks for
-/// separators: that loop's branches were a quarter of a date column's
-/// statistics time (measured). The separators were checked by the scan.
+/// separators: that loop's branches are taken at random from cell to
+/// cell, and a date column reads a date at every cell. The separators
+/// were checked by the scan.
 #[inline]
 fn date_parts(t: &[u8], order: DateOrder) -> Option<[u32; 3]> {
     if order == DateOrder::Ymd {
@@ -205,7 +206,7 @@ impl ColumnStats {
                 min: iso(lo),
                 max: iso(hi),
             });
-            r.accuracy.insert("dates", plumb_core::Accuracy::Exact);
+            r.accuracy.insert("dates", plumb_stats::Accuracy::Exact);
         }
         r
     }

@@ -133,7 +133,7 @@ fn stats_are_absent_unless_asked_for() {
 
 #[test]
 fn columns_past_the_statistics_cap_are_described_without_and_said_to_be() {
-    let cap = plumb_core::STATS_MAX_COLUMNS;
+    let cap = plumb_stats::STATS_MAX_COLUMNS;
     let width = cap + 40;
     let row = |r: usize| -> String {
         (0..width)

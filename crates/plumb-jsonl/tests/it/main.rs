@@ -544,7 +544,7 @@ mod key_histogram {
 
 #[test]
 fn paths_past_the_statistics_cap_keep_none_and_the_outline_says_so() {
-    let cap = plumb_core::STATS_MAX_COLUMNS;
+    let cap = plumb_stats::STATS_MAX_COLUMNS;
     // Objects of a few keys each (a wide object would collapse to one
     // path): more paths than the cap, none collapsed.
     let (groups, per) = (60, cap / 50 + 1);

@@ -88,12 +88,11 @@ impl Quantiles {
     /// keeps `k`.
     ///
     /// By the decay alone the lowest level of a deep sketch holds 4, and
-    /// compaction, which takes the lowest full level, then compacted it
-    /// every second value while the levels above ran over their
-    /// capacities: 29 ns a value at `k = 200`. With `k` places (1.6 KiB
-    /// at `k = 200`, held from the first number) and compacted whenever
-    /// full, a compaction sorts `k` values and a value costs about 15 ns;
-    /// its buffer never grows. A larger lowest level holds more values
+    /// compaction, which takes the lowest full level, would then compact
+    /// it every second value while the levels above ran over their
+    /// capacities. With `k` places (1.6 KiB at `k = 200`, held from the
+    /// first number) and compacted whenever full, a compaction sorts `k`
+    /// values once per `k` values; its buffer never grows. A larger lowest level holds more values
     /// at weight one, so the error is no larger.
     fn capacity(&self, h: usize) -> usize {
         let depth = self.levels.len() - 1 - h;

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use plumb_core::{
+use plumb_stats::{
     Accuracy, NumberIn, StatsBudget, StatsReport, ValueStats, STATS_FULL_BUDGET, STATS_QUANTILES,
     STATS_TOP_SHOWN,
 };

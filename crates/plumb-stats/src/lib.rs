@@ -18,8 +18,12 @@
 //! each column's error. Every sketch merges ([`ValueStats::merge`]), so a
 //! parallel scan can combine per-part statistics.
 //!
+//! A crate of its own beside `plumb-core`, whose number literals it
+//! reads: the engines that compute statistics (CSV, JSON, JSON Lines,
+//! Parquet) depend on it; a reader that has none does not.
+//!
 //! ```
-//! use plumb_core::{NumberIn, StatsBudget, ValueStats};
+//! use plumb_stats::{NumberIn, StatsBudget, ValueStats};
 //! let mut stats = ValueStats::new(StatsBudget::for_index(0));
 //! for v in [3i64, 1, 2, 3] {
 //!     let text = v.to_string();
@@ -32,132 +36,38 @@
 //! let numbers = report.numbers.unwrap();
 //! assert_eq!(numbers.mean, Some(2.25));
 //! assert_eq!(numbers.quantiles.unwrap().p50, 2.0);
-//! assert_eq!(report.accuracy["distinct"], plumb_core::Accuracy::Exact);
+//! assert_eq!(report.accuracy["distinct"], plumb_stats::Accuracy::Exact);
 //! ```
 
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod budget;
 mod distinct;
 mod moments;
 mod quantile;
+mod report;
 mod top;
 
 use std::collections::BTreeMap;
 
-use serde::ser::SerializeMap;
-use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+pub use budget::{
+    keeps_stats, stats_bytes, stats_parts, StatsBudget, STATS_FULL_BUDGET, STATS_FULL_COLUMNS,
+    STATS_FULL_COLUMN_BYTES, STATS_LEAN_BUDGET, STATS_LEAN_COLUMN_BYTES, STATS_MAX_COLUMNS,
+    STATS_SPLIT_BYTES,
+};
 pub use moments::{NumberIn, EXACT_SCALE_MAX};
+pub use report::{
+    Accuracy, DateRange, NumberSummary, QuantileSummary, StatsReport, TextSummary, TopValue,
+};
 
 use distinct::Distinct;
 use quantile::Quantiles;
+use report::estimate;
 use top::TopValues;
 pub use top::TOP_COUNTERS_MAX;
-
-/// How much one column's statistics may hold.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StatsBudget {
-    /// Counters of the top-values summary: counts are exact while the
-    /// column holds at most this many distinct values. Held to between
-    /// 1 and [`TOP_COUNTERS_MAX`].
-    pub top_counters: usize,
-    /// Distinct values counted exactly (by hash) before the sketch.
-    pub exact_distinct: usize,
-    /// HyperLogLog precision: `2^p` one-byte registers, relative
-    /// standard error `1.04 / sqrt(2^p)`.
-    pub hll_precision: u8,
-    /// KLL `k`: the quantiles' rank error shrinks about as `1 / k`.
-    pub quantile_k: u32,
-    /// Bytes kept of a top value's text or a text range end.
-    pub text_bytes: usize,
-}
-
-/// The budget of the first [`STATS_FULL_COLUMNS`] columns: exact
-/// distinct counts to 512 values, then ±1.6% (one standard error);
-/// quantiles within 1.3% of rank; 32 top counters.
-pub const STATS_FULL_BUDGET: StatsBudget = StatsBudget {
-    top_counters: 32,
-    exact_distinct: 512,
-    hll_precision: 12,
-    quantile_k: 200,
-    text_bytes: 64,
-};
-
-/// The budget of later columns: exact distinct counts to 32 values, then
-/// ±6.5%; quantiles within 8% of rank; 8 top counters.
-pub const STATS_LEAN_BUDGET: StatsBudget = StatsBudget {
-    top_counters: 8,
-    exact_distinct: 32,
-    hll_precision: 8,
-    quantile_k: 32,
-    text_bytes: 24,
-};
-
-/// Columns (or outline paths) given [`STATS_FULL_BUDGET`]; later ones get
-/// [`STATS_LEAN_BUDGET`].
-pub const STATS_FULL_COLUMNS: usize = 256;
-
-/// Columns (or outline paths) that keep statistics: the first
-/// [`STATS_FULL_COLUMNS`] at [`STATS_FULL_BUDGET`], the rest of them at
-/// [`STATS_LEAN_BUDGET`]. Later ones are described without statistics
-/// and the answer says so (its view is cut), so that a table of ten
-/// thousand columns keeps its statistics, and the whole scan, within
-/// the 32 MiB bound: the statistics' memory is divided among the
-/// columns, never multiplied by them.
-pub const STATS_MAX_COLUMNS: usize = 512;
-
-/// Whether column (or outline path) `index` keeps statistics.
-///
-/// ```
-/// use plumb_core::{keeps_stats, STATS_MAX_COLUMNS};
-/// assert!(keeps_stats(0) && keeps_stats(STATS_MAX_COLUMNS - 1));
-/// assert!(!keeps_stats(STATS_MAX_COLUMNS));
-/// ```
-pub const fn keeps_stats(index: usize) -> bool {
-    index < STATS_MAX_COLUMNS
-}
-
-/// Heap one column's statistics may hold at [`STATS_FULL_BUDGET`], every
-/// sketch filled (about 35 KiB measured at the worst, in
-/// `tests/memory.rs`: a column whose exact distinct set overflows only
-/// after a million values have filled the quantile sketch and the top
-/// counters with long texts, so the set and the registers it becomes
-/// are held beside them; 32 KiB, the bound stated before, was passed
-/// then).
-pub const STATS_FULL_COLUMN_BYTES: usize = 36 * 1024;
-
-/// Heap one column's statistics may hold at [`STATS_LEAN_BUDGET`] (about
-/// 5 KiB measured at the worst, likewise).
-pub const STATS_LEAN_COLUMN_BYTES: usize = 6 * 1024;
-
-/// The most the statistics of a split scan's later parts may hold
-/// together. Each part of a scan on several threads keeps statistics of
-/// its own until they merge, so a scan with statistics is cut into no
-/// more parts than keep the later parts' within this (see
-/// [`stats_parts`]); the first part's are what one thread holds anyway.
-pub const STATS_SPLIT_BYTES: usize = 9 * 1024 * 1024;
-
-/// Heap the statistics of `columns` columns (or outline paths) may hold
-/// (those past [`STATS_MAX_COLUMNS`] keep none).
-pub fn stats_bytes(columns: usize) -> usize {
-    let columns = columns.min(STATS_MAX_COLUMNS);
-    let full = columns.min(STATS_FULL_COLUMNS);
-    full * STATS_FULL_COLUMN_BYTES + (columns - full) * STATS_LEAN_COLUMN_BYTES
-}
-
-/// How many of `parts` a scan keeping statistics of up to `columns`
-/// columns (or paths) may be cut into: the later parts' statistics stay
-/// within [`STATS_SPLIT_BYTES`].
-///
-/// ```
-/// use plumb_core::{stats_parts, STATS_FULL_COLUMNS};
-/// assert_eq!(stats_parts(4, 7), 4);
-/// assert_eq!(stats_parts(4, 128), 3);
-/// assert_eq!(stats_parts(4, STATS_FULL_COLUMNS), 2);
-/// assert_eq!(stats_parts(4, 1_000), 1);
-/// ```
-pub fn stats_parts(parts: usize, columns: usize) -> usize {
-    parts.min(1 + STATS_SPLIT_BYTES / stats_bytes(columns).max(1))
-}
 
 /// The most common values an answer lists per column.
 pub const STATS_TOP_SHOWN: usize = 10;
@@ -172,195 +82,6 @@ pub const STATS_QUANTILES: [(&str, f64); 7] = [
     ("p95", 0.95),
     ("p99", 0.99),
 ];
-
-impl StatsBudget {
-    /// The budget of column (or path) `index`.
-    pub fn for_index(index: usize) -> StatsBudget {
-        if index < STATS_FULL_COLUMNS {
-            STATS_FULL_BUDGET
-        } else {
-            STATS_LEAN_BUDGET
-        }
-    }
-}
-
-/// Whether a figure is exact, or an estimate and how far off it may be.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Accuracy {
-    /// Computed from every value; a fraction is the exact value rounded
-    /// to a double (within a few units in its last place).
-    Exact,
-    /// An estimate: the method and its error.
-    Estimate {
-        /// The method (`hyperloglog`, `space-saving`, `kll`, `double`,
-        /// `prefix`, `finite-only`).
-        method: &'static str,
-        /// The error, by kind: `standard_error` and `bound_99_7` (relative,
-        /// of a distinct count), `max_overcount` (of a top count),
-        /// `rank_error` (normalized, of a quantile, 99% confidence),
-        /// `absolute_error` or `relative_error` (bounds of a double
-        /// computation), `compared_bytes` (text ranges compared on a
-        /// prefix), `excluded` (numbers past a double's range, left out
-        /// of the quantiles).
-        error: BTreeMap<&'static str, f64>,
-    },
-}
-
-impl Serialize for Accuracy {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Accuracy::Exact => s.serialize_str("exact"),
-            Accuracy::Estimate { method, error } => {
-                let mut m = s.serialize_map(Some(error.len() + 1))?;
-                m.serialize_entry("estimate", method)?;
-                for (k, v) in error {
-                    m.serialize_entry(k, v)?;
-                }
-                m.end()
-            }
-        }
-    }
-}
-
-fn estimate(method: &'static str, error: &[(&'static str, f64)]) -> Accuracy {
-    Accuracy::Estimate {
-        method,
-        error: error.iter().copied().collect(),
-    }
-}
-
-/// One of the most common values.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TopValue {
-    /// The value as written, cut to the budget's text bytes.
-    pub value: String,
-    /// Its count: exact, or at most `overcount` above the truth.
-    pub count: u64,
-    /// How much `count` may exceed the truth (0 while counts are exact).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub overcount: u64,
-    /// The value's whole length in bytes when `value` is only its first
-    /// bytes (left out when `value` is whole): two long values that
-    /// begin alike are still two, each with its own count.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bytes: Option<u64>,
-    /// The value's kind, where the caller named kinds
-    /// ([`ValueStats::with_kind_names`]): in JSON, `string`, `number` or
-    /// `boolean`, since the string `"100"` and the number `100` both read
-    /// `100`. Left out for CSV cells, which have no kinds.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub kind: Option<&'static str>,
-}
-
-fn is_zero(v: &u64) -> bool {
-    *v == 0
-}
-
-/// The numbers of a column.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct NumberSummary {
-    /// Values that were numbers.
-    pub count: u64,
-    /// Numbers past a double's range (`1e400`) or NaN: left out of the
-    /// quantiles; sum, mean and standard deviation are then null.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub non_finite: u64,
-    /// Their sum: a number, or a `$literal` when a double would misstate
-    /// the exact sum.
-    pub sum: Value,
-    /// The mean.
-    pub mean: Option<f64>,
-    /// The sample standard deviation (n - 1); null below two numbers.
-    pub stddev: Option<f64>,
-    /// `p1` to `p99`, nearest rank; null without a number.
-    pub quantiles: Option<QuantileSummary>,
-}
-
-/// The quantiles of [`STATS_QUANTILES`], nearest rank (the value at rank
-/// `ceil(q * n)`).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct QuantileSummary {
-    /// The 1st percentile.
-    pub p1: f64,
-    /// The 5th percentile.
-    pub p5: f64,
-    /// The lower quartile.
-    pub p25: f64,
-    /// The median.
-    pub p50: f64,
-    /// The upper quartile.
-    pub p75: f64,
-    /// The 95th percentile.
-    pub p95: f64,
-    /// The 99th percentile.
-    pub p99: f64,
-}
-
-impl QuantileSummary {
-    /// A quantile by its name in [`STATS_QUANTILES`] (`p50`).
-    pub fn get(&self, name: &str) -> Option<f64> {
-        let at = STATS_QUANTILES.iter().position(|q| q.0 == name)?;
-        Some(self.values()[at])
-    }
-
-    /// The values in [`STATS_QUANTILES`] order.
-    pub fn values(&self) -> [f64; 7] {
-        [
-            self.p1, self.p5, self.p25, self.p50, self.p75, self.p95, self.p99,
-        ]
-    }
-}
-
-/// The text values of a column.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TextSummary {
-    /// Values that were text.
-    pub count: u64,
-    /// The least in byte order (cut to the budget's text bytes).
-    pub min: String,
-    /// The greatest in byte order (cut likewise).
-    pub max: String,
-    /// Shortest length, in characters.
-    pub min_length: u64,
-    /// Longest length, in characters.
-    pub max_length: u64,
-    /// Mean length, in characters.
-    pub mean_length: f64,
-}
-
-/// The statistics of one column.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct StatsReport {
-    /// Values looked at, nulls included.
-    pub count: u64,
-    /// Nulls: empty cells and missing-value tokens, or JSON `null`.
-    pub nulls: u64,
-    /// Distinct non-null values (as written).
-    pub distinct: u64,
-    /// The most common non-null values, most common first.
-    pub top: Vec<TopValue>,
-    /// Numbers, when there were any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub numbers: Option<NumberSummary>,
-    /// Text, when there was any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub text: Option<TextSummary>,
-    /// Dates (ISO 8601), set by an engine that reads dates.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dates: Option<DateRange>,
-    /// Each figure's accuracy, by name: `exact`, or an estimate with its
-    /// error.
-    pub accuracy: BTreeMap<&'static str, Accuracy>,
-}
-
-/// The earliest and latest date of a column.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct DateRange {
-    /// The earliest, `YYYY-MM-DD`.
-    pub min: String,
-    /// The latest, `YYYY-MM-DD`.
-    pub max: String,
-}
 
 #[derive(Clone, Debug)]
 struct TextRange {
@@ -420,8 +141,8 @@ fn prefix_key(bytes: &[u8]) -> u64 {
         return u64::from_be_bytes(*head);
     }
     // A short value is read in two overlapping loads, not copied into a
-    // zeroed array: that copy was a library call and a stalled reload,
-    // a third of a short-text column's statistics time (measured). Byte
+    // zeroed array: that copy is a library call and a stalled reload, on
+    // every cell of a short-text column. Byte
     // `i` belongs at shift `56 - 8i`; both loads put it there, so their
     // overlap ORs equal bits.
     let len = bytes.len();
@@ -861,12 +582,12 @@ impl ValueStats {
 /// as the same literal, else a `$literal`.
 fn sum_json(literal: &str, v: f64) -> Value {
     if !literal.contains('.') {
-        return crate::integer_json(literal);
+        return plumb_core::integer_json(literal);
     }
     if v.is_finite() && format!("{v}") == literal {
         float_json(v)
     } else {
-        crate::literal_placeholder(literal, None)
+        plumb_core::literal_placeholder(literal, None)
     }
 }
 
@@ -895,7 +616,7 @@ fn lossy_text(bytes: &[u8], cap: usize) -> String {
             }
         }
     }
-    crate::lossy_prefix(&bytes[..end], cap)
+    plumb_core::lossy_prefix(&bytes[..end], cap)
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! allocator in a binary of its own (the counters are process-wide),
 //! against the budgets' stated bounds.
 
-use plumb_core::{
+use plumb_stats::{
     NumberIn, StatsBudget, ValueStats, STATS_FULL_BUDGET, STATS_FULL_COLUMN_BYTES,
     STATS_LEAN_BUDGET, STATS_LEAN_COLUMN_BYTES,
 };

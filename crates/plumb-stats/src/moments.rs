@@ -11,7 +11,7 @@
 //! for the mean and Welford's update for the variance, each with a
 //! stated error bound.
 
-use crate::number::POW10_I64;
+use plumb_core::POW10_I64;
 
 /// The most digits after the point the exact sums follow.
 pub const EXACT_SCALE_MAX: u32 = 18;
@@ -47,7 +47,7 @@ pub enum NumberIn {
 
 impl NumberIn {
     /// A scanned number literal: exact when its digits fit an `i64`.
-    pub fn of_scan(scan: &crate::DecimalScan, literal: &[u8]) -> NumberIn {
+    pub fn of_scan(scan: &plumb_core::DecimalScan, literal: &[u8]) -> NumberIn {
         if let Some(v) = scan.small_integer() {
             return NumberIn::Int(v);
         }
