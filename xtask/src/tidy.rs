@@ -2,17 +2,24 @@
 //!
 //! 1. Every Rust module opens with a `//!` doc comment.
 //! 2. Dependencies between plumb's crates point only the way SPEC.md
-//!    draws them: core <- csv, json <- jsonl; engines <- plumb <-
-//!    plumb-tool <- plumb-cli; core <- plumb-parquet, plumb-sheets <-
-//!    plumb-cli (readers on the public seam, registered by the binary);
-//!    core <- plumb-remote <- plumb-cli (remote sources).
+//!    draws them: core <- stats; core, stats <- csv, json <- jsonl;
+//!    engines <- plumb <- plumb-tool <- plumb-cli; core, stats <-
+//!    plumb-parquet and core <- plumb-sheets, each <- plumb-cli (readers
+//!    on the public seam, registered by the binary); core <- plumb-remote
+//!    <- plumb-cli (remote sources).
 //! 3. Core names no reader's option: no option a built-in reader
 //!    declares appears in plumb-core's code as a string or a public
 //!    field (a refusal's `pointer` location is a location, not the
 //!    option), except the options core itself declares for every reader
 //!    of tables (`HEADER_OPTION`, `COLUMNS_OPTION`).
-//! 4. No source file of an engine crate passes [`ENGINE_FILE_LINES`]
-//!    lines unless it says why in a comment holding `tidy: long`.
+//! 4. No source file of any crate of the workspace (`src/` of every
+//!    crate, the examples and xtask) passes [`FILE_LINES`] lines unless
+//!    it says why in a comment holding `tidy: long`: a room that long
+//!    holds more than one concept.
+//! 5. No comment in a crate's source quotes a timing (a figure in
+//!    seconds, milliseconds, microseconds or nanoseconds): a measurement
+//!    goes in `benches/baselines/NOTES.md` or a closing note, where it
+//!    can be repeated and dated; a comment says why.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -21,15 +28,17 @@ use std::process::Command;
 /// dependencies; dev-dependencies may reach further down for tests).
 const ALLOWED: &[(&str, &[&str])] = &[
     ("plumb-core", &[]),
-    ("plumb-csv", &["plumb-core"]),
-    ("plumb-json", &["plumb-core"]),
-    ("plumb-jsonl", &["plumb-core", "plumb-json"]),
+    // Column statistics: fed by the engines, on core's number literals.
+    ("plumb-stats", &["plumb-core"]),
+    ("plumb-csv", &["plumb-core", "plumb-stats"]),
+    ("plumb-json", &["plumb-core", "plumb-stats"]),
+    ("plumb-jsonl", &["plumb-core", "plumb-json", "plumb-stats"]),
     (
         "plumb",
         &["plumb-core", "plumb-csv", "plumb-json", "plumb-jsonl"],
     ),
     // A format written on the public seam alone, as a downstream one.
-    ("plumb-parquet", &["plumb-core"]),
+    ("plumb-parquet", &["plumb-core", "plumb-stats"]),
     ("plumb-sheets", &["plumb-core"]),
     // Remote objects: object_store and tokio, kept out of the engines.
     ("plumb-remote", &["plumb-core"]),
@@ -47,11 +56,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// The most lines an engine source file has before it must say why.
-pub const ENGINE_FILE_LINES: usize = 800;
-
-/// The engine crates rule 4 applies to.
-const ENGINES: [&str; 3] = ["plumb-csv", "plumb-json", "plumb-jsonl"];
+/// The most lines a source file has before it must say why.
+pub const FILE_LINES: usize = 800;
 
 /// Runs every rule, returning the problems found.
 pub fn run(root: &Path) -> Result<(), Vec<String>> {
@@ -65,7 +71,8 @@ pub fn run(root: &Path) -> Result<(), Vec<String>> {
         .map(|d| d.spec.name)
         .collect();
     problems.extend(core_names_no_reader_option(root, &names));
-    problems.extend(engine_files_are_short(root));
+    problems.extend(files_are_short(root));
+    problems.extend(no_timings_in_comments(root));
     if problems.is_empty() {
         Ok(())
     } else {
@@ -131,18 +138,91 @@ fn core_names_no_reader_option(root: &Path, names: &[&str]) -> Vec<String> {
     problems
 }
 
-fn engine_files_are_short(root: &Path) -> Vec<String> {
+fn files_are_short(root: &Path) -> Vec<String> {
+    let files = source_files(root);
     let mut problems = Vec::new();
-    for engine in ENGINES {
-        let mut files = Vec::new();
-        rust_files(&root.join("crates").join(engine).join("src"), &mut files);
-        for file in files {
-            let text = std::fs::read_to_string(&file).unwrap_or_default();
-            let lines = text.lines().count();
-            if lines > ENGINE_FILE_LINES && !text.contains("tidy: long") {
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        let lines = text.lines().count();
+        if lines > FILE_LINES && !text.contains("tidy: long") {
+            problems.push(format!(
+                "{} has {lines} lines, over {FILE_LINES}: split it by concept, or say why it is one file in a comment holding `tidy: long`",
+                file.strip_prefix(root).unwrap_or(&file).display()
+            ));
+        }
+    }
+    problems
+}
+
+/// The sources rule 4 and 5 cover: `src/` of every crate, the examples
+/// and xtask.
+fn source_files(root: &Path) -> Vec<PathBuf> {
+    let mut dirs = vec![root.join("xtask/src")];
+    for parent in ["crates", "examples"] {
+        if let Ok(entries) = std::fs::read_dir(root.join(parent)) {
+            dirs.extend(entries.flatten().map(|e| e.path().join("src")));
+        }
+    }
+    let mut files = Vec::new();
+    for dir in dirs {
+        rust_files(&dir, &mut files);
+    }
+    files.sort();
+    files
+}
+
+/// Whether a comment's text quotes a timing: a number, then a unit of
+/// time (`s`, `ms`, `µs`, `ns` or their words), with or without a space.
+fn quotes_a_timing(comment: &str) -> bool {
+    let bytes = comment.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() || (i > 0 && bytes[i - 1].is_ascii_alphanumeric()) {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < bytes.len() && (bytes[j].is_ascii_digit() || bytes[j] == b'.') {
+            j += 1;
+        }
+        let rest = comment[j..].strip_prefix(' ').unwrap_or(&comment[j..]);
+        let unit: String = rest.chars().take_while(|c| c.is_alphabetic()).collect();
+        if matches!(
+            unit.as_str(),
+            "s" | "ms"
+                | "µs"
+                | "us"
+                | "ns"
+                | "seconds"
+                | "milliseconds"
+                | "microseconds"
+                | "nanoseconds"
+        ) {
+            return true;
+        }
+        i = j;
+    }
+    false
+}
+
+fn no_timings_in_comments(root: &Path) -> Vec<String> {
+    let mut problems = Vec::new();
+    for file in source_files(root) {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        for (n, line) in text.lines().enumerate() {
+            // A `//` inside a string literal is no comment.
+            let Some(at) = line
+                .match_indices("//")
+                .map(|(at, _)| at)
+                .find(|&at| line[..at].matches('"').count() % 2 == 0)
+            else {
+                continue;
+            };
+            if quotes_a_timing(&line[at..]) {
                 problems.push(format!(
-                    "{} has {lines} lines, over {ENGINE_FILE_LINES}: split it by concept, or say why it is one file in a comment holding `tidy: long`",
-                    file.display()
+                    "{}:{}: a comment quotes a timing; put the measurement in benches/baselines/NOTES.md and say why here",
+                    file.strip_prefix(root).unwrap_or(&file).display(),
+                    n + 1
                 ));
             }
         }
@@ -258,7 +338,7 @@ mod tests {
             "//! x\nconst P: &str = \"pointer\";\n",
         )
         .unwrap();
-        let long = "//! x\n".to_owned() + &"fn f() {}\n".repeat(ENGINE_FILE_LINES);
+        let long = "//! x\n".to_owned() + &"fn f() {}\n".repeat(FILE_LINES);
         std::fs::write(engine.join("long.rs"), &long).unwrap();
         std::fs::write(
             engine.join("why.rs"),
@@ -266,7 +346,7 @@ mod tests {
         )
         .unwrap();
         let names = core_names_no_reader_option(&dir, &["delimiter", "columns", "pointer"]);
-        let long_files = engine_files_are_short(&dir);
+        let long_files = files_are_short(&dir);
         std::fs::remove_dir_all(&dir).ok();
         assert_eq!(names.len(), 2, "{names:?}");
         assert!(
@@ -275,6 +355,27 @@ mod tests {
         );
         assert_eq!(long_files.len(), 1, "{long_files:?}");
         assert!(long_files[0].contains("long.rs"), "{long_files:?}");
+    }
+
+    #[test]
+    fn a_timing_in_a_comment_is_caught_and_sizes_are_not() {
+        for timed in [
+            "// took 0.135 s here",
+            "/// 29 ns a value",
+            "// 5ms",
+            "// 2 seconds",
+        ] {
+            assert!(quotes_a_timing(timed), "{timed}");
+        }
+        for plain in [
+            "// 64 KiB reads",
+            "// k = 200",
+            "// v2s",
+            "// 3 segments",
+            "// 1.5x",
+        ] {
+            assert!(!quotes_a_timing(plain), "{plain}");
+        }
     }
 
     #[test]

@@ -78,9 +78,9 @@ use scrub::refusal;
 use store::store_for;
 
 /// The largest range a sequential scan asks for, and the size of the
-/// pieces a streamed scan is taken in, by default: measured on loopback,
-/// 1 MiB pieces read as fast as 4 MiB ones and hold a quarter of the
-/// memory.
+/// pieces a streamed scan is taken in, by default: large enough that a
+/// scan's requests are few and each is mostly payload, small enough that
+/// the pieces held ahead stay a few MiB.
 pub const REMOTE_RANGE_BYTES: usize = 1 << 20;
 
 /// Ranges (or streamed pieces) a sequential scan holds ahead of the one

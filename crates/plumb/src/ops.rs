@@ -1,5 +1,6 @@
-//! The entry points: inspect, select and validate over any registered
-//! format, with the option cross-checks and the refusal mapping.
+//! The entry points: every op (inspect, select, validate, search) over
+//! any registered format, by path or by source, with the option
+//! cross-checks and the refusal mapping.
 
 use std::path::Path;
 
