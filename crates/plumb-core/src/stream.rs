@@ -26,6 +26,9 @@
 //! no F5..FF) and reports where the first maximal ill-formed subpart
 //! starts. When a stream is dropped, its reader is dropped, so a consumer
 //! that stops early reads nothing further.
+//!
+//! Reference: `std::str::from_utf8` on the whole text. Held equal by:
+//! `tests/it/stream.rs::any_chunking_agrees_with_std`.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};

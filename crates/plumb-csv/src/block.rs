@@ -11,6 +11,9 @@
 //! opening quote is inside, a closing quote outside, and a doubled quote
 //! `""` inside a quoted field closes and reopens, which is exactly how
 //! RFC 4180 reads it.
+//!
+//! Reference: `portable`, one byte at a time. Held equal by:
+//! `block.rs::tests::classifier_agrees_with_the_reference`.
 
 /// The bytes in one block.
 pub(crate) const BLOCK: usize = 64;

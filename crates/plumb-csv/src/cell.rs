@@ -20,6 +20,9 @@
 //! Column facts refine a few cells where the column says more than the
 //! cell: see the inspect report (decimal commas, short codes that match
 //! a sentinel, exponent-shaped codes).
+//!
+//! Reference (for `scan_decimal`'s one pass): std's parsers. Held equal by:
+//! `tests/it/cell.rs::scan_decimal_agrees_with_std`.
 
 use plumb_core::{scan_decimal, DecimalScan};
 use serde::Serialize;

@@ -25,6 +25,10 @@
 //! a line feed is a cut only where their number is even. Without them
 //! most cuts of such a file would land inside a field and every scan
 //! would run twice.
+//!
+//! Reference: the one-thread scan. Held equal by:
+//! `tests/it/parallel.rs::parts_agree_with_one_thread` and
+//! `tests/it/parallel_inspect.rs::parts_agree_with_one_thread`.
 
 #[cfg(doc)]
 use plumb_core::ScanBounds;

@@ -31,6 +31,10 @@
 //!
 //! `std::thread::scope` rather than rayon, as in the JSON Lines and CSV
 //! engines: one scoped thread per part is all this needs.
+//!
+//! Reference: the one-thread scan. Held equal by:
+//! `tests/it/parallel.rs::parts_agree_with_one_thread_on_any_array` and `te
+//! sts/it/parallel.rs::inspect_parts_agree_with_one_thread_on_any_array`.
 
 use std::ops::ControlFlow;
 

@@ -1,5 +1,9 @@
 //! select and validate over JSON Lines, and the drive loop every
 //! operation shares.
+//!
+//! Reference (for lines read in place): the splitter, line by line. Held
+//! equal by:
+//! `ops.rs::tests::lines_read_in_place_agree_with_lines_split_first`.
 
 use std::io::BufRead;
 use std::ops::ControlFlow;

@@ -16,6 +16,9 @@
 //!
 //! `std::thread::scope` rather than rayon: one scoped thread per part is
 //! all this needs, and the engine crate keeps no thread pool.
+//!
+//! Reference: the one-thread scan. Held equal by:
+//! `tests/it/parallel.rs::parts_agree_with_one_thread`.
 
 use plumb_core::{
     line_cuts, text_stream, Query, Refusal, ScanBounds, Source, TextStream, ViewFlags,

@@ -1,5 +1,9 @@
 //! Parquet select: a window of rows, read from the row groups that hold
 //! it and no others, with the top-level columns asked for.
+//!
+//! Reference (for flat columns read column by column): the crate's row
+//! reader. Held equal by:
+//! `tests/it.rs::the_flat_window_and_the_row_reader_agree`.
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -17,6 +17,10 @@
 //! bounded here: a cell's text past [`crate::SHEETS_MAX_STRING_BYTES`]
 //! and a sheet's cells past [`SHEETS_MAX_STREAMED_CELLS`] (repeats
 //! counted) are refused.
+//!
+//! Reference: the grid calamine lays out. Held equal by:
+//! `ods_stream::tests::the_stream_holds_what_calamine_s_grid_holds` and
+//! `tests::any_small_table_streams_as_calamine_reads_it`.
 
 use std::io::{BufRead, BufReader, Cursor};
 use std::ops::ControlFlow;

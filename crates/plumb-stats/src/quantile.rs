@@ -19,6 +19,9 @@
 //! takes values unsorted; every level above is kept sorted, since what
 //! a compaction sends up is a sorted run merged into a sorted level in
 //! one linear pass. A compaction therefore sorts only the lowest level.
+//!
+//! Reference (for a merge): sorting the values taken. Held equal by:
+//! `quantile.rs::tests::a_merge_equals_sorting_the_taken_values`.
 
 /// A KLL sketch, mergeable.
 #[derive(Clone, Debug)]

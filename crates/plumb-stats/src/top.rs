@@ -33,6 +33,10 @@
 //! many) reads its gate slot alone (see [`HELD_SHIFT`]). A counter
 //! keeps the raw bytes of its value's start, made text only for the
 //! answer: a column of distinct values reuses a counter per cell.
+//!
+//! Reference: `tests::Plain`, the space-saving summary without the index.
+//! Held equal by:
+//! `top.rs::tests::counts_and_errors_equal_the_plain_summary`.
 
 /// Hash to counter, open addressing with linear probing and
 /// backward-shift deletion (no tombstones). A slot holds the hash's low

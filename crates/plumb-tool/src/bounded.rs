@@ -17,6 +17,9 @@
 //! serde's `DeserializeSeed` is used rather than a hand-written parser:
 //! serde_json's reader is the oracle for the text it wrote, and its
 //! recursion limit bounds the depth.
+//!
+//! Reference: the whole answer's tree, cut afterwards. Held equal by:
+//! `bounded.rs::tests::read_as_it_comes_a_cut_answer_is_cut_the_same_way`.
 
 use std::cell::RefCell;
 use std::fmt;

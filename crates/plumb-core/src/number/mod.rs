@@ -19,6 +19,10 @@
 //! trip is the one with the even last digit, as Ryu and Python's `repr`
 //! print it (std's formatting takes the other): `71000000000000.12` is
 //! exact and `71000000000000.13` inexact, both being 71000000000000.125.
+//!
+//! Reference (for the one-pass float judgement): the general path. Held
+//! equal by:
+//! `tests/it/number.rs::float_judgement_matches_the_general_path`.
 
 mod decimal;
 mod range;

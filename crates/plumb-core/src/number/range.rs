@@ -2,6 +2,10 @@
 //! greatest values kept as written, compared exactly whatever their
 //! length (short decimals in integer arithmetic, longer integers digit
 //! by digit), in constant memory per column.
+//!
+//! Reference (for the long integers' kept ends): the whole literal's order.
+//! Held equal by:
+//! `tests/it/number.rs::long_integer_ends_match_the_whole_literal_order`.
 
 use std::cmp::Ordering;
 

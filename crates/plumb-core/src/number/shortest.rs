@@ -23,6 +23,11 @@
 //!
 //! Together these are what Ryu's output equals: the shortest decimal in
 //! the rounding interval, the closest to `v` among those.
+//!
+//! Reference: the general tier, and ryu. Held equal by:
+//! `shortest.rs::tests::the_fraction_tier_agrees_with_the_general_one` and
+//! `tests::thirds_and_their_neighbours_match_ryu_and_mostly_take_the_fast_p
+//! ath`.
 
 /// The doubles nearest to 10^-k (inexact from 10^-1 on).
 const F64_NEG_POW10: [f64; MAX_EXP10 as usize + 1] = [

@@ -2,6 +2,11 @@
 //! `block.rs`), for records whose fields are counted or handed out as
 //! cells; anything else goes back to the byte machine at the block's
 //! start.
+//!
+//! Reference: the byte machine (`machine/bytes.rs`). Held equal by:
+//! `tests/it/blocks.rs::block_path_is_the_byte_machine` (with
+//! `block_path_at_every_split_of_a_long_example`,
+//! `block_path_on_written_files`).
 
 use std::ops::ControlFlow;
 

@@ -20,6 +20,9 @@
 //! What carries from one block to the next (inside quotes or not, a
 //! closing quote or a CR on the last byte, a field starting on the first)
 //! is checked on the next block's first byte, as the byte machine would.
+//!
+//! Reference: the record-by-record path its sink would otherwise be handed.
+//! Held equal by: `tests/it/runs.rs::runs_account_for_every_record`.
 
 use std::ops::ControlFlow;
 

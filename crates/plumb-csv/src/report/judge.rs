@@ -4,6 +4,11 @@
 //! usual predicates (text equality without a `memcmp` call, a number
 //! through the operand read once). Apart from `search.rs`, which holds
 //! the sink that hands cells here and keeps the hits.
+//!
+//! Reference: `Predicate::test` on the cell as a `Subject`
+//! (`cell_subject`). Held equal by: `tests/it/search.rs::predicates_agree_w
+//! ith_python_csv_and_exact_decimals` (against Python's csv and exact
+//! decimals) and `judge.rs::tests::same_bytes_agrees_with_slice_equality`.
 
 use plumb_core::{CompareOp, NumberKey, Predicate, Subject, SubjectKind};
 

@@ -2,6 +2,10 @@
 //! [`ValueStats`] fed from the cells as the column report reads them,
 //! and the date range, which needs the column's date order (known only
 //! at the end) to read `03/04/2024`.
+//!
+//! Reference (for dates read by place): splitting the date at its
+//! separators. Held equal by: `stats.rs::tests::date_parts_by_place_equal_t
+//! he_split_of_every_scanned_date`.
 
 use plumb_stats::{DateRange, NumberIn, StatsBudget, StatsReport, ValueStats};
 

@@ -13,6 +13,10 @@
 //! decoded layer), or the file has comments (a comment line may hold an
 //! odd quote), the tail is read from the start instead: exact, and as
 //! slow as a validate.
+//!
+//! Reference: a scan from the start. Held equal by:
+//! `tests/it/tail.rs::random_tails_match_the_csv_crate` (and
+//! `the_last_rows_agree_with_python_csv`).
 
 use plumb_core::{
     clamp_limit, last_lines_start, text_stream, Refusal, SliceSource, Source, TailStart, Window,

@@ -2,6 +2,10 @@
 //! grammar state in a local and strings and numbers handed to the sink
 //! as slices of the input. It hands any state it does not handle back to
 //! the general machine (`machine.rs`).
+//!
+//! Reference: the general machine (`machine.rs`), which a push of one byte
+//! always takes. Held equal by: `tests/it/parser.rs::event_log_is_identical
+//! _whole_split_and_byte_by_byte`.
 
 use std::ops::ControlFlow;
 

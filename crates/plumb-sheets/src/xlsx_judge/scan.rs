@@ -1,5 +1,9 @@
 //! The judge's byte scanner: the part's XML read byte by byte for what
 //! the judge needs, held equal to the quick-xml reading in `reference`.
+//!
+//! Reference: `reference.rs`, the same judge over quick-xml's events. Held
+//! equal by: `xlsx_judge::tests::the_scanner_agrees_with_quick_xml` and
+//! `tests::the_scanner_agrees_one_byte_at_a_time`.
 
 use super::{check_reference, check_table, declared_count, text, Finding, Part};
 

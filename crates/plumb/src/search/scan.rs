@@ -2,6 +2,10 @@
 //! pattern run over a block at once, each candidate's own line checked,
 //! line numbers counted as far as the next hit needs, and a line past
 //! the block's cap searched in overlapping pieces.
+//!
+//! Reference: each line tested on its own (the test's oracle). Held equal
+//! by: `tests/it/search.rs::hits_and_counts_match_the_oracle` (blocks of
+//! every size) and `a_generated_file_is_searched_as_grep_searches_it`.
 
 use std::io::BufRead;
 

@@ -14,6 +14,9 @@
 //! round, while this needs the exact digits and their scale, and to say
 //! "no plain decimal" for anything else (an exponent, a second point, a
 //! letter) so the general comparison takes it.
+//!
+//! Reference: the byte loop (`long_body`). Held equal by: `small.rs::tests:
+//! :the_word_reading_agrees_with_the_loop_on_every_short_body`.
 
 use std::cmp::Ordering;
 
