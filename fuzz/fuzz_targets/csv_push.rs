@@ -1,7 +1,8 @@
 //! `CsvParser::push`: the input cut at a fuzzer-chosen point and in
 //! 1-byte pieces gives the same records and issues as the whole; the
 //! block path (fields counted, or handed out cell by cell) gives the
-//! same events, counts and fields as the byte machine (fields kept).
+//! same events, counts and fields as the byte machine, the reference
+//! (forced with `CsvParser::with_byte_machine`, whatever the sink asks).
 //! A second control byte picks the dialect: the quote (`"`, `'`, none),
 //! a `#` comment, lines to skip, and runs of spaces as the delimiter.
 #![no_main]
@@ -78,7 +79,15 @@ struct Dialect {
     runs: bool,
 }
 
-fn run(pieces: &[&[u8]], d: Dialect, mode: Mode) -> (Vec<String>, Vec<Vec<String>>, String) {
+/// The events, the rows and the counts of `pieces` read in dialect `d`
+/// by a sink of `mode`; with `reference`, every byte through the byte
+/// machine.
+fn run_on(
+    pieces: &[&[u8]],
+    d: Dialect,
+    mode: Mode,
+    reference: bool,
+) -> (Vec<String>, Vec<Vec<String>>, String) {
     let mut log = Log {
         mode,
         events: Vec::new(),
@@ -89,7 +98,8 @@ fn run(pieces: &[&[u8]], d: Dialect, mode: Mode) -> (Vec<String>, Vec<Vec<String
         .with_quote(d.quote)
         .with_comment(d.comment)
         .with_skip_lines(d.skip)
-        .with_delimiter_runs(d.runs);
+        .with_delimiter_runs(d.runs)
+        .with_byte_machine(reference);
     for piece in pieces {
         let _ = p.push(piece, &mut log);
     }
@@ -104,6 +114,10 @@ fn run(pieces: &[&[u8]], d: Dialect, mode: Mode) -> (Vec<String>, Vec<Vec<String
         p.lines()
     );
     (log.events, log.rows, counts)
+}
+
+fn run(pieces: &[&[u8]], d: Dialect, mode: Mode) -> (Vec<String>, Vec<Vec<String>>, String) {
+    run_on(pieces, d, mode, false)
 }
 
 fuzz_target!(|input: &[u8]| {
@@ -124,13 +138,16 @@ fuzz_target!(|input: &[u8]| {
         skip: u64::from((dialect >> 3) & 3),
         runs,
     };
-    let whole = run(&[data], delimiter, Mode::Keep);
+    let whole = run_on(&[data], delimiter, Mode::Keep, true);
+    assert_eq!(run(&[data], delimiter, Mode::Keep), whole, "fields kept");
     let at = usize::from(ctl >> 2).min(data.len());
     let (a, b) = data.split_at(at);
     assert_eq!(run(&[a, b], delimiter, Mode::Keep), whole, "split at {at}");
     let bytes: Vec<&[u8]> = data.chunks(1).collect();
     assert_eq!(run(&bytes, delimiter, Mode::Keep), whole, "byte by byte");
     for pieces in [vec![data], vec![a, b]] {
+        let reference = run_on(&pieces, delimiter, Mode::Cells, true);
+        assert_eq!(reference, whole, "cells on the byte machine");
         let cells = run(&pieces, delimiter, Mode::Cells);
         assert_eq!(cells, whole, "cells, {} pieces", pieces.len());
         let (events, rows, counts) = run(&pieces, delimiter, Mode::Count);

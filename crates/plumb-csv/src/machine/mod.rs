@@ -230,6 +230,9 @@ pub struct CsvParser {
     finished: bool,
     /// No run (see `run.rs`) is tried before this record.
     run_after: u64,
+    /// Every byte goes through the byte machine, the reference: no block
+    /// path, no run path.
+    byte_machine: bool,
 }
 
 impl std::fmt::Debug for CsvParser {
@@ -275,6 +278,7 @@ impl CsvParser {
             endings: LineEndings::default(),
             blank_lines: 0,
             runs: false,
+            byte_machine: false,
             skip_lines: 0,
             comment: None,
             comments_after: 0,
@@ -350,6 +354,42 @@ impl CsvParser {
     /// ```
     pub fn with_delimiter_runs(mut self, runs: bool) -> CsvParser {
         self.runs = runs;
+        self
+    }
+
+    /// Reads every byte through the byte machine, the reference the fast
+    /// paths are held equal to: the block path and the run path are
+    /// never taken, whatever the sink asks. The events are the same
+    /// either way (that is what the tests that set it check); a reader
+    /// never needs it, as csv-core's `nfa(true)` keeps its reference
+    /// reachable.
+    ///
+    /// ```
+    /// use std::ops::ControlFlow;
+    /// use plumb_csv::{CsvParser, CsvSink, Record};
+    /// #[derive(Default)]
+    /// struct Widths(Vec<usize>);
+    /// impl CsvSink for Widths {
+    ///     fn keep_fields(&self) -> bool {
+    ///         false
+    ///     }
+    ///     fn record(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+    ///         self.0.push(r.len());
+    ///         ControlFlow::Continue(())
+    ///     }
+    /// }
+    /// let text = "a,b,c\n".repeat(100);
+    /// let (mut fast, mut reference) = (Widths::default(), Widths::default());
+    /// let mut p = CsvParser::new(b',');
+    /// let _ = p.push(text.as_bytes(), &mut fast);
+    /// p.finish(&mut fast);
+    /// let mut p = CsvParser::new(b',').with_byte_machine(true);
+    /// let _ = p.push(text.as_bytes(), &mut reference);
+    /// p.finish(&mut reference);
+    /// assert_eq!(fast.0, reference.0);
+    /// ```
+    pub fn with_byte_machine(mut self, on: bool) -> CsvParser {
+        self.byte_machine = on;
         self
     }
 
@@ -485,6 +525,9 @@ impl CsvParser {
         sink: &mut S,
     ) -> ControlFlow<()> {
         let n = input.len();
+        if self.byte_machine {
+            return self.run_bytes(input, i, base, sink);
+        }
         while *i < n {
             if n - *i >= BLOCK {
                 self.run_blocks(input, i, base, sink)?;

@@ -1,6 +1,8 @@
 //! The block path (records whose fields are not kept) against the byte
-//! machine (fields kept): the same events, the same counts, under any
-//! chunking, and when a sink changes its mind between records.
+//! machine, the reference (forced with `CsvParser::with_byte_machine`,
+//! and taken anyway for a sink that keeps fields): the same events, the
+//! same counts, under any chunking, and when a sink changes its mind
+//! between records.
 
 use std::ops::ControlFlow;
 
@@ -102,6 +104,7 @@ fn switching_with(
         cells,
         false,
         Dialect::quoted(Some(b'"')),
+        false,
     )
 }
 
@@ -111,6 +114,7 @@ fn switching_on(
     cells: bool,
     on_begin: bool,
     dialect: Dialect,
+    byte_machine: bool,
 ) -> ((Vec<String>, String), Vec<Vec<String>>) {
     let mut sink = Switching {
         on_begin,
@@ -122,7 +126,7 @@ fn switching_on(
         current: Vec::new(),
         begun: 0,
     };
-    let mut p = dialect.parser(b',');
+    let mut p = dialect.parser(b',').with_byte_machine(byte_machine);
     for piece in pieces {
         let _ = p.push(piece, &mut sink);
     }
@@ -154,8 +158,9 @@ fn same_every_way_in(
     dialect: Dialect,
 ) -> Result<(Vec<String>, Vec<Vec<String>>), TestCaseError> {
     let run = |pieces: &[&[u8]], keep_first, cells, on_begin| {
-        switching_on(pieces, keep_first, cells, on_begin, dialect)
+        switching_on(pieces, keep_first, cells, on_begin, dialect, false)
     };
+    let forced = |pieces: &[&[u8]], cells| switching_on(pieces, 0, cells, false, dialect, true);
     let (kept, kept_endings) = parse_pieces_in(&[input], b',', dialect, true);
     let ((reference, reference_counts), _) = run(&[input], usize::MAX, false, false);
     prop_assert_eq!(&reference, &kept.events);
@@ -164,6 +169,14 @@ fn same_every_way_in(
     prop_assert_eq!(&lean, &reference);
     prop_assert_eq!(&lean_counts, &reference_counts);
     let pieces = cut(input, cuts);
+    // The byte machine forced for a sink that keeps no fields: the
+    // reference's events, counts and cells, whole and cut.
+    for pieces in [vec![input], pieces.clone()] {
+        let ((events, counts), rows) = forced(&pieces, true);
+        prop_assert_eq!(&events, &reference);
+        prop_assert_eq!(&counts, &reference_counts);
+        prop_assert_eq!(&rows, &kept.records);
+    }
     let ((lean_cut, lean_cut_counts), _) = run(&pieces, 0, false, false);
     prop_assert_eq!(&lean_cut, &reference);
     prop_assert_eq!(&lean_cut_counts, &reference_counts);

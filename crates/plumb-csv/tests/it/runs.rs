@@ -1,5 +1,7 @@
 //! The run path (records taken in bulk for a sink that judges each by
-//! one field) against the byte machine: every record accounted for once,
+//! one field) against the byte machine, the reference (a sink that keeps
+//! fields, and the same judging sink on a parser forced to the byte
+//! machine with `CsvParser::with_byte_machine`): every record accounted for once,
 //! in order, each run's records one line each and as wide as asked, the
 //! same hits, issues, blank lines and counts, under any chunking.
 
@@ -246,6 +248,19 @@ proptest! {
             prop_assert_eq!(sink.seen, kept.records.len() as u64);
             prop_assert_eq!(sink.hits, reference_hits);
             prop_assert_eq!(&sink.events, &kept.events);
+            prop_assert_eq!(counts(&p), reference_counts.clone());
+            // The same sink on the byte machine: no run is taken, and
+            // every record, hit and count is the same.
+            let mut reference = Judge::new(run, &kept.records, &numbered);
+            let mut p = dialect.parser(b',').with_byte_machine(true);
+            for piece in &pieces {
+                let _ = p.push(piece, &mut reference);
+            }
+            let _ = p.finish(&mut reference);
+            prop_assert_eq!(reference.runs, 0);
+            prop_assert_eq!(reference.seen, sink.seen);
+            prop_assert_eq!(reference.hits, sink.hits);
+            prop_assert_eq!(&reference.events, &sink.events);
             prop_assert_eq!(counts(&p), reference_counts.clone());
         }
     }
