@@ -53,19 +53,33 @@ pub(crate) fn scan(
     if threads == 1 {
         return Ok(gathered((0..n).map(column).collect::<Result<Vec<_>, _>>()?));
     }
-    // Each thread takes the next column not yet taken.
+    // Each thread takes the next column not yet taken. Columns are taken
+    // in order, so when one fails every column before it is already
+    // taken and will be finished: the failure reported is the first
+    // column's, as one thread reports it, however the threads ran.
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let done: Vec<Result<Vec<(usize, Column)>, Refusal>> = std::thread::scope(|s| {
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    type Part = Result<Vec<(usize, Column)>, (usize, Refusal)>;
+    let done: Vec<Part> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 s.spawn(|| {
                     let mut mine = Vec::new();
                     loop {
+                        if failed.load(std::sync::atomic::Ordering::Relaxed) {
+                            return Ok(mine);
+                        }
                         let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         if c >= n {
                             return Ok(mine);
                         }
-                        mine.push((c, crate::guarded(|| column(c))?));
+                        match crate::guarded(|| column(c)) {
+                            Ok(r) => mine.push((c, r)),
+                            Err(e) => {
+                                failed.store(true, std::sync::atomic::Ordering::Relaxed);
+                                return Err((c, e));
+                            }
+                        }
                     }
                 })
             })
@@ -74,17 +88,31 @@ pub(crate) fn scan(
             .into_iter()
             .map(|w| {
                 w.join().unwrap_or_else(|_| {
-                    Err(Refusal::new(
-                        RefusalReason::InvalidData,
-                        "the Parquet file is malformed: a scan thread failed on it",
+                    Err((
+                        n,
+                        Refusal::new(
+                            RefusalReason::InvalidData,
+                            "the Parquet file is malformed: a scan thread failed on it",
+                        ),
                     ))
                 })
             })
             .collect()
     });
     let mut all = Vec::with_capacity(n);
+    let mut first_failure: Option<(usize, Refusal)> = None;
     for part in done {
-        all.extend(part?);
+        match part {
+            Ok(columns) => all.extend(columns),
+            Err((c, e)) => {
+                if first_failure.as_ref().is_none_or(|(f, _)| c < *f) {
+                    first_failure = Some((c, e));
+                }
+            }
+        }
+    }
+    if let Some((_, e)) = first_failure {
+        return Err(e);
     }
     all.sort_by_key(|(c, _)| *c);
     Ok(gathered(all.into_iter().map(|(_, r)| r).collect()))

@@ -86,6 +86,26 @@ pub(super) fn parquet_testing(root: &Path) -> Row {
         let validate = run(Op::Validate).map(|a| a.to_json());
         let select = run(Op::Select);
         let inspect = run(Op::Inspect);
+        // Threads never change an answer: statistics gathered on one
+        // thread and on four give the same answer or the same refusal.
+        let stats_on = |threads: usize| {
+            let req = Request {
+                scan: plumb_core::ScanBounds {
+                    threads: Some(threads),
+                    ..plumb_core::ScanBounds::default()
+                },
+                options: plumb_core::Options::new().with("stats", true),
+                ..Request::default()
+            };
+            match plumb.run_source(Op::Inspect, &source, None, &req) {
+                Ok(a) => a.to_json().to_string(),
+                Err(e) => format!("{}: {}", e.reason().as_str(), e.message()),
+            }
+        };
+        row.check(
+            stats_on(1) == stats_on(4),
+            format!("{name}: statistics differ between one thread and four"),
+        );
         if name.contains("encrypt") || head == b"PARE" {
             let named = |r: &plumb_core::Refusal| {
                 r.reason() == RefusalReason::UnsupportedFormat
