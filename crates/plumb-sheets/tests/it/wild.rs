@@ -107,12 +107,20 @@ fn values_padded_with_white_space_read_as_the_numbers_they_are() {
     let clean = select(&bytes, &Request::default()).unwrap();
     assert_eq!(clean["rows"][0], json!([1, "n1", 0.25]));
     for typed in [false, true] {
-        let padded = rewrite_part(&bytes, "xl/worksheets/sheet1.xml", |x| {
+        // As R's writexl leaves a workbook too: a directory first, a
+        // binary printer-settings part.
+        let padded = as_writexl_writes_it(&rewrite_part(&bytes, "xl/worksheets/sheet1.xml", |x| {
             let p = pad_values(x, typed);
             assert_ne!(p, x);
             assert_eq!(p.contains(" t=\"n\""), typed);
             p
-        });
+        }));
+        assert_eq!(
+            select(&padded, &Request::default())
+                .map(|a| a["format"].clone())
+                .ok(),
+            Some(json!("xlsx"))
+        );
         let a = select(&padded, &Request::default())
             .unwrap_or_else(|r| panic!("typed {typed}: {}", r.message()));
         assert_eq!(a["columns"], clean["columns"], "typed {typed}");
