@@ -7,7 +7,7 @@
 pub struct StatsBudget {
     /// Counters of the top-values summary: counts are exact while the
     /// column holds at most this many distinct values. Held to between
-    /// 1 and [`TOP_COUNTERS_MAX`].
+    /// 1 and [`TOP_COUNTERS_MAX`](crate::TOP_COUNTERS_MAX).
     pub top_counters: usize,
     /// Distinct values counted exactly (by hash) before the sketch.
     pub exact_distinct: usize,

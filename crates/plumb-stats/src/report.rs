@@ -70,7 +70,7 @@ pub struct TopValue {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
     /// The value's kind, where the caller named kinds
-    /// ([`ValueStats::with_kind_names`]): in JSON, `string`, `number` or
+    /// ([`ValueStats::with_kind_names`](crate::ValueStats::with_kind_names)): in JSON, `string`, `number` or
     /// `boolean`, since the string `"100"` and the number `100` both read
     /// `100`. Left out for CSV cells, which have no kinds.
     #[serde(skip_serializing_if = "Option::is_none")]

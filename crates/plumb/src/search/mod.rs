@@ -125,7 +125,7 @@ impl FormatReader for TextReader {
 pub struct ContextLine {
     /// The 1-based line number.
     pub line: u64,
-    /// The line without its terminator (cut to [`SEARCH_TEXT_BYTES`]).
+    /// The line without its terminator (cut to [`SEARCH_TEXT_BYTES`](plumb_core::SEARCH_TEXT_BYTES)).
     pub text: String,
     /// Whether the text was cut.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -139,7 +139,7 @@ pub struct LineHit {
     pub line: u64,
     /// The byte offset of the line's first byte.
     pub byte_offset: u64,
-    /// The line without its terminator, cut to [`SEARCH_TEXT_BYTES`]
+    /// The line without its terminator, cut to [`SEARCH_TEXT_BYTES`](plumb_core::SEARCH_TEXT_BYTES)
     /// around the first match when longer.
     pub text: String,
     /// The byte range of the first match within `text` (patterns only).
