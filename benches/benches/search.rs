@@ -45,8 +45,8 @@ fn bench(c: &mut Criterion) {
         group.bench_function(format!("{name}_plumb"), |b| {
             b.iter(|| {
                 let a = search_text(&source, &q, 0).expect("search");
-                assert_eq!(a.progress.total, expected);
-                a.progress.total
+                assert_eq!(a.window.progress.total, expected);
+                a.window.progress.total
             })
         });
         group.bench_function(format!("{name}_regex_per_line"), |b| {
@@ -92,6 +92,7 @@ fn bench(c: &mut Criterion) {
                     Some(&rows_from),
                 )
                 .expect("search")
+                .window
                 .progress
                 .total
             })

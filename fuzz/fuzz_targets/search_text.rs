@@ -58,13 +58,13 @@ fuzz_target!(|input: &[u8]| {
             return;
         };
         found.extend(a.hits.iter().map(|h| h.line));
-        match a.progress.next_offset {
+        match a.window.progress.next_offset {
             Some(next) => {
                 assert!(next >= query.offset, "next_offset went back");
                 query.offset = next;
             }
             None => {
-                assert!(a.progress.total_exact || a.long_lines > 0);
+                assert!(a.window.progress.total_exact || a.long_lines > 0);
                 break;
             }
         }

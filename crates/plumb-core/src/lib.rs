@@ -7,7 +7,8 @@
 //!   ranges).
 //! - **The reader seam**: byte sources ([`Source`]), the object-safe
 //!   [`FormatReader`] trait a format implements, the [`Answer`] it
-//!   returns, the ops ([`Op`]) and the options every reader shares
+//!   returns (with [`impl_answer!`] and the windows answers share:
+//!   [`SelectWindow`], [`TailSelectWindow`], [`SearchWindow`]), the ops ([`Op`]) and the options every reader shares
 //!   ([`COMMON_OPTIONS`], [`Request`]). A downstream crate writes a reader
 //!   on this seam alone.
 //! - **Search**: what a search asks, the same for every format: a
@@ -59,6 +60,7 @@ mod search;
 mod stream;
 mod tail;
 mod view;
+mod window;
 
 pub use cancel::CancelToken;
 pub use caps::{
@@ -103,3 +105,4 @@ pub use view::{
     fit_hit_row, fit_row_to_bytes, json_len, ViewFlags, HIT_ROW_BYTES, HIT_ROW_VALUES,
     HIT_VALUE_MIN_BYTES,
 };
+pub use window::{AnswerWindow, SearchWindow, SelectWindow, TailSelectWindow};

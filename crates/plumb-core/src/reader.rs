@@ -409,37 +409,39 @@ pub trait Answer: Debug + Send + Any {
 }
 
 /// Implements [`Answer`] for a `Serialize` result type with a `view`
-/// field and a `format: &'static str` field. `verdict`, `window` and
-/// (optionally) `next_offset` are given as closures over the value, or
-/// `search` names the shape every search answer shares.
+/// field and a `format: &'static str` field. Two keys name the fields
+/// that answer the rest: `verdict:` a validate's `valid` field (a `bool`,
+/// or an `Option<bool>` that is none when the scan stopped early), and
+/// `window:` a field that is an [`AnswerWindow`](crate::AnswerWindow)
+/// (a select's or a search's window, flattened into the JSON).
+///
+/// ```
+/// use plumb_core::{impl_answer, Answer, SelectWindow, ViewFlags};
+///
+/// #[derive(Debug, serde::Serialize)]
+/// struct Lines {
+///     ok: bool,
+///     format: &'static str,
+///     view: ViewFlags,
+///     lines: Vec<String>,
+///     #[serde(flatten)]
+///     window: SelectWindow,
+/// }
+/// impl_answer!(Lines, window: window);
+///
+/// let a = Lines {
+///     ok: true,
+///     format: "text",
+///     view: ViewFlags::exact(),
+///     lines: vec!["a".into()],
+///     window: SelectWindow { offset: 4, limit: 1, returned: 1, has_more: true },
+/// };
+/// assert_eq!(a.next_offset(), Some(5));
+/// assert_eq!(a.verdict(), None);
+/// ```
 #[macro_export]
 macro_rules! impl_answer {
-    ($ty:ty) => {
-        $crate::impl_answer!($ty, |_a: &$ty| None, |_a: &$ty| None);
-    };
-    // A search answer: `returned`, `offset`, `limit` and a
-    // `progress: SearchProgress`, whose `next_offset` is where to go on.
-    ($ty:ty, search) => {
-        $crate::impl_answer!(
-            $ty,
-            |_a: &$ty| None,
-            |a: &$ty| Some($crate::WindowCounts {
-                returned: a.returned as u64,
-                offset: a.offset,
-                limit: a.limit as u64,
-                has_more: a.progress.has_more,
-            }),
-            |a: &$ty| a.progress.next_offset
-        );
-    };
-    ($ty:ty, $verdict:expr, $window:expr) => {
-        $crate::impl_answer!($ty, $verdict, $window, |a: &$ty| {
-            $crate::Answer::window(a)
-                .filter(|w| w.has_more)
-                .map(|w| w.offset + w.returned)
-        });
-    };
-    ($ty:ty, $verdict:expr, $window:expr, $next:expr) => {
+    ($ty:ty $(, verdict: $valid:ident)? $(, window: $window:ident)? $(,)?) => {
         impl $crate::Answer for $ty {
             fn format(&self) -> &'static str {
                 self.format
@@ -455,18 +457,19 @@ macro_rules! impl_answer {
             fn view(&self) -> $crate::ViewFlags {
                 self.view
             }
+            $(
             fn verdict(&self) -> Option<Option<bool>> {
-                let f: fn(&$ty) -> Option<Option<bool>> = $verdict;
-                f(self)
+                Some(::core::convert::Into::<Option<bool>>::into(self.$valid))
             }
+            )?
+            $(
             fn window(&self) -> Option<$crate::WindowCounts> {
-                let f: fn(&$ty) -> Option<$crate::WindowCounts> = $window;
-                f(self)
+                $crate::AnswerWindow::counts(&self.$window)
             }
             fn next_offset(&self) -> Option<u64> {
-                let f: fn(&$ty) -> Option<u64> = $next;
-                f(self)
+                $crate::AnswerWindow::next_offset(&self.$window)
             }
+            )?
             fn as_any(&self) -> &dyn std::any::Any {
                 self
             }

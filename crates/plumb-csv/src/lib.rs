@@ -18,8 +18,10 @@
 //! ```
 //!
 //! The parser ([`CsvParser`]) does no I/O: it takes slices, wherever
-//! they were cut, and reports records and issues to a [`CsvSink`]. The
-//! operations drive it from a stream and fold its events into typed,
+//! they were cut, and reports records and issues to a [`CsvSink`]; a sink
+//! that judges records by one column may also offer [`ColumnJudge`] and
+//! be pushed with [`CsvParser::push_judged`], which takes plain records
+//! in bulk. The operations drive it from a stream and fold its events into typed,
 //! serializable reports. Every cap is a documented constant; no input
 //! makes memory grow past them.
 #![forbid(unsafe_code)]
@@ -52,9 +54,10 @@ pub use detect::{
 };
 pub use dialect::{HeaderMode, QuoteMode};
 pub use machine::{
-    CsvParser, CsvSink, Issue, IssueKind, IssueReport, LineEndings, Record, RowRun,
-    CSV_LONG_FIELD_LINES, CSV_LONG_RECORD_FACTOR, CSV_LONG_RECORD_MIN_BYTES, CSV_MAX_FIELD_BYTES,
-    CSV_MAX_RECORD_BYTES, FIELD_END_COST, RUN_COUNTED_FIELDS, RUN_LINE_BYTES, RUN_PAUSE_RECORDS,
+    ColumnJudge, CsvParser, CsvSink, Issue, IssueKind, IssueReport, Judged, LineEndings, Record,
+    RowRun, CSV_LONG_FIELD_LINES, CSV_LONG_RECORD_FACTOR, CSV_LONG_RECORD_MIN_BYTES,
+    CSV_MAX_FIELD_BYTES, CSV_MAX_RECORD_BYTES, FIELD_END_COST, RUN_COUNTED_FIELDS, RUN_LINE_BYTES,
+    RUN_PAUSE_RECORDS,
 };
 pub use parallel::{
     inspect_in_parts, inspect_source, search_in_parts, search_source, validate_in_parts,

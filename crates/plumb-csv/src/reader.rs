@@ -2,7 +2,7 @@
 
 use plumb_core::{
     impl_answer, text_stream, Answer, FormatReader, Op, OptionKind, OptionSpec, Refusal, Request,
-    SniffScore, Source, WindowCounts,
+    SniffScore, Source,
 };
 
 use crate::dialect::{parse_comment, parse_delimiter};
@@ -12,21 +12,9 @@ use crate::{
 };
 
 impl_answer!(CsvInspect);
-impl_answer!(
-    CsvValidate,
-    |a: &CsvValidate| Some(a.valid),
-    |_a: &CsvValidate| None
-);
-impl_answer!(CsvSelect, |_a: &CsvSelect| None, |a: &CsvSelect| a
-    .offset
-    .map(|offset| WindowCounts {
-        returned: a.returned as u64,
-        offset,
-        limit: a.limit as u64,
-        has_more: a.has_more,
-    }));
-
-impl_answer!(CsvSearch, search);
+impl_answer!(CsvValidate, verdict: valid);
+impl_answer!(CsvSelect, window: window);
+impl_answer!(CsvSearch, window: window);
 
 /// Reads CSV or TSV through the plumb-csv engine.
 #[derive(Debug, Clone, Copy)]

@@ -16,7 +16,7 @@
 use std::io::BufRead;
 use std::ops::ControlFlow;
 
-use plumb_core::{Refusal, RowCap, TextStream};
+use plumb_core::{PushMachine, Refusal, RowCap, TextStream};
 
 use crate::dialect::header::{
     confirms_row_names, header_looks_like_names, names_after_row_names, Held,
@@ -24,10 +24,12 @@ use crate::dialect::header::{
 use crate::dialect::{HeaderMode, QuoteMode};
 
 use crate::detect::{detect_dialect, detect_preamble, DELIMITER_SAMPLE_BYTES};
-use crate::machine::{CsvParser, CsvSink, Issue, IssueKind, LineEndings, Record, RowRun};
+use crate::machine::{
+    ColumnJudge, CsvParser, CsvSink, Issue, IssueKind, LineEndings, Record, RowRun,
+};
 
 /// What a report consumes: the header once, then data rows.
-pub(crate) trait RowSink {
+pub(crate) trait RowSink: Sized {
     /// The delimiter the scan reads with, told before any row.
     fn dialect(&mut self, delimiter: u8) {
         let _ = delimiter;
@@ -49,19 +51,39 @@ pub(crate) trait RowSink {
     fn cell(&mut self, record: u64, index: usize, content: &[u8]) {
         let _ = (record, index, content);
     }
-    /// Whether cell `index` is wanted (see [`CsvSink::cell_wanted`]).
-    fn cell_wanted(&self, index: usize) -> bool {
-        let _ = index;
-        true
-    }
-    /// The one cell wanted, if only one is (see [`CsvSink::only_cell`]).
-    fn only_cell(&self) -> Option<usize> {
-        None
-    }
     /// Data row `index` (0-based, after the header).
     fn row(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()>;
+    fn issue(&mut self, issue: &Issue) -> ControlFlow<()>;
+    fn blank_line(&mut self, line: u64) {
+        let _ = line;
+    }
+    /// The end: the report's own refusal, if it stopped the scan for one.
+    fn finish(&mut self) -> Result<(), Refusal> {
+        Ok(())
+    }
+    /// A scan of a part of the file (on its own thread) returned, with a
+    /// result or a refusal.
+    fn part_done(&mut self) {}
+    /// How the scan feeds the parser into `resolver`: as a plain
+    /// [`CsvSink`], unless the sink is a [`RowJudge`], whose `feed`
+    /// wraps the resolver in [`Judged`](crate::Judged) to take the run
+    /// path.
+    fn feed<R: BufRead>(feed: Feed<'_, R>, resolver: &mut Resolver<'_, Self>) -> FeedResult {
+        feed.into(resolver)
+    }
+}
+
+/// What a report that judges rows by one column (a search) offers
+/// beside its rows: [`ColumnJudge`] in terms of data rows, which the
+/// [`Resolver`] translates.
+pub(crate) trait RowJudge: RowSink {
+    /// Whether cell `index` is wanted (see [`ColumnJudge::cell_wanted`]).
+    fn cell_wanted(&self, index: usize) -> bool;
+    /// The one cell wanted, if only one is (see
+    /// [`ColumnJudge::only_cell`]).
+    fn only_cell(&self) -> Option<usize>;
     /// Data row `index` with its one wanted cell (see
-    /// [`CsvSink::one_cell_record`]): [`RowSink::cell`] then
+    /// [`ColumnJudge::one_cell_record`]): [`RowSink::cell`] then
     /// [`RowSink::row`] unless the sink takes it in fewer steps.
     #[inline(always)]
     fn one_cell_row(
@@ -75,34 +97,57 @@ pub(crate) trait RowSink {
         self.row(index, row)
     }
     /// The terms of a run of rows taken in bulk (see
-    /// [`CsvSink::row_run`]), its first row `first` (0-based), its rows
-    /// `width` fields wide, at most `most` of them; `None`: row by row.
-    fn row_run(&self, first: u64, width: usize, most: u64) -> Option<RowRun> {
-        let _ = (first, width, most);
-        None
-    }
+    /// [`ColumnJudge::row_run`]), its first row `first` (0-based), its
+    /// rows `width` fields wide, at most `most` of them; `None`: row by
+    /// row.
+    fn row_run(&self, first: u64, width: usize, most: u64) -> Option<RowRun>;
     /// Whether the judged cell of a row in a run makes it a hit.
-    fn run_holds(&self, cell: &[u8]) -> bool {
-        let _ = cell;
-        false
-    }
+    fn run_holds(&self, cell: &[u8]) -> bool;
     /// A run of rows passed (the resolver numbered them), `hits` of them
     /// hits.
-    fn run_passed(&mut self, hits: u64) -> ControlFlow<()> {
-        let _ = hits;
-        ControlFlow::Continue(())
+    fn run_passed(&mut self, hits: u64) -> ControlFlow<()>;
+}
+
+/// Whether a scan stopped before the end of its input, or its refusal.
+pub(crate) type FeedResult = Result<bool, Refusal>;
+
+/// One scan's feeding of its parser: the text read ahead to detect the
+/// dialect, then the rest of the stream through the one drive loop.
+pub(crate) struct Feed<'a, R> {
+    stream: &'a mut TextStream<R>,
+    parser: &'a mut Option<CsvParser>,
+    sample: Vec<u8>,
+    base: Option<u64>,
+    new_parser: &'a dyn Fn(u64) -> CsvParser,
+}
+
+impl<R: BufRead> Feed<'_, R> {
+    /// Feeds everything into `sink`: the sample first, into a parser
+    /// started at its offset, then the rest of the stream through the
+    /// one drive loop (which builds the parser at the first chunk's
+    /// offset when there was no sample). True when the scan stopped
+    /// before the end.
+    pub(crate) fn into<X: ?Sized>(self, sink: &mut X) -> FeedResult
+    where
+        CsvParser: PushMachine<X>,
+    {
+        let Feed {
+            stream,
+            parser,
+            sample,
+            base,
+            new_parser,
+        } = self;
+        if let Some(at) = base {
+            let p = parser.insert(new_parser(at));
+            if PushMachine::push(p, &sample, sink)?.is_break() {
+                PushMachine::close(p, sink)?;
+                return Ok(true);
+            }
+        }
+        drop(sample);
+        Ok(plumb_core::drive(stream, parser, new_parser, sink)?.is_break())
     }
-    fn issue(&mut self, issue: &Issue) -> ControlFlow<()>;
-    fn blank_line(&mut self, line: u64) {
-        let _ = line;
-    }
-    /// The end: the report's own refusal, if it stopped the scan for one.
-    fn finish(&mut self) -> Result<(), Refusal> {
-        Ok(())
-    }
-    /// A scan of a part of the file (on its own thread) returned, with a
-    /// result or a refusal.
-    fn part_done(&mut self) {}
 }
 
 /// Resolves the header, numbers rows, flags ragged rows, and stops at
@@ -277,16 +322,6 @@ impl<S: RowSink> CsvSink for Resolver<'_, S> {
         ControlFlow::Continue(())
     }
 
-    #[inline]
-    fn cell_wanted(&self, index: usize) -> bool {
-        self.inner.cell_wanted(index)
-    }
-
-    #[inline]
-    fn only_cell(&self) -> Option<usize> {
-        self.inner.only_cell()
-    }
-
     fn record(&mut self, record: &Record<'_>) -> ControlFlow<()> {
         if self.decided {
             return self.feed(record);
@@ -326,6 +361,54 @@ impl<S: RowSink> CsvSink for Resolver<'_, S> {
         }
     }
 
+    #[inline]
+    fn record_begins(&mut self, _record: u64) -> ControlFlow<()> {
+        if self.pending.is_none() {
+            return ControlFlow::Continue(());
+        }
+        self.decide_held()
+    }
+
+    #[inline]
+    fn adopt(&mut self, data: &mut Vec<u8>, ends: &mut Vec<u32>) {
+        if self.adopting {
+            self.adopt_held(data, ends);
+        }
+    }
+
+    fn issue(&mut self, issue: &Issue) -> ControlFlow<()> {
+        self.inner.issue(issue)
+    }
+
+    fn blank_line(&mut self, line: u64) -> ControlFlow<()> {
+        self.inner.blank_line(line);
+        ControlFlow::Continue(())
+    }
+
+    fn end_of_input(&mut self) -> ControlFlow<()> {
+        self.input_ended()
+    }
+
+    /// The resolver's refusal (the header's), else the report's.
+    fn finish(&mut self) -> Result<(), Refusal> {
+        match self.error.take() {
+            Some(refusal) => Err(refusal),
+            None => self.inner.finish(),
+        }
+    }
+}
+
+impl<S: RowJudge> ColumnJudge for Resolver<'_, S> {
+    #[inline]
+    fn cell_wanted(&self, index: usize) -> bool {
+        self.inner.cell_wanted(index)
+    }
+
+    #[inline]
+    fn only_cell(&self) -> Option<usize> {
+        self.inner.only_cell()
+    }
+
     // A data row as wide as the first, within the row cap, goes to the
     // report at once; any other the usual way.
     #[inline(always)]
@@ -363,42 +446,6 @@ impl<S: RowSink> CsvSink for Resolver<'_, S> {
     fn run_passed(&mut self, records: u64, hits: u64) -> ControlFlow<()> {
         self.cap.admit_many(records);
         self.inner.run_passed(hits)
-    }
-
-    #[inline]
-    fn record_begins(&mut self, _record: u64) -> ControlFlow<()> {
-        if self.pending.is_none() {
-            return ControlFlow::Continue(());
-        }
-        self.decide_held()
-    }
-
-    #[inline]
-    fn adopt(&mut self, data: &mut Vec<u8>, ends: &mut Vec<u32>) {
-        if self.adopting {
-            self.adopt_held(data, ends);
-        }
-    }
-
-    fn issue(&mut self, issue: &Issue) -> ControlFlow<()> {
-        self.inner.issue(issue)
-    }
-
-    fn blank_line(&mut self, line: u64) -> ControlFlow<()> {
-        self.inner.blank_line(line);
-        ControlFlow::Continue(())
-    }
-
-    fn end_of_input(&mut self) -> ControlFlow<()> {
-        self.input_ended()
-    }
-
-    /// The resolver's refusal (the header's), else the report's.
-    fn finish(&mut self) -> Result<(), Refusal> {
-        match self.error.take() {
-            Some(refusal) => Err(refusal),
-            None => self.inner.finish(),
-        }
     }
 }
 
@@ -630,23 +677,16 @@ pub(crate) fn scan_resolved<R: BufRead, S: RowSink>(
     };
     sink.dialect(delimiter);
     let mut resolver = Resolver::new(mode, max_rows, sink);
-    // The sample was read to detect the delimiter: it is pushed first,
-    // into a parser started at its offset, and the one drive loop takes
-    // the rest of the stream (building the parser at the first chunk's
-    // offset when there was no sample).
     let mut parser = None;
-    let mut stopped = false;
-    if let Some(at) = base {
-        let p = parser.insert(new_parser(at));
-        stopped = p.push(&sample, &mut resolver).is_break();
-    }
-    drop(sample);
-    if stopped {
-        resolver.finish()?;
-    } else {
-        stopped =
-            plumb_core::drive(&mut stream, &mut parser, new_parser, &mut resolver)?.is_break();
-    }
+    let feed = Feed {
+        stream: &mut stream,
+        parser: &mut parser,
+        sample,
+        base,
+        new_parser: &new_parser,
+    };
+    let stopped = S::feed(feed, &mut resolver)?;
+
     let parser = parser.unwrap_or_else(|| new_parser(0));
     Ok(ScanSummary {
         delimiter,

@@ -264,7 +264,7 @@ fn records_at_the_cap_are_held_once_not_twice() {
         });
         // The first row is cut to the budget; the next does not fit.
         assert_eq!(selected.rows.len(), 1);
-        assert!(selected.has_more && selected.shortened);
+        assert!(selected.window.has_more && selected.shortened);
         let (_, validate_peak) = plumb_testkit::peak_during(|| {
             plumb_csv::validate(stream(), CsvFormat::Csv, &opts).unwrap()
         });

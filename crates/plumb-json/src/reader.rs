@@ -2,27 +2,15 @@
 
 use plumb_core::{
     impl_answer, text_stream, Answer, FormatReader, Op, OptionKind, OptionSpec, Refusal, Request,
-    SniffScore, Source, WindowCounts,
+    SniffScore, Source,
 };
 
 use crate::{select, JsonInspect, JsonSearch, JsonSelect, JsonSelectOptions, JsonValidate};
 
-impl_answer!(JsonSearch, search);
-
+impl_answer!(JsonSearch, window: window);
 impl_answer!(JsonInspect);
-impl_answer!(
-    JsonValidate,
-    |a: &JsonValidate| Some(a.valid),
-    |_a: &JsonValidate| None
-);
-impl_answer!(JsonSelect, |_a: &JsonSelect| None, |a: &JsonSelect| {
-    Some(WindowCounts {
-        returned: a.returned? as u64,
-        offset: a.offset?,
-        limit: a.limit? as u64,
-        has_more: a.has_more?,
-    })
-});
+impl_answer!(JsonValidate, verdict: valid);
+impl_answer!(JsonSelect, window: window);
 
 /// Reads JSON through the plumb-json engine.
 #[derive(Debug, Clone, Copy, Default)]

@@ -11,7 +11,9 @@ use std::ops::ControlFlow;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use plumb_core::{clamp_limit, Refusal, RowCap, ScanBounds, TextStream, ViewFlags, Window};
+use plumb_core::{
+    clamp_limit, Refusal, RowCap, ScanBounds, TailSelectWindow, TextStream, ViewFlags, Window,
+};
 use plumb_json::{scan_text, JsonParser, Null, RecordEnd, ValueBuilder};
 
 use crate::splitter::{InPlace, Line, LineSink, LineSplitter, JSONL_MAX_LINE_BYTES};
@@ -56,7 +58,7 @@ pub enum SelectedRecord {
     /// A record that is one JSON value.
     Value {
         /// The 1-based physical line; null in a window counted from the
-        /// end ([`JsonlSelect::counted_from_end`]).
+        /// end ([`TailSelectWindow::counted_from_end`]).
         line: Option<u64>,
         /// The value (compact JSON, with placeholders where cut).
         value: Box<RawValue>,
@@ -84,20 +86,14 @@ pub struct JsonlSelect {
     pub view: ViewFlags,
     /// The window, in file order.
     pub records: Vec<SelectedRecord>,
-    /// Records skipped (non-blank lines).
-    pub offset: Option<u64>,
-    /// With a negative offset (`-N`): N, the window starting N records
-    /// before the end; null otherwise.
-    pub from_end: Option<u64>,
-    /// Whether the window was found by reading backwards from the end, so
-    /// the records' lines and offset from the start are not known (null).
-    pub counted_from_end: bool,
-    /// The limit applied.
-    pub limit: usize,
-    /// Records returned.
-    pub returned: usize,
-    /// Whether records follow the window.
-    pub has_more: bool,
+    /// The window (flattened): `offset`, the records (non-blank lines)
+    /// skipped; `from_end`, the N of a negative offset (`-N`: the last N
+    /// records), else null; `counted_from_end`, whether it was found by
+    /// reading back from the end, so the records' lines and offset from
+    /// the start are not known (null); `limit`; `returned`; `has_more`,
+    /// whether records follow.
+    #[serde(flatten)]
+    pub window: TailSelectWindow,
 }
 
 struct SelectLines {
@@ -198,13 +194,15 @@ pub fn select<R: BufRead>(stream: TextStream<R>, window: &Window) -> Result<Json
         ok: true,
         format: "jsonl",
         view: ViewFlags::exact().with_cut(sink.cut),
-        returned: sink.records.len(),
+        window: TailSelectWindow {
+            offset: Some(sink.offset),
+            from_end: None,
+            counted_from_end: false,
+            limit: sink.limit,
+            returned: sink.records.len(),
+            has_more: sink.has_more,
+        },
         records: sink.records,
-        offset: Some(sink.offset),
-        from_end: None,
-        counted_from_end: false,
-        limit: sink.limit,
-        has_more: sink.has_more,
     })
 }
 

@@ -2,27 +2,14 @@
 
 use plumb_core::{
     impl_answer, text_stream, Answer, FormatReader, Refusal, Request, SniffScore, Source,
-    WindowCounts,
 };
 
 use crate::{inspect_source, select, JsonlInspect, JsonlSearch, JsonlSelect, JsonlValidate};
 
-impl_answer!(JsonlSearch, search);
-
+impl_answer!(JsonlSearch, window: window);
 impl_answer!(JsonlInspect);
-impl_answer!(
-    JsonlValidate,
-    |a: &JsonlValidate| Some(a.valid),
-    |_a: &JsonlValidate| None
-);
-impl_answer!(JsonlSelect, |_a: &JsonlSelect| None, |a: &JsonlSelect| a
-    .offset
-    .map(|offset| WindowCounts {
-        returned: a.returned as u64,
-        offset,
-        limit: a.limit as u64,
-        has_more: a.has_more,
-    }));
+impl_answer!(JsonlValidate, verdict: valid);
+impl_answer!(JsonlSelect, window: window);
 
 /// The options JSON Lines declares: how many paths inspect's outline
 /// lists, statistics, and the field a search judges.

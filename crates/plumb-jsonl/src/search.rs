@@ -11,7 +11,7 @@ use std::ops::ControlFlow;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use plumb_core::{Query, Refusal, SearchProgress, TextStream, ViewFlags};
+use plumb_core::{Query, Refusal, SearchProgress, SearchWindow, TextStream, ViewFlags};
 use plumb_json::{
     scan_text, JsonParser, Matched, Pointer, Probe, ValueBuilder, SEARCH_VALUE_BUDGET_BYTES,
 };
@@ -49,16 +49,12 @@ pub struct JsonlSearch {
     pub field: Option<String>,
     /// The hits, in file order (none with `count_only`).
     pub hits: Vec<RecordHit>,
-    /// The record the search started at.
-    pub offset: u64,
-    /// The limit applied.
-    pub limit: usize,
-    /// Hits returned.
-    pub returned: usize,
-    /// How many hits were seen and where to continue (`next_offset` is
-    /// the record of the next hit).
+    /// The window (flattened): `offset`, the record the search started
+    /// at; `limit`; `returned`, the hits returned; and how many hits were
+    /// seen and where to continue (`next_offset` is the record of the
+    /// next hit).
     #[serde(flatten)]
-    pub progress: SearchProgress,
+    pub window: SearchWindow,
     /// Lines read that are not JSON values (no hits).
     #[serde(skip_serializing_if = "is_zero")]
     pub invalid_lines: u64,
@@ -288,11 +284,13 @@ impl<'q> SearchLines<'q> {
             format: "jsonl",
             view: ViewFlags::of_scan(self.budget).with_cut(self.cut),
             field: field.map(str::to_owned),
-            returned: self.hits.len(),
+            window: SearchWindow {
+                offset: self.query.offset,
+                limit: self.query.limit,
+                returned: self.hits.len(),
+                progress: self.progress,
+            },
             hits: self.hits,
-            offset: self.query.offset,
-            limit: self.query.limit,
-            progress: self.progress,
             invalid_lines: self.invalid,
             oversized_lines: self.oversized,
             unjudged_records: self.unjudged,

@@ -61,9 +61,9 @@ pub fn select_last(
                 from_end: None,
             },
         )?;
-        sel.limit = limit;
-        sel.has_more = from + (sel.returned as u64) < total;
-        sel.from_end = Some(n);
+        sel.window.limit = limit;
+        sel.window.has_more = from + (sel.window.returned as u64) < total;
+        sel.window.from_end = Some(n);
         Ok(sel)
     };
     let big = source.len().is_some_and(|l| l > TAIL_READ_WHOLE_BYTES);
@@ -92,8 +92,8 @@ pub fn select_last(
                     }
                 }
             }
-            sel.offset = None;
-            sel.counted_from_end = true;
+            sel.window.offset = None;
+            sel.window.counted_from_end = true;
             return Ok(sel);
         }
     }

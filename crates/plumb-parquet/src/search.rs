@@ -17,8 +17,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use plumb_core::{
-    impl_answer, Query, Refusal, RefusalReason, Request, SearchProgress, Subject, SubjectKind,
-    ViewFlags, Window, COLUMN_TRACK_CAP, HIT_ROW_VALUES,
+    impl_answer, Query, Refusal, RefusalReason, Request, SearchProgress, SearchWindow, Subject,
+    SubjectKind, ViewFlags, Window, COLUMN_TRACK_CAP, HIT_ROW_VALUES,
 };
 
 use crate::budget::Budget;
@@ -56,18 +56,14 @@ pub struct ParquetSearch {
     pub column: Option<String>,
     /// The hits, in row order (none with `count_only`).
     pub hits: Vec<ParquetHit>,
-    /// The row the search started at.
-    pub offset: u64,
-    /// The limit applied.
-    pub limit: usize,
-    /// Hits returned.
-    pub returned: usize,
-    /// How many hits were seen and where to continue.
+    /// The window (flattened): `offset`, the row the search started at;
+    /// `limit`; `returned`, the hits returned; and how many hits were
+    /// seen and where to continue.
     #[serde(flatten)]
-    pub progress: SearchProgress,
+    pub window: SearchWindow,
 }
 
-impl_answer!(ParquetSearch, search);
+impl_answer!(ParquetSearch, window: window);
 
 /// A judged column: its leaf index, name and how its values read.
 struct Judged {
@@ -419,11 +415,13 @@ pub(crate) fn search(opened: &Opened, req: &Request) -> Result<ParquetSearch, Re
         format: "parquet",
         view,
         column: wanted.and(judged.first().map(|j| j.name.clone())),
-        returned: hits.len(),
+        window: SearchWindow {
+            offset: query.offset,
+            limit: query.limit,
+            returned: hits.len(),
+            progress,
+        },
         hits,
-        offset: query.offset,
-        limit: query.limit,
-        progress,
     })
 }
 

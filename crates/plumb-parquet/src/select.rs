@@ -16,7 +16,9 @@ use parquet::schema::types::{ColumnDescriptor, SchemaDescriptor, Type};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use plumb_core::{clamp_limit, impl_answer, json_len, Refusal, RefusalReason, Request, ViewFlags};
+use plumb_core::{
+    clamp_limit, impl_answer, json_len, Refusal, RefusalReason, Request, SelectWindow, ViewFlags,
+};
 
 use crate::value::{self, row_json, Cuts, Leaf};
 use crate::{refusal_of, Opened};
@@ -52,14 +54,10 @@ pub struct ParquetSelect {
     /// The rows, each an object of its columns; row `offset + i` is
     /// `rows[i]`.
     pub rows: Vec<Value>,
-    /// The first row returned (0-based).
-    pub offset: u64,
-    /// The limit applied.
-    pub limit: usize,
-    /// Rows returned.
-    pub returned: usize,
-    /// Whether rows follow the window.
-    pub has_more: bool,
+    /// The window (flattened): `offset`, the first row returned
+    /// (0-based); `limit`; `returned`; `has_more`, whether rows follow.
+    #[serde(flatten)]
+    pub window: SelectWindow,
     /// Whether [`PARQUET_SELECT_BUDGET_BYTES`] ended the window before
     /// the limit (continue from `offset + returned`).
     pub shortened: bool,
@@ -71,16 +69,7 @@ pub struct ParquetSelect {
     pub bytes_fetched: u64,
 }
 
-impl_answer!(
-    ParquetSelect,
-    |_a: &ParquetSelect| None,
-    |a: &ParquetSelect| Some(plumb_core::WindowCounts {
-        returned: a.returned as u64,
-        offset: a.offset,
-        limit: a.limit as u64,
-        has_more: a.has_more,
-    })
-);
+impl_answer!(ParquetSelect, window: window);
 
 /// The top-level fields `wanted` names (a name, or digits for a 0-based
 /// index when no field has that name), in the order asked.
@@ -253,10 +242,12 @@ pub(crate) fn select(opened: &Opened, req: &Request) -> Result<ParquetSelect, Re
         view: ViewFlags::exact().with_cut(cuts.converted),
         columns: fields.iter().map(|f| f.name().to_owned()).collect(),
         rows,
-        offset,
-        limit,
-        returned,
-        has_more: offset.saturating_add(returned as u64) < total,
+        window: SelectWindow {
+            offset,
+            limit,
+            returned,
+            has_more: offset.saturating_add(returned as u64) < total,
+        },
         shortened,
         total_rows: total,
         row_groups_read: read,

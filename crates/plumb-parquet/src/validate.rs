@@ -62,11 +62,7 @@ pub struct Fault {
     pub page: Option<u64>,
 }
 
-impl_answer!(
-    ParquetValidate,
-    |a: &ParquetValidate| Some(a.valid),
-    |_a: &ParquetValidate| None
-);
+impl_answer!(ParquetValidate, verdict: valid);
 
 /// A footer that did not read: the answer names it.
 pub(crate) fn footer_fault(len: u64, message: String, fetched: u64) -> ParquetValidate {

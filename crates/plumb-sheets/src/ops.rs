@@ -6,7 +6,9 @@ use std::ops::ControlFlow;
 use serde::Serialize;
 use serde_json::Value;
 
-use plumb_core::{clamp_limit, impl_answer, Refusal, RefusalReason, Request, ViewFlags};
+use plumb_core::{
+    clamp_limit, impl_answer, Refusal, RefusalReason, Request, SelectWindow, ViewFlags,
+};
 
 use crate::book::{Book, Kind, SheetEntry};
 use crate::cell::{cell_ref, column_letters};
@@ -358,14 +360,11 @@ pub struct SheetsSelect {
     pub rows: Vec<Vec<Value>>,
     /// The sheet row (1-based) of `rows[0]`.
     pub first_row: u64,
-    /// The first data row returned (0-based, below the header).
-    pub offset: u64,
-    /// The limit applied.
-    pub limit: usize,
-    /// Rows returned.
-    pub returned: usize,
-    /// Whether data rows follow the window.
-    pub has_more: bool,
+    /// The window (flattened): `offset`, the first data row returned
+    /// (0-based, below the header); `limit`; `returned`; `has_more`,
+    /// whether data rows follow.
+    #[serde(flatten)]
+    pub window: SelectWindow,
     /// Whether [`SHEETS_SELECT_BUDGET_BYTES`] ended the window before
     /// the limit (continue from `offset + returned`).
     pub shortened: bool,
@@ -382,16 +381,7 @@ pub struct SheetName {
     pub name: String,
 }
 
-impl_answer!(
-    SheetsSelect,
-    |_a: &SheetsSelect| None,
-    |a: &SheetsSelect| Some(plumb_core::WindowCounts {
-        returned: a.returned as u64,
-        offset: a.offset,
-        limit: a.limit as u64,
-        has_more: a.has_more,
-    })
-);
+impl_answer!(SheetsSelect, window: window);
 
 pub(crate) fn select(book: &mut Book, kind: Kind, req: &Request) -> Result<SheetsSelect, Refusal> {
     let entries = book.sheets();
@@ -487,10 +477,12 @@ pub(crate) fn select(book: &mut Book, kind: Kind, req: &Request) -> Result<Sheet
         letters: cols.iter().map(|&c| column_letters(c)).collect(),
         rows,
         first_row: first + 1,
-        offset,
-        limit,
-        returned,
-        has_more: offset.saturating_add(returned as u64) < total,
+        window: SelectWindow {
+            offset,
+            limit,
+            returned,
+            has_more: offset.saturating_add(returned as u64) < total,
+        },
         shortened,
         total_rows: total,
     })
@@ -576,11 +568,7 @@ pub struct SheetFault {
     pub message: String,
 }
 
-impl_answer!(
-    SheetsValidate,
-    |a: &SheetsValidate| Some(Some(a.valid)),
-    |_a: &SheetsValidate| None
-);
+impl_answer!(SheetsValidate, verdict: valid);
 
 pub(crate) fn validate(book: &mut Book, kind: Kind) -> Result<SheetsValidate, Refusal> {
     let entries = book.sheets();

@@ -16,8 +16,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use plumb_core::{
-    impl_answer, Query, Refusal, RefusalReason, Request, SearchProgress, Subject, SubjectKind,
-    ViewFlags, HIT_ROW_BYTES, HIT_ROW_VALUES,
+    impl_answer, Query, Refusal, RefusalReason, Request, SearchProgress, SearchWindow, Subject,
+    SubjectKind, ViewFlags, HIT_ROW_BYTES, HIT_ROW_VALUES,
 };
 
 use crate::book::{Book, Kind};
@@ -72,18 +72,14 @@ pub struct SheetsSearch {
     pub omitted_columns: u64,
     /// The hits, in row order (none with `count_only`).
     pub hits: Vec<SheetsHit>,
-    /// The data row the search started at.
-    pub offset: u64,
-    /// The limit applied.
-    pub limit: usize,
-    /// Hits returned.
-    pub returned: usize,
-    /// How many hits were seen and where to continue.
+    /// The window (flattened): `offset`, the data row the search started
+    /// at; `limit`; `returned`, the hits returned; and how many hits were
+    /// seen and where to continue.
     #[serde(flatten)]
-    pub progress: SearchProgress,
+    pub window: SearchWindow,
 }
 
-impl_answer!(SheetsSearch, search);
+impl_answer!(SheetsSearch, window: window);
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
@@ -397,10 +393,12 @@ pub(crate) fn search(book: &mut Book, kind: Kind, req: &Request) -> Result<Sheet
             .map(|&c| column_letters(c))
             .collect(),
         omitted_columns: columns.len().saturating_sub(HIT_ROW_VALUES) as u64,
-        returned: scan.hits.len(),
+        window: SearchWindow {
+            offset: query.offset,
+            limit: query.limit,
+            returned: scan.hits.len(),
+            progress: scan.progress,
+        },
         hits: scan.hits,
-        offset: query.offset,
-        limit: query.limit,
-        progress: scan.progress,
     })
 }

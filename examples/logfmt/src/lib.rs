@@ -30,7 +30,7 @@ use serde_json::{Map, Value};
 
 use plumb_core::{
     clamp_limit, impl_answer, text_stream, Answer, FormatReader, Lines, Op, OptionKind, OptionSpec,
-    Refusal, Request, RowCap, SniffScore, Source, ViewFlags, WindowCounts, LINE_MAX_BYTES,
+    Refusal, Request, RowCap, SelectWindow, SniffScore, Source, ViewFlags, LINE_MAX_BYTES,
 };
 
 /// The logfmt reader.
@@ -126,14 +126,10 @@ pub struct LogfmtSelect {
     pub view: ViewFlags,
     /// The records as objects.
     pub records: Vec<Value>,
-    /// Records skipped.
-    pub offset: u64,
-    /// The limit applied.
-    pub limit: usize,
-    /// Records returned.
-    pub returned: usize,
-    /// Whether records follow.
-    pub has_more: bool,
+    /// The window (flattened): `offset`, the records skipped; `limit`;
+    /// `returned`; `has_more`, whether records follow.
+    #[serde(flatten)]
+    pub window: SelectWindow,
 }
 
 /// Whether every line parses.
@@ -152,21 +148,8 @@ pub struct LogfmtValidate {
 }
 
 impl_answer!(LogfmtInspect);
-impl_answer!(
-    LogfmtSelect,
-    |_a: &LogfmtSelect| None,
-    |a: &LogfmtSelect| Some(WindowCounts {
-        returned: a.returned as u64,
-        offset: a.offset,
-        limit: a.limit as u64,
-        has_more: a.has_more,
-    })
-);
-impl_answer!(
-    LogfmtValidate,
-    |a: &LogfmtValidate| Some(a.valid),
-    |_a: &LogfmtValidate| None
-);
+impl_answer!(LogfmtSelect, window: window);
+impl_answer!(LogfmtValidate, verdict: valid);
 
 /// Calls `each(line_number, line)` for every non-blank line until it
 /// returns false; returns whether it stopped early. A line longer than
@@ -283,11 +266,13 @@ impl FormatReader for Logfmt {
             ok: true,
             format: "logfmt",
             view: ViewFlags::exact(),
-            returned: records.len(),
+            window: SelectWindow {
+                offset,
+                limit,
+                returned: records.len(),
+                has_more,
+            },
             records,
-            offset,
-            limit,
-            has_more,
         }))
     }
 

@@ -47,7 +47,7 @@ pub(super) fn csv_rows(bytes: &[u8], delimiter: u8, header: HeaderMode) -> Resul
                 .map(|c| c.as_text().unwrap_or_default().to_owned())
                 .collect()
         }));
-        if !r.has_more {
+        if !r.window.has_more {
             break;
         }
         offset += n;

@@ -46,7 +46,7 @@ pub(crate) fn confirms_row_names(record: &Record<'_>) -> bool {
 
 /// The first record, held while the header decision waits for a second
 /// one. It holds the parser's own buffers (taken in
-/// [`CsvSink::adopt`], never copied), and only while a second record
+/// [`CsvSink::adopt`](crate::CsvSink::adopt), never copied), and only while a second record
 /// has not begun: the decision is made the moment one does, so the two
 /// are never in memory together.
 pub(crate) struct Held {

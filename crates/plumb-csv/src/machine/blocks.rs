@@ -14,7 +14,7 @@ use crate::block::{below, below_bit, Masks, Structure, BLOCK};
 
 use super::bytes::unescape_into;
 use super::{
-    CsvParser, CsvSink, Mode, Record, RowRun, State, CSV_MAX_FIELD_BYTES, CSV_MAX_RECORD_BYTES,
+    CsvParser, Events, Mode, Record, RowRun, State, CSV_MAX_FIELD_BYTES, CSV_MAX_RECORD_BYTES,
     FIELD_END_COST,
 };
 
@@ -34,7 +34,7 @@ impl CsvParser {
     /// or began in an earlier push). Anything else returns at the block's
     /// start and the byte machine, the reference, takes it; both leave
     /// the parser in the same state, so the paths may alternate anywhere.
-    pub(super) fn run_blocks<S: CsvSink + ?Sized>(
+    pub(super) fn run_blocks<S: Events>(
         &mut self,
         input: &[u8],
         i: &mut usize,
@@ -77,7 +77,7 @@ impl CsvParser {
     /// The block loop, in the instance for the kind of the block at
     /// `*i` (see [`BlockKind`]), and again in another when a block of
     /// another kind follows.
-    pub(super) fn blocks<S: CsvSink + ?Sized>(
+    pub(super) fn blocks<S: Events>(
         &mut self,
         input: &[u8],
         i: &mut usize,
@@ -101,7 +101,7 @@ impl CsvParser {
     /// What the block path does with the fields of the next block: the
     /// open record's mode, or for a record yet to open the sink's wish.
     #[inline(always)]
-    fn block_kind<S: CsvSink + ?Sized>(&self, sink: &S) -> BlockKind {
+    fn block_kind<S: Events>(&self, sink: &S) -> BlockKind {
         let cells = if self.in_record {
             self.mode == Mode::Cells
         } else {
@@ -124,7 +124,7 @@ impl CsvParser {
     /// `Continue(true)` at a block of another kind, `Continue(false)`
     /// where the byte machine is to go on (or the input ends).
     #[inline(always)]
-    fn blocks_as<S: CsvSink + ?Sized, const KIND: u8>(
+    fn blocks_as<S: Events, const KIND: u8>(
         &mut self,
         input: &[u8],
         i: &mut usize,
@@ -389,11 +389,11 @@ impl CsvParser {
         }
     }
 
-    /// The terms of a run (see [`CsvSink::row_run`]) the sink would
+    /// The terms of a run (see [`ColumnJudge::row_run`](super::ColumnJudge::row_run)) the sink would
     /// take from here, where no comment line can interrupt one and no
     /// run failed just before.
     #[inline]
-    fn run_terms<S: CsvSink + ?Sized>(&self, sink: &S) -> Option<RowRun> {
+    fn run_terms<S: Events>(&self, sink: &S) -> Option<RowRun> {
         if self.comment.is_some() || self.record_no < self.run_after {
             return None;
         }
@@ -404,7 +404,7 @@ impl CsvParser {
     /// `at`), or returns false when the sink now wants another mode than
     /// the block's, for the byte machine to take over there.
     #[inline]
-    pub(super) fn open_in_block<S: CsvSink + ?Sized>(
+    pub(super) fn open_in_block<S: Events>(
         &mut self,
         sink: &S,
         cells: bool,
@@ -431,7 +431,7 @@ impl CsvParser {
     /// reached in a block, so closing it leaves the parser as
     /// [`CsvParser::emit`] does.
     #[inline(always)]
-    fn plain_record<S: CsvSink + ?Sized>(
+    fn plain_record<S: Events>(
         &mut self,
         fields: usize,
         cell: &[u8],
@@ -477,7 +477,7 @@ impl CsvParser {
     /// `content_end` when that is before the block's end (a line break).
     /// `quotes` is the block's opening quotes and all its quotes.
     #[inline(always)]
-    pub(super) fn hand_out<S: CsvSink + ?Sized>(
+    pub(super) fn hand_out<S: Events>(
         &mut self,
         input: &[u8],
         start: usize,
@@ -517,7 +517,7 @@ impl CsvParser {
     /// it needs no unescaping and nothing of it was held before, else
     /// through `data`. `quotes` are all the block's quotes.
     #[inline(always)]
-    fn pass_field<S: CsvSink + ?Sized>(
+    fn pass_field<S: Events>(
         &mut self,
         input: &[u8],
         start: usize,
@@ -562,7 +562,7 @@ impl CsvParser {
     /// any block's start.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn hand_out_one<S: CsvSink + ?Sized>(
+    fn hand_out_one<S: Events>(
         &mut self,
         input: &[u8],
         start: usize,

@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 
 use memchr::memchr2;
 
-use super::{CsvParser, CsvSink, IssueKind, State};
+use super::{CsvParser, Events, IssueKind, State};
 
 /// Byte classes.
 pub(super) const PLAIN: u8 = 0;
@@ -78,7 +78,7 @@ pub(super) fn unescape_into(out: &mut Vec<u8>, mut raw: &[u8], quote: u8) {
 }
 
 impl CsvParser {
-    pub(super) fn run_bytes<S: CsvSink + ?Sized>(
+    pub(super) fn run_bytes<S: Events>(
         &mut self,
         input: &[u8],
         i: &mut usize,

@@ -35,7 +35,9 @@
 //! (`push`, `finish`, `finish_record`, `emit`); `bytes.rs` the byte
 //! machine (`run_bytes`, `class_table`); `blocks.rs` the block path
 //! (`blocks`, over the masks of `crate::block`); `issue.rs` the issues
-//! and the messages users read; `sink.rs` [`Record`] and [`CsvSink`].
+//! and the messages users read; `sink.rs` [`Record`], [`CsvSink`] (the
+//! reference events) and [`ColumnJudge`] (the hints of a sink that judges
+//! records by one column, which the run path serves).
 //!
 //! When adding a state: give it a variant below with its meaning, a
 //! `match` arm in `run_bytes` (the byte machine; `blocks` takes only
@@ -57,7 +59,8 @@ use crate::block::BLOCK;
 use bytes::{class_table, CR};
 pub use issue::{Issue, IssueKind, IssueReport, LineEndings};
 pub use run::{RUN_COUNTED_FIELDS, RUN_LINE_BYTES, RUN_PAUSE_RECORDS};
-pub use sink::{CsvSink, Record, RowRun};
+pub use sink::{ColumnJudge, CsvSink, Judged, Record, RowRun};
+use sink::{Events, Plain};
 
 /// The largest field kept, in file bytes (a quoted field's quotes
 /// count). Past it the record is reported `field-too-large` and dropped
@@ -130,7 +133,7 @@ enum Mode {
 }
 
 impl Mode {
-    fn of<S: CsvSink + ?Sized>(sink: &S) -> Mode {
+    fn of<S: Events>(sink: &S) -> Mode {
         if sink.keep_fields() {
             Mode::Keep
         } else if sink.wants_cells() {
@@ -256,6 +259,22 @@ impl CsvParser {
     /// input and every later push are then ignored. Call
     /// [`CsvParser::finish`] at the end of input.
     pub fn push<S: CsvSink + ?Sized>(&mut self, input: &[u8], sink: &mut S) -> ControlFlow<()> {
+        self.push_events(input, &mut Plain(sink))
+    }
+
+    /// Pushes more input into a sink that [judges a column](ColumnJudge):
+    /// the same events as [`CsvParser::push`], with the records the
+    /// sink's hints allow taken in bulk. End with
+    /// [`CsvParser::finish_judged`].
+    pub fn push_judged<S: ColumnJudge + ?Sized>(
+        &mut self,
+        input: &[u8],
+        sink: &mut S,
+    ) -> ControlFlow<()> {
+        self.push_events(input, &mut Judged(sink))
+    }
+
+    fn push_events<S: Events>(&mut self, input: &[u8], sink: &mut S) -> ControlFlow<()> {
         if self.stopped || self.finished {
             return ControlFlow::Break(());
         }
@@ -275,7 +294,7 @@ impl CsvParser {
     /// sink keeps fields the block path never runs and the byte machine
     /// takes the whole input.
     #[inline]
-    fn run<S: CsvSink + ?Sized>(
+    fn run<S: Events>(
         &mut self,
         input: &[u8],
         i: &mut usize,
@@ -308,6 +327,16 @@ impl CsvParser {
     /// # Termination
     /// Call once; later pushes and finishes do nothing.
     pub fn finish<S: CsvSink + ?Sized>(&mut self, sink: &mut S) -> ControlFlow<()> {
+        self.finish_events(&mut Plain(sink))
+    }
+
+    /// [`CsvParser::finish`] for a sink pushed with
+    /// [`CsvParser::push_judged`].
+    pub fn finish_judged<S: ColumnJudge + ?Sized>(&mut self, sink: &mut S) -> ControlFlow<()> {
+        self.finish_events(&mut Judged(sink))
+    }
+
+    fn finish_events<S: Events>(&mut self, sink: &mut S) -> ControlFlow<()> {
         if self.stopped || self.finished {
             return ControlFlow::Break(());
         }
@@ -320,7 +349,7 @@ impl CsvParser {
         flow
     }
 
-    fn finish_record<S: CsvSink + ?Sized>(&mut self, sink: &mut S) -> ControlFlow<()> {
+    fn finish_record<S: Events>(&mut self, sink: &mut S) -> ControlFlow<()> {
         if !self.in_record {
             return ControlFlow::Continue(());
         }
@@ -351,7 +380,7 @@ impl CsvParser {
     /// the sink would keep is announced to it first
     /// ([`CsvSink::record_begins`]), and its mode asked again after.
     #[inline]
-    fn begin_record<S: CsvSink + ?Sized>(&mut self, at: u64, sink: &mut S) -> ControlFlow<()> {
+    fn begin_record<S: Events>(&mut self, at: u64, sink: &mut S) -> ControlFlow<()> {
         self.open_record(at, Mode::of(sink));
         if self.mode == Mode::Keep {
             return self.announce(sink);
@@ -361,7 +390,7 @@ impl CsvParser {
 
     /// Tells the sink a kept record began, and asks its mode again.
     #[inline(never)]
-    fn announce<S: CsvSink + ?Sized>(&mut self, sink: &mut S) -> ControlFlow<()> {
+    fn announce<S: Events>(&mut self, sink: &mut S) -> ControlFlow<()> {
         let flow = sink.record_begins(self.record_no);
         self.mode = Mode::of(sink);
         flow
@@ -386,12 +415,7 @@ impl CsvParser {
     }
 
     #[inline]
-    fn append<S: CsvSink + ?Sized>(
-        &mut self,
-        bytes: &[u8],
-        at: u64,
-        sink: &mut S,
-    ) -> ControlFlow<()> {
+    fn append<S: Events>(&mut self, bytes: &[u8], at: u64, sink: &mut S) -> ControlFlow<()> {
         if bytes.is_empty() || self.state == State::Overflow {
             return ControlFlow::Continue(());
         }
@@ -408,12 +432,7 @@ impl CsvParser {
     }
 
     #[cold]
-    fn overflow<S: CsvSink + ?Sized>(
-        &mut self,
-        kind: IssueKind,
-        at: u64,
-        sink: &mut S,
-    ) -> ControlFlow<()> {
+    fn overflow<S: Events>(&mut self, kind: IssueKind, at: u64, sink: &mut S) -> ControlFlow<()> {
         self.state = State::Overflow;
         self.overflow = Some(kind);
         let issue = Issue {
@@ -428,7 +447,7 @@ impl CsvParser {
     }
 
     #[cold]
-    fn quoting_issue<S: CsvSink + ?Sized>(
+    fn quoting_issue<S: Events>(
         &mut self,
         kind: IssueKind,
         at: u64,
@@ -447,7 +466,7 @@ impl CsvParser {
     }
 
     #[inline]
-    fn end_field<S: CsvSink + ?Sized>(&mut self, at: u64, sink: &mut S) -> ControlFlow<()> {
+    fn end_field<S: Events>(&mut self, at: u64, sink: &mut S) -> ControlFlow<()> {
         if self.state == State::Overflow {
             return ControlFlow::Continue(());
         }
@@ -482,12 +501,7 @@ impl CsvParser {
 
     /// Ends the record at a one-byte terminator of class `class` that
     /// ends at file offset `after`.
-    fn end_record<S: CsvSink + ?Sized>(
-        &mut self,
-        class: u8,
-        after: u64,
-        sink: &mut S,
-    ) -> ControlFlow<()> {
+    fn end_record<S: Events>(&mut self, class: u8, after: u64, sink: &mut S) -> ControlFlow<()> {
         self.terminator(class);
         self.emit(after - 1, true, sink)
     }
@@ -498,7 +512,7 @@ impl CsvParser {
     /// breaks its quotes hold.
     #[cold]
     #[inline(never)]
-    fn long_record<S: CsvSink + ?Sized>(
+    fn long_record<S: Events>(
         &mut self,
         last_line: u64,
         end: u64,
@@ -539,19 +553,14 @@ impl CsvParser {
 
     /// Lets the sink take a kept record's buffers.
     #[inline(never)]
-    fn offer_buffers<S: CsvSink + ?Sized>(&mut self, sink: &mut S) {
+    fn offer_buffers<S: Events>(&mut self, sink: &mut S) {
         sink.adopt(&mut self.data, &mut self.ends);
     }
 
     /// Hands the record ending at file offset `end` (its terminator
     /// excluded; `terminated` says one was seen) to the sink.
     #[inline]
-    fn emit<S: CsvSink + ?Sized>(
-        &mut self,
-        end: u64,
-        terminated: bool,
-        sink: &mut S,
-    ) -> ControlFlow<()> {
+    fn emit<S: Events>(&mut self, end: u64, terminated: bool, sink: &mut S) -> ControlFlow<()> {
         let last_line = self.line - u64::from(terminated);
         let judged = if last_line > self.record_line && self.overflow.is_none() {
             self.long_record(last_line, end, sink)

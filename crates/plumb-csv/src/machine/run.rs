@@ -4,7 +4,7 @@
 //! closes it and hands it to the sink, with the state the byte machine
 //! would hold at each step, so that either may take over anywhere. For a
 //! sink that judges each record by one field (see
-//! [`CsvSink::row_run`]), most of that is spent on records that are all
+//! [`ColumnJudge::row_run`](super::ColumnJudge::row_run)), most of that is spent on records that are all
 //! alike: one line, the file's width, nothing to report. The run path
 //! takes those with no state but where the current line began, how many
 //! delimiters it has passed and where the judged field lies; it judges
@@ -28,7 +28,7 @@ use std::ops::ControlFlow;
 
 use crate::block::{below, Masks, Structure, BLOCK};
 
-use super::{CsvParser, CsvSink, RowRun, State};
+use super::{CsvParser, Events, RowRun, State};
 
 /// The longest line a run takes; a longer one ends the run and goes the
 /// general way. Far under [`super::CSV_MAX_FIELD_BYTES`] and, with
@@ -50,7 +50,7 @@ impl CsvParser {
     /// Takes the records from `*i` (a record's start, outside quotes)
     /// that lie whole in `input` and fit `run`, judging each by the sink;
     /// leaves `*i` at the first record it did not take.
-    pub(super) fn run_rows<S: CsvSink + ?Sized>(
+    pub(super) fn run_rows<S: Events>(
         &mut self,
         input: &[u8],
         i: &mut usize,

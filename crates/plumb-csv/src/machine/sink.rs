@@ -91,8 +91,13 @@ impl<'a> Record<'a> {
     }
 }
 
-/// What the parser tells its consumer. Every event may stop the parse by
+/// What the parser tells its consumer: the reference events, which every
+/// path of the parser produces alike. Every event may stop the parse by
 /// returning `ControlFlow::Break`; the parser then reads nothing further.
+///
+/// A sink that reads one column and judges records by it may offer
+/// [`ColumnJudge`] too, and be pushed with [`CsvParser::push_judged`]:
+/// the parser then takes such records in bulk.
 pub trait CsvSink {
     /// Whether to keep field contents for the record about to start.
     /// Validation alone needs none, and keeping none is faster.
@@ -118,25 +123,6 @@ pub trait CsvSink {
         ControlFlow::Continue(())
     }
 
-    /// Whether [`CsvSink::cell`] wants field `index` at all: a sink that
-    /// reads one column says no to the rest, and the block path then
-    /// skips them without slicing or unescaping. A hint only: cells may
-    /// still come, and a sink ignores those it did not want.
-    #[inline]
-    fn cell_wanted(&self, index: usize) -> bool {
-        let _ = index;
-        true
-    }
-
-    /// The one field [`CsvSink::cell`] wants, when the sink wants only
-    /// one (a column search): the block path then passes over the other
-    /// fields of a block by counting delimiters, not one by one. A hint
-    /// like [`CsvSink::cell_wanted`], which it must agree with.
-    #[inline]
-    fn only_cell(&self) -> Option<usize> {
-        None
-    }
-
     /// Record `record` (1-based), whose fields this sink would keep, has
     /// begun: its first byte was read, so it will be reported (at the
     /// latest by [`CsvParser::finish`](super::CsvParser::finish)). Called before any of its cells
@@ -153,57 +139,6 @@ pub trait CsvSink {
 
     /// A complete record.
     fn record(&mut self, record: &Record<'_>) -> ControlFlow<()>;
-
-    /// A record on one line that the block path read whole, for a sink
-    /// that wants [only](CsvSink::only_cell) field `index`: `cell` is
-    /// that field, and `record` carries the field count but no contents.
-    /// The same as [`CsvSink::cell`] then [`CsvSink::record`], which is
-    /// what it does unless a sink takes it in fewer steps (a column
-    /// search judging a row at once).
-    #[inline(always)]
-    fn one_cell_record(
-        &mut self,
-        record: &Record<'_>,
-        index: usize,
-        cell: &[u8],
-    ) -> ControlFlow<()> {
-        self.cell(record.number, index, cell)?;
-        self.record(record)
-    }
-
-    /// Whether the parser may take a run of records in bulk, for a sink
-    /// that wants [only](CsvSink::only_cell) one field and judges each
-    /// record by it (a column search): the run's terms, or `None` for
-    /// record by record. Asked at a record's start, before each run.
-    ///
-    /// A run holds records each on one line, each exactly
-    /// [`RowRun::width`] fields wide, with no issue, no field to
-    /// unescape and no cap near; the first record that is anything else
-    /// ends it and comes the usual way. Each record of the run is
-    /// judged by [`CsvSink::run_holds`] on its field [`RowRun::field`],
-    /// and the run is told at its end by [`CsvSink::run_passed`] in
-    /// place of the records' [`CsvSink::cell`] and [`CsvSink::record`]
-    /// events.
-    #[inline]
-    fn row_run(&self) -> Option<RowRun> {
-        None
-    }
-
-    /// Whether field [`RowRun::field`] of a record in a run, `cell`
-    /// (as it lies in the input, its quotes taken off), makes the record
-    /// a hit.
-    #[inline]
-    fn run_holds(&self, cell: &[u8]) -> bool {
-        let _ = cell;
-        false
-    }
-
-    /// A run ended: `records` records passed in bulk (the next ones in
-    /// number), `hits` of them a hit by [`CsvSink::run_holds`].
-    fn run_passed(&mut self, records: u64, hits: u64) -> ControlFlow<()> {
-        let _ = (records, hits);
-        ControlFlow::Continue(())
-    }
 
     /// Right after [`CsvSink::record`] for a record whose fields were
     /// kept: the buffers they live in (see [`Record::parts`]). A sink that must keep the
@@ -245,8 +180,87 @@ pub trait CsvSink {
     }
 }
 
+/// What a sink that judges records by one column (a column search) may
+/// offer beside the reference events, for a parser pushed with
+/// [`CsvParser::push_judged`]: which fields it wants, and the terms on
+/// which records are taken in bulk. Every method is a hint the events
+/// must agree with: a sink answers the same whichever path a record
+/// took, and a test holds the judged paths equal to the plain events
+/// (`tests/it/runs.rs`, `tests/it/blocks.rs`).
+pub trait ColumnJudge: CsvSink {
+    /// Whether [`CsvSink::cell`] wants field `index` at all: a sink that
+    /// reads one column says no to the rest, and the block path then
+    /// skips them without slicing or unescaping. A hint only: cells may
+    /// still come, and a sink ignores those it did not want.
+    #[inline]
+    fn cell_wanted(&self, index: usize) -> bool {
+        let _ = index;
+        true
+    }
+
+    /// The one field [`CsvSink::cell`] wants, when the sink wants only
+    /// one: the block path then passes over the other fields of a block
+    /// by counting delimiters, not one by one. A hint like
+    /// [`ColumnJudge::cell_wanted`], which it must agree with.
+    #[inline]
+    fn only_cell(&self) -> Option<usize> {
+        None
+    }
+
+    /// A record on one line that the block path read whole, for a sink
+    /// that wants [only](ColumnJudge::only_cell) field `index`: `cell` is
+    /// that field, and `record` carries the field count but no contents.
+    /// The same as [`CsvSink::cell`] then [`CsvSink::record`], which is
+    /// what it does unless a sink takes it in fewer steps (judging a row
+    /// at once).
+    #[inline(always)]
+    fn one_cell_record(
+        &mut self,
+        record: &Record<'_>,
+        index: usize,
+        cell: &[u8],
+    ) -> ControlFlow<()> {
+        self.cell(record.number, index, cell)?;
+        self.record(record)
+    }
+
+    /// Whether the parser may take a run of records in bulk, for a sink
+    /// that wants [only](ColumnJudge::only_cell) one field and judges each
+    /// record by it: the run's terms, or `None` for record by record.
+    /// Asked at a record's start, before each run.
+    ///
+    /// A run holds records each on one line, each exactly
+    /// [`RowRun::width`] fields wide, with no issue, no field to
+    /// unescape and no cap near; the first record that is anything else
+    /// ends it and comes the usual way. Each record of the run is
+    /// judged by [`ColumnJudge::run_holds`] on its field [`RowRun::field`],
+    /// and the run is told at its end by [`ColumnJudge::run_passed`] in
+    /// place of the records' [`CsvSink::cell`] and [`CsvSink::record`]
+    /// events.
+    #[inline]
+    fn row_run(&self) -> Option<RowRun> {
+        None
+    }
+
+    /// Whether field [`RowRun::field`] of a record in a run, `cell`
+    /// (as it lies in the input, its quotes taken off), makes the record
+    /// a hit.
+    #[inline]
+    fn run_holds(&self, cell: &[u8]) -> bool {
+        let _ = cell;
+        false
+    }
+
+    /// A run ended: `records` records passed in bulk (the next ones in
+    /// number), `hits` of them a hit by [`ColumnJudge::run_holds`].
+    fn run_passed(&mut self, records: u64, hits: u64) -> ControlFlow<()> {
+        let _ = (records, hits);
+        ControlFlow::Continue(())
+    }
+}
+
 /// The terms of a run of records taken in bulk (see
-/// [`CsvSink::row_run`]).
+/// [`ColumnJudge::row_run`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RowRun {
     /// The field (0-based) each record is judged by; under `width`.
@@ -260,6 +274,153 @@ pub struct RowRun {
     /// comes the usual way (a search that lists its hits); else hits
     /// are only counted.
     pub stop_at_hit: bool,
+}
+
+/// A [`ColumnJudge`] sink, as the one drive loop (`plumb_core::drive`)
+/// takes it: the parser drives it by [`CsvParser::push_judged`].
+#[derive(Debug)]
+pub struct Judged<'a, S: ?Sized>(pub &'a mut S);
+
+/// What the parser's paths call: the reference events of a [`CsvSink`]
+/// and the hints of a [`ColumnJudge`]. A plain sink is wrapped in
+/// [`Plain`], whose hints say "no column judged", a judging one in
+/// [`Judged`]; both are resolved at compile time, so the plain parse
+/// carries none of the judging and the judged one no indirection.
+pub(super) trait Events {
+    type Sink: CsvSink + ?Sized;
+    fn sink(&mut self) -> &mut Self::Sink;
+    fn sink_ref(&self) -> &Self::Sink;
+
+    #[inline(always)]
+    fn keep_fields(&self) -> bool {
+        self.sink_ref().keep_fields()
+    }
+    #[inline(always)]
+    fn wants_cells(&self) -> bool {
+        self.sink_ref().wants_cells()
+    }
+    #[inline(always)]
+    fn cell(&mut self, record: u64, index: usize, content: &[u8]) -> ControlFlow<()> {
+        self.sink().cell(record, index, content)
+    }
+    #[inline(always)]
+    fn record_begins(&mut self, record: u64) -> ControlFlow<()> {
+        self.sink().record_begins(record)
+    }
+    #[inline(always)]
+    fn record(&mut self, record: &Record<'_>) -> ControlFlow<()> {
+        self.sink().record(record)
+    }
+    #[inline(always)]
+    fn adopt(&mut self, data: &mut Vec<u8>, ends: &mut Vec<u32>) {
+        self.sink().adopt(data, ends)
+    }
+    #[inline(always)]
+    fn issue(&mut self, issue: &Issue) -> ControlFlow<()> {
+        self.sink().issue(issue)
+    }
+    #[inline(always)]
+    fn blank_line(&mut self, line: u64) -> ControlFlow<()> {
+        self.sink().blank_line(line)
+    }
+
+    fn cell_wanted(&self, index: usize) -> bool;
+    fn only_cell(&self) -> Option<usize>;
+    fn one_cell_record(
+        &mut self,
+        record: &Record<'_>,
+        index: usize,
+        cell: &[u8],
+    ) -> ControlFlow<()>;
+    fn row_run(&self) -> Option<RowRun>;
+    fn run_holds(&self, cell: &[u8]) -> bool;
+    fn run_passed(&mut self, records: u64, hits: u64) -> ControlFlow<()>;
+}
+
+/// A sink that judges no column: every record comes as events.
+pub(super) struct Plain<'a, S: ?Sized>(pub(super) &'a mut S);
+
+impl<S: CsvSink + ?Sized> Events for Plain<'_, S> {
+    type Sink = S;
+    #[inline(always)]
+    fn sink(&mut self) -> &mut S {
+        self.0
+    }
+    #[inline(always)]
+    fn sink_ref(&self) -> &S {
+        self.0
+    }
+    #[inline(always)]
+    fn cell_wanted(&self, _index: usize) -> bool {
+        true
+    }
+    #[inline(always)]
+    fn only_cell(&self) -> Option<usize> {
+        None
+    }
+    #[inline(always)]
+    fn one_cell_record(
+        &mut self,
+        record: &Record<'_>,
+        index: usize,
+        cell: &[u8],
+    ) -> ControlFlow<()> {
+        self.0.cell(record.number, index, cell)?;
+        self.0.record(record)
+    }
+    #[inline(always)]
+    fn row_run(&self) -> Option<RowRun> {
+        None
+    }
+    #[inline(always)]
+    fn run_holds(&self, _cell: &[u8]) -> bool {
+        false
+    }
+    #[inline(always)]
+    fn run_passed(&mut self, _records: u64, _hits: u64) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
+}
+
+impl<S: ColumnJudge + ?Sized> Events for Judged<'_, S> {
+    type Sink = S;
+    #[inline(always)]
+    fn sink(&mut self) -> &mut S {
+        self.0
+    }
+    #[inline(always)]
+    fn sink_ref(&self) -> &S {
+        self.0
+    }
+    #[inline(always)]
+    fn cell_wanted(&self, index: usize) -> bool {
+        self.0.cell_wanted(index)
+    }
+    #[inline(always)]
+    fn only_cell(&self) -> Option<usize> {
+        self.0.only_cell()
+    }
+    #[inline(always)]
+    fn one_cell_record(
+        &mut self,
+        record: &Record<'_>,
+        index: usize,
+        cell: &[u8],
+    ) -> ControlFlow<()> {
+        self.0.one_cell_record(record, index, cell)
+    }
+    #[inline(always)]
+    fn row_run(&self) -> Option<RowRun> {
+        self.0.row_run()
+    }
+    #[inline(always)]
+    fn run_holds(&self, cell: &[u8]) -> bool {
+        self.0.run_holds(cell)
+    }
+    #[inline(always)]
+    fn run_passed(&mut self, records: u64, hits: u64) -> ControlFlow<()> {
+        self.0.run_passed(records, hits)
+    }
 }
 
 /// Forwards every event through a pointer type, so `&mut S` and
@@ -276,29 +437,11 @@ impl<S: CsvSink + ?Sized> CsvSink for $ty {
     fn cell(&mut self, record: u64, index: usize, content: &[u8]) -> ControlFlow<()> {
         (**self).cell(record, index, content)
     }
-    fn cell_wanted(&self, index: usize) -> bool {
-        (**self).cell_wanted(index)
-    }
-    fn only_cell(&self) -> Option<usize> {
-        (**self).only_cell()
-    }
     fn record_begins(&mut self, record: u64) -> ControlFlow<()> {
         (**self).record_begins(record)
     }
     fn record(&mut self, record: &Record<'_>) -> ControlFlow<()> {
         (**self).record(record)
-    }
-    fn one_cell_record(&mut self, record: &Record<'_>, index: usize, cell: &[u8]) -> ControlFlow<()> {
-        (**self).one_cell_record(record, index, cell)
-    }
-    fn row_run(&self) -> Option<RowRun> {
-        (**self).row_run()
-    }
-    fn run_holds(&self, cell: &[u8]) -> bool {
-        (**self).run_holds(cell)
-    }
-    fn run_passed(&mut self, records: u64, hits: u64) -> ControlFlow<()> {
-        (**self).run_passed(records, hits)
     }
     fn adopt(&mut self, data: &mut Vec<u8>, ends: &mut Vec<u32>) {
         (**self).adopt(data, ends)
@@ -314,6 +457,26 @@ impl<S: CsvSink + ?Sized> CsvSink for $ty {
     }
     fn finish(&mut self) -> Result<(), Refusal> {
         (**self).finish()
+    }
+}
+impl<S: ColumnJudge + ?Sized> ColumnJudge for $ty {
+    fn cell_wanted(&self, index: usize) -> bool {
+        (**self).cell_wanted(index)
+    }
+    fn only_cell(&self) -> Option<usize> {
+        (**self).only_cell()
+    }
+    fn one_cell_record(&mut self, record: &Record<'_>, index: usize, cell: &[u8]) -> ControlFlow<()> {
+        (**self).one_cell_record(record, index, cell)
+    }
+    fn row_run(&self) -> Option<RowRun> {
+        (**self).row_run()
+    }
+    fn run_holds(&self, cell: &[u8]) -> bool {
+        (**self).run_holds(cell)
+    }
+    fn run_passed(&mut self, records: u64, hits: u64) -> ControlFlow<()> {
+        (**self).run_passed(records, hits)
     }
 }
     )*};
@@ -337,5 +500,24 @@ impl<S: CsvSink + ?Sized> PushMachine<S> for CsvParser {
     }
     fn close(&mut self, sink: &mut S) -> Result<(), Refusal> {
         sink.finish()
+    }
+}
+
+/// The parser in the one drive loop, for a sink that judges a column.
+impl<S: ColumnJudge + ?Sized> PushMachine<Judged<'_, S>> for CsvParser {
+    #[inline]
+    fn push(&mut self, input: &[u8], sink: &mut Judged<'_, S>) -> Result<ControlFlow<()>, Refusal> {
+        Ok(CsvParser::push_judged(self, input, sink.0))
+    }
+    fn finish(&mut self, sink: &mut Judged<'_, S>) -> Result<ControlFlow<()>, Refusal> {
+        let flow = CsvParser::finish_judged(self, sink.0);
+        Ok(if flow.is_break() {
+            flow
+        } else {
+            sink.0.end_of_input()
+        })
+    }
+    fn close(&mut self, sink: &mut Judged<'_, S>) -> Result<(), Refusal> {
+        sink.0.finish()
     }
 }

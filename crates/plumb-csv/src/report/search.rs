@@ -13,11 +13,14 @@ use std::ops::ControlFlow;
 
 use serde::Serialize;
 
-use plumb_core::{Query, Refusal, SearchProgress, Source, Subject, ViewFlags, COLUMN_TRACK_CAP};
+use plumb_core::{
+    Query, Refusal, SearchProgress, SearchWindow, Source, Subject, ViewFlags, COLUMN_TRACK_CAP,
+};
 
+use crate::machine::Judged;
 use crate::machine::{CsvParser, CsvSink, Issue, Record, RowRun};
 use crate::parallel::Publisher;
-use crate::scan::{RowSink, ScanSummary};
+use crate::scan::{Feed, FeedResult, Resolver, RowJudge, RowSink, ScanSummary};
 
 use super::judge::{cell_subject, same_bytes, trim_blanks, Quick};
 use super::select::{budget_cells, Fit, Head};
@@ -78,16 +81,12 @@ pub struct CsvSearch {
     pub column: Option<usize>,
     /// The hits, in file order (none with `count_only`).
     pub hits: Vec<RowHit>,
-    /// The data row the search started at.
-    pub offset: u64,
-    /// The limit applied.
-    pub limit: usize,
-    /// Hits returned.
-    pub returned: usize,
-    /// How many hits were seen and where to continue (`next_offset` is
-    /// the row of the next hit).
+    /// The window (flattened): `offset`, the data row the search started
+    /// at; `limit`; `returned`, the hits returned; and how many hits were
+    /// seen and where to continue (`next_offset` is the row of the next
+    /// hit).
     #[serde(flatten)]
-    pub progress: SearchProgress,
+    pub window: SearchWindow,
     /// Rows read but not judged whole, none of whose judged cells
     /// matched: a cap cut the row before the searched column (before its
     /// end, searching every column), or the row is wider than the
@@ -289,11 +288,13 @@ impl SearchSink {
             dialect: s.dialect_report(),
             header: self.header,
             column: self.column,
-            returned: self.hits.len(),
+            window: SearchWindow {
+                offset: self.query.offset,
+                limit: self.query.limit,
+                returned: self.hits.len(),
+                progress: self.progress,
+            },
             hits: self.hits,
-            offset: self.query.offset,
-            limit: self.query.limit,
-            progress: self.progress,
             unjudged_rows: self.unjudged,
         }
     }
@@ -363,6 +364,13 @@ fn cut_cells(cells: &[SelectCell]) -> bool {
 }
 
 impl RowSink for SearchSink {
+    fn feed<R: std::io::BufRead>(
+        feed: Feed<'_, R>,
+        resolver: &mut Resolver<'_, Self>,
+    ) -> FeedResult {
+        feed.into(&mut Judged(resolver))
+    }
+
     fn finish(&mut self) -> Result<(), Refusal> {
         self.error.take().map_or(Ok(()), Err)
     }
@@ -381,16 +389,6 @@ impl RowSink for SearchSink {
 
     fn wants_cells(&self) -> bool {
         true
-    }
-
-    #[inline]
-    fn cell_wanted(&self, index: usize) -> bool {
-        !self.fetch || !self.resolved || self.column.is_none_or(|c| c == index)
-    }
-
-    #[inline]
-    fn only_cell(&self) -> Option<usize> {
-        self.column.filter(|_| self.fetch && self.resolved)
     }
 
     #[inline(always)]
@@ -423,27 +421,6 @@ impl RowSink for SearchSink {
         self.cell_column = index;
     }
 
-    // A row with its cell in the searched column (a row as wide as the
-    // first, read whole in a block): judged and counted at once, with
-    // none of the state that cells coming one by one keep. Any other
-    // (a listed search with a hit's span still open, a search not yet
-    // resolved) the usual way.
-    #[inline(always)]
-    fn one_cell_row(
-        &mut self,
-        index: u64,
-        row: &Record<'_>,
-        column: usize,
-        cell: &[u8],
-    ) -> ControlFlow<()> {
-        if self.fetch & self.resolved & self.open_span.is_none() & (self.column == Some(column)) {
-            let hit = self.holds(cell);
-            return self.tally(index, row, column, hit);
-        }
-        self.cell(row.number, column, cell);
-        self.row(index, row)
-    }
-
     // Into the row's path (the rare ways are out of line).
     #[inline(always)]
     fn row(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()> {
@@ -468,6 +445,49 @@ impl RowSink for SearchSink {
             return self.tally(index, row, column, hit);
         }
         self.row_kept(index, row)
+    }
+
+    fn issue(&mut self, _issue: &Issue) -> ControlFlow<()> {
+        self.issues += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn part_done(&mut self) {
+        // A first part that resolved no column tells the later ones so.
+        self.publisher = None;
+    }
+}
+
+impl RowJudge for SearchSink {
+    #[inline]
+    fn cell_wanted(&self, index: usize) -> bool {
+        !self.fetch || !self.resolved || self.column.is_none_or(|c| c == index)
+    }
+
+    #[inline]
+    fn only_cell(&self) -> Option<usize> {
+        self.column.filter(|_| self.fetch && self.resolved)
+    }
+
+    // A row with its cell in the searched column (a row as wide as the
+    // first, read whole in a block): judged and counted at once, with
+    // none of the state that cells coming one by one keep. Any other
+    // (a listed search with a hit's span still open, a search not yet
+    // resolved) the usual way.
+    #[inline(always)]
+    fn one_cell_row(
+        &mut self,
+        index: u64,
+        row: &Record<'_>,
+        column: usize,
+        cell: &[u8],
+    ) -> ControlFlow<()> {
+        if self.fetch & self.resolved & self.open_span.is_none() & (self.column == Some(column)) {
+            let hit = self.holds(cell);
+            return self.tally(index, row, column, hit);
+        }
+        self.cell(row.number, column, cell);
+        self.row(index, row)
     }
 
     // Once the column is resolved and no hit's span is open, from the
@@ -497,16 +517,6 @@ impl RowSink for SearchSink {
     fn run_passed(&mut self, hits: u64) -> ControlFlow<()> {
         self.progress.total += hits;
         ControlFlow::Continue(())
-    }
-
-    fn issue(&mut self, _issue: &Issue) -> ControlFlow<()> {
-        self.issues += 1;
-        ControlFlow::Continue(())
-    }
-
-    fn part_done(&mut self) {
-        // A first part that resolved no column tells the later ones so.
-        self.publisher = None;
     }
 }
 

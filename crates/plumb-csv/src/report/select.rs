@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 use serde::Serialize;
 use serde_json::Value;
 
-use plumb_core::{echo, Refusal, RefusalReason, ViewFlags, COLUMN_TRACK_CAP};
+use plumb_core::{echo, Refusal, RefusalReason, TailSelectWindow, ViewFlags, COLUMN_TRACK_CAP};
 
 use crate::machine::{Issue, IssueReport, Record};
 use crate::scan::{RowSink, ScanSummary};
@@ -282,24 +282,17 @@ pub struct CsvSelect {
     /// missing from a short row is null; see [`SelectCell`] for the
     /// placeholders of cut and omitted cells.
     pub rows: Vec<Vec<SelectCell>>,
-    /// Data rows skipped before the window; null when the window was
-    /// counted from the end and the start was not scanned (`from_end`).
-    pub offset: Option<u64>,
-    /// With a negative offset (`-N`): N, the window starting N rows
-    /// before the end; null otherwise.
-    pub from_end: Option<u64>,
-    /// Whether the window was found by reading backwards from the end,
-    /// so the rows' numbers from the start are not known (`offset` is
-    /// null). False for a window counted from the start, and for a tail
-    /// that had to be read from the start (a stream, a short file, a
-    /// file whose end did not parse on its own), which has its `offset`.
-    pub counted_from_end: bool,
-    /// The limit applied (clamped to 1..=1000).
-    pub limit: usize,
-    /// Rows returned.
-    pub returned: usize,
-    /// Whether rows follow the window.
-    pub has_more: bool,
+    /// The window (flattened): `offset`, the data rows skipped before
+    /// it (null when it was counted from the end and the start was not
+    /// scanned); `from_end`, the N of a negative offset (`-N`: the last
+    /// N rows), else null; `counted_from_end`, whether it was found by
+    /// reading back from the end, so the rows' numbers from the start
+    /// are not known (false for a tail that had to be read from the
+    /// start: a stream, a short file, a file whose end did not parse on
+    /// its own, which has its `offset`); `limit` (clamped to 1..=1000);
+    /// `returned`; `has_more`, whether rows follow.
+    #[serde(flatten)]
+    pub window: TailSelectWindow,
     /// Whether [`CSV_SELECT_BUDGET_BYTES`] ended the window before the
     /// limit (continue from `offset + returned`).
     pub shortened: bool,
@@ -359,13 +352,15 @@ impl SelectSink {
             dialect: s.dialect_report(),
             header: self.header,
             columns: self.projection,
-            returned: self.rows.len(),
+            window: TailSelectWindow {
+                offset: Some(self.offset),
+                from_end: None,
+                counted_from_end: false,
+                limit: self.limit,
+                returned: self.rows.len(),
+                has_more: self.has_more,
+            },
             rows: self.rows,
-            offset: Some(self.offset),
-            from_end: None,
-            counted_from_end: false,
-            limit: self.limit,
-            has_more: self.has_more,
             shortened: self.shortened,
             issues: self.issues.first,
         }

@@ -87,9 +87,9 @@ fn from_the_start(
             columns: window.columns.clone(),
         },
     )?;
-    sel.limit = limit;
-    sel.has_more = from + (sel.returned as u64) < total;
-    sel.from_end = Some(n);
+    sel.window.limit = limit;
+    sel.window.has_more = from + (sel.window.returned as u64) < total;
+    sel.window.from_end = Some(n);
     Ok(sel)
 }
 
@@ -179,11 +179,11 @@ fn backwards(
         sel.dialect = head.dialect.clone();
         sel.issues = head.issues.clone();
         sel.view = sel.view.with_cut(head.view.converted);
-        sel.offset = None;
-        sel.limit = limit;
-        sel.has_more = from + (sel.returned as u64) < rows;
-        sel.from_end = Some(n);
-        sel.counted_from_end = true;
+        sel.window.offset = None;
+        sel.window.limit = limit;
+        sel.window.has_more = from + (sel.window.returned as u64) < rows;
+        sel.window.from_end = Some(n);
+        sel.window.counted_from_end = true;
         return Ok(Some(sel));
     }
 }

@@ -6,7 +6,7 @@
 
 use std::ops::ControlFlow;
 
-use plumb_csv::{CsvSink, Issue, Record};
+use plumb_csv::{ColumnJudge, CsvSink, Issue, Record};
 use proptest::prelude::*;
 
 use crate::util::{cut, issue_event, parse_pieces_in, record_event, record_fields, Dialect};
@@ -416,18 +416,21 @@ struct OneColumn {
     events: Vec<String>,
 }
 
+impl ColumnJudge for OneColumn {
+    fn cell_wanted(&self, index: usize) -> bool {
+        index == self.only
+    }
+    fn only_cell(&self) -> Option<usize> {
+        Some(self.only)
+    }
+}
+
 impl CsvSink for OneColumn {
     fn keep_fields(&self) -> bool {
         false
     }
     fn wants_cells(&self) -> bool {
         true
-    }
-    fn cell_wanted(&self, index: usize) -> bool {
-        index == self.only
-    }
-    fn only_cell(&self) -> Option<usize> {
-        Some(self.only)
     }
     fn cell(&mut self, record: u64, index: usize, content: &[u8]) -> ControlFlow<()> {
         assert_eq!(record, self.seen + 1, "cell of the record being read");
@@ -487,9 +490,9 @@ proptest! {
             };
             let mut p = Dialect::quoted(Some(b'"')).parser(b',');
             for piece in &pieces {
-                let _ = p.push(piece, &mut sink);
+                let _ = p.push_judged(piece, &mut sink);
             }
-            let _ = p.finish(&mut sink);
+            let _ = p.finish_judged(&mut sink);
             prop_assert_eq!(&sink.got, &expected);
             prop_assert_eq!(&sink.events, &kept.events);
         }

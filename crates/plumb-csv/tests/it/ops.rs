@@ -73,8 +73,11 @@ fn select_returns_a_verbatim_window() {
             SelectCell::Text("NA".to_owned())
         ]]
     );
-    assert!(r.has_more);
-    assert_eq!((r.offset, r.limit, r.returned), (Some(1), 1, 1));
+    assert!(r.window.has_more);
+    assert_eq!(
+        (r.window.offset, r.window.limit, r.window.returned),
+        (Some(1), 1, 1)
+    );
     assert_eq!(r.header.as_ref().unwrap().len(), 3);
 }
 
@@ -89,9 +92,9 @@ fn select_clamps_the_limit() {
         columns: None,
     };
     let r = select(stream(PEOPLE), CsvFormat::Csv, &CsvOptions::default(), &w).unwrap();
-    assert_eq!(r.limit, 1000);
-    assert_eq!(r.returned, 4);
-    assert!(!r.has_more);
+    assert_eq!(r.window.limit, 1000);
+    assert_eq!(r.window.returned, 4);
+    assert!(!r.window.has_more);
 }
 
 #[test]
@@ -575,7 +578,7 @@ fn select_reports_the_issues_of_its_window() {
     for chunk in [usize::MAX, 1, 5] {
         let s = TextStream::new(text.as_bytes()).with_chunk_size(chunk);
         let r = select(s, CsvFormat::Csv, &CsvOptions::default(), &w).unwrap();
-        assert_eq!(r.returned, 3);
+        assert_eq!(r.window.returned, 3);
         let got: Vec<(u64, &str)> = r
             .issues
             .iter()
@@ -793,7 +796,7 @@ fn comment_lines_are_skipped_and_counted() {
     )
     .unwrap();
     assert_eq!(s.dialect.comment_lines, 2);
-    assert_eq!(s.returned, 2);
+    assert_eq!(s.window.returned, 2);
     // Without the option, a file that opens with `#` lines marks its
     // comments so: the first is a preamble line, later ones comments.
     let v = validate(stream(text), CsvFormat::Csv, &CsvOptions::default()).unwrap();

@@ -9,7 +9,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 
-use plumb_csv::{CsvSink, Issue, Record, RowRun};
+use plumb_csv::{ColumnJudge, CsvSink, Issue, Record, RowRun};
 use proptest::prelude::*;
 
 use crate::util::{counts, cut, issue_event, parse_pieces_in, record_event, Dialect};
@@ -73,6 +73,43 @@ impl CsvSink for Judge<'_> {
     fn wants_cells(&self) -> bool {
         true
     }
+    fn cell(&mut self, record: u64, index: usize, content: &[u8]) -> ControlFlow<()> {
+        assert_eq!(record, self.seen + 1, "cell of the record being read");
+        if index == self.run.field {
+            self.current = Some(content.to_vec());
+        }
+        ControlFlow::Continue(())
+    }
+    fn record(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+        self.seen += 1;
+        self.usual += 1;
+        // A run judged this record only to stop before it (a hit).
+        let judged = self.judged.take();
+        assert!(
+            judged.len() <= 1 && judged.iter().all(|c| holds(c)),
+            "{judged:?}"
+        );
+        assert_eq!(r.number, self.seen, "records in order");
+        let cell = if r.has_fields() {
+            r.get(self.run.field).map(<[u8]>::to_vec)
+        } else {
+            self.current.take()
+        };
+        self.hits += u64::from(cell.is_some_and(|c| holds(&c)));
+        self.events.push(record_event(r));
+        ControlFlow::Continue(())
+    }
+    fn issue(&mut self, i: &Issue) -> ControlFlow<()> {
+        self.events.push(issue_event(i));
+        ControlFlow::Continue(())
+    }
+    fn blank_line(&mut self, line: u64) -> ControlFlow<()> {
+        self.events.push(format!("blank@{line}"));
+        ControlFlow::Continue(())
+    }
+}
+
+impl ColumnJudge for Judge<'_> {
     fn cell_wanted(&self, index: usize) -> bool {
         index == self.run.field
     }
@@ -134,40 +171,6 @@ impl CsvSink for Judge<'_> {
         self.seen += records;
         self.hits += hits;
         self.runs += 1;
-        ControlFlow::Continue(())
-    }
-    fn cell(&mut self, record: u64, index: usize, content: &[u8]) -> ControlFlow<()> {
-        assert_eq!(record, self.seen + 1, "cell of the record being read");
-        if index == self.run.field {
-            self.current = Some(content.to_vec());
-        }
-        ControlFlow::Continue(())
-    }
-    fn record(&mut self, r: &Record<'_>) -> ControlFlow<()> {
-        self.seen += 1;
-        self.usual += 1;
-        // A run judged this record only to stop before it (a hit).
-        let judged = self.judged.take();
-        assert!(
-            judged.len() <= 1 && judged.iter().all(|c| holds(c)),
-            "{judged:?}"
-        );
-        assert_eq!(r.number, self.seen, "records in order");
-        let cell = if r.has_fields() {
-            r.get(self.run.field).map(<[u8]>::to_vec)
-        } else {
-            self.current.take()
-        };
-        self.hits += u64::from(cell.is_some_and(|c| holds(&c)));
-        self.events.push(record_event(r));
-        ControlFlow::Continue(())
-    }
-    fn issue(&mut self, i: &Issue) -> ControlFlow<()> {
-        self.events.push(issue_event(i));
-        ControlFlow::Continue(())
-    }
-    fn blank_line(&mut self, line: u64) -> ControlFlow<()> {
-        self.events.push(format!("blank@{line}"));
         ControlFlow::Continue(())
     }
 }
@@ -242,26 +245,38 @@ proptest! {
             let mut sink = Judge::new(run, &kept.records, &numbered);
             let mut p = dialect.parser(b',');
             for piece in &pieces {
-                let _ = p.push(piece, &mut sink);
+                let _ = p.push_judged(piece, &mut sink);
             }
-            let _ = p.finish(&mut sink);
+            let _ = p.finish_judged(&mut sink);
             prop_assert_eq!(sink.seen, kept.records.len() as u64);
             prop_assert_eq!(sink.hits, reference_hits);
             prop_assert_eq!(&sink.events, &kept.events);
             prop_assert_eq!(counts(&p), reference_counts.clone());
-            // The same sink on the byte machine: no run is taken, and
-            // every record, hit and count is the same.
-            let mut reference = Judge::new(run, &kept.records, &numbered);
-            let mut p = dialect.parser(b',').with_byte_machine(true);
-            for piece in &pieces {
-                let _ = p.push(piece, &mut reference);
+            // The same sink on the byte machine (judged: its hints are
+            // asked and ignored) and as a plain sink on the block path:
+            // no run is taken, and every record, hit and count is the
+            // same.
+            for byte_machine in [true, false] {
+                let mut reference = Judge::new(run, &kept.records, &numbered);
+                let mut p = dialect.parser(b',').with_byte_machine(byte_machine);
+                for piece in &pieces {
+                    let _ = if byte_machine {
+                        p.push_judged(piece, &mut reference)
+                    } else {
+                        p.push(piece, &mut reference)
+                    };
+                }
+                let _ = if byte_machine {
+                    p.finish_judged(&mut reference)
+                } else {
+                    p.finish(&mut reference)
+                };
+                prop_assert_eq!(reference.runs, 0);
+                prop_assert_eq!(reference.seen, sink.seen);
+                prop_assert_eq!(reference.hits, sink.hits);
+                prop_assert_eq!(&reference.events, &sink.events);
+                prop_assert_eq!(counts(&p), reference_counts.clone());
             }
-            let _ = p.finish(&mut reference);
-            prop_assert_eq!(reference.runs, 0);
-            prop_assert_eq!(reference.seen, sink.seen);
-            prop_assert_eq!(reference.hits, sink.hits);
-            prop_assert_eq!(&reference.events, &sink.events);
-            prop_assert_eq!(counts(&p), reference_counts.clone());
         }
     }
 }
@@ -292,9 +307,9 @@ fn a_long_table_goes_mostly_in_runs() {
         let mut sink = Judge::new(run, &kept.records, &numbered);
         let mut p = dialect.parser(b',');
         for piece in input.chunks(chunk) {
-            let _ = p.push(piece, &mut sink);
+            let _ = p.push_judged(piece, &mut sink);
         }
-        let _ = p.finish(&mut sink);
+        let _ = p.finish_judged(&mut sink);
         assert_eq!(sink.seen, kept.records.len() as u64, "chunk {chunk}");
         assert_eq!(sink.events, kept.events, "chunk {chunk}");
         let by_hand = sink.usual;

@@ -67,13 +67,13 @@ fn all_rows(
     loop {
         let a = run(data, piece, &query(opts, offset, page), column).unwrap();
         rows.extend(a.hits.iter().map(|h| h.row));
-        match a.progress.next_offset {
+        match a.window.progress.next_offset {
             Some(n) => {
-                assert!(n >= offset && a.progress.has_more);
+                assert!(n >= offset && a.window.progress.has_more);
                 offset = n;
             }
             None => {
-                assert!(a.progress.total_exact);
+                assert!(a.window.progress.total_exact);
                 return rows;
             }
         }
@@ -258,8 +258,12 @@ fn count_only_counts_to_the_end_and_returns_no_rows() {
         1,
     );
     let a = run(&data, 1 << 16, &q, Some("amount")).unwrap();
-    assert!(a.hits.is_empty() && a.progress.total_exact && a.progress.next_offset.is_none());
-    assert_eq!(a.progress.total, expected.len() as u64);
+    assert!(
+        a.hits.is_empty()
+            && a.window.progress.total_exact
+            && a.window.progress.next_offset.is_none()
+    );
+    assert_eq!(a.window.progress.total, expected.len() as u64);
 }
 
 #[test]
@@ -304,8 +308,8 @@ fn a_row_cut_by_a_cap_is_counted_unjudged_not_judged_by_its_missing_cells() {
             let rows: Vec<u64> = a.hits.iter().map(|h| h.row).collect();
             (
                 rows,
-                a.progress.total,
-                a.progress.total_exact,
+                a.window.progress.total,
+                a.window.progress.total_exact,
                 a.unjudged_rows,
             )
         };
@@ -339,7 +343,7 @@ fn a_row_wider_than_the_tracked_columns_is_counted_unjudged() {
     .unwrap();
     let rows: Vec<u64> = a.hits.iter().map(|h| h.row).collect();
     assert_eq!(rows, [1]);
-    assert_eq!((a.progress.total_exact, a.unjudged_rows), (false, 1));
+    assert_eq!((a.window.progress.total_exact, a.unjudged_rows), (false, 1));
     // The searched column is judged wherever it is.
     let last = format!("c{cap}");
     let a = run(
@@ -350,7 +354,7 @@ fn a_row_wider_than_the_tracked_columns_is_counted_unjudged() {
     )
     .unwrap();
     assert_eq!(a.hits.iter().map(|h| h.row).collect::<Vec<_>>(), [0]);
-    assert_eq!((a.progress.total_exact, a.unjudged_rows), (true, 0));
+    assert_eq!((a.window.progress.total_exact, a.unjudged_rows), (true, 0));
     // The hit's row and the header carry their first cells and a count
     // of the rest, not thousands of cells cut to nothing.
     let shown = plumb_csv::CSV_SEARCH_ROW_CELLS;

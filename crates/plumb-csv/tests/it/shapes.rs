@@ -36,7 +36,7 @@ fn a_window_of_empty_cells_is_bounded_as_long_cells_are() {
         .rows
         .iter()
         .all(|row| row.len() == cols && row.iter().all(|c| c.as_text() == Some(""))));
-    assert!(r.shortened && r.has_more);
+    assert!(r.shortened && r.window.has_more);
 }
 
 #[test]

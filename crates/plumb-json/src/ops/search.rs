@@ -22,8 +22,8 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use plumb_core::{
-    CompareOp, Predicate, Query, Refusal, SearchProgress, Subject, SubjectKind, TextStream,
-    ViewFlags,
+    CompareOp, Predicate, Query, Refusal, SearchProgress, SearchWindow, Subject, SubjectKind,
+    TextStream, ViewFlags,
 };
 
 use crate::builder::{scalar_json, ValueBuilder};
@@ -322,15 +322,11 @@ pub struct JsonSearch {
     pub field: Option<String>,
     /// The hits, in order (none with `count_only`).
     pub hits: Vec<ElementHit>,
-    /// The element the search started at.
-    pub offset: u64,
-    /// The limit applied.
-    pub limit: usize,
-    /// Hits returned.
-    pub returned: usize,
-    /// How many hits were seen and where to continue.
+    /// The window (flattened): `offset`, the element the search started
+    /// at; `limit`; `returned`, the hits returned; and how many hits were
+    /// seen and where to continue.
     #[serde(flatten)]
-    pub progress: SearchProgress,
+    pub window: SearchWindow,
     /// Elements whose judged string was longer than
     /// [`STRING_CAPTURE_BYTES`](crate::parser::STRING_CAPTURE_BYTES) and did not match by its start, which did
     /// not decide the predicate: any may match, so `total` is then a
@@ -551,11 +547,13 @@ pub fn search<R: BufRead>(
         view: ViewFlags::of_scan(ended.budget).with_cut(inner.cut),
         pointer: pointer.to_owned(),
         field: field.map(str::to_owned),
-        returned: inner.hits.len(),
+        window: SearchWindow {
+            offset: query.offset,
+            limit: query.limit,
+            returned: inner.hits.len(),
+            progress: inner.progress,
+        },
         hits: inner.hits,
-        offset: query.offset,
-        limit: query.limit,
-        progress: inner.progress,
         unjudged_elements: inner.unjudged,
     })
 }

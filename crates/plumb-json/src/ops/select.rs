@@ -8,7 +8,9 @@ use std::ops::ControlFlow;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use plumb_core::{clamp_limit, Refusal, RefusalReason, TextStream, ViewFlags, Window};
+use plumb_core::{
+    clamp_limit, Refusal, RefusalReason, SelectWindow, TextStream, ViewFlags, Window,
+};
 
 use crate::builder::ValueBuilder;
 use crate::parser::Scalar;
@@ -38,18 +40,11 @@ pub struct JsonSelect {
     /// pointer with `*`, the matches as `{"pointer": ..., "value": ...}`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<Vec<Box<RawValue>>>,
-    /// Windowed mode: elements skipped.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub offset: Option<u64>,
-    /// Windowed mode: the limit applied.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub limit: Option<usize>,
-    /// Windowed mode: elements returned.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub returned: Option<usize>,
-    /// Windowed mode: whether elements follow the window.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub has_more: Option<bool>,
+    /// Windowed mode (flattened; none of its fields otherwise):
+    /// `offset`, the elements skipped; `limit`; `returned`; `has_more`,
+    /// whether elements follow the window.
+    #[serde(flatten)]
+    pub window: Option<SelectWindow>,
 }
 
 enum Mode {
@@ -398,11 +393,13 @@ pub fn select<R: BufRead>(
             view: ViewFlags::exact().with_cut(sink.cut),
             pointer: sel.pointer.clone(),
             value: None,
-            returned: Some(sink.items.len()),
+            window: Some(SelectWindow {
+                offset,
+                limit,
+                returned: sink.items.len(),
+                has_more: sink.has_more,
+            }),
             items: Some(sink.items),
-            offset: Some(offset),
-            limit: Some(limit),
-            has_more: Some(sink.has_more),
         });
     }
     let windowed = offset.is_some() || limit.is_some();
@@ -434,10 +431,7 @@ pub fn select<R: BufRead>(
                 pointer,
                 value: Some(value),
                 items: None,
-                offset: None,
-                limit: None,
-                returned: None,
-                has_more: None,
+                window: None,
             }),
             None => Err(Refusal::new(
                 RefusalReason::PointerNotFound,
@@ -450,11 +444,13 @@ pub fn select<R: BufRead>(
             view,
             pointer,
             value: None,
-            returned: Some(sink.items.len()),
+            window: Some(SelectWindow {
+                offset,
+                limit,
+                returned: sink.items.len(),
+                has_more: sink.has_more,
+            }),
             items: Some(sink.items),
-            offset: Some(offset),
-            limit: Some(limit),
-            has_more: Some(sink.has_more),
         }),
     }
 }

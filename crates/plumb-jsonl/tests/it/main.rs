@@ -140,8 +140,8 @@ fn pointer_free_windows_and_the_end() {
         from_end: None,
     };
     let v = select(stream(FIXTURE), &w).unwrap();
-    assert_eq!(v.returned, 2);
-    assert!(!v.has_more);
+    assert_eq!(v.window.returned, 2);
+    assert!(!v.window.has_more);
 }
 
 struct Count(u64, u64);

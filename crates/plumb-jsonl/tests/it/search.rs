@@ -121,10 +121,10 @@ fn jsonl_records(
         let stream = TextStream::new(BufReader::with_capacity(piece, text.as_bytes()));
         let a = plumb_jsonl::search(stream, field, &query(opts, offset, page)).unwrap();
         out.extend(a.hits.iter().map(|h| h.record));
-        match a.progress.next_offset {
+        match a.window.progress.next_offset {
             Some(n) => offset = n,
             None => {
-                assert!(a.progress.total_exact);
+                assert!(a.window.progress.total_exact);
                 return out;
             }
         }
@@ -162,7 +162,7 @@ fn json_elements(
         let stream = TextStream::new(BufReader::with_capacity(piece, doc.as_bytes()));
         let a = plumb_json::search(stream, "/data", field, &query(opts, offset, page)).unwrap();
         out.extend(a.hits.iter().map(|h| h.index));
-        match a.progress.next_offset {
+        match a.window.progress.next_offset {
             Some(n) => offset = n,
             None => return out,
         }
@@ -233,7 +233,7 @@ fn a_hit_carries_its_record_line_and_value() {
     assert_eq!(hits, [(1, 3, 11), (3, 5, 53)]);
     let v: serde_json::Value = serde_json::from_str(a.hits[0].value.get()).unwrap();
     assert_eq!(v["id"]["$literal"], "9007199254740993");
-    assert_eq!((a.invalid_lines, a.progress.total), (1, 2));
+    assert_eq!((a.invalid_lines, a.window.progress.total), (1, 2));
 }
 
 #[test]
@@ -284,7 +284,11 @@ fn an_oversized_line_makes_the_total_a_lower_bound() {
         .unwrap();
         assert_eq!(a.hits.iter().map(|h| h.record).collect::<Vec<_>>(), [0]);
         assert_eq!(
-            (a.oversized_lines, a.progress.total, a.progress.total_exact),
+            (
+                a.oversized_lines,
+                a.window.progress.total,
+                a.window.progress.total_exact
+            ),
             (1, 1, false)
         );
     }
@@ -296,7 +300,7 @@ fn an_oversized_line_makes_the_total_a_lower_bound() {
         &query(&[("where", json!("= 2"))], 0, 10),
     )
     .unwrap();
-    assert!(a.progress.total_exact);
+    assert!(a.window.progress.total_exact);
 }
 
 /// A string longer than the capture cap is judged by its start where
@@ -346,13 +350,13 @@ fn a_string_past_the_capture_cap_is_judged_by_its_start_or_counted_unjudged() {
             let got: Vec<u64> = a.hits.iter().map(|h| h.record).collect();
             assert_eq!(got, hits, "{key} {value} {field:?}");
             assert_eq!(a.unjudged_records, unjudged, "{key} {value} {field:?}");
-            assert_eq!(a.progress.total_exact, unjudged == 0);
+            assert_eq!(a.window.progress.total_exact, unjudged == 0);
             let stream = TextStream::new(BufReader::with_capacity(piece, array.as_bytes()));
             let e = plumb_json::search(stream, "", field, &q).unwrap();
             let got: Vec<u64> = e.hits.iter().map(|h| h.index).collect();
             assert_eq!(got, hits, "array: {key} {value} {field:?}");
             assert_eq!(e.unjudged_elements, unjudged);
-            assert_eq!(e.progress.total_exact, unjudged == 0);
+            assert_eq!(e.window.progress.total_exact, unjudged == 0);
         }
     }
 }
@@ -478,6 +482,9 @@ fn a_summarized_hit_says_what_matched() {
             10,
         );
         let a = plumb_jsonl::search(TextStream::new(text.as_bytes()), field, &counted).unwrap();
-        assert_eq!((a.hits.len(), a.progress.total), (0, want.len() as u64));
+        assert_eq!(
+            (a.hits.len(), a.window.progress.total),
+            (0, want.len() as u64)
+        );
     }
 }

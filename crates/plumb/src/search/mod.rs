@@ -27,7 +27,7 @@ use serde::Serialize;
 
 use plumb_core::{
     impl_answer, judge_head, FormatReader, Op, OptionKind, OptionSpec, Query, Refusal, Request,
-    SearchProgress, Source, ViewFlags, BINARY_SNIFF_BYTES, SEARCH_CONTEXT_MAX,
+    SearchProgress, SearchWindow, Source, ViewFlags, BINARY_SNIFF_BYTES, SEARCH_CONTEXT_MAX,
 };
 
 use scan::{Block, Lines, Searcher};
@@ -177,15 +177,11 @@ pub struct TextSearch {
     pub view: ViewFlags,
     /// The hits, in file order (none with `count_only`).
     pub hits: Vec<LineHit>,
-    /// The 0-based line the search started at.
-    pub offset: u64,
-    /// The limit applied.
-    pub limit: usize,
-    /// Hits returned.
-    pub returned: usize,
-    /// How many hits were seen and where to continue.
+    /// The window (flattened): `offset`, the 0-based line the search
+    /// started at; `limit`; `returned`, the hits returned; and how many
+    /// hits were seen and where to continue.
     #[serde(flatten)]
-    pub progress: SearchProgress,
+    pub window: SearchWindow,
     /// Lines longer than [`TEXT_LINE_MAX_BYTES`], searched in pieces.
     #[serde(skip_serializing_if = "is_zero")]
     pub long_lines: u64,
@@ -201,7 +197,7 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-impl_answer!(TextSearch, search);
+impl_answer!(TextSearch, window: window);
 
 /// Searches the lines of `source` (from the line `query.offset`, counted
 /// from 0) for `query`, with `context` lines around each hit.
@@ -214,7 +210,7 @@ impl_answer!(TextSearch, search);
 /// req.set("pattern", "error".into())?.set("limit", 1.into())?;
 /// let found = search_text(&source, &Query::from_request(&req)?, 0)?;
 /// assert_eq!((found.hits[0].line, found.hits[0].text.as_str()), (2, "error: disk"));
-/// assert_eq!(found.progress.next_offset, Some(3));
+/// assert_eq!(found.window.progress.next_offset, Some(3));
 /// # Ok::<(), plumb_core::Refusal>(())
 /// ```
 ///
@@ -284,11 +280,13 @@ pub fn search_text_tuned(
         ok: true,
         format: "text",
         view: ViewFlags::of_scan(block.cut_short).with_cut(s.cut),
-        returned: s.hits.len(),
+        window: SearchWindow {
+            offset: query.offset,
+            limit: query.limit,
+            returned: s.hits.len(),
+            progress: s.progress,
+        },
         hits: s.hits,
-        offset: query.offset,
-        limit: query.limit,
-        progress: s.progress,
         long_lines: s.long_lines,
     })
 }

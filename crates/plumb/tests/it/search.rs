@@ -85,16 +85,16 @@ fn all_hits(
             assert!(h.line > offset, "a hit before the offset");
         }
         out.extend(a.hits.iter().map(|h| h.line));
-        match a.progress.next_offset {
+        match a.window.progress.next_offset {
             Some(n) => {
-                assert!(a.progress.has_more && !a.progress.total_exact);
+                assert!(a.window.progress.has_more && !a.window.progress.total_exact);
                 assert_eq!(a.hits.len() as u64, page);
                 assert!(n >= offset);
                 offset = n;
             }
             None => {
-                assert!(a.progress.total_exact);
-                assert_eq!(a.progress.total, a.hits.len() as u64);
+                assert!(a.window.progress.total_exact);
+                assert_eq!(a.window.progress.total, a.hits.len() as u64);
                 return out;
             }
         }
@@ -153,8 +153,8 @@ proptest! {
         let mut q = query(pattern, &flags, 0, 1);
         q.count_only = true;
         let counted = search_text_tuned(&BytesSource::new("t.txt", text.clone()), &q, 0, tune).unwrap();
-        prop_assert!(counted.hits.is_empty() && counted.progress.total_exact);
-        prop_assert_eq!(counted.progress.total, expected.len() as u64);
+        prop_assert!(counted.hits.is_empty() && counted.window.progress.total_exact);
+        prop_assert_eq!(counted.window.progress.total, expected.len() as u64);
     }
 
     /// A hit's text is its line (terminator left out), its byte offset
@@ -318,9 +318,12 @@ fn a_pattern_that_matches_every_line_stops_at_the_limit() {
         a.hits.iter().map(|h| h.line).collect::<Vec<_>>(),
         [1, 2, 3, 4, 5]
     );
-    assert_eq!(a.progress.next_offset, Some(5));
-    assert!(a.progress.has_more && !a.progress.total_exact);
-    assert_eq!(a.progress.total, 6, "the hit past the limit, and no more");
+    assert_eq!(a.window.progress.next_offset, Some(5));
+    assert!(a.window.progress.has_more && !a.window.progress.total_exact);
+    assert_eq!(
+        a.window.progress.total, 6,
+        "the hit past the limit, and no more"
+    );
 }
 
 /// A `\r` inside a line too long to hold is a byte of the line, not its
