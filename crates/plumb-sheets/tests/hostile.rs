@@ -551,3 +551,46 @@ fn a_compound_file_the_judge_cannot_read_is_not_handed_to_calamine() {
     assert_eq!(reason, RefusalReason::InvalidData, "{message}");
     assert!(message.contains("compound file does not read"), "{message}");
 }
+
+/// A workbook whose cell A2 holds `41` padded with `spaces` spaces
+/// before it, under a header `n`.
+fn padded_41(spaces: usize) -> Vec<u8> {
+    xlsx(
+        &|w| {
+            w.write_all(br#"<row r="1"><c r="A1" t="inlineStr"><is><t>n</t></is></c></row><row r="2"><c r="A2" t="n"><v>"#)
+                .unwrap();
+            let block = vec![b' '; 1 << 16];
+            for _ in 0..spaces / block.len() {
+                w.write_all(&block).unwrap();
+            }
+            w.write_all(&block[..spaces % block.len()]).unwrap();
+            w.write_all(b"41</v></c></row>").unwrap();
+        },
+        None,
+    )
+}
+
+#[test]
+fn a_value_padded_with_a_hundred_megabytes_of_spaces_is_refused_unread() {
+    // XML Schema allows white space around a number, and such values are
+    // rewritten trimmed before calamine reads them; padding of 100 MB (in
+    // a zip of about 100 KB) is refused by the text cap before any
+    // rewrite gathers it.
+    let file = padded_41(100 << 20);
+    assert!(file.len() < 1 << 20, "{} bytes", file.len());
+    for op in ["inspect", "select", "validate"] {
+        let (out, peak) = run_xlsx(op, &file);
+        assert!(peak < BOUND, "{op}: peak {peak}");
+        let (reason, message) = out.unwrap_err();
+        assert_eq!(reason, RefusalReason::SelectionTooLarge, "{op}: {message}");
+        assert!(message.contains("xl/worksheets/sheet1.xml"), "{message}");
+    }
+    // Padding under the cap is trimmed, and the number read as it is.
+    let file = padded_41(900 << 10);
+    let (out, peak) = run_xlsx("select", &file);
+    assert!(peak < file.len() * 2 + BOUND, "peak {peak}");
+    let a = out.unwrap();
+    assert_eq!(a["columns"], serde_json::json!(["n"]), "{a}");
+    assert_eq!(a["rows"], serde_json::json!([[41]]), "{a}");
+    assert_eq!(a["view"]["exact"], true, "{a}");
+}
