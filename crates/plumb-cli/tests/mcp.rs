@@ -48,10 +48,33 @@ async fn an_mcp_session_over_stdio() {
     }
     assert!(!data.contains("URL"), "{data}");
     for t in &tools {
+        // Every annotation is set, and the title too: no remote prefix
+        // was allowed, so the world is closed.
         let a = t.annotations.as_ref().unwrap();
-        assert_eq!(a.read_only_hint, Some(true), "{} is read-only", t.name);
+        assert_eq!(
+            (
+                a.read_only_hint,
+                a.destructive_hint,
+                a.idempotent_hint,
+                a.open_world_hint
+            ),
+            (Some(true), Some(false), Some(true), Some(false)),
+            "{}",
+            t.name
+        );
+        assert!(t.title.as_deref().is_some_and(|x| !x.is_empty()));
+        assert_eq!(a.title, t.title);
         assert!(t.output_schema.is_some());
         assert!(t.input_schema.get("properties").is_some());
+    }
+    // The instructions are made from the registry: every format this
+    // build reads, and the containers.
+    let info = client.peer_info().unwrap();
+    let instructions = info.instructions.as_deref().unwrap_or_default();
+    for name in [
+        "csv", "tsv", "json", "jsonl", "parquet", "xlsx", "ods", "gzip", "zstd",
+    ] {
+        assert!(instructions.contains(name), "{name}: {instructions}");
     }
 
     let r = client
@@ -353,4 +376,53 @@ async fn hostile_files_get_refusals_and_the_server_answers_the_next_call() {
         "{:?}",
         left.elapsed()
     );
+}
+
+/// A client that cancels a call and closes its input: the cancelled call
+/// is no longer waited for, so the server exits at once rather than after
+/// its drain wait (`DRAIN_WAIT`, for calls still owed an answer).
+#[test]
+fn the_server_exits_at_once_when_input_closes_after_a_cancel() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let big: String = (0..400_000)
+        .map(|i| format!("{i},name {i},{}.5\n", i % 97))
+        .collect();
+    std::fs::write(dir.path().join("big.csv"), format!("id,name,v\n{big}")).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_plumb"))
+        .arg("mcp")
+        .arg("--root")
+        .arg(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let lines = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "data", "arguments": {"op": "inspect", "path": "big.csv", "stats": true}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}),
+    ];
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    let closed = std::time::Instant::now();
+    drop(stdin);
+    // Read the output to its end so the server never blocks writing it.
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+    let status = child.wait().unwrap();
+    let took = closed.elapsed();
+    assert!(status.success(), "{status:?}");
+    assert!(
+        took < std::time::Duration::from_secs(10),
+        "the server took {took:?} to exit; its output: {out}"
+    );
+    // The initialize was answered.
+    assert!(out.lines().any(|l| l.contains("\"id\":1")), "{out}");
 }

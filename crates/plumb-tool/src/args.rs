@@ -113,7 +113,8 @@ pub fn jsonpath_to_pointer(path: &str) -> Result<String, Refusal> {
 /// The JSON Schema of the `data` tool's arguments, made from the
 /// registry's option declarations: each option is a property with its
 /// declared type, and its description names the formats and ops that
-/// take it.
+/// take it. It is in the strict form ([`crate::strict_schema`]): every
+/// option listed as required and nullable, `null` meaning "not given".
 pub fn data_schema(registry: &Registry) -> Value {
     let ops: Vec<&str> = Op::ALL.iter().map(|op| op.as_str()).collect();
     let mut formats = registry.names();
@@ -142,14 +143,20 @@ pub fn data_schema(registry: &Registry) -> Value {
         schema["description"] = Value::from(format!("{} ({})", d.help(), ops.join(", ")));
         properties.insert(d.spec.name.to_owned(), schema);
     }
-    json!({
-        "$schema": "http://json-schema.org/draft-07/schema#",
+    crate::schema::strict_schema(json!({
         "title": "DataArgs",
         "type": "object",
         "properties": properties,
         "required": ["op", "path"],
-        "additionalProperties": false,
-    })
+    }))
+}
+
+/// The JSON Schema of the `read` tool's arguments, in the strict form
+/// ([`crate::strict_schema`]).
+pub fn read_schema() -> Value {
+    crate::schema::strict_schema(
+        serde_json::to_value(schemars::schema_for!(ReadArgs)).unwrap_or(Value::Null),
+    )
 }
 
 /// Arguments of the `read` tool.

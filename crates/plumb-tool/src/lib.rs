@@ -37,9 +37,10 @@ mod envelope;
 mod gate;
 mod mcp;
 mod paths;
+mod schema;
 mod surface;
 
-pub use args::{data_schema, jsonpath_to_pointer, repair, ReadArgs};
+pub use args::{data_schema, jsonpath_to_pointer, read_schema, repair, ReadArgs};
 pub use bounded::{
     answer_tree, BoundedJson, TreeBounds, OBSERVATION_LIST_BYTES, OBSERVATION_LIST_ITEMS,
     OBSERVATION_STRING_BYTES,
@@ -48,9 +49,10 @@ pub use envelope::{
     fit, json_len, Budget, Reservation, OBSERVATION_CAP_BYTES, OBSERVATION_MIN_BYTES,
 };
 pub use gate::{Gate, LineGate, INVALID_PARAMS, INVALID_REQUEST, MCP_MAX_LINE_BYTES, PARSE_ERROR};
-pub use mcp::{McpServer, MAX_CONCURRENT_SCANS};
+pub use mcp::{McpServer, DATA_TITLE, MAX_CONCURRENT_SCANS, READ_TITLE};
 pub use paths::{Workspace, DEFAULT_RESERVED, MISS_LISTING, MISS_NAME_BYTES};
 pub use plumb_core::{echo, echo_within, ECHO_MAX_BYTES};
+pub use schema::{strict_schema, STRICT_FORMATS};
 pub use surface::{
     RemoteOpener, Toolbox, AGENT_SCAN_MAX_BYTES, DATA_DESCRIPTION, READ_DESCRIPTION,
     TOOL_CALL_MAX_BYTES, TOOL_NAMES,

@@ -24,8 +24,14 @@ use tokio_util::sync::CancellationToken;
 
 use crate::gate::{Gate, LineGate, MCP_MAX_LINE_BYTES};
 
-use crate::args::ReadArgs;
+use crate::args::read_schema;
 use crate::surface::{Toolbox, READ_DESCRIPTION, TOOL_NAMES};
+
+/// The `data` tool's title, for a host's list of tools.
+pub const DATA_TITLE: &str = "Look into a data file: inspect, select, validate, search";
+
+/// The `read` tool's title.
+pub const READ_TITLE: &str = "Read lines of a text file";
 
 /// The server: a toolbox behind the MCP handler.
 #[derive(Debug, Clone)]
@@ -74,26 +80,32 @@ impl McpServer {
     }
 
     /// The tools, with input schemas generated from the argument types
-    /// and, for `data`, from the option declarations of the readers.
+    /// and, for `data`, from the option declarations of the readers, in
+    /// the strict form every host accepts ([`crate::strict_schema`]).
+    /// Every annotation is set: both tools only read, the same call
+    /// gives the same answer, and they reach beyond the workspace only
+    /// when remote prefixes are allowed.
     pub fn tools(&self) -> Vec<Tool> {
-        let annotations = ToolAnnotations::new().read_only(true).destructive(false);
+        let annotations = |title: &str| {
+            ToolAnnotations::with_title(title)
+                .read_only(true)
+                .destructive(false)
+                .idempotent(true)
+                .open_world(self.toolbox.allows_remote())
+        };
         vec![
             Tool::new(
                 "data",
                 self.toolbox.data_description(),
                 object(self.toolbox.schema()["data"]["input_schema"].take()),
             )
+            .with_title(DATA_TITLE)
             .with_raw_output_schema(output_schema())
-            .with_annotations(annotations.clone()),
-            Tool::new(
-                "read",
-                READ_DESCRIPTION,
-                object(
-                    serde_json::to_value(schemars::schema_for!(ReadArgs)).unwrap_or(Value::Null),
-                ),
-            )
-            .with_raw_output_schema(output_schema())
-            .with_annotations(annotations),
+            .with_annotations(annotations(DATA_TITLE)),
+            Tool::new("read", READ_DESCRIPTION, object(read_schema()))
+                .with_title(READ_TITLE)
+                .with_raw_output_schema(output_schema())
+                .with_annotations(annotations(READ_TITLE)),
         ]
     }
 
@@ -181,8 +193,15 @@ impl McpServer {
                 let reply = match line {
                     Line::Whole(bytes) => match gate.judge(&bytes) {
                         Gate::Forward(request) => {
-                            if let Some(id) = request {
-                                forwarded.expect(id);
+                            match request {
+                                Some(id) => forwarded.expect(id),
+                                // A cancelled request gets no answer: it
+                                // is no longer waited for.
+                                None => {
+                                    if let Some(id) = cancelled_request(&bytes) {
+                                        forwarded.forget(&id);
+                                    }
+                                }
                             }
                             let mut bytes = bytes;
                             bytes.push(b'\n');
@@ -294,6 +313,13 @@ impl Pending {
         self.lock().insert(id);
     }
 
+    /// A request the client cancelled: the server answers it no more.
+    fn forget(&self, id: &str) {
+        if self.lock().remove(id) {
+            self.changed.notify_waiters();
+        }
+    }
+
     /// An SDK line: a response settles its request.
     fn settle(&self, line: &[u8]) {
         // Only while requests wait is an SDK line worth parsing.
@@ -326,6 +352,18 @@ impl Pending {
             notified.await;
         }
     }
+}
+
+/// The id (as JSON text, as [`Pending`] keys it) of the request a
+/// `notifications/cancelled` line names, if the line is one.
+fn cancelled_request(line: &[u8]) -> Option<String> {
+    memchr::memmem::find(line, b"notifications/cancelled")?;
+    let v: Value = serde_json::from_slice(line).ok()?;
+    if v.get("method")?.as_str()? != "notifications/cancelled" {
+        return None;
+    }
+    let id = v.get("params")?.get("requestId")?;
+    (!id.is_null()).then(|| id.to_string())
 }
 
 /// A line read under the size cap.
@@ -381,11 +419,7 @@ impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("plumb", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "plumb looks into data and text files of any size without loading them. \
-                 Use `data` (op inspect | select | validate) for CSV, TSV, JSON and JSON Lines, \
-                 and `read` for line intervals of any text file. Paths are relative to the workspace root.",
-            )
+            .with_instructions(self.toolbox.instructions())
     }
 
     async fn list_tools(

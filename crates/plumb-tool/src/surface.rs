@@ -153,9 +153,44 @@ impl Toolbox {
             "{DATA_DESCRIPTION} Formats (detected from the bytes; `format` forces one): {}.",
             self.plumb.registry().names().join(", ")
         );
-        if self.remote.is_some() && !self.allowed_remote.is_empty() {
+        if self.allows_remote() {
             text.push_str(&format!(
                 " A path (of data or read) may also be a URL under one of these prefixes, read by ranges without a download: {}.",
+                self.allowed_remote.join(", ")
+            ));
+        }
+        text
+    }
+
+    /// Whether a path may name a remote object (a URL under an allowed
+    /// prefix): the tools then reach beyond the workspace.
+    pub fn allows_remote(&self) -> bool {
+        self.remote.is_some() && !self.allowed_remote.is_empty()
+    }
+
+    /// What a model is told when it connects: the tools, the ops, the
+    /// formats this toolbox's registry reads, the containers and
+    /// archives it opens, the remote prefixes it allows, and the size an
+    /// answer keeps to. Made from the registry and the configuration, so
+    /// it names exactly what this server does.
+    pub fn instructions(&self) -> String {
+        let ops: Vec<&str> = plumb::Op::ALL.iter().map(|op| op.as_str()).collect();
+        let containers: Vec<&str> = plumb::Container::ALL.iter().map(|c| c.name()).collect();
+        let mut text = format!(
+            "plumb looks into data and text files of any size without loading them. \
+             Use `data` (op {ops}) for data files and `read` for line intervals of any text file. \
+             Formats, detected from the bytes: {formats}. Compressed files ({containers}) are read \
+             decompressed, and a zip member is named with `member`. Paths are relative to the \
+             workspace root. Every answer fits {cap} bytes of JSON, says whether it is exact, sampled \
+             or cut, and a `hint` says how to continue a partial one.",
+            ops = ops.join(" | "),
+            formats = self.plumb.registry().names().join(", "),
+            containers = containers.join(", "),
+            cap = OBSERVATION_CAP_BYTES,
+        );
+        if self.allows_remote() {
+            text.push_str(&format!(
+                " A path may also be a URL under one of these prefixes, read by ranges: {}.",
                 self.allowed_remote.join(", ")
             ));
         }
@@ -428,7 +463,7 @@ impl Toolbox {
             },
             "read": {
                 "description": READ_DESCRIPTION,
-                "input_schema": schemars::schema_for!(ReadArgs),
+                "input_schema": crate::args::read_schema(),
             },
             "observation_cap_bytes": OBSERVATION_CAP_BYTES,
         })

@@ -450,15 +450,27 @@ fn the_schema_is_generated_from_the_argument_types() {
     ] {
         assert!(data.get(field).is_some(), "{field}");
     }
-    assert_eq!(s["read"]["input_schema"]["required"], json!(["path"]));
+    // Every property is required, and each but the path may be null
+    // (strict function calling's form of an optional field).
+    assert_eq!(
+        s["read"]["input_schema"]["required"],
+        json!(["path", "offset", "limit", "encoding", "member"])
+    );
+    assert_eq!(
+        s["read"]["input_schema"]["properties"]["path"]["type"],
+        "string"
+    );
     // Each reader option carries its declared type and who takes it.
-    assert_eq!(data["columns"]["type"], "array");
-    assert_eq!(data["header"]["enum"], json!(["auto", "true", "false"]));
+    assert_eq!(data["columns"]["type"], json!(["array", "null"]));
+    assert_eq!(
+        data["header"]["enum"],
+        json!(["auto", "true", "false", null])
+    );
     assert!(data["pointer"]["description"]
         .as_str()
         .unwrap()
         .starts_with("json: "));
-    assert_eq!(data["limit"]["type"], "integer");
+    assert_eq!(data["limit"]["type"], json!(["integer", "null"]));
     assert_eq!(s["data"]["input_schema"]["additionalProperties"], false);
     // The description names the registry's formats, and the remote
     // prefixes only when an opener allows some.
@@ -608,7 +620,7 @@ fn statistics_through_the_tool_are_labelled_and_fit_the_envelope() {
     // The option is in the schema the agent sees, from its declaration.
     let schema = t.schema();
     let stats = &schema["data"]["input_schema"]["properties"]["stats"];
-    assert_eq!(stats["type"], "boolean", "{stats:#}");
+    assert_eq!(stats["type"], json!(["boolean", "null"]), "{stats:#}");
 
     // Forty wide columns of distinct values: statistics for each would
     // pass 32 KiB; the answer fits, keeps whole columns and says so.
@@ -693,7 +705,10 @@ fn a_window_from_the_end_goes_on_by_a_smaller_negative_offset() {
     );
     // The schema a client validates against admits it.
     let schema = plumb_tool::data_schema(plumb::Plumb::new().registry());
-    assert_eq!(schema["properties"]["offset"]["type"], "integer");
+    assert_eq!(
+        schema["properties"]["offset"]["type"],
+        json!(["integer", "null"])
+    );
     assert!(schema["properties"]["offset"].get("minimum").is_none());
     // Search takes no negative offset.
     let d = tools(&f).call(

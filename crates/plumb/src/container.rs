@@ -53,6 +53,14 @@ pub enum Container {
 }
 
 impl Container {
+    /// Every container plumb decodes.
+    pub const ALL: [Container; 4] = [
+        Container::Gzip,
+        Container::Zstd,
+        Container::Xz,
+        Container::Bzip2,
+    ];
+
     /// `gzip`, `zstd`, `xz` or `bzip2`: the name answers carry.
     pub const fn name(self) -> &'static str {
         match self {
