@@ -6,6 +6,7 @@ repaired. Exits non-zero on any failed check.
 """
 
 import asyncio
+import json
 import os
 import sys
 import tempfile
@@ -40,6 +41,16 @@ async def main(binary):
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
+                resources = await session.list_resources()
+                listed = sorted((r.name, r.size) for r in resources.resources)
+                want = sorted((n, os.path.getsize(os.path.join(root, n))) for n in ["notes.md", "people.csv"])
+                check(listed == want, f"resources listed: {listed}")
+                read = await session.read_resource("plumb://inspect/people.csv")
+                inspected = json.loads(read.contents[0].text)
+                check(inspected["result"]["row_count"] == 3, "a resource reads as its inspect")
+                r = await session.call_tool("data", {"op": "list", "path": "."})
+                names = [e["name"] for e in structured(r)["result"]["entries"]]
+                check(names == ["notes.md", "people.csv"], f"op list: {names}")
                 tools = await session.list_tools()
                 names = sorted(t.name for t in tools.tools)
                 check(names == ["data", "read"], f"tools listed: {names}")

@@ -77,6 +77,53 @@ async fn an_mcp_session_over_stdio() {
         assert!(instructions.contains(name), "{name}: {instructions}");
     }
 
+    // The workspace's files are resources, each with its size and
+    // detected format; reading one gives its inspect answer.
+    let resources = client.list_all_resources().await.unwrap();
+    let listed: Vec<(&str, Option<u64>, Option<&str>)> = resources
+        .iter()
+        .map(|r| (r.name.as_str(), r.size, r.mime_type.as_deref()))
+        .collect();
+    let size = |name: &str| std::fs::metadata(dir.path().join(name)).unwrap().len();
+    assert_eq!(
+        listed,
+        [
+            ("notes.md", Some(size("notes.md")), Some("text/plain")),
+            ("people.csv", Some(size("people.csv")), Some("text/csv")),
+            (
+                "people.parquet",
+                Some(size("people.parquet")),
+                Some("application/vnd.apache.parquet")
+            ),
+            (
+                "people.xlsx",
+                Some(size("people.xlsx")),
+                Some("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+            ),
+        ]
+    );
+    assert_eq!(resources[1].uri, "plumb://inspect/people.csv");
+    let read = client
+        .read_resource(rmcp::model::ReadResourceRequestParams::new(
+            "plumb://inspect/people.csv",
+        ))
+        .await
+        .unwrap();
+    let rmcp::model::ResourceContents::TextResourceContents { text, .. } = &read.contents[0] else {
+        panic!("{read:?}")
+    };
+    let inspected: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(inspected["result"]["row_count"], 3, "{inspected}");
+    let templates = client.list_all_resource_templates().await.unwrap();
+    let uris: Vec<&str> = templates.iter().map(|t| t.uri_template.as_str()).collect();
+    assert_eq!(uris, ["plumb://inspect/{+path}", "plumb://read/{+path}"]);
+    let refused = client
+        .read_resource(rmcp::model::ReadResourceRequestParams::new(
+            "plumb://inspect/..%2Fescape.csv",
+        ))
+        .await;
+    assert!(refused.is_err(), "{refused:?}");
+
     let r = client
         .call_tool(
             CallToolRequestParams::new("data").with_arguments(args(json!({

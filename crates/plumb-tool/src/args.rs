@@ -116,18 +116,19 @@ pub fn jsonpath_to_pointer(path: &str) -> Result<String, Refusal> {
 /// take it. It is in the strict form ([`crate::strict_schema`]): every
 /// option listed as required and nullable, `null` meaning "not given".
 pub fn data_schema(registry: &Registry) -> Value {
-    let ops: Vec<&str> = Op::ALL.iter().map(|op| op.as_str()).collect();
+    let mut ops: Vec<&str> = Op::ALL.iter().map(|op| op.as_str()).collect();
+    ops.push("list");
     let mut formats = registry.names();
     formats.extend(registry.lines_reader().map(|r| r.name()));
     let mut properties = Map::new();
     properties.insert(
         "op".to_owned(),
         json!({"type": "string", "enum": ops,
-               "description": "inspect (what is in the file), select (a bounded window of it, verbatim), validate (is it well formed) or search (where a pattern or predicate holds: lines, rows, records, elements)"}),
+               "description": "inspect (what is in the file), select (a bounded window of it, verbatim), validate (is it well formed), search (where a pattern or predicate holds: lines, rows, records, elements) or list (a folder's entries with their kind, size and format; path \".\" is the workspace root)"}),
     );
     properties.insert(
         "path".to_owned(),
-        json!({"type": "string", "description": "The file, relative to the workspace root, or a catalog name."}),
+        json!({"type": "string", "description": "The file, relative to the workspace root, or a catalog name; for list, a folder (\".\" for the root)."}),
     );
     properties.insert(
         "format".to_owned(),
@@ -319,6 +320,59 @@ pub(crate) fn data_args(args: Value) -> Result<DataArgs, Refusal> {
         request,
         repaired,
     })
+}
+
+/// Arguments of `op: "list"`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ListArgs {
+    /// The folder, from the root (`.` for the root).
+    pub path: String,
+    /// Entries to skip.
+    pub offset: u64,
+    /// Entries to return.
+    pub limit: usize,
+}
+
+/// Repairs and reads `op: "list"` arguments: `path` (the root when left
+/// out), `offset`, `limit`; any other field is refused, naming it.
+///
+/// # Errors
+/// `invalid-argument`.
+pub(crate) fn list_args(args: Value) -> Result<ListArgs, Refusal> {
+    use crate::listing::{bad_list_argument, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT};
+    let Value::Object(m) = repair(args)? else {
+        return Err(bad_list_argument("arguments must be a JSON object"));
+    };
+    let mut a = ListArgs {
+        path: ".".to_owned(),
+        offset: 0,
+        limit: LIST_DEFAULT_LIMIT,
+    };
+    for (name, v) in m {
+        match (name.as_str(), v) {
+            ("op", _) => {}
+            ("path", Value::String(p)) => a.path = p,
+            ("offset", v) => {
+                a.offset = v.as_u64().ok_or_else(|| {
+                    bad_list_argument("`offset` must be a whole number of entries, 0 or more")
+                })?;
+            }
+            ("limit", v) => {
+                let n = v.as_u64().filter(|n| *n > 0).ok_or_else(|| {
+                    bad_list_argument("`limit` must be a whole number, 1 or more")
+                })?;
+                a.limit = (n as usize).min(LIST_MAX_LIMIT);
+            }
+            ("path", _) => return Err(bad_list_argument("`path` must be text")),
+            (other, _) => {
+                return Err(bad_list_argument(&format!(
+                    "`{}` is not an argument of list",
+                    plumb_core::echo(other)
+                )))
+            }
+        }
+    }
+    Ok(a)
 }
 
 const EXAMPLE: &str = r#"{"op": "select", "path": "data.csv", "offset": 0, "limit": 20}"#;

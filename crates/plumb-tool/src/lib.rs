@@ -35,6 +35,7 @@ mod args;
 mod bounded;
 mod envelope;
 mod gate;
+mod listing;
 mod mcp;
 mod paths;
 mod schema;
@@ -49,6 +50,10 @@ pub use envelope::{
     fit, json_len, Budget, Reservation, OBSERVATION_CAP_BYTES, OBSERVATION_MIN_BYTES,
 };
 pub use gate::{Gate, LineGate, INVALID_PARAMS, INVALID_REQUEST, MCP_MAX_LINE_BYTES, PARSE_ERROR};
+pub use listing::{
+    Entry, EntryKind, Folder, LIST_DEFAULT_LIMIT, LIST_FOLDER_MAX_ENTRIES, LIST_MAX_LIMIT,
+    WALK_MAX_DEPTH, WALK_MAX_FILES,
+};
 pub use mcp::{McpServer, DATA_TITLE, MAX_CONCURRENT_SCANS, READ_TITLE};
 pub use paths::{Workspace, DEFAULT_RESERVED, MISS_LISTING, MISS_NAME_BYTES};
 pub use plumb_core::{echo, echo_within, ECHO_MAX_BYTES};

@@ -10,8 +10,10 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
@@ -415,11 +417,108 @@ async fn read_capped_line<R: AsyncBufRead + Unpin>(
     }))
 }
 
+/// The resources a `resources/list` page holds.
+pub const RESOURCES_PAGE: usize = 100;
+
+/// The URI of a resource: what `op` (`inspect` or `read`) answers about
+/// the file at `path` (from the root; encoded as RFC 3986 asks, its `/`s
+/// kept, as the template's `{+path}` expands).
+pub fn resource_uri(op: &str, path: &str) -> String {
+    const KEEP: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'/')
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~');
+    format!(
+        "plumb://{op}/{}",
+        percent_encoding::utf8_percent_encode(path, KEEP)
+    )
+}
+
+/// The op and path a resource URI names, or why it names none.
+fn parse_resource_uri(uri: &str) -> Result<(&'static str, String), ErrorData> {
+    let bad = || {
+        ErrorData::invalid_params(
+            format!(
+                "`{}` is not a resource of this server; its resources are plumb://inspect/{{path}} and plumb://read/{{path}}",
+                plumb_core::echo(uri)
+            ),
+            None,
+        )
+    };
+    let rest = uri.strip_prefix("plumb://").ok_or_else(bad)?;
+    let (op, path) = rest.split_once('/').ok_or_else(bad)?;
+    let op = match op {
+        "inspect" => "inspect",
+        "read" => "read",
+        _ => return Err(bad()),
+    };
+    let path = percent_encoding::percent_decode_str(path)
+        .decode_utf8()
+        .map_err(|_| bad())?
+        .into_owned();
+    Ok((op, path))
+}
+
+/// The media type of a detected format, for a resource listing.
+fn mime_of(format: Option<&str>) -> Option<&'static str> {
+    Some(match format? {
+        "csv" => "text/csv",
+        "tsv" => "text/tab-separated-values",
+        "json" => "application/json",
+        "jsonl" => "application/jsonl",
+        "parquet" => "application/vnd.apache.parquet",
+        "xlsx" => "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        "xlsb" => "application/vnd.ms-excel.sheet.binary.macroEnabled.12",
+        "xls" => "application/vnd.ms-excel",
+        "ods" => "application/vnd.oasis.opendocument.spreadsheet",
+        "text" => "text/plain",
+        _ => return None,
+    })
+}
+
+impl McpServer {
+    /// One page of the workspace's files as resources, from `offset`,
+    /// and the offset of the next page.
+    fn resource_page(&self, offset: usize) -> (Vec<Resource>, Option<usize>) {
+        let (files, _complete) = self.toolbox.workspace().walk_files();
+        let mut page = Vec::new();
+        for e in files.iter().skip(offset).take(RESOURCES_PAGE) {
+            let v = self.toolbox.describe(e);
+            if v.get("refused").is_some() {
+                continue;
+            }
+            let format = v["format"].as_str();
+            let size = v["size"].as_u64().unwrap_or(0);
+            let mut about = format!("{}, {size} bytes", format.unwrap_or("binary"));
+            if let Some(c) = v["container"].as_str() {
+                about.push_str(&format!(", {c}-compressed"));
+            }
+            about.push_str("; reading it gives its inspect answer as JSON");
+            let mut r = Resource::new(resource_uri("inspect", &e.path), e.path.clone())
+                .with_description(about)
+                .with_size(size);
+            if let Some(m) = mime_of(format) {
+                r = r.with_mime_type(m);
+            }
+            page.push(r);
+        }
+        let next = offset + RESOURCES_PAGE;
+        (page, (next < files.len()).then_some(next))
+    }
+}
+
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("plumb", env!("CARGO_PKG_VERSION")))
-            .with_instructions(self.toolbox.instructions())
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(Implementation::new("plumb", env!("CARGO_PKG_VERSION")))
+        .with_instructions(self.toolbox.instructions())
     }
 
     async fn list_tools(
@@ -428,6 +527,99 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(self.tools()))
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let offset = match request.and_then(|r| r.cursor) {
+            None => 0,
+            Some(c) => c.parse::<usize>().map_err(|_| {
+                ErrorData::invalid_params(
+                    format!(
+                        "`{}` is not a cursor this server gave",
+                        plumb_core::echo(&c)
+                    ),
+                    None,
+                )
+            })?,
+        };
+        let server = self.clone();
+        let (page, next) = tokio::task::spawn_blocking(move || server.resource_page(offset))
+            .await
+            .map_err(|e| ErrorData::internal_error(format!("the listing failed: {e}"), None))?;
+        let mut result = ListResourcesResult::with_all_items(page);
+        result.next_cursor = next.map(|n| n.to_string());
+        Ok(result)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let templates = vec![
+            ResourceTemplate::new("plumb://inspect/{+path}", "inspect")
+                .with_title("Inspect a data file")
+                .with_description(
+                    "What is in the file at path (from the workspace root): the data tool's inspect answer, as JSON",
+                )
+                .with_mime_type("application/json")
+                ,
+            ResourceTemplate::new("plumb://read/{+path}", "read")
+                .with_title("Read the first lines of a text file")
+                .with_description(
+                    "The first lines of the text file at path: the read tool's answer, as JSON (use the read tool for other lines)",
+                )
+                .with_mime_type("application/json")
+                ,
+        ];
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri.clone();
+        let (op, path) = parse_resource_uri(&uri)?;
+        let toolbox = self.toolbox.clone();
+        let permit =
+            self.scans.clone().acquire_owned().await.map_err(|e| {
+                ErrorData::internal_error(format!("the scan slots closed: {e}"), None)
+            })?;
+        let observation = tokio::task::spawn_blocking(move || {
+            let answer = if op == "read" {
+                toolbox.call("read", json!({"path": path}), None)
+            } else {
+                toolbox.call("data", json!({"op": "inspect", "path": path}), None)
+            };
+            drop(permit);
+            answer
+        })
+        .await
+        .map_err(|e| ErrorData::internal_error(format!("the scan task failed: {e}"), None))?;
+        if observation["ok"] != Value::Bool(true) {
+            let message = observation["error"]
+                .as_str()
+                .unwrap_or("refused")
+                .to_owned();
+            return Err(if observation["refusal"]["reason"] == "not-found" {
+                ErrorData::resource_not_found(message, Some(observation))
+            } else {
+                ErrorData::invalid_params(message, Some(observation))
+            });
+        }
+        let contents = ResourceContents::TextResourceContents {
+            uri,
+            mime_type: Some("application/json".to_owned()),
+            text: observation.to_string(),
+            meta: None,
+        };
+        Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

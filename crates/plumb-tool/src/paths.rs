@@ -281,6 +281,53 @@ impl Workspace {
                 &asked.replace('\0', "\\0"),
             ));
         }
+        let fd = self.open_judged(asked, file_flags(), mode)?;
+        OpenedFile::from_file(File::from(fd), shown)
+    }
+
+    /// The directory `asked` names (the root for an empty path or `.`),
+    /// opened beneath the root as every path is, with its path from the
+    /// root as judged.
+    ///
+    /// # Errors
+    /// As [`Workspace::resolve`]; `invalid-argument` for a file.
+    pub(crate) fn resolve_dir(&self, asked: &str) -> Result<(OwnedFd, PathBuf), Refusal> {
+        let trimmed = asked.trim();
+        let asked = if trimmed.is_empty() || trimmed == "." {
+            "."
+        } else {
+            asked
+        };
+        let fd = self
+            .open_judged(asked, dir_flags(), Resolution::Kernel)
+            .map_err(|r| {
+                // Opened as a folder, a file fails as a missing one.
+                if r.reason() == RefusalReason::NotFound && self.resolve(asked).is_ok() {
+                    refuse(
+                        RefusalReason::InvalidArgument,
+                        format!(
+                            "`{}` is a file, not a folder; list the folder it is in, or inspect or read the file",
+                            echo(asked)
+                        ),
+                        asked,
+                    )
+                } else {
+                    r
+                }
+            })?;
+        let rel = normalize(Path::new(asked)).unwrap_or_default();
+        Ok((fd, rel))
+    }
+
+    /// Judges `asked` lexically (inside the root, not reserved), then
+    /// opens it beneath the root with `flags`.
+    fn open_judged(
+        &self,
+        asked: &str,
+        flags: OFlags,
+        mode: Resolution,
+    ) -> Result<OwnedFd, Refusal> {
+        let shown = echo(asked);
         let outside = |why: &str| {
             refuse(
                 RefusalReason::OutsideRoot,
@@ -307,8 +354,8 @@ impl Workspace {
         if self.reserved.matches(&lexical) {
             return Err(self.reserved_refusal(asked));
         }
-        match self.open_beneath(rel, &lexical, file_flags(), mode) {
-            Ok(fd) => OpenedFile::from_file(File::from(fd), shown.clone()),
+        match self.open_beneath(rel, &lexical, flags, mode) {
+            Ok(fd) => Ok(fd),
             Err(OpenFail::Outside(why)) => Err(outside(why)),
             Err(OpenFail::Reserved) => Err(self.reserved_refusal(asked)),
             Err(OpenFail::Unsupported) => Err(refuse(

@@ -10,9 +10,10 @@ use std::sync::Arc;
 
 use plumb_core::{echo, echo_within, CancelToken, FileSource, Refusal, RefusalReason, Source};
 
-use crate::args::{data_args, data_schema, read_args, DataArgs, ReadArgs};
+use crate::args::{data_args, data_schema, list_args, read_args, DataArgs, ReadArgs};
 use crate::bounded::{answer_tree, TreeBounds};
 use crate::envelope::{fit_noted, json_len, Budget, OBSERVATION_CAP_BYTES};
+use crate::listing::{Entry, EntryKind};
 use crate::paths::Workspace;
 
 /// The most bytes one call read from a stream (`plumb tool`'s stdin)
@@ -26,6 +27,22 @@ pub const TOOL_CALL_MAX_BYTES: usize = 1024 * 1024;
 /// is sampled and its hint says how to go on.
 pub const AGENT_SCAN_MAX_BYTES: u64 = 2 << 30;
 
+/// Bytes of an observation's cap kept free while a listing adds
+/// entries, for the counts and hint written after them.
+const LIST_ENVELOPE_MARGIN: usize = 512;
+
+/// Whether `head` is UTF-8 text, allowing a character cut at its end
+/// and no NUL.
+fn utf8_prefix(head: &[u8]) -> bool {
+    if plumb_core::judge_head(head).is_err() {
+        return false;
+    }
+    match std::str::from_utf8(head) {
+        Ok(_) => true,
+        Err(e) => e.error_len().is_none(),
+    }
+}
+
 /// The tool names.
 pub const TOOL_NAMES: [&str; 2] = ["data", "read"];
 
@@ -38,7 +55,8 @@ op=inspect: format, columns and their types, keys, counts, problems. op=select: 
 op=search: where a pattern (regex; plain text is a literal) or a where predicate (= x, > x, is null, ...) holds: \
 lines of any text file (format text, the default for non-data files), CSV rows (column), JSON Lines records or \
 JSON array elements (field: a pointer inside each; pointer: the array); hits come with line, row or record \
-numbers and next_offset to continue. Answers say whether they are exact, sampled or cut, and how to continue.";
+numbers and next_offset to continue. op=list: a folder's entries (path \".\" for the workspace root) with their kind, \
+size and detected format, to find the files to look into. Answers say whether they are exact, sampled or cut, and how to continue.";
 
 /// What the `read` tool does, for a model.
 pub const READ_DESCRIPTION: &str = "Read lines [offset, offset+limit) of any text file (at most 512 lines and 24 KiB). \
@@ -293,7 +311,11 @@ impl Toolbox {
             .get("op")
             .and_then(Value::as_str)
             .unwrap_or("call")
+            .trim()
             .to_ascii_lowercase();
+        if op_hint == "list" {
+            return self.list(args);
+        }
         let a = match data_args(args) {
             Ok(x) => x,
             Err(r) => return refusal_observation("data", &op_hint, &r),
@@ -387,6 +409,123 @@ impl Toolbox {
                 }
                 reservation.settle(json_len(&envelope));
                 envelope
+            }
+        }
+    }
+
+    /// `op: "list"`: a folder's entries, each with its kind, size and
+    /// detected format, a page at a time (see [`crate::listing`]).
+    fn list(&self, args: Value) -> Value {
+        let refused = |r: &Refusal| refusal_observation("data", "list", r);
+        let a = match list_args(args) {
+            Ok(a) => a,
+            Err(r) => return refused(&r),
+        };
+        let reservation = match self.budget.reserve() {
+            Ok(r) => r,
+            Err(r) => return refused(&r),
+        };
+        let cap = reservation.bytes();
+        let folder = match self.workspace.list_folder(&a.path) {
+            Ok(f) => f,
+            Err(r) => return refused(&r.with_path(echo(&a.path))),
+        };
+        let total = folder.entries.len() as u64;
+        let view = if folder.complete {
+            plumb_core::ViewFlags::exact()
+        } else {
+            plumb_core::ViewFlags::of_scan(true)
+        };
+        let mut envelope = json!({
+            "ok": true,
+            "tool": "data",
+            "details": {
+                "op": "list",
+                "path": echo(&a.path),
+                "format": "folder",
+                "view": view,
+                "view_label": view.label(),
+            },
+            "result": {
+                "path": folder.path,
+                "entries": [],
+                "total": total,
+                "hidden": folder.hidden,
+                "complete": folder.complete,
+            },
+        });
+        // Entries are described one at a time, each opened and judged,
+        // until the page is full or the next would pass the cap.
+        let room = cap.saturating_sub(LIST_ENVELOPE_MARGIN);
+        let mut used = json_len(&envelope);
+        let mut returned = 0u64;
+        for e in folder.entries.iter().skip(a.offset as usize).take(a.limit) {
+            let described = self.describe(e);
+            let cost = json_len(&described) + 1;
+            if used + cost > room && returned > 0 {
+                break;
+            }
+            used += cost;
+            returned += 1;
+            if let Some(list) = envelope["result"]["entries"].as_array_mut() {
+                list.push(described);
+            }
+        }
+        let next = a.offset + returned;
+        let has_more = next < total;
+        envelope["counts"] = json!({
+            "returned": returned, "offset": a.offset, "limit": a.limit, "has_more": has_more,
+        });
+        if has_more {
+            envelope["hint"] = Value::from(format!(
+                "more entries follow; list again with the same path and offset={next}"
+            ));
+        }
+        reservation.settle(json_len(&envelope));
+        envelope
+    }
+
+    /// One entry as a listing shows it: a file (or what a symlink leads
+    /// to) opened beneath the root, with its size and the format its
+    /// bytes are detected as (`text` for text no data reader takes,
+    /// null for other bytes); or the refusal that opening it meets.
+    pub(crate) fn describe(&self, e: &Entry) -> Value {
+        let mut v = json!({"name": e.name, "path": e.path, "kind": e.kind});
+        if !matches!(e.kind, EntryKind::File | EntryKind::Symlink) {
+            return v;
+        }
+        match self.workspace.resolve(&e.path) {
+            Ok(opened) => {
+                let source = FileSource::from_opened(opened);
+                v["size"] = json!(source.len());
+                let (format, container) = self.sniff(&source);
+                v["format"] = json!(format);
+                if let Some(c) = container {
+                    v["container"] = Value::from(c);
+                }
+            }
+            Err(r) => {
+                v["refused"] = json!({"reason": r.reason(), "message": r.message()});
+            }
+        }
+        v
+    }
+
+    /// The format `source`'s bytes are detected as, and the container it
+    /// was read through.
+    pub(crate) fn sniff(
+        &self,
+        source: &dyn Source,
+    ) -> (Option<&'static str>, Option<&'static str>) {
+        match self.plumb.detect_source(source, None) {
+            Ok(d) => (Some(d.reader.name()), d.container),
+            Err(_) => {
+                let mut head = [0u8; 4096];
+                let n = match source.read_at(0, &mut head) {
+                    Some(Ok(n)) => n,
+                    _ => return (None, None),
+                };
+                (utf8_prefix(&head[..n]).then_some("text"), None)
             }
         }
     }
