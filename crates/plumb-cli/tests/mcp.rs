@@ -473,3 +473,86 @@ fn the_server_exits_at_once_when_input_closes_after_a_cancel() {
     // The initialize was answered.
     assert!(out.lines().any(|l| l.contains("\"id\":1")), "{out}");
 }
+
+/// A call that gives a progress token is told, as its scan runs, how many
+/// bytes of the file it has read of how many: rising, never past the
+/// file's size, under its own token; a call that gives none is told
+/// nothing. Spoken as raw JSON-RPC: the Rust client gives every request
+/// a token of its own.
+#[test]
+fn a_long_scan_reports_progress_to_a_caller_that_asks() {
+    use std::io::{BufRead, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let big: String = (0..3_000_000)
+        .map(|i| format!("{i},name {i},{}.5\n", i % 97))
+        .collect();
+    std::fs::write(dir.path().join("big.csv"), format!("id,name,v\n{big}")).unwrap();
+    let size = std::fs::metadata(dir.path().join("big.csv")).unwrap().len();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_plumb"))
+        .arg("mcp")
+        .arg("--root")
+        .arg(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let call = |id: u64, token: Option<&str>| {
+        let mut params = json!({"name": "data", "arguments": {
+            "op": "inspect", "path": "big.csv", "stats": true, "threads": 1}});
+        if let Some(t) = token {
+            params["_meta"] = json!({"progressToken": t});
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+    };
+    // Sends a line, then reads until the answer to `id`, keeping the
+    // progress notifications seen on the way.
+    let mut ask = |line: Value, id: Option<u64>| -> Vec<Value> {
+        writeln!(stdin, "{line}").unwrap();
+        let mut notes = Vec::new();
+        let Some(id) = id else {
+            return notes;
+        };
+        loop {
+            let mut text = String::new();
+            assert!(out.read_line(&mut text).unwrap() > 0, "the server ended");
+            let v: Value = serde_json::from_str(&text).unwrap();
+            if v["method"] == "notifications/progress" {
+                notes.push(v["params"].clone());
+            } else if v["id"] == id {
+                assert!(v.get("error").is_none(), "{v}");
+                return notes;
+            }
+        }
+    };
+    ask(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+        Some(1),
+    );
+    ask(
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        None,
+    );
+    assert_eq!(ask(call(2, None), Some(2)), Vec::<Value>::new());
+    let started = std::time::Instant::now();
+    let notes = ask(call(3, Some("scan-7")), Some(3));
+    let took = started.elapsed();
+    // At least the first tick's, and at most one per interval.
+    assert!(!notes.is_empty(), "no progress in {took:?}");
+    let most = took.as_millis() / plumb_tool::PROGRESS_INTERVAL.as_millis() + 2;
+    assert!(notes.len() as u128 <= most, "{} notes in {took:?}", notes.len());
+    let mut last = 0.0;
+    for n in &notes {
+        assert_eq!(n["progressToken"], "scan-7");
+        assert_eq!(n["total"].as_f64(), Some(size as f64));
+        let p = n["progress"].as_f64().unwrap();
+        assert!(p > last && p <= size as f64, "{notes:?}");
+        last = p;
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}

@@ -178,8 +178,10 @@ impl FileSource {
         self
     }
 
-    /// Counts the bytes read into `counter` as they are read (for a
-    /// progress bar).
+    /// Counts the bytes read into `counter` as they are read, by a
+    /// stream or by position (for a progress bar). A scan that probes
+    /// the head or the tail first counts those bytes too, so the count
+    /// may pass the file's size by a few blocks.
     pub fn with_progress(mut self, counter: Arc<AtomicU64>) -> FileSource {
         self.progress = Some(counter);
         self
@@ -227,8 +229,13 @@ impl Source for FileSource {
         Some(self.file.len())
     }
 
+    // Parts of a split scan read by position: their bytes count too.
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Option<std::io::Result<usize>> {
-        Some(self.file.read_at(offset, buf))
+        let read = self.file.read_at(offset, buf);
+        if let (Ok(n), Some(counter)) = (&read, &self.progress) {
+            counter.fetch_add(*n as u64, Ordering::Relaxed);
+        }
+        Some(read)
     }
 
     fn cancel_token(&self) -> Option<&CancelToken> {

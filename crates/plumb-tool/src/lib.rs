@@ -54,11 +54,14 @@ pub use listing::{
     Entry, EntryKind, Folder, LIST_DEFAULT_LIMIT, LIST_FOLDER_MAX_ENTRIES, LIST_MAX_LIMIT,
     WALK_MAX_DEPTH, WALK_MAX_FILES,
 };
-pub use mcp::{McpServer, DATA_TITLE, MAX_CONCURRENT_SCANS, READ_TITLE};
+pub use mcp::{
+    resource_uri, McpServer, DATA_TITLE, MAX_CONCURRENT_SCANS, PROGRESS_INTERVAL, READ_TITLE,
+    RESOURCES_PAGE,
+};
 pub use paths::{Workspace, DEFAULT_RESERVED, MISS_LISTING, MISS_NAME_BYTES};
 pub use plumb_core::{echo, echo_within, ECHO_MAX_BYTES};
 pub use schema::{strict_schema, STRICT_FORMATS};
 pub use surface::{
-    RemoteOpener, Toolbox, AGENT_SCAN_MAX_BYTES, DATA_DESCRIPTION, READ_DESCRIPTION,
+    CallProgress, RemoteOpener, Toolbox, AGENT_SCAN_MAX_BYTES, DATA_DESCRIPTION, READ_DESCRIPTION,
     TOOL_CALL_MAX_BYTES, TOOL_NAMES,
 };

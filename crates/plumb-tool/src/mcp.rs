@@ -12,10 +12,11 @@ use std::sync::Arc;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    ProgressNotificationParam, ProgressToken, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{Peer, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::{json, Map, Value};
 
@@ -27,7 +28,7 @@ use tokio_util::sync::CancellationToken;
 use crate::gate::{Gate, LineGate, MCP_MAX_LINE_BYTES};
 
 use crate::args::read_schema;
-use crate::surface::{Toolbox, READ_DESCRIPTION, TOOL_NAMES};
+use crate::surface::{CallProgress, Toolbox, READ_DESCRIPTION, TOOL_NAMES};
 
 /// The `data` tool's title, for a host's list of tools.
 pub const DATA_TITLE: &str = "Look into a data file: inspect, select, validate, search";
@@ -417,6 +418,39 @@ async fn read_capped_line<R: AsyncBufRead + Unpin>(
     }))
 }
 
+/// The least time between two progress notifications of one call.
+pub const PROGRESS_INTERVAL: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Tells the client, until aborted, how many bytes of its file the call
+/// has read of how many: at most once a [`PROGRESS_INTERVAL`], only when
+/// the count grew (MCP asks that progress increase), never past the
+/// total.
+async fn report_progress(peer: Peer<RoleServer>, token: ProgressToken, progress: CallProgress) {
+    let mut told = 0u64;
+    let mut ticks = tokio::time::interval(PROGRESS_INTERVAL);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let total = progress.total.load(std::sync::atomic::Ordering::Relaxed);
+        let mut read = progress.read.load(std::sync::atomic::Ordering::Relaxed);
+        if total > 0 {
+            read = read.min(total);
+        }
+        if read <= told {
+            continue;
+        }
+        told = read;
+        let mut note = ProgressNotificationParam::new(token.clone(), read as f64)
+            .with_message(format!("{read} bytes read"));
+        if total > 0 {
+            note = note.with_total(total as f64);
+        }
+        if peer.notify_progress(note).await.is_err() {
+            return;
+        }
+    }
+}
+
 /// The resources a `resources/list` page holds.
 pub const RESOURCES_PAGE: usize = 100;
 
@@ -653,10 +687,18 @@ impl ServerHandler for McpServer {
         let token = CancelToken::new();
         let scan_token = token.clone();
         let toolbox = self.toolbox.clone();
+        let progress = CallProgress::default();
+        let counted = progress.clone();
         let mut task = tokio::task::spawn_blocking(move || {
-            let answer = toolbox.call(&name, args, Some(scan_token));
+            let answer = toolbox.call_observed(&name, args, Some(scan_token), Some(&counted));
             drop(permit);
             answer
+        });
+        // Progress is told only to a caller that asked (a progressToken),
+        // at most once a PROGRESS_INTERVAL and only when it moved.
+        let reporter = context.meta.get_progress_token().map(|t| {
+            let peer = context.peer.clone();
+            tokio::spawn(report_progress(peer, t, progress))
         });
         let observation = tokio::select! {
             done = &mut task => done,
@@ -664,8 +706,12 @@ impl ServerHandler for McpServer {
                 token.cancel();
                 task.await
             }
+        };
+        if let Some(r) = reporter {
+            r.abort();
         }
-        .map_err(|e| ErrorData::internal_error(format!("the scan task failed: {e}"), None))?;
+        let observation = observation
+            .map_err(|e| ErrorData::internal_error(format!("the scan task failed: {e}"), None))?;
         let mut result = if observation["ok"] == Value::Bool(true) {
             CallToolResult::structured(observation)
         } else {

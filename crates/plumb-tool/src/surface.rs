@@ -1,6 +1,7 @@
 //! The tools: `data` and `read`, JSON in, JSON out.
 
 use std::io::Read;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{json, Value};
 
@@ -62,6 +63,19 @@ size and detected format, to find the files to look into. Answers say whether th
 pub const READ_DESCRIPTION: &str = "Read lines [offset, offset+limit) of any text file (at most 512 lines and 24 KiB). \
 A partial answer carries total_lines and next_offset to continue from; a negative offset reads the last lines. \
 A catalog name may be given instead of a path.";
+
+/// What a call reports while it runs: the bytes it has read of its file
+/// and the file's size (0 until the file is opened, and for a source of
+/// unknown size). Shared with whoever reports progress.
+#[derive(Clone, Debug, Default)]
+pub struct CallProgress {
+    /// Bytes read so far: by a stream or by position, the parts of a
+    /// split scan included, so it may pass `total` by the few blocks a
+    /// scan probes first.
+    pub read: Arc<AtomicU64>,
+    /// The file's size in bytes.
+    pub total: Arc<AtomicU64>,
+}
 
 /// The agent surface: a workspace, a registry and a session budget.
 #[derive(Debug, Clone)]
@@ -216,8 +230,14 @@ impl Toolbox {
     }
 
     /// The source a path names: a remote object when the opener takes
-    /// it, else the file beneath the root.
-    fn source(&self, path: &str, cancel: Option<CancelToken>) -> Result<Box<dyn Source>, Refusal> {
+    /// it, else the file beneath the root, its bytes counted into
+    /// `progress` as they are read.
+    fn source(
+        &self,
+        path: &str,
+        cancel: Option<CancelToken>,
+        progress: Option<&CallProgress>,
+    ) -> Result<Box<dyn Source>, Refusal> {
         if let Some(opened) = self
             .remote
             .as_ref()
@@ -225,9 +245,12 @@ impl Toolbox {
         {
             return opened;
         }
-        Ok(Box::new(
-            FileSource::from_opened(self.workspace.resolve(path)?).with_cancel(cancel),
-        ))
+        let mut file = FileSource::from_opened(self.workspace.resolve(path)?).with_cancel(cancel);
+        if let Some(p) = progress {
+            p.total.store(file.file().len(), Ordering::Relaxed);
+            file = file.with_progress(p.read.clone());
+        }
+        Ok(Box::new(file))
     }
 
     /// Uses a session budget shared across calls.
@@ -252,9 +275,22 @@ impl Toolbox {
     /// are `{"ok": false, "error": "data: select refused (reason): ...",
     /// "refusal": {...}}`.
     pub fn call(&self, tool: &str, args: Value, cancel: Option<CancelToken>) -> Value {
+        self.call_observed(tool, args, cancel, None)
+    }
+
+    /// [`Toolbox::call`], counting into `progress` the bytes the call
+    /// reads of its file, and the file's size, as it runs (for progress
+    /// notifications; a remote object is not counted).
+    pub fn call_observed(
+        &self,
+        tool: &str,
+        args: Value,
+        cancel: Option<CancelToken>,
+        progress: Option<&CallProgress>,
+    ) -> Value {
         match tool.trim() {
-            "data" => self.data(args, cancel),
-            "read" => self.read(args, cancel),
+            "data" => self.data_observed(args, cancel, progress),
+            "read" => self.read_observed(args, cancel, progress),
             other => refusal_observation(
                 other,
                 "call",
@@ -307,6 +343,15 @@ impl Toolbox {
 
     /// The `data` tool.
     pub fn data(&self, args: Value, cancel: Option<CancelToken>) -> Value {
+        self.data_observed(args, cancel, None)
+    }
+
+    fn data_observed(
+        &self,
+        args: Value,
+        cancel: Option<CancelToken>,
+        progress: Option<&CallProgress>,
+    ) -> Value {
         let op_hint = args
             .get("op")
             .and_then(Value::as_str)
@@ -326,7 +371,7 @@ impl Toolbox {
             Err(r) => return refusal_observation("data", op.as_str(), &r),
         };
         let cap = reservation.bytes();
-        match self.run_data(&a, cancel) {
+        match self.run_data(&a, cancel, progress) {
             Err(r) => refusal_observation("data", op.as_str(), &r.with_path(a.path.clone())),
             Ok(answer) => {
                 let format = answer.format();
@@ -536,14 +581,24 @@ impl Toolbox {
         &self,
         a: &DataArgs,
         cancel: Option<CancelToken>,
+        progress: Option<&CallProgress>,
     ) -> Result<Box<dyn plumb::Answer>, Refusal> {
-        let source = self.source(&a.path, cancel)?;
+        let source = self.source(&a.path, cancel, progress)?;
         self.plumb
             .run_source(a.op, source.as_ref(), a.format.as_deref(), &a.request)
     }
 
     /// The `read` tool.
     pub fn read(&self, args: Value, cancel: Option<CancelToken>) -> Value {
+        self.read_observed(args, cancel, None)
+    }
+
+    fn read_observed(
+        &self,
+        args: Value,
+        cancel: Option<CancelToken>,
+        progress: Option<&CallProgress>,
+    ) -> Value {
         let a: ReadArgs = match read_args(args) {
             Ok(a) => a,
             Err(r) => return refusal_observation("read", "read", &r),
@@ -553,7 +608,7 @@ impl Toolbox {
             Err(r) => return refusal_observation("read", "read", &r),
         };
         let cap = reservation.bytes();
-        let source = match self.source(&a.path, cancel) {
+        let source = match self.source(&a.path, cancel, progress) {
             Ok(s) => s,
             Err(r) => return refusal_observation("read", "read", &r),
         };
