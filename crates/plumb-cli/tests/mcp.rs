@@ -208,6 +208,23 @@ async fn an_mcp_session_over_stdio() {
         "line two\n"
     );
 
+    // A read of a Parquet file is pointed at the data tool, which reads
+    // it (the binary registers the Parquet reader).
+    let r = client
+        .call_tool(
+            CallToolRequestParams::new("read")
+                .with_arguments(args(json!({"path": "people.parquet"}))),
+        )
+        .await
+        .unwrap();
+    let s = r.structured_content.unwrap();
+    assert_eq!(s["refusal"]["reason"], "binary", "{s}");
+    assert_eq!(s["refusal"]["format"], "parquet", "{s}");
+    assert!(
+        s["error"].as_str().unwrap().contains("the `data` tool"),
+        "{s}"
+    );
+
     // A refusal is an error result carrying the typed refusal.
     let r = client
         .call_tool(
@@ -544,7 +561,11 @@ fn a_long_scan_reports_progress_to_a_caller_that_asks() {
     // At least the first tick's, and at most one per interval.
     assert!(!notes.is_empty(), "no progress in {took:?}");
     let most = took.as_millis() / plumb_tool::PROGRESS_INTERVAL.as_millis() + 2;
-    assert!(notes.len() as u128 <= most, "{} notes in {took:?}", notes.len());
+    assert!(
+        notes.len() as u128 <= most,
+        "{} notes in {took:?}",
+        notes.len()
+    );
     let mut last = 0.0;
     for n in &notes {
         assert_eq!(n["progressToken"], "scan-7");

@@ -116,11 +116,8 @@ fn refusal_observation(tool: &str, op: &str, r: &Refusal) -> Value {
     };
     let mut refusal = serde_json::to_value(r).unwrap_or(Value::Null);
     bound_echoes(&mut refusal);
-    let mut message = refusal["message"].as_str().unwrap_or_default().to_owned();
-    if r.reason() == RefusalReason::UnsupportedFormat {
-        // An agent has more tools than plumb: say so here, and only here.
-        message.push_str("; an agent may instead run_script with a library made for the format");
-    }
+    // Remedies name only plumb's own tools: a host may have no other.
+    let message = refusal["message"].as_str().unwrap_or_default().to_owned();
     json!({
         "ok": false,
         "tool": echo(tool),
@@ -556,6 +553,30 @@ impl Toolbox {
         v
     }
 
+    /// A `read` of a binary file that a data reader takes (Parquet, a
+    /// workbook) is pointed at the `data` tool, which reads it.
+    fn data_format_remedy(&self, r: Refusal, source: &dyn Source) -> Refusal {
+        if r.reason() != RefusalReason::Binary {
+            return r;
+        }
+        match self.sniff(source) {
+            (Some(format), _) if format != "text" => {
+                let mut turned = Refusal::new(
+                    RefusalReason::Binary,
+                    format!(
+                        "this is a {format} file, not text: `read` takes text by lines; look into it with the `data` tool (op inspect, select, validate or search)"
+                    ),
+                )
+                .with_extra("format", Value::from(format));
+                if let Some(at) = r.byte_offset() {
+                    turned = turned.with_byte_offset(at);
+                }
+                turned
+            }
+            _ => r,
+        }
+    }
+
     /// The format `source`'s bytes are detected as, and the container it
     /// was read through.
     pub(crate) fn sniff(
@@ -629,7 +650,10 @@ impl Toolbox {
         loop {
             let answer = match read_source(source.as_ref(), &req) {
                 Ok(ans) => ans,
-                Err(r) => return refusal_observation("read", "read", &r.with_path(a.path.clone())),
+                Err(r) => {
+                    let r = self.data_format_remedy(r, source.as_ref());
+                    return refusal_observation("read", "read", &r.with_path(a.path.clone()));
+                }
             };
             let mut result = serde_json::to_value(&answer).unwrap_or(Value::Null);
             result["path"] = Value::from(echo(&a.path));

@@ -157,12 +157,8 @@ fn each_refusal_names_the_op_and_the_reason() {
         let err = a["error"].as_str().unwrap();
         assert!(err.starts_with(prefix), "{args}: {err}");
         assert_eq!(a["refusal"]["ok"], false);
-        // Only the agent surface suggests tools plumb does not have.
-        assert_eq!(
-            err.contains("run_script"),
-            prefix.contains("unsupported-format"),
-            "{err}"
-        );
+        // A remedy names no tool a host may not have.
+        assert!(!err.contains("run_script"), "{err}");
     }
 }
 
@@ -775,4 +771,39 @@ fn a_scan_stopped_by_its_byte_budget_is_sampled_and_says_how_to_go_on() {
         None,
     );
     assert_eq!(r["refusal"]["reason"], "invalid-argument", "{r}");
+}
+
+#[test]
+fn refusals_point_to_the_arguments_and_the_tool_that_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.csv"), "id,amount\n1,5\n2,2000\n").unwrap();
+    let t = Toolbox::new(Workspace::new(dir.path(), &[], &[]).unwrap());
+    // A predicate that names its column: the arguments to send instead,
+    // which then answer.
+    let a = t.call(
+        "data",
+        json!({"op": "search", "path": "a.csv", "where": "amount > 1000"}),
+        None,
+    );
+    let err = a["error"].as_str().unwrap();
+    assert!(
+        err.contains("give `amount` as the column") && err.contains("`> 1000`"),
+        "{err}"
+    );
+    let a = t.call(
+        "data",
+        json!({"op": "search", "path": "a.csv", "column": "amount", "where": "> 1000"}),
+        None,
+    );
+    assert_eq!(a["result"]["hits"][0]["row"], 1, "{a}");
+    // A text that is no predicate at all is told the forms.
+    let a = t.call(
+        "data",
+        json!({"op": "search", "path": "a.csv", "where": "big ones"}),
+        None,
+    );
+    assert!(
+        a["error"].as_str().unwrap().contains("is not a predicate"),
+        "{a}"
+    );
 }

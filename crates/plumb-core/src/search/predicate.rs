@@ -148,11 +148,17 @@ impl Predicate {
     /// let text = Predicate::parse("= \"1.50\"")?;
     /// assert!(text.test(&Subject::new(SubjectKind::Number, b"1.50")));
     /// assert!(!text.test(&Subject::new(SubjectKind::Number, b"1.5")));
+    /// // What it tests goes in `column` or `field`, and the refusal says so.
+    /// let named = Predicate::parse("amount > 1000").unwrap_err();
+    /// assert!(named.message().contains("give `amount` as the column"));
+    /// assert!(named.message().contains("the predicate alone: `> 1000`"));
     /// # Ok::<(), plumb_core::Refusal>(())
     /// ```
     ///
     /// # Errors
-    /// `invalid-argument` naming the forms taken.
+    /// `invalid-argument` naming the forms taken, or, for a predicate
+    /// written after the name of what it tests, the column or field to
+    /// name instead.
     pub fn parse(text: &str) -> Result<Predicate, Refusal> {
         // ASCII white space only, as cells are trimmed: `= <NBSP>` asks
         // for a cell holding a no-break space, not for an empty one.
@@ -178,6 +184,16 @@ impl Predicate {
         .iter()
         .find_map(|(sym, op)| t.strip_prefix(sym).map(|rest| (*op, rest.trim_ascii())))
         .ok_or_else(|| {
+            if let Some((name, alone)) = named_predicate(t) {
+                return Refusal::invalid_argument(format!(
+                    "`{}` names what it tests (`{}`) inside the predicate; give `{}` as the \
+                     column (for JSON and JSON Lines, the field) and the predicate alone: `{}`",
+                    echo(t),
+                    echo(name),
+                    echo(name),
+                    echo(&alone)
+                ));
+            }
             Refusal::invalid_argument(format!(
                 "`{}` is not a predicate; write one of = x, != x, < x, <= x, > x, >= x, \
                  is empty, is null, is not empty, is not null",
@@ -255,4 +271,22 @@ impl Predicate {
             _ => None,
         }
     }
+}
+
+/// A predicate written with what it tests in front (`amount > 1000`,
+/// `level = error`, `name is null`): the name, and the predicate alone.
+fn named_predicate(t: &str) -> Option<(&str, String)> {
+    let end = t.find(|c: char| c.is_ascii_whitespace() || "=!<>".contains(c))?;
+    let (name, rest) = t.split_at(end);
+    let rest = rest.trim_ascii();
+    let is_name = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || "_-./$[]".contains(c));
+    let ops = ["!=", "<=", ">=", "==", "=", "<", ">", "is "];
+    (is_name
+        && ops
+            .iter()
+            .any(|op| rest.starts_with(op) && rest.len() > op.len()))
+    .then(|| (name, rest.to_owned()))
 }
