@@ -32,6 +32,7 @@ pub const SCREEN_BOUNDS: plumb_tool::TreeBounds = plumb_tool::TreeBounds {
     reserve_bytes: SCREEN_TREE_BYTES / 4,
     floor_items: 16,
     floor_string_bytes: 256,
+    column_offset: 0,
 };
 
 /// The key under which the terminal view's cuts ride in the tree it

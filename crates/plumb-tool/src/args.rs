@@ -10,6 +10,8 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use plumb::{Registry, Request};
+
+use crate::shape::{ColumnWindow, Detail};
 use plumb_core::{Op, Refusal};
 
 /// Arguments of the `data` tool: the op, the file and the format, and
@@ -29,6 +31,57 @@ pub(crate) struct DataArgs {
     /// Repairs worth telling the caller (a JSONPath turned into a
     /// pointer), stated in the answer's details.
     pub repaired: Vec<String>,
+    /// The columns an inspect describes (`column_offset`,
+    /// `column_limit`).
+    pub columns: ColumnWindow,
+    /// How much of an inspect to give (`detail`).
+    pub detail: Detail,
+}
+
+/// Takes the agent surface's own fields of an inspect (`column_offset`,
+/// `column_limit`, `detail`) out of the arguments.
+fn take_shape(m: &mut Map<String, Value>, op: Op) -> Result<(ColumnWindow, Detail), Refusal> {
+    let count =
+        |m: &mut Map<String, Value>, name: &str, least: u64| -> Result<Option<usize>, Refusal> {
+            match m.remove(name) {
+                None => Ok(None),
+                Some(v) => v
+                    .as_u64()
+                    .filter(|n| *n >= least)
+                    .map(|n| Some(usize::try_from(n).unwrap_or(usize::MAX)))
+                    .ok_or_else(|| {
+                        Refusal::invalid_argument(format!(
+                            "`{name}` must be a whole number, {least} or more, not {}",
+                            plumb_core::echo(&v.to_string())
+                        ))
+                    }),
+            }
+        };
+    let offset = count(m, "column_offset", 0)?;
+    let limit = count(m, "column_limit", 1)?;
+    if (offset.is_some() || limit.is_some()) && op != Op::Inspect {
+        return Err(Refusal::invalid_argument(
+            "column_offset and column_limit choose the columns an inspect describes; a select or search takes `columns` or `column` instead",
+        ));
+    }
+    let detail = match m.remove("detail") {
+        None => Detail::Brief,
+        Some(Value::String(d)) if d.trim().eq_ignore_ascii_case("brief") => Detail::Brief,
+        Some(Value::String(d)) if d.trim().eq_ignore_ascii_case("full") => Detail::Full,
+        Some(v) => {
+            return Err(Refusal::invalid_argument(format!(
+                "`detail` is brief or full, not {}",
+                plumb_core::echo(&v.to_string())
+            )))
+        }
+    };
+    Ok((
+        ColumnWindow {
+            offset: offset.unwrap_or(0),
+            limit,
+        },
+        detail,
+    ))
 }
 
 /// A JSONPath (`$.items[*].id`, `$['a b'][0]`) as the JSON Pointer plumb
@@ -134,6 +187,18 @@ pub fn data_schema(registry: &Registry) -> Value {
         "format".to_owned(),
         json!({"type": "string", "enum": formats, "description": "The format; detected when left out."}),
     );
+    properties.insert(
+        "column_offset".to_owned(),
+        json!({"type": "integer", "minimum": 0, "description": "inspect of a table (csv, tsv, parquet, sheets): the first column to describe, counted from 0; a wide table's answer says where the next columns start"}),
+    );
+    properties.insert(
+        "column_limit".to_owned(),
+        json!({"type": "integer", "minimum": 1, "description": "inspect of a table: the most columns to describe (all that fit when left out)"}),
+    );
+    properties.insert(
+        "detail".to_owned(),
+        json!({"type": "string", "enum": ["brief", "full"], "description": "inspect: brief (the default: each column's type, emptiness, range and two samples, three sample rows) or full (every figure)"}),
+    );
     for d in registry.options() {
         let mut schema = d.spec.kind.json_schema();
         if d.spec.name == "offset" {
@@ -184,8 +249,9 @@ pub struct ReadArgs {
     pub member: Option<String>,
 }
 
-/// The `read` tool's numeric fields, repaired from text.
-const NUMBER_FIELDS: [&str; 2] = ["offset", "limit"];
+/// The numeric fields repaired from text (the `read` tool's and the
+/// column window's).
+const NUMBER_FIELDS: [&str; 4] = ["offset", "limit", "column_offset", "column_limit"];
 
 fn object(args: Value) -> Result<Map<String, Value>, Refusal> {
     match args {
@@ -288,6 +354,7 @@ pub(crate) fn data_args(args: Value) -> Result<DataArgs, Refusal> {
         )));
     };
     let format = text(&mut m, "format")?;
+    let (columns, detail) = take_shape(&mut m, op)?;
     let mut repaired = Vec::new();
     if let Some(Value::String(p)) = m.get("pointer") {
         if p.trim_start().starts_with('$') {
@@ -319,6 +386,8 @@ pub(crate) fn data_args(args: Value) -> Result<DataArgs, Refusal> {
         format,
         request,
         repaired,
+        columns,
+        detail,
     })
 }
 

@@ -82,6 +82,12 @@ pub struct TreeBounds {
     pub floor_items: usize,
     /// The longest string kept once `tree_bytes` is spent.
     pub floor_string_bytes: usize,
+    /// Items passed over, before any is kept, at the start of each list
+    /// of a table's columns: `/columns`, `/sheets/N/columns`, `/header`
+    /// and the cells of each `/sample/N` row (an inspect's column window,
+    /// see [`crate::window_columns`]). They are counted in
+    /// [`BoundedJson::columns_total`], never noted as cut.
+    pub column_offset: usize,
 }
 
 impl TreeBounds {
@@ -95,7 +101,29 @@ impl TreeBounds {
         reserve_bytes: 0,
         floor_items: 0,
         floor_string_bytes: 0,
+        column_offset: 0,
     };
+}
+
+/// Whether the list at pointer `at` is one a column window applies to
+/// (see [`TreeBounds::column_offset`]).
+fn is_column_list(at: &str) -> bool {
+    column_list_kind(at).is_some()
+}
+
+/// `Some(true)` for a list of a table's columns themselves (`/columns`,
+/// `/sheets/N/columns`), `Some(false)` for a list that follows them (a
+/// header, a sample row's cells), `None` for any other.
+fn column_list_kind(at: &str) -> Option<bool> {
+    let parts: Vec<&str> = at.split('/').skip(1).collect();
+    let index = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    match parts.as_slice() {
+        ["columns"] => Some(true),
+        ["sheets", i, "columns"] if index(i) => Some(true),
+        ["header"] => Some(false),
+        ["sample", i] if index(i) => Some(false),
+        _ => None,
+    }
 }
 
 /// An answer's tree and what was left out of it.
@@ -109,6 +137,10 @@ pub struct BoundedJson {
     pub trimmed: Vec<Value>,
     /// Whether anything was left out or cut (a string included).
     pub cut: bool,
+    /// The longest list of a table's columns (`/columns`, or a sheet's),
+    /// counted whole: the items a column window passed over, kept, and
+    /// left out; `None` when the answer has no such list.
+    pub columns_total: Option<u64>,
 }
 
 #[derive(Default)]
@@ -116,6 +148,7 @@ struct Notes {
     trimmed: Vec<Value>,
     more_lists: u64,
     cut: bool,
+    columns_total: Option<u64>,
     /// What the kept tree costs so far (see [`TreeBounds`]).
     spent: usize,
 }
@@ -210,6 +243,7 @@ fn bounded<'de, R: serde_json::de::Read<'de>>(
         value,
         cut: notes.cut,
         trimmed: notes.trimmed,
+        columns_total: notes.columns_total,
     })
 }
 
@@ -316,9 +350,20 @@ impl<'de> Visitor<'de> for Seed<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         self.spend(0);
+        let columns = self.bounds.column_offset > 0 && is_column_list(&self.at);
+        let mut passed = 0u64;
+        if columns {
+            while passed < self.bounds.column_offset as u64 {
+                if seq.next_element::<IgnoredAny>()?.is_none() {
+                    break;
+                }
+                passed += 1;
+            }
+        }
         let mut items = Vec::new();
         let mut bytes = 0;
         let measured = self.bounds.list_bytes != usize::MAX;
+        let mut ended = false;
         while items.len() < self.room(self.bounds.list_items) && bytes <= self.bounds.list_bytes {
             match seq.next_element_seed(self.child(&items.len().to_string()))? {
                 Some(v) => {
@@ -327,16 +372,24 @@ impl<'de> Visitor<'de> for Seed<'_> {
                     }
                     items.push(v);
                 }
-                None => return Ok(Value::Array(items)),
+                None => {
+                    ended = true;
+                    break;
+                }
             }
         }
         // Past the bounds: counted, not kept.
         let mut skipped = 0u64;
-        while seq.next_element::<IgnoredAny>()?.is_some() {
+        while !ended && seq.next_element::<IgnoredAny>()?.is_some() {
             skipped += 1;
         }
         if skipped > 0 {
             self.notes.borrow_mut().note(&self.at, items.len(), skipped);
+        }
+        if column_list_kind(&self.at) == Some(true) {
+            let whole = passed + items.len() as u64 + skipped;
+            let mut notes = self.notes.borrow_mut();
+            notes.columns_total = Some(notes.columns_total.map_or(whole, |t| t.max(whole)));
         }
         Ok(Value::Array(items))
     }
@@ -431,6 +484,7 @@ mod tests {
         reserve_bytes: 8 * VALUE_COST,
         floor_items: 4,
         floor_string_bytes: 3,
+        column_offset: 0,
     };
 
     #[test]

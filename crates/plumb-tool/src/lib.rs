@@ -39,6 +39,7 @@ mod listing;
 mod mcp;
 mod paths;
 mod schema;
+mod shape;
 mod surface;
 
 pub use args::{data_schema, jsonpath_to_pointer, read_schema, repair, ReadArgs};
@@ -61,6 +62,10 @@ pub use mcp::{
 pub use paths::{Workspace, DEFAULT_RESERVED, MISS_LISTING, MISS_NAME_BYTES};
 pub use plumb_core::{echo, echo_within, ECHO_MAX_BYTES};
 pub use schema::{strict_schema, STRICT_FORMATS};
+pub use shape::{
+    brief, window_columns, ColumnWindow, ColumnsShown, Detail, BRIEF_DROPPED, BRIEF_SAMPLES,
+    BRIEF_SAMPLE_ROWS,
+};
 pub use surface::{
     CallProgress, RemoteOpener, Toolbox, AGENT_SCAN_MAX_BYTES, DATA_DESCRIPTION, READ_DESCRIPTION,
     TOOL_CALL_MAX_BYTES, TOOL_NAMES,

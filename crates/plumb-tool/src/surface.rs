@@ -16,6 +16,7 @@ use crate::bounded::{answer_tree, TreeBounds};
 use crate::envelope::{fit_noted, json_len, Budget, OBSERVATION_CAP_BYTES};
 use crate::listing::{Entry, EntryKind};
 use crate::paths::Workspace;
+use crate::shape::{window_columns, ColumnWindow, Detail};
 
 /// The most bytes one call read from a stream (`plumb tool`'s stdin)
 /// may hold; a longer call is refused `invalid-argument` after reading
@@ -41,6 +42,46 @@ fn utf8_prefix(head: &[u8]) -> bool {
     match std::str::from_utf8(head) {
         Ok(_) => true,
         Err(e) => e.error_len().is_none(),
+    }
+}
+
+/// The formats whose inspect describes a table's columns, which a
+/// column window applies to.
+pub const TABLE_FORMATS: [&str; 7] = ["csv", "tsv", "parquet", "xlsx", "xlsb", "xls", "ods"];
+
+/// The columns an inspect's answer describes once fitted to its cap: a
+/// columns list the fit cut keeps fewer than the window held.
+fn columns_kept(envelope: &Value, returned: u64) -> u64 {
+    envelope["trimmed"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| {
+            t["field"].as_str().is_some_and(|f| {
+                f == "/columns" || f.starts_with("/sheets/") && f.ends_with("/columns")
+            })
+        })
+        .filter_map(|t| t["kept"].as_u64())
+        .min()
+        .map_or(returned, |k| k.min(returned))
+}
+
+/// Where the next columns of a wide table start.
+fn columns_text(offset: u64, returned: u64, total: u64) -> String {
+    let next = offset + returned;
+    format!(
+        "columns {offset} to {} of {total} are described; inspect again with column_offset={next} for the next ones",
+        next.saturating_sub(1)
+    )
+}
+
+/// Two hints as one.
+fn join_hint(first: Option<&str>, second: Option<&str>) -> String {
+    match (first, second) {
+        (Some(a), Some(b)) => format!("{a}; {b}"),
+        (Some(a), None) => a.to_owned(),
+        (None, Some(b)) => b.to_owned(),
+        (None, None) => String::new(),
     }
 }
 
@@ -378,13 +419,41 @@ impl Toolbox {
                 // Only the JSON is needed from here: the typed answer is
                 // written into a pipe and freed once written, while its
                 // bounded tree is read from the other end.
-                let bounded = match answer_tree(answer, TreeBounds::OBSERVATION) {
+                let windowed = a.columns != ColumnWindow::default();
+                if windowed && !TABLE_FORMATS.contains(&format) {
+                    let r = Refusal::invalid_argument(format!(
+                        "column_offset and column_limit window the columns of a table's inspect (csv, tsv, parquet, sheets); a {format} inspect describes keys and paths, whole"
+                    ));
+                    return refusal_observation("data", op.as_str(), &r);
+                }
+                let bounds = TreeBounds {
+                    column_offset: a.columns.offset,
+                    ..TreeBounds::OBSERVATION
+                };
+                let mut bounded = match answer_tree(answer, bounds) {
                     Ok(b) => b,
                     Err(message) => {
                         let r = Refusal::new(RefusalReason::ReadError, message);
                         return refusal_observation("data", op.as_str(), &r);
                     }
                 };
+                // An inspect is shaped for the agent: brief unless asked
+                // in full, and its columns from the window's start.
+                let mut columns = None;
+                if op == plumb::Op::Inspect {
+                    if a.detail == Detail::Brief {
+                        crate::shape::brief(&mut bounded.value);
+                    }
+                    if let Some(total) = bounded.columns_total {
+                        let limit = ColumnWindow {
+                            offset: 0,
+                            limit: a.columns.limit,
+                        };
+                        let returned = window_columns(&mut bounded.value, limit)
+                            .map_or(0, |shown| shown.returned);
+                        columns = Some((a.columns.offset as u64, returned as u64, total));
+                    }
+                }
                 let mut envelope = json!({
                     "ok": true,
                     "tool": "data",
@@ -398,6 +467,13 @@ impl Toolbox {
                 });
                 if !a.repaired.is_empty() {
                     envelope["details"]["repaired"] = json!(a.repaired);
+                }
+                if op == plumb::Op::Inspect {
+                    envelope["details"]["detail"] = Value::from(a.detail.as_str());
+                }
+                if let Some((offset, returned, total)) = columns {
+                    envelope["details"]["columns"] =
+                        json!({"offset": offset, "returned": returned, "total": total});
                 }
                 if let Some(w) = window {
                     envelope["counts"] = json!({
@@ -443,11 +519,32 @@ impl Toolbox {
                         "the scan stopped at its budget, max_scan_bytes={b} (bytes of text; of values decoded, for Parquet), before the end: counts are lower bounds; call again with a larger max_scan_bytes to read further"
                     ));
                 }
+                // The columns' hint is written after the fit (which may cut
+                // the columns); its longest form holds its room before.
+                let base_hint = envelope["hint"].as_str().map(str::to_owned);
+                if let Some((offset, _, total)) = columns {
+                    let longest = columns_text(offset, total, total);
+                    envelope["hint"] = Value::from(join_hint(base_hint.as_deref(), Some(&longest)));
+                }
                 envelope["result"] = bounded.value;
                 if fit_noted(&mut envelope, cap, bounded.trimmed) || bounded.cut {
                     let cut = view.with_cut(true);
                     envelope["details"]["view"] = json!(cut);
                     envelope["details"]["view_label"] = Value::from(cut.label());
+                }
+                if let Some((offset, returned, total)) = columns {
+                    let returned = columns_kept(&envelope, returned);
+                    envelope["details"]["columns"]["returned"] = Value::from(returned);
+                    let more = (offset + returned < total && returned > 0)
+                        .then(|| columns_text(offset, returned, total));
+                    match join_hint(base_hint.as_deref(), more.as_deref()) {
+                        h if h.is_empty() => {
+                            if let Some(m) = envelope.as_object_mut() {
+                                m.remove("hint");
+                            }
+                        }
+                        h => envelope["hint"] = Value::from(h),
+                    }
                 }
                 reservation.settle(json_len(&envelope));
                 envelope

@@ -1,0 +1,234 @@
+//! Shaping an inspect answer for an agent: a window over a wide table's
+//! columns, and the brief form that trades figures for size.
+//!
+//! Both work on the answer's JSON, by the shapes the table readers share:
+//! the columns a table's inspect describes are the list `columns` (CSV,
+//! TSV, Parquet) or the `columns` of each described sheet (workbooks),
+//! each entry one column; a CSV's `header` and the cells of its `sample`
+//! rows follow the same window. An answer with no such list (JSON, JSON
+//! Lines, text) is left whole.
+
+use serde_json::{Map, Value};
+
+/// Per-column members the brief form leaves out: counts of cell classes,
+/// lengths, and the physical layout of a Parquet column.
+pub const BRIEF_DROPPED: [&str; 10] = [
+    "classes",
+    "min_length",
+    "max_length",
+    "kinds",
+    "encodings",
+    "max_definition_level",
+    "max_repetition_level",
+    "compressed_bytes",
+    "uncompressed_bytes",
+    "converted",
+];
+
+/// Sample values a column keeps in the brief form.
+pub const BRIEF_SAMPLES: usize = 2;
+
+/// Sample rows an inspect keeps in the brief form.
+pub const BRIEF_SAMPLE_ROWS: usize = 3;
+
+/// How much of an inspect an agent asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Detail {
+    /// Each column's name, type, emptiness, range, sentinels and a couple
+    /// of sample values; a few sample rows.
+    #[default]
+    Brief,
+    /// Every figure the reader gives.
+    Full,
+}
+
+impl Detail {
+    /// `brief` or `full`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Detail::Brief => "brief",
+            Detail::Full => "full",
+        }
+    }
+}
+
+/// The columns an inspect describes: from `offset`, at most `limit`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct ColumnWindow {
+    /// Columns skipped.
+    pub offset: usize,
+    /// Columns described at most; all that fit when none.
+    pub limit: Option<usize>,
+}
+
+/// What a column window did to an answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ColumnsShown {
+    /// Columns the table has (the longest columns list's length).
+    pub total: usize,
+    /// The first column described.
+    pub offset: usize,
+    /// Columns the window holds (before the answer is fitted to its cap).
+    pub returned: usize,
+}
+
+/// The pointers (from the result) of the columns lists in `result`.
+pub fn column_lists(result: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    if result.get("columns").is_some_and(Value::is_array) {
+        out.push("/columns".to_owned());
+    }
+    if let Some(sheets) = result.get("sheets").and_then(Value::as_array) {
+        for (i, s) in sheets.iter().enumerate() {
+            if s.get("columns").is_some_and(Value::is_array) {
+                out.push(format!("/sheets/{i}/columns"));
+            }
+        }
+    }
+    out
+}
+
+/// Applies `window` to every columns list of `result` (and a CSV's
+/// header and sample cells); `None` when the answer lists no columns.
+pub fn window_columns(result: &mut Value, window: ColumnWindow) -> Option<ColumnsShown> {
+    let lists = column_lists(result);
+    if lists.is_empty() {
+        return None;
+    }
+    let mut total = 0;
+    let mut returned = 0;
+    let cut = |list: &mut Vec<Value>| {
+        let n = list.len();
+        let from = window.offset.min(n);
+        let to = window.limit.map_or(n, |l| from.saturating_add(l).min(n));
+        list.truncate(to);
+        list.drain(..from);
+        (n, to - from)
+    };
+    for pointer in &lists {
+        if let Some(Value::Array(list)) = result.pointer_mut(pointer) {
+            let (n, kept) = cut(list);
+            total = total.max(n);
+            returned = returned.max(kept);
+        }
+    }
+    if let Some(Value::Array(header)) = result.get_mut("header") {
+        cut(header);
+    }
+    if let Some(Value::Array(rows)) = result.get_mut("sample") {
+        for row in rows {
+            if let Value::Array(cells) = row {
+                cut(cells);
+            }
+        }
+    }
+    Some(ColumnsShown {
+        total,
+        offset: window.offset,
+        returned,
+    })
+}
+
+/// The brief form of an inspect's `result`: each column without the
+/// members of [`BRIEF_DROPPED`] and those that say nothing (null, empty),
+/// its samples cut to [`BRIEF_SAMPLES`]; the sample rows cut to
+/// [`BRIEF_SAMPLE_ROWS`] (`sample_shortened` then true).
+pub fn brief(result: &mut Value) {
+    for pointer in column_lists(result) {
+        if let Some(Value::Array(list)) = result.pointer_mut(&pointer) {
+            for column in list {
+                if let Value::Object(m) = column {
+                    brief_column(m);
+                }
+            }
+        }
+    }
+    if let Some(Value::Array(rows)) = result.get_mut("sample") {
+        if rows.len() > BRIEF_SAMPLE_ROWS {
+            rows.truncate(BRIEF_SAMPLE_ROWS);
+            if let Some(flag) = result.get_mut("sample_shortened") {
+                *flag = Value::Bool(true);
+            }
+        }
+    }
+}
+
+fn brief_column(m: &mut Map<String, Value>) {
+    for key in BRIEF_DROPPED {
+        m.remove(key);
+    }
+    m.retain(|_, v| match v {
+        Value::Null => false,
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+        _ => true,
+    });
+    if let Some(Value::Array(samples)) = m.get_mut("samples") {
+        samples.truncate(BRIEF_SAMPLES);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_window_cuts_columns_header_and_sample_cells_alike() {
+        let mut r = json!({
+            "header": ["a", "b", "c", "d"],
+            "columns": [{"index": 0}, {"index": 1}, {"index": 2}, {"index": 3}],
+            "sample": [["1", "2", "3", "4"], ["5", "6"]],
+        });
+        let shown = window_columns(
+            &mut r,
+            ColumnWindow {
+                offset: 1,
+                limit: Some(2),
+            },
+        );
+        assert_eq!(
+            shown,
+            Some(ColumnsShown {
+                total: 4,
+                offset: 1,
+                returned: 2
+            })
+        );
+        assert_eq!(r["header"], json!(["b", "c"]));
+        assert_eq!(r["columns"], json!([{"index": 1}, {"index": 2}]));
+        assert_eq!(r["sample"], json!([["2", "3"], ["6"]]));
+        // Past the end: nothing, and the total still said.
+        let mut r = json!({"columns": [{"index": 0}]});
+        let shown = window_columns(
+            &mut r,
+            ColumnWindow {
+                offset: 5,
+                limit: None,
+            },
+        )
+        .unwrap();
+        assert_eq!((shown.total, shown.returned), (1, 0));
+        assert!(window_columns(&mut json!({"keys": {}}), ColumnWindow::default()).is_none());
+    }
+
+    #[test]
+    fn the_brief_form_keeps_what_says_something() {
+        let mut r = json!({
+            "columns": [{"index": 0, "name": "id", "inferred_type": "integer", "classes": {"integer": 3},
+                         "min_length": 1, "max_length": 2, "min": 1, "max": 30, "sentinels": {},
+                         "precision": [], "date_format": null, "samples": ["1", "2", "30"]}],
+            "sample": [["1"], ["2"], ["30"], ["4"]],
+            "sample_shortened": false,
+        });
+        brief(&mut r);
+        assert_eq!(
+            r["columns"][0],
+            json!({"index": 0, "name": "id", "inferred_type": "integer", "min": 1, "max": 30,
+                   "samples": ["1", "2"]})
+        );
+        assert_eq!(r["sample"], json!([["1"], ["2"], ["30"]]));
+        assert_eq!(r["sample_shortened"], true);
+    }
+}
