@@ -577,3 +577,88 @@ fn a_long_scan_reports_progress_to_a_caller_that_asks() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+/// Every line `plumb mcp --root root` answers to `lines`, written at
+/// once before its input closes.
+fn raw_session(root: &Path, lines: &[Value]) -> Vec<Value> {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_plumb"))
+        .arg("mcp")
+        .arg("--root")
+        .arg(root)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Each protocol revision a client may speak: the four with a handshake
+/// are answered in their own revision, and 2026-07-28, which has none,
+/// by requests that carry their revision in `_meta` (an `initialize`
+/// naming it gets the newest revision that has one).
+#[test]
+fn every_protocol_revision_is_spoken() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("p.csv"), "id,name\n1,ann\n").unwrap();
+    let initialize = |v: &str| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": v, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    };
+    let list_call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "data", "arguments": {"op": "list", "path": "."}}});
+    for v in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        let out = raw_session(
+            dir.path(),
+            &[
+                initialize(v),
+                json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+                list_call.clone(),
+            ],
+        );
+        assert_eq!(out[0]["result"]["protocolVersion"], v, "{out:?}");
+        let listed = &out[1]["result"]["structuredContent"]["result"]["entries"][0]["name"];
+        assert_eq!(listed, "p.csv", "{v}: {out:?}");
+    }
+    let out = raw_session(dir.path(), &[initialize("2026-07-28")]);
+    assert_eq!(out[0]["result"]["protocolVersion"], "2025-11-25", "{out:?}");
+    // No handshake: each request says its revision and its client.
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let mut out = raw_session(
+        dir.path(),
+        &[
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+                "name": "data", "arguments": {"op": "list", "path": "."}, "_meta": meta}}),
+        ],
+    );
+    // The two requests run at once: their answers come in any order.
+    out.sort_by_key(|v| v["id"].as_u64());
+    let tools: Vec<&str> = out[0]["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["data", "read"], "{out:?}");
+    assert_eq!(out[0]["result"]["resultType"], "complete");
+    assert_eq!(
+        out[1]["result"]["structuredContent"]["result"]["entries"][0]["name"], "p.csv",
+        "{out:?}"
+    );
+}
