@@ -183,6 +183,25 @@ async fn an_mcp_session_over_stdio() {
         json!([{"name": "Dee", "id": 4}, {"name": "Eve", "id": 5}])
     );
 
+    // The last hits of a Parquet search.
+    let r = client
+        .call_tool(
+            CallToolRequestParams::new("data").with_arguments(args(json!({
+                "op": "search", "path": "people.parquet", "column": "id", "where": "> 0", "offset": -2
+            }))),
+        )
+        .await
+        .unwrap();
+    let s = r.structured_content.unwrap();
+    let rows: Vec<&Value> = s["result"]["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| &h["row"])
+        .collect();
+    assert_eq!(rows, [3, 4], "{s}");
+    assert_eq!(s["result"]["total"], 5);
+
     let r = client
         .call_tool(
             CallToolRequestParams::new("data").with_arguments(args(json!({

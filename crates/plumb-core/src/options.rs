@@ -221,7 +221,7 @@ pub const COMMON_OPTIONS: [OptionSpec; 11] = [
         kind: OptionKind::Count,
         default: Some("0"),
         ops: &[Op::Select, Op::Search],
-        doc: "lines, rows, records or elements to skip (a search starts there); -N selects the last N (CSV, TSV, JSON Lines, Parquet, spreadsheets)",
+        doc: "lines, rows, records or elements to skip (a search starts there); -N: the last N (select of CSV, TSV, JSON Lines, Parquet and spreadsheets; the last N hits of a search of any format, found by counting them first)",
     },
     OptionSpec {
         name: "limit",
@@ -348,6 +348,10 @@ pub struct ScanBounds {
     /// answer is then sampled. Bounds the work of a file that expands
     /// far past its size (a decompression or dictionary bomb).
     pub max_scan_bytes: Option<u64>,
+    /// A search only: hits passed over (counted, not returned) before
+    /// the first one kept. A search for the last hits (a negative
+    /// offset) counts them first and passes over all but those.
+    pub skip_hits: u64,
 }
 
 /// The most parts (and threads) a split scan cuts a file into, whatever

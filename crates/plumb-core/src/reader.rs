@@ -338,6 +338,9 @@ impl Op {
         source: &dyn Source,
         req: &Request,
     ) -> Result<Box<dyn Answer>, Refusal> {
+        if let (Op::Search, Some(n)) = (self, req.window.from_end) {
+            return search_from_end(reader, source, req, n);
+        }
         if let Some(n) = req.window.from_end {
             if self != Op::Select {
                 return Err(Refusal::invalid_argument(format!(
@@ -359,6 +362,39 @@ impl Op {
             Op::Search => reader.search(source, req),
         }
     }
+}
+
+/// A search for the last `n` hits (a negative offset, `-n`), on any
+/// reader: one pass counts every hit, a second passes over all but the
+/// last `n` and returns them from there (at most the limit; the answer
+/// then goes on forward, as any search does). Two reads of the file, in
+/// the memory of one search.
+fn search_from_end(
+    reader: &dyn FormatReader,
+    source: &dyn Source,
+    req: &Request,
+    n: u64,
+) -> Result<Box<dyn Answer>, Refusal> {
+    let mut count = req.clone();
+    count.window.from_end = None;
+    count.window.offset = None;
+    count
+        .options
+        .set("count_only", serde_json::Value::Bool(true));
+    let counted = reader.search(source, &count)?.to_json();
+    let total = counted["total"].as_u64().unwrap_or(0);
+    if counted["total_exact"] != serde_json::Value::Bool(true) {
+        return Err(Refusal::invalid_argument(format!(
+            "the last {n} hits are known only once the whole file is read, and the count stopped \
+             before the end (at its byte budget, max_scan_bytes, or a row cap) after {total} hits; \
+             raise the budget, or search forward with an offset of 0 or more"
+        )));
+    }
+    let mut last = req.clone();
+    last.window.from_end = None;
+    last.window.offset = None;
+    last.scan.skip_hits = total - n.min(total);
+    reader.search(source, &last)
 }
 
 /// The counts of a windowed answer.

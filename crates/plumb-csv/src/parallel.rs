@@ -433,7 +433,7 @@ pub fn search_in_parts(
     column: Option<ColumnRef>,
     parts: usize,
 ) -> Result<Option<CsvSearch>, Refusal> {
-    if query.offset != 0 {
+    if query.offset != 0 || query.skip_hits > 0 {
         return Ok(None);
     }
     let Some(plan) = plan(source, format, opts, parts, false)? else {

@@ -209,7 +209,7 @@ pub fn search_in_parts(
     parts: usize,
 ) -> Result<Option<JsonlSearch>, Refusal> {
     let pointer = field.map(Pointer::parse).transpose()?;
-    if query.offset != 0 {
+    if query.offset != 0 || query.skip_hits > 0 {
         return Ok(None);
     }
     let Some(results) = in_parts(source, opts, parts, |stream| {

@@ -77,6 +77,8 @@ fn is_zero(n: &u64) -> bool {
 
 pub(crate) struct SearchLines<'q> {
     query: &'q Query,
+    /// Hits still to pass over before one is kept (`Query::skip_hits`).
+    skip_left: u64,
     parser: JsonParser,
     probe: Probe<'q>,
     index: u64,
@@ -130,6 +132,12 @@ impl LineSink for SearchLines<'_> {
         if self.query.count_only {
             return ControlFlow::Continue(());
         }
+        if self.skip_left > 0 {
+            // Passed over (the last hits are asked for): counted only.
+            self.skip_left -= 1;
+            let _ = self.probe.take_found();
+            return ControlFlow::Continue(());
+        }
         if self.hits.len() >= self.query.limit {
             self.progress.has_more = true;
             self.progress.next_offset = Some(index);
@@ -175,6 +183,7 @@ impl<'q> SearchLines<'q> {
     pub(crate) fn new(query: &'q Query, pointer: Option<Pointer>) -> SearchLines<'q> {
         SearchLines {
             query,
+            skip_left: query.skip_hits,
             parser: JsonParser::new(),
             probe: {
                 let mut probe = Probe::new(&query.predicate, pointer);

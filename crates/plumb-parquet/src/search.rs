@@ -266,6 +266,8 @@ pub(crate) fn search(opened: &Opened, req: &Request) -> Result<ParquetSearch, Re
     // row before the first a column could not judge was judged by all.
     let mut budgets = vec![Budget::share(query.max_scan_bytes, judged.len()); judged.len()];
     let mut found: Vec<(u64, usize)> = Vec::new();
+    // Hits still to pass over before one is kept (`Query::skip_hits`).
+    let mut skip_left = query.skip_hits;
     let mut start = 0u64;
     'groups: for (g, group) in meta.row_groups().iter().enumerate() {
         let rows = u64::try_from(group.num_rows()).unwrap_or(0);
@@ -328,6 +330,11 @@ pub(crate) fn search(opened: &Opened, req: &Request) -> Result<ParquetSearch, Re
                 let Some(ci) = f else { continue };
                 progress.total += 1;
                 if query.count_only {
+                    continue;
+                }
+                if skip_left > 0 {
+                    // Passed over (the last hits are asked for).
+                    skip_left -= 1;
                     continue;
                 }
                 if found.len() == query.limit {

@@ -135,6 +135,8 @@ struct Row {
 /// The search in progress over the data rows `first..end` (sheet rows).
 struct Scan<'q> {
     query: &'q Query,
+    /// Hits still to pass over before one is kept (`Query::skip_hits`).
+    skip_left: u64,
     /// The judged columns, in sheet order.
     judged: Vec<u32>,
     /// The used range's columns (a hit's values).
@@ -161,6 +163,11 @@ impl Scan<'_> {
     fn hit(&mut self, at: u64, j: usize, cells: &[(u32, Cell)]) -> ControlFlow<()> {
         self.progress.total += 1;
         if self.query.count_only {
+            return ControlFlow::Continue(());
+        }
+        if self.skip_left > 0 {
+            // Passed over (the last hits are asked for): counted only.
+            self.skip_left -= 1;
             return ControlFlow::Continue(());
         }
         let row = at - u64::from(self.body);
@@ -337,6 +344,7 @@ pub(crate) fn search(book: &mut Book, kind: Kind, req: &Request) -> Result<Sheet
     let end = u64::from(body) + total;
     let mut scan = Scan {
         blank_holds: blank(&query),
+        skip_left: query.skip_hits,
         query: &query,
         judged,
         columns: columns.clone(),

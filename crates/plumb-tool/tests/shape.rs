@@ -60,7 +60,11 @@ fn the_hints_walk_every_column_of_a_wide_table_once() {
             let i = c["index"].as_u64().unwrap() as usize;
             assert_eq!(i, names.len());
             assert_eq!(c["name"], format!("column_{i:04}"));
-            let want = if i.is_multiple_of(2) { "integer" } else { "string" };
+            let want = if i.is_multiple_of(2) {
+                "integer"
+            } else {
+                "string"
+            };
             assert_eq!(c["inferred_type"], want, "{c}");
             names.push(i);
         }

@@ -20,6 +20,9 @@ pub struct Query {
     /// Stop after this many bytes of text ([`crate::ScanBounds::max_scan_bytes`]);
     /// the progress then says where to go on.
     pub max_scan_bytes: Option<u64>,
+    /// Hits passed over, counted but not kept, before the first kept
+    /// ([`crate::ScanBounds::skip_hits`]).
+    pub skip_hits: u64,
 }
 
 impl Query {
@@ -82,6 +85,7 @@ impl Query {
             }),
             count_only: opts.flag("count_only").unwrap_or(false),
             max_scan_bytes: req.scan.max_scan_bytes,
+            skip_hits: req.scan.skip_hits,
         })
     }
 }

@@ -643,6 +643,11 @@ impl SearchSink {
         if self.query.count_only {
             return ControlFlow::Continue(());
         }
+        if self.query.skip_hits > 0 {
+            // Passed over (the last hits are asked for): counted only.
+            self.query.skip_hits -= 1;
+            return ControlFlow::Continue(());
+        }
         self.take_hit(index, row, column, fetch)
     }
 

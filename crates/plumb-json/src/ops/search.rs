@@ -341,6 +341,8 @@ fn is_zero(n: &u64) -> bool {
 
 struct ElementSink<'q> {
     query: &'q Query,
+    /// Hits still to pass over before one is kept (`Query::skip_hits`).
+    skip_left: u64,
     probe: Probe<'q>,
     builder: Option<ValueBuilder>,
     /// Containers open inside the array (0 between elements).
@@ -378,6 +380,13 @@ impl ElementSink<'_> {
         }
         self.progress.total += 1;
         if self.query.count_only {
+            return ControlFlow::Continue(());
+        }
+        if self.skip_left > 0 {
+            // Passed over (the last hits are asked for): counted only.
+            self.skip_left -= 1;
+            self.builder = None;
+            let _ = self.probe.take_found();
             return ControlFlow::Continue(());
         }
         if self.hits.len() >= self.query.limit {
@@ -514,6 +523,7 @@ pub fn search<R: BufRead>(
     let field_ptr = field.map(Pointer::parse).transpose()?;
     let inner = ElementSink {
         query,
+        skip_left: query.skip_hits,
         probe: Probe::new(&query.predicate, field_ptr),
         builder: None,
         depth: 0,

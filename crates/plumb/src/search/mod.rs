@@ -267,6 +267,7 @@ pub fn search_text_tuned(
         inexact: false,
         floor: bom,
         tune,
+        skip_left: query.skip_hits,
     };
     s.run(&mut block, bom, cancel)?;
     s.progress.total_exact = !s.progress.has_more && !s.inexact;

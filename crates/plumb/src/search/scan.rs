@@ -165,9 +165,18 @@ pub(super) struct Searcher<'q> {
     /// The first index of the block that holds text (the BOM skipped).
     pub(super) floor: usize,
     pub(super) tune: Tuning,
+    /// Hits still to pass over before one is kept (`Query::skip_hits`).
+    pub(super) skip_left: u64,
 }
 
 impl Searcher<'_> {
+    /// Whether this hit is one to pass over (counted, not kept).
+    fn pass_over(&mut self) -> bool {
+        let pass = self.skip_left > 0;
+        self.skip_left -= u64::from(pass);
+        pass
+    }
+
     pub(super) fn run(
         &mut self,
         block: &mut Block<'_>,
@@ -411,7 +420,7 @@ impl Searcher<'_> {
         at: Option<(usize, usize)>,
     ) -> Result<bool, Refusal> {
         self.progress.total += 1;
-        if self.query.count_only {
+        if self.query.count_only || self.pass_over() {
             return Ok(false);
         }
         let number = self.lines.upto(&block.data, ls);
@@ -519,7 +528,7 @@ impl Searcher<'_> {
                     l.matched = true;
                 }
                 self.progress.total += 1;
-                if !self.query.count_only {
+                if !self.query.count_only && !self.pass_over() {
                     if self.hits.len() >= self.query.limit {
                         self.progress.has_more = true;
                         self.progress.next_offset = Some(line);

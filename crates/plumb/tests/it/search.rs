@@ -562,3 +562,96 @@ fn a_compressed_log_is_searched_through_its_layer() {
         assert_eq!(json["hits"][0]["line"], 2);
     }
 }
+
+/// The hits a search of `name` (its bytes `bytes`) with `args` returns:
+/// their positions, and the answer's total.
+fn hit_positions(
+    name: &str,
+    bytes: &[u8],
+    args: serde_json::Value,
+) -> (Vec<serde_json::Value>, u64) {
+    let plumb = Plumb::new();
+    let source = BytesSource::new(name, bytes.to_vec());
+    let mut req = Request::default();
+    for (k, v) in args.as_object().unwrap() {
+        req.set(k, v.clone()).unwrap();
+    }
+    let a = plumb
+        .run_source(Op::Search, &source, None, &req)
+        .unwrap()
+        .to_json();
+    let unit = ["line", "row", "record", "index"]
+        .into_iter()
+        .find(|u| a["hits"][0].get(*u).is_some());
+    let positions = a["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h[unit.unwrap_or("line")].clone())
+        .collect();
+    (positions, a["total"].as_u64().unwrap())
+}
+
+/// A negative offset returns the last hits of a search, in every format
+/// that searches: the tail of what one forward search of every hit
+/// returns, with the same total.
+#[test]
+fn a_negative_offset_returns_the_last_hits_in_every_format() {
+    let mut text = String::new();
+    let mut csv = String::from("id,level\n");
+    let mut jsonl = String::new();
+    let mut json = Vec::new();
+    for i in 0..300u32 {
+        let level = if i % 7 == 3 || i % 11 == 0 {
+            "error"
+        } else {
+            "info"
+        };
+        text.push_str(&format!("{i} {level}\n"));
+        csv.push_str(&format!("{i},{level}\n"));
+        jsonl.push_str(&format!("{{\"id\": {i}, \"level\": \"{level}\"}}\n"));
+        json.push(json!({"id": i, "level": level}));
+    }
+    let json = serde_json::to_string(&json).unwrap();
+    let cases: [(&str, &[u8], serde_json::Value); 4] = [
+        ("log.txt", text.as_bytes(), json!({"pattern": "error"})),
+        (
+            "a.csv",
+            csv.as_bytes(),
+            json!({"column": "level", "where": "= error"}),
+        ),
+        (
+            "a.jsonl",
+            jsonl.as_bytes(),
+            json!({"field": "/level", "where": "= error"}),
+        ),
+        (
+            "a.json",
+            json.as_bytes(),
+            json!({"field": "/level", "where": "= error"}),
+        ),
+    ];
+    for (name, bytes, args) in cases {
+        let mut all = args.clone();
+        all["limit"] = json!(1000);
+        let (every, total) = hit_positions(name, bytes, all);
+        assert_eq!(every.len() as u64, total, "{name}");
+        assert!(total > 40, "{name}: {total}");
+        for n in [1u64, 5, 17, total, total + 10] {
+            let mut last = args.clone();
+            last["offset"] = json!(-(n as i64));
+            last["limit"] = json!(1000);
+            let (got, t) = hit_positions(name, bytes, last);
+            let want = &every[every.len() - (n.min(total) as usize)..];
+            assert_eq!(got, want, "{name} -{n}");
+            assert_eq!(t, total, "{name} -{n}");
+        }
+        // The last 30, at most 10 at once: the first 10 of them, and the
+        // answer goes on forward.
+        let mut last = args.clone();
+        last["offset"] = json!(-30);
+        last["limit"] = json!(10);
+        let (got, _) = hit_positions(name, bytes, last);
+        assert_eq!(got, every[every.len() - 30..every.len() - 20], "{name}");
+    }
+}
