@@ -31,6 +31,8 @@ fuzz_target!(|input: &[u8]| {
             threads: None,
             // A byte budget on some scans: a stop anywhere in the text.
             max_scan_bytes: (op != Op::Select && ctl & 0x40 != 0).then_some(u64::from(ctl >> 3)),
+            // A search passes over its first hits on some inputs.
+            skip_hits: if op == Op::Search { u64::from(ctl & 3) } else { 0 },
         },
         ..Request::default()
     };
