@@ -198,7 +198,7 @@ fn usage_errors_are_json_under_json() {
         vec!["read", file, "--json", "--offset", "x"],
         vec!["inspect", file, "--json", "--no-such-flag"],
         vec!["inspect", file, "--json", "--offset", "-3"],
-        vec!["search", file, "--json", "--offset", "-1", "x"],
+        vec!["search", file, "--json", "--limit", "0", "x"],
         vec!["inspect", "--json"],
     ] {
         let out = plumb(&args);
