@@ -472,15 +472,7 @@ fn the_server_exits_at_once_when_input_closes_after_a_cancel() {
         .map(|i| format!("{i},name {i},{}.5\n", i % 97))
         .collect();
     std::fs::write(dir.path().join("big.csv"), format!("id,name,v\n{big}")).unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_plumb"))
-        .arg("mcp")
-        .arg("--root")
-        .arg(dir.path())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_raw(dir.path());
     let mut stdin = child.stdin.take().unwrap();
     let lines = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -524,15 +516,7 @@ fn a_long_scan_reports_progress_to_a_caller_that_asks() {
         .collect();
     std::fs::write(dir.path().join("big.csv"), format!("id,name,v\n{big}")).unwrap();
     let size = std::fs::metadata(dir.path().join("big.csv")).unwrap().len();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_plumb"))
-        .arg("mcp")
-        .arg("--root")
-        .arg(dir.path())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_raw(dir.path());
     let mut stdin = child.stdin.take().unwrap();
     let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
     let call = |id: u64, token: Option<&str>| {
@@ -597,11 +581,10 @@ fn a_long_scan_reports_progress_to_a_caller_that_asks() {
     assert!(child.wait().unwrap().success());
 }
 
-/// Every line `plumb mcp --root root` answers to `lines`, written at
-/// once before its input closes.
-fn raw_session(root: &Path, lines: &[Value]) -> Vec<Value> {
-    use std::io::Write;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_plumb"))
+/// `plumb mcp --root root`, to be spoken to as raw JSON-RPC lines on its
+/// standard input and output.
+fn spawn_raw(root: &Path) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_plumb"))
         .arg("mcp")
         .arg("--root")
         .arg(root)
@@ -609,7 +592,14 @@ fn raw_session(root: &Path, lines: &[Value]) -> Vec<Value> {
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+/// Every line `plumb mcp --root root` answers to `lines`, written at
+/// once before its input closes.
+fn raw_session(root: &Path, lines: &[Value]) -> Vec<Value> {
+    use std::io::Write;
+    let mut child = spawn_raw(root);
     let mut stdin = child.stdin.take().unwrap();
     for line in lines {
         writeln!(stdin, "{line}").unwrap();
