@@ -115,7 +115,7 @@ impl AnswerWindow for TailSelectWindow {
 /// ```
 /// use plumb_core::{AnswerWindow, SearchProgress, SearchWindow};
 /// let w = SearchWindow {
-///     offset: 0, limit: 2, returned: 2,
+///     offset: 0, passed_over: 0, limit: 2, returned: 2,
 ///     progress: SearchProgress { total: 3, total_exact: false, has_more: true, next_offset: Some(41) },
 /// };
 /// assert_eq!(w.next_offset(), Some(41));
@@ -124,6 +124,10 @@ impl AnswerWindow for TailSelectWindow {
 pub struct SearchWindow {
     /// The offset the search started from.
     pub offset: u64,
+    /// Hits passed over before the first returned (a search for the last
+    /// hits, `-N`: every hit but the last N); left out when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub passed_over: u64,
     /// The most hits returned.
     pub limit: usize,
     /// Hits returned.
@@ -147,4 +151,8 @@ impl AnswerWindow for SearchWindow {
     fn next_offset(&self) -> Option<u64> {
         self.progress.next_offset
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -295,6 +295,7 @@ impl<'q> SearchLines<'q> {
             field: field.map(str::to_owned),
             window: SearchWindow {
                 offset: self.query.offset,
+                passed_over: self.query.skip_hits,
                 limit: self.query.limit,
                 returned: self.hits.len(),
                 progress: self.progress,

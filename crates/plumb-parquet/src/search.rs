@@ -424,6 +424,7 @@ pub(crate) fn search(opened: &Opened, req: &Request) -> Result<ParquetSearch, Re
         column: wanted.and(judged.first().map(|j| j.name.clone())),
         window: SearchWindow {
             offset: query.offset,
+            passed_over: query.skip_hits,
             limit: query.limit,
             returned: hits.len(),
             progress,

@@ -403,6 +403,7 @@ pub(crate) fn search(book: &mut Book, kind: Kind, req: &Request) -> Result<Sheet
         omitted_columns: columns.len().saturating_sub(HIT_ROW_VALUES) as u64,
         window: SearchWindow {
             offset: query.offset,
+            passed_over: query.skip_hits,
             limit: query.limit,
             returned: scan.hits.len(),
             progress: scan.progress,

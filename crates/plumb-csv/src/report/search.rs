@@ -103,6 +103,8 @@ fn is_zero(n: &u64) -> bool {
 
 pub(crate) struct SearchSink {
     query: Query,
+    /// Hits still to pass over before one is kept (`Query::skip_hits`).
+    skip_left: u64,
     wanted: Option<ColumnRef>,
     column: Option<usize>,
     header: Option<Vec<SelectCell>>,
@@ -168,6 +170,7 @@ impl SearchSink {
             to_fetch: Vec::new(),
             open_span: None,
             quick: Quick::of(&query.predicate),
+            skip_left: query.skip_hits,
             query,
             issues: 0,
             publisher: None,
@@ -290,6 +293,7 @@ impl SearchSink {
             column: self.column,
             window: SearchWindow {
                 offset: self.query.offset,
+                passed_over: self.query.skip_hits,
                 limit: self.query.limit,
                 returned: self.hits.len(),
                 progress: self.progress,
@@ -643,9 +647,9 @@ impl SearchSink {
         if self.query.count_only {
             return ControlFlow::Continue(());
         }
-        if self.query.skip_hits > 0 {
+        if self.skip_left > 0 {
             // Passed over (the last hits are asked for): counted only.
-            self.query.skip_hits -= 1;
+            self.skip_left -= 1;
             return ControlFlow::Continue(());
         }
         self.take_hit(index, row, column, fetch)

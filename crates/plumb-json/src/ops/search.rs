@@ -559,6 +559,7 @@ pub fn search<R: BufRead>(
         field: field.map(str::to_owned),
         window: SearchWindow {
             offset: query.offset,
+            passed_over: query.skip_hits,
             limit: query.limit,
             returned: inner.hits.len(),
             progress: inner.progress,

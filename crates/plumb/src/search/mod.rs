@@ -283,6 +283,7 @@ pub fn search_text_tuned(
         view: ViewFlags::of_scan(block.cut_short).with_cut(s.cut),
         window: SearchWindow {
             offset: query.offset,
+            passed_over: query.skip_hits,
             limit: query.limit,
             returned: s.hits.len(),
             progress: s.progress,

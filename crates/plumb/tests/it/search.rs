@@ -564,12 +564,12 @@ fn a_compressed_log_is_searched_through_its_layer() {
 }
 
 /// The hits a search of `name` (its bytes `bytes`) with `args` returns:
-/// their positions, and the answer's total.
+/// their positions, the answer's total, and the hits it passed over.
 fn hit_positions(
     name: &str,
     bytes: &[u8],
     args: serde_json::Value,
-) -> (Vec<serde_json::Value>, u64) {
+) -> (Vec<serde_json::Value>, u64, u64) {
     let plumb = Plumb::new();
     let source = BytesSource::new(name, bytes.to_vec());
     let mut req = Request::default();
@@ -589,7 +589,8 @@ fn hit_positions(
         .iter()
         .map(|h| h[unit.unwrap_or("line")].clone())
         .collect();
-    (positions, a["total"].as_u64().unwrap())
+    let passed = a["passed_over"].as_u64().unwrap_or(0);
+    (positions, a["total"].as_u64().unwrap(), passed)
 }
 
 /// A negative offset returns the last hits of a search, in every format
@@ -634,24 +635,26 @@ fn a_negative_offset_returns_the_last_hits_in_every_format() {
     for (name, bytes, args) in cases {
         let mut all = args.clone();
         all["limit"] = json!(1000);
-        let (every, total) = hit_positions(name, bytes, all);
+        let (every, total, none) = hit_positions(name, bytes, all);
+        assert_eq!(none, 0, "{name}: a forward search passes over nothing");
         assert_eq!(every.len() as u64, total, "{name}");
         assert!(total > 40, "{name}: {total}");
         for n in [1u64, 5, 17, total, total + 10] {
             let mut last = args.clone();
             last["offset"] = json!(-(n as i64));
             last["limit"] = json!(1000);
-            let (got, t) = hit_positions(name, bytes, last);
+            let (got, t, passed) = hit_positions(name, bytes, last);
             let want = &every[every.len() - (n.min(total) as usize)..];
             assert_eq!(got, want, "{name} -{n}");
             assert_eq!(t, total, "{name} -{n}");
+            assert_eq!(passed, total - n.min(total), "{name} -{n}");
         }
         // The last 30, at most 10 at once: the first 10 of them, and the
         // answer goes on forward.
         let mut last = args.clone();
         last["offset"] = json!(-30);
         last["limit"] = json!(10);
-        let (got, _) = hit_positions(name, bytes, last);
+        let (got, _, _) = hit_positions(name, bytes, last);
         assert_eq!(got, every[every.len() - 30..every.len() - 20], "{name}");
     }
 }
