@@ -115,10 +115,12 @@ pub(crate) fn check_footer(footer: &[u8]) -> Result<(), Refusal> {
 
 /// Checks a page header's claims.
 pub(crate) fn check_page_header(c: thrift::PageClaims, at: u64) -> PResult<()> {
-    if u64::try_from(c.uncompressed).is_ok_and(|n| n > PARQUET_MAX_PAGE_BYTES) {
+    // The crate keeps the low 32 bits of the number as its `i32`: the
+    // claim is what it keeps, not the wider number written.
+    let kept = c.uncompressed as i32;
+    if u64::try_from(kept).is_ok_and(|n| n > PARQUET_MAX_PAGE_BYTES) {
         return Err(claim_error(too_large(format!(
-            "the page at byte {at} declares {} bytes once decompressed; plumb decompresses pages of up to {PARQUET_MAX_PAGE_BYTES}",
-            c.uncompressed
+            "the page at byte {at} declares {kept} bytes once decompressed; plumb decompresses pages of up to {PARQUET_MAX_PAGE_BYTES}"
         ))));
     }
     Ok(())
@@ -333,6 +335,27 @@ impl RowGroupReader for Group<'_> {
     }
 
     fn get_column_page_reader(&self, i: usize) -> PResult<Box<dyn PageReader>> {
+        if i >= self.num_columns() {
+            return Err(claim_error(malformed(format!(
+                "column {i} is past the row group's {} column chunks",
+                self.num_columns()
+            ))));
+        }
+        // The crate asserts a chunk's place is not negative when it opens
+        // its pages, and a failed assertion aborts: the footer's claim is
+        // checked here first.
+        let chunk = self.metadata().column(i);
+        let place = [
+            chunk.dictionary_page_offset().unwrap_or(0),
+            chunk.data_page_offset(),
+            chunk.compressed_size(),
+        ];
+        if place.iter().any(|&v| v < 0) {
+            return Err(claim_error(malformed(format!(
+                "column chunk {i} declares a negative offset or size ({}, {}, {})",
+                place[0], place[1], place[2]
+            ))));
+        }
         let descr = self.metadata().schema_descr().column(i);
         let leaf = Leaf {
             physical: descr.physical_type(),

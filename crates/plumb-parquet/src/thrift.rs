@@ -266,16 +266,80 @@ pub(crate) struct PageClaims {
     pub(crate) len: usize,
 }
 
-/// Reads a page header's claims from the bytes at its start.
+/// The type the `parquet` crate reads each known field of a page header
+/// (and of the headers it holds) as. The crate reads a field by its id
+/// alone, whatever type the field declares; a field declared otherwise
+/// would be read there as one length and skipped here as another, and
+/// the two readers would part ways on where the fields, and the claims,
+/// are. So a known field must declare the type it is read as.
+const PAGE_HEADER_FIELDS: [(i16, u8); 8] = [
+    (1, I32),
+    (2, I32),
+    (3, I32),
+    (4, I32),
+    (5, STRUCT),
+    (6, STRUCT),
+    (7, STRUCT),
+    (8, STRUCT),
+];
+/// `DataPageHeader`: num_values and three encodings; 5 (statistics) is
+/// skipped by the crate as it is declared.
+const DATA_PAGE_FIELDS: [(i16, u8); 4] = [(1, I32), (2, I32), (3, I32), (4, I32)];
+/// `DictionaryPageHeader`: num_values, encoding, is_sorted.
+const DICTIONARY_PAGE_FIELDS: [(i16, u8); 3] = [(1, I32), (2, I32), (3, TRUE)];
+/// `DataPageHeaderV2`: six counts and encodings, is_compressed; 8
+/// (statistics) is skipped as it is declared.
+const DATA_PAGE_V2_FIELDS: [(i16, u8); 7] = [
+    (1, I32),
+    (2, I32),
+    (3, I32),
+    (4, I32),
+    (5, I32),
+    (6, I32),
+    (7, TRUE),
+];
+
+/// Whether a field of id `id` declared `kind` is read as `fields` say
+/// (a boolean is declared true or false); an unknown id is skipped by
+/// both readers as declared.
+fn declared_as_read(fields: &[(i16, u8)], id: i16, kind: u8) -> bool {
+    match fields.iter().find(|(i, _)| *i == id) {
+        None => true,
+        Some((_, TRUE)) => kind == TRUE || kind == FALSE,
+        Some((_, want)) => *want == kind,
+    }
+}
+
+/// Skips a struct whose known fields must be declared as `fields` say.
+fn skip_struct_as_read(c: &mut Cursor<'_>, fields: &[(i16, u8)]) -> R<()> {
+    let mut last = 0i16;
+    while let Some(f) = c.field(&mut last)? {
+        if !declared_as_read(fields, f.id, f.kind) {
+            return Err(Unreadable);
+        }
+        c.skip(f.kind)?;
+    }
+    Ok(())
+}
+
+/// Reads a page header's claims from the bytes at its start; a known
+/// field declared as another type than the `parquet` crate reads it as
+/// makes the header unreadable (see [`PAGE_HEADER_FIELDS`]).
 pub(crate) fn page_claims(bytes: &[u8]) -> R<PageClaims> {
     let mut c = Cursor::new(bytes);
     let mut out = PageClaims::default();
     let mut last = 0i16;
     while let Some(f) = c.field(&mut last)? {
-        match (f.id, f.kind) {
-            (2, I32) => out.uncompressed = c.int(f.kind)?,
-            (3, I32) => out.compressed = c.int(f.kind)?,
-            (_, kind) => c.skip(kind)?,
+        if !declared_as_read(&PAGE_HEADER_FIELDS, f.id, f.kind) {
+            return Err(Unreadable);
+        }
+        match f.id {
+            2 => out.uncompressed = c.int(f.kind)?,
+            3 => out.compressed = c.int(f.kind)?,
+            5 => skip_struct_as_read(&mut c, &DATA_PAGE_FIELDS)?,
+            7 => skip_struct_as_read(&mut c, &DICTIONARY_PAGE_FIELDS)?,
+            8 => skip_struct_as_read(&mut c, &DATA_PAGE_V2_FIELDS)?,
+            _ => c.skip(f.kind)?,
         }
     }
     out.len = c.pos;

@@ -6,8 +6,8 @@
 use plumb_core::{BytesSource, FormatReader, RefusalReason, Request};
 use plumb_parquet::{ParquetReader, PARQUET_MAX_NESTING};
 use plumb_testkit::parquet::{
-    codes, delta_header, dictionary_file, many_row_groups_file, nested_schema_file,
-    one_column_file, page_claim_file, Page,
+    chunk_place_file, codes, delta_header, dictionary_file, many_row_groups_file,
+    nested_schema_file, odd_claim_file, one_column_file, page_claim_file, OddClaim, Page,
 };
 use serde_json::Value;
 
@@ -16,6 +16,14 @@ static ALLOC: plumb_testkit::CountingAlloc = plumb_testkit::CountingAlloc;
 
 /// The heap one op on a hostile file may add.
 const BOUND: usize = 32 << 20;
+
+/// Holds the other tests off: the peak heap is the whole process's, so a
+/// test that measures it runs alone, or what the tests beside it build
+/// counts in its peak.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ONE.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 fn cap_heap() {
     // The binary's own baseline is small; nothing here needs a gigabyte.
@@ -101,6 +109,7 @@ fn every_op_refuses(bytes: &[u8], reason: RefusalReason, words: &str) {
 
 #[test]
 fn a_dictionary_of_two_billion_entries_in_four_bytes_is_malformed() {
+    let _alone = one_at_a_time();
     let file = dictionary_file(i32::MAX, vec![1, 0, 0, 0]);
     assert!(file.len() < 400, "{} bytes", file.len());
     every_op_refuses(
@@ -112,6 +121,7 @@ fn a_dictionary_of_two_billion_entries_in_four_bytes_is_malformed() {
 
 #[test]
 fn a_dictionary_larger_than_its_cap_once_decoded_is_refused() {
+    let _alone = one_at_a_time();
     // Two million one-byte strings: 10 MB in the page, 64 MB decoded.
     let n = 2_000_000;
     let mut body = Vec::with_capacity(n * 5);
@@ -129,6 +139,7 @@ fn a_dictionary_larger_than_its_cap_once_decoded_is_refused() {
 
 #[test]
 fn a_page_that_claims_two_gigabytes_once_decompressed_is_refused_before_its_buffer() {
+    let _alone = one_at_a_time();
     let file = page_claim_file(10);
     assert!(file.len() < 200, "{} bytes", file.len());
     every_op_refuses(
@@ -138,8 +149,51 @@ fn a_page_that_claims_two_gigabytes_once_decompressed_is_refused_before_its_buff
     );
 }
 
+/// The same claim written as no writer writes it: in a field declared
+/// `i64`, or as a number wider than the `i32` the crate keeps. The crate
+/// reads a field by its id whatever type it declares, and keeps the low
+/// 32 bits, so the check reads the claim as the crate will.
+#[test]
+fn a_page_claim_written_oddly_is_read_as_the_crate_reads_it() {
+    let _alone = one_at_a_time();
+    for form in [OddClaim::DeclaredI64, OddClaim::Wide] {
+        let file = odd_claim_file(form);
+        for (op, req) in [
+            ("select", Request::default()),
+            ("search", search_req()),
+            ("inspect", stats_req()),
+            ("validate", Request::default()),
+        ] {
+            let (out, peak) = run(op, &file, req);
+            assert!(peak < BOUND, "{form:?} {op}: peak heap {peak}");
+            let message = match out {
+                Outcome::Refused(r, m) => {
+                    assert!(
+                        matches!(
+                            r,
+                            RefusalReason::InvalidData | RefusalReason::SelectionTooLarge
+                        ),
+                        "{form:?} {op}: {r:?} {m}"
+                    );
+                    m
+                }
+                Outcome::Answer(a) if op == "validate" => {
+                    assert_eq!(a["valid"], false, "{a}");
+                    a["fault"]["message"].as_str().unwrap().to_owned()
+                }
+                Outcome::Answer(a) => panic!("{form:?} {op} answered {a}"),
+            };
+            assert!(
+                message.contains("decompresses pages of up to") || message.contains("page header"),
+                "{form:?} {op}: {message}"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_delta_page_that_declares_billions_of_lengths_is_malformed() {
+    let _alone = one_at_a_time();
     let mut body = delta_header(1 << 31);
     body.extend([0; 8]);
     let data = Page {
@@ -159,6 +213,7 @@ fn a_delta_page_that_declares_billions_of_lengths_is_malformed() {
 
 #[test]
 fn a_schema_nested_ten_thousand_deep_is_refused_on_a_small_stack() {
+    let _alone = one_at_a_time();
     let file = nested_schema_file(10_000);
     assert!(file.len() < 150_000);
     for op in ["inspect", "select", "validate"] {
@@ -176,6 +231,7 @@ fn a_schema_nested_ten_thousand_deep_is_refused_on_a_small_stack() {
 
 #[test]
 fn a_schema_nested_to_the_cap_is_read_on_a_small_stack() {
+    let _alone = one_at_a_time();
     let depth = usize::try_from(PARQUET_MAX_NESTING).unwrap();
     let file = nested_schema_file(depth);
     let (out, _) = run("inspect", &file, Request::default());
@@ -193,12 +249,14 @@ fn a_schema_nested_to_the_cap_is_read_on_a_small_stack() {
 
 #[test]
 fn a_footer_of_two_hundred_thousand_row_groups_is_refused() {
+    let _alone = one_at_a_time();
     let file = many_row_groups_file(200_000);
     every_op_refuses(&file, RefusalReason::SelectionTooLarge, "footer");
 }
 
 #[test]
 fn a_footer_under_the_caps_is_read_within_the_bound() {
+    let _alone = one_at_a_time();
     let file = many_row_groups_file(30_000);
     let (out, peak) = run("inspect", &file, Request::default());
     assert!(peak < BOUND, "peak heap {peak}");
@@ -214,6 +272,7 @@ fn a_footer_under_the_caps_is_read_within_the_bound() {
 /// each say how far they read.
 #[test]
 fn a_dictionary_run_bomb_stops_at_the_byte_budget() {
+    let _alone = one_at_a_time();
     let value_len = 64 << 10;
     let file = plumb_testkit::parquet::dictionary_run_file(value_len, 1 << 30);
     assert!(file.len() < 66 << 10, "{} bytes", file.len());
@@ -286,6 +345,7 @@ fn wide_file(columns: usize, rows: usize) -> Vec<u8> {
 
 #[test]
 fn a_window_of_thousands_of_short_columns_is_bounded_by_what_it_holds() {
+    let _alone = one_at_a_time();
     let file = wide_file(4_000, 1_500);
     let mut req = Request::default();
     req.window.limit = Some(1_000);
@@ -308,4 +368,31 @@ fn a_window_of_thousands_of_short_columns_is_bounded_by_what_it_holds() {
     assert_eq!(a["shortened"], true);
     assert_eq!(a["rows"][0]["c3999"], 1, "{}", a["rows"][0]["c3999"]);
     assert!(peak < 16 << 20, "peak heap {peak}");
+}
+
+/// A column chunk the footer places at a negative offset or gives a
+/// negative size: the `parquet` crate asserts against both when it opens
+/// the chunk's pages, and a failed assertion aborts a fuzzing or
+/// `panic = "abort"` build, so every op refuses it first. The same file
+/// placed right is read, so the refusal is the place's alone.
+#[test]
+fn a_column_chunk_placed_before_the_file_is_malformed() {
+    let _alone = one_at_a_time();
+    let mut placed_right = None;
+    for compressed in 1..64 {
+        let bytes = chunk_place_file(4, None, compressed);
+        if let (Outcome::Answer(a), _) = run("select", &bytes, Request::default()) {
+            placed_right = Some(a);
+            break;
+        }
+    }
+    let a = placed_right.expect("a chunk placed right is read");
+    assert_eq!(a["rows"], serde_json::json!([{"v": 7}]), "{a}");
+    for (data, dict, compressed) in [(-8, None, 12), (4, Some(-1), 12), (4, None, -12)] {
+        every_op_refuses(
+            &chunk_place_file(data, dict, compressed),
+            RefusalReason::InvalidData,
+            "malformed",
+        );
+    }
 }

@@ -172,17 +172,27 @@ impl Page {
 /// pages in one row group, `rows` rows as the footer says, compressed
 /// with `codec`.
 pub fn one_column_file(physical: i32, codec: i32, rows: i64, pages: &[Page]) -> Vec<u8> {
+    let written: Vec<(Vec<u8>, i32, i64)> = pages
+        .iter()
+        .map(|p| (p.bytes(), p.page_type, i64::from(p.uncompressed)))
+        .collect();
+    column_file(physical, codec, rows, &written)
+}
+
+/// [`one_column_file`] of pages already written: each its bytes (header
+/// and body), its type and the size it claims once decompressed.
+fn column_file(physical: i32, codec: i32, rows: i64, pages: &[(Vec<u8>, i32, i64)]) -> Vec<u8> {
     let mut out = b"PAR1".to_vec();
     let first = out.len() as i64;
-    let dict = pages.first().is_some_and(|p| p.page_type == 2);
+    let dict = pages.first().is_some_and(|p| p.1 == 2);
     let mut data_offset = first;
     let mut uncompressed = 0i64;
-    for (i, p) in pages.iter().enumerate() {
+    for (i, (bytes, _, claim)) in pages.iter().enumerate() {
         if i == 1 && dict {
             data_offset = out.len() as i64;
         }
-        uncompressed += i64::from(p.uncompressed);
-        out.extend(p.bytes());
+        uncompressed += claim;
+        out.extend_from_slice(bytes);
     }
     let chunk_len = out.len() as i64 - first;
     let mut t = Thrift::default();
@@ -256,6 +266,50 @@ pub fn many_row_groups_file(groups: usize) -> Vec<u8> {
     }
     t.end();
     finish(b"PAR1".to_vec(), &t.out)
+}
+
+/// A file of one int32 column of one row, its one page well formed,
+/// whose footer places the column chunk at `data_offset` (and a
+/// dictionary page at `dictionary_offset`) with `compressed` bytes: the
+/// place a footer claims, which may lie (be negative).
+pub fn chunk_place_file(
+    data_offset: i64,
+    dictionary_offset: Option<i64>,
+    compressed: i64,
+) -> Vec<u8> {
+    let page = Page {
+        page_type: 0,
+        uncompressed: 4,
+        num_values: 1,
+        encoding: 0,
+        body: 7i32.to_le_bytes().to_vec(),
+    };
+    let mut out = b"PAR1".to_vec();
+    out.extend(page.bytes());
+    let mut t = Thrift::default();
+    t.i32(1, 1);
+    t.struct_list(2, 2);
+    t.bin(4, b"schema").i32(5, 1).end();
+    t.i32(1, codes::INT32).i32(3, 0).bin(4, b"v").end();
+    t.i64(3, 1);
+    t.struct_list(4, 1);
+    t.struct_list(1, 1);
+    t.i64(2, data_offset).field_struct(3);
+    t.i32(1, codes::INT32)
+        .i32_list(2, &[0])
+        .bin_list(3, &[b"v"])
+        .i32(4, 0)
+        .i64(5, 1)
+        .i64(6, 4)
+        .i64(7, compressed)
+        .i64(9, data_offset);
+    if let Some(d) = dictionary_offset {
+        t.i64(11, d);
+    }
+    t.end().end();
+    t.i64(2, 4).i64(3, 1).end();
+    t.end();
+    finish(out, &t.out)
 }
 
 fn finish(mut out: Vec<u8>, footer: &[u8]) -> Vec<u8> {
@@ -349,6 +403,47 @@ pub fn dictionary_run_file(value_len: usize, run: u32) -> Vec<u8> {
         i64::from(run),
         &[dict, data],
     )
+}
+
+/// How [`odd_claim_file`] writes its page's claim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OddClaim {
+    /// The size once decompressed in a field declared `i64`, which the
+    /// `parquet` crate reads as its `i32` all the same.
+    DeclaredI64,
+    /// A number wider than 32 bits in the `i32` field: its low 32 bits,
+    /// which the crate keeps, are a gigabyte.
+    Wide,
+}
+
+/// An int32 column of one Snappy page whose header claims a gigabyte
+/// once decompressed in a way no writer writes it (see [`OddClaim`]), and
+/// stores ten zero bytes.
+pub fn odd_claim_file(form: OddClaim) -> Vec<u8> {
+    let body = vec![0u8; 10];
+    let gigabyte = 1i64 << 30;
+    let mut t = Thrift::default();
+    t.i32(1, 0);
+    match form {
+        OddClaim::DeclaredI64 => {
+            t.i64(2, gigabyte);
+        }
+        OddClaim::Wide => {
+            t.header(2, I32);
+            t.zigzag(gigabyte - (1 << 32));
+        }
+    }
+    t.i32(3, body.len() as i32);
+    t.field_struct(5)
+        .i32(1, 1)
+        .i32(2, codes::PLAIN)
+        .i32(3, 3)
+        .i32(4, 3)
+        .end();
+    t.end();
+    let mut page = t.out;
+    page.extend_from_slice(&body);
+    column_file(codes::INT32, codes::SNAPPY, 1, &[(page, 0, gigabyte)])
 }
 
 /// An int32 column of one Snappy page that claims `i32::MAX` bytes once
