@@ -214,8 +214,16 @@ pub(crate) fn option_arg(d: &DeclaredOption, op: Op) -> clap::Arg {
         .value_name(value_name)
         .help(help)
         // `--offset -N`: the last N (select), refused elsewhere by name.
-        .allow_hyphen_values(matches!(d.spec.kind, OptionKind::Text) || d.spec.name == "offset")
-        .action(clap::ArgAction::Set);
+        .allow_hyphen_values(
+            matches!(d.spec.kind, OptionKind::Text | OptionKind::List) || d.spec.name == "offset",
+        )
+        // A list flag given again adds an item (`--conditions 'a = 1'
+        // --conditions 'b = 2'`), each taken whole, commas and all.
+        .action(if matches!(d.spec.kind, OptionKind::List) {
+            clap::ArgAction::Append
+        } else {
+            clap::ArgAction::Set
+        });
     if matches!(d.spec.kind, OptionKind::Flag) {
         // `--stats` alone turns it on, as a switch does; `--stats=false`
         // spells the value (an equals sign, so a path after the flag is
@@ -235,16 +243,27 @@ pub(crate) fn request(
     sub: &clap::ArgMatches,
     common: &Common,
 ) -> Result<Request, Refusal> {
-    let mut given: Vec<(String, String)> = Vec::new();
+    let mut given: Vec<(String, Value)> = Vec::new();
     for d in registry.options() {
-        if let Ok(Some(v)) = sub.try_get_one::<String>(d.spec.name) {
-            given.push((d.spec.name.to_owned(), v.clone()));
-        }
+        let Ok(Some(values)) = sub.try_get_many::<String>(d.spec.name) else {
+            continue;
+        };
+        let values: Vec<&String> = values.collect();
+        let value = match values.as_slice() {
+            [one] => Value::from(one.as_str()),
+            many => Value::from(many.iter().map(|v| v.as_str()).collect::<Vec<_>>()),
+        };
+        given.push((d.spec.name.to_owned(), value));
     }
-    given.extend(common.opt.iter().cloned());
+    given.extend(
+        common
+            .opt
+            .iter()
+            .map(|(n, v)| (n.clone(), Value::from(v.as_str()))),
+    );
     let mut req = Request::default();
     for (name, value) in given {
-        req.set(&name, Value::from(value))?;
+        req.set(&name, value)?;
     }
     Ok(req)
 }

@@ -89,10 +89,11 @@ pub use reader::{
 };
 pub use refusal::{Refusal, RefusalReason};
 pub use search::{
-    compare_number_literals, cut_around, is_number_literal, CompareOp, Matcher, NumberKey,
-    Predicate, Query, SearchProgress, Subject, SubjectKind, PATTERN_MAX_BYTES,
-    REGEX_DFA_SIZE_LIMIT, REGEX_NEST_LIMIT, REGEX_SIZE_LIMIT, SEARCH_CONTEXT_MAX,
-    SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_TEXT_BYTES,
+    compare_number_literals, cut_around, instant_of, is_number_literal, CompareOp, Condition,
+    Conditions, MatchMode, Matcher, NumberKey, Predicate, Query, SearchProgress, Subject,
+    SubjectKind, Verdict, PATTERN_MAX_BYTES, REGEX_DFA_SIZE_LIMIT, REGEX_NEST_LIMIT,
+    REGEX_SIZE_LIMIT, SEARCH_CONTEXT_MAX, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_CONDITIONS,
+    SEARCH_MAX_LIMIT, SEARCH_TEXT_BYTES,
 };
 pub use stream::{
     judge_head, Chunk, StreamStats, TextStream, BINARY_SNIFF_BYTES, BUFFERED_CHUNK_BYTES,

@@ -215,7 +215,7 @@ fn whole(f: &f64) -> bool {
 /// The options every reader shares, declared once here: the select
 /// window, the scan bounds and what every search takes (the pattern or
 /// predicate and its flags). Readers declare only their own.
-pub const COMMON_OPTIONS: [OptionSpec; 11] = [
+pub const COMMON_OPTIONS: [OptionSpec; 13] = [
     OptionSpec {
         name: "offset",
         kind: OptionKind::Count,
@@ -271,7 +271,21 @@ pub const COMMON_OPTIONS: [OptionSpec; 11] = [
         kind: OptionKind::Text,
         default: None,
         ops: &[Op::Search],
-        doc: "a predicate on the value instead of a pattern: = x, != x, < x, <= x, > x, >= x (numbers compared exactly), is empty, is null, is not empty, is not null",
+        doc: "a predicate on the value instead of a pattern: = x, != x, < x, <= x, > x, >= x (numbers compared exactly; dates and timestamps such as 2024-03-01 or 2024-03-01T10:00:00Z as instants), is empty, is null, is not empty, is not null, ~ regex (~* regex: any case)",
+    },
+    OptionSpec {
+        name: "conditions",
+        kind: OptionKind::List,
+        default: None,
+        ops: &[Op::Search],
+        doc: "instead of pattern, where and column or field: several tests of a row or record, each a name then a predicate, such as [\"level = error\", \"ts >= 2024-03-01T00:00:00Z\", \"/user/age > 30\"] (a column's name or index, a field's name or a JSON pointer; a name with spaces in double quotes); joined by match",
+    },
+    OptionSpec {
+        name: "match",
+        kind: OptionKind::Choice(&["all", "any"]),
+        default: Some("all"),
+        ops: &[Op::Search],
+        doc: "with conditions: whether all must hold or any one",
     },
     OptionSpec {
         name: "ignore_case",

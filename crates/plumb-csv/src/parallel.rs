@@ -433,7 +433,8 @@ pub fn search_in_parts(
     column: Option<ColumnRef>,
     parts: usize,
 ) -> Result<Option<CsvSearch>, Refusal> {
-    if query.offset != 0 || query.skip_hits > 0 {
+    // Conditions judge whole rows, their cells kept: one thread.
+    if query.offset != 0 || query.skip_hits > 0 || query.conditions.is_some() {
         return Ok(None);
     }
     let Some(plan) = plan(source, format, opts, parts, false)? else {

@@ -180,8 +180,13 @@ impl FormatReader for CsvReader {
 
     fn search(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
         let o = self.options(req)?;
-        let query = plumb_core::Query::from_request(req)?;
+        let query = plumb_core::Query::judging_conditions(req)?;
         let column = req.options.text("column").map(ColumnRef::parse);
+        if query.conditions.is_some() && column.is_some() {
+            return Err(Refusal::invalid_argument(
+                "conditions name their own columns; leave column out, or give one test in where",
+            ));
+        }
         Ok(Box::new(crate::search_source(
             source,
             self.format,

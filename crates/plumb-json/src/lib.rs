@@ -48,10 +48,11 @@ use plumb_core::{Refusal, ScanBounds, TextStream};
 
 pub use builder::{Built, ValueBuilder, BUILD_DEPTH_CAP};
 pub use ops::{
-    inspect, inspect_at, inspect_outlined, search, select, type_name, validate, ElementHit,
-    JsonInspect, JsonSearch, JsonSelect, JsonSelectOptions, JsonValidate, Matched, Probe,
-    SyntaxError, JSON_SAMPLE_ROWS_DEFAULT, JSON_SAMPLE_ROWS_MAX, KEY_LIST_CAP, MATCHED_VALUE_BYTES,
-    SAMPLE_BUDGET_BYTES, SEARCH_VALUE_BUDGET_BYTES, SELECT_BUDGET_BYTES, WILDCARD,
+    condition_pointer, inspect, inspect_at, inspect_outlined, search, select, type_name, validate,
+    ElementHit, JsonInspect, JsonSearch, JsonSelect, JsonSelectOptions, JsonValidate, Matched,
+    Probe, Probes, SyntaxError, JSON_SAMPLE_ROWS_DEFAULT, JSON_SAMPLE_ROWS_MAX, KEY_LIST_CAP,
+    MATCHED_VALUE_BYTES, SAMPLE_BUDGET_BYTES, SEARCH_VALUE_BUDGET_BYTES, SELECT_BUDGET_BYTES,
+    WILDCARD,
 };
 pub use outline::{
     same_key, Outline, OutlineOptions, OUTLINE_COLLAPSE_KEYS, OUTLINE_KEY_SAMPLES,

@@ -125,7 +125,7 @@ impl FormatReader for JsonReader {
     }
 
     fn search(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
-        let query = plumb_core::Query::from_request(req)?;
+        let query = plumb_core::Query::judging_conditions(req)?;
         Ok(Box::new(crate::search(
             text_stream(source)?,
             req.options.text("pointer").unwrap_or_default(),

@@ -212,8 +212,13 @@ pub fn search_in_parts(
     if query.offset != 0 || query.skip_hits > 0 {
         return Ok(None);
     }
+    // A refusal of the query itself is the caller's, not a part's.
+    SearchLines::new(query, pointer.clone())?;
     let Some(results) = in_parts(source, opts, parts, |stream| {
-        SearchLines::new(query, pointer.clone()).read(stream).ok()
+        SearchLines::new(query, pointer.clone())
+            .ok()?
+            .read(stream)
+            .ok()
     })?
     else {
         return Ok(None);

@@ -75,7 +75,7 @@ impl FormatReader for JsonlReader {
     }
 
     fn search(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
-        let query = plumb_core::Query::from_request(req)?;
+        let query = plumb_core::Query::judging_conditions(req)?;
         Ok(Box::new(crate::search_source(
             source,
             &req.scan,

@@ -1,6 +1,7 @@
 //! JSON Lines search: the records (non-blank lines, counted as select
 //! counts them) whose value at a field pointer matches a pattern or
-//! satisfies a predicate, as [`plumb_json::Probe`] judges a value. Each
+//! satisfies a predicate (or several conditions), as [`plumb_json::Probes`]
+//! judge a value. Each
 //! record is parsed once to be judged, and a hit once more to be built;
 //! records before the offset are only split, never parsed. A line that
 //! is not JSON is no hit, and is counted.
@@ -11,9 +12,9 @@ use std::ops::ControlFlow;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use plumb_core::{Query, Refusal, SearchProgress, SearchWindow, TextStream, ViewFlags};
+use plumb_core::{Conditions, Query, Refusal, SearchProgress, SearchWindow, TextStream, ViewFlags};
 use plumb_json::{
-    scan_text, JsonParser, Matched, Pointer, Probe, ValueBuilder, SEARCH_VALUE_BUDGET_BYTES,
+    scan_text, JsonParser, Matched, Pointer, Probes, ValueBuilder, SEARCH_VALUE_BUDGET_BYTES,
 };
 
 use crate::splitter::{Line, LineSink};
@@ -45,8 +46,13 @@ pub struct JsonlSearch {
     pub format: &'static str,
     /// Exact, or cut when a hit's record was cut.
     pub view: ViewFlags,
-    /// The field judged in each record, or null for any scalar in it.
+    /// The field judged in each record, or null for any scalar in it
+    /// (and with conditions, which name their own).
     pub field: Option<String>,
+    /// The conditions each record was judged by, when a search gave them
+    /// (`{"match": "all", "of": [...]}`); left out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<Conditions>,
     /// The hits, in file order (none with `count_only`).
     pub hits: Vec<RecordHit>,
     /// The window (flattened): `offset`, the record the search started
@@ -80,7 +86,7 @@ pub(crate) struct SearchLines<'q> {
     /// Hits still to pass over before one is kept (`Query::skip_hits`).
     skip_left: u64,
     parser: JsonParser,
-    probe: Probe<'q>,
+    probe: Probes<'q>,
     index: u64,
     hits: Vec<RecordHit>,
     progress: SearchProgress,
@@ -180,13 +186,20 @@ impl LineSink for SearchLines<'_> {
 
 impl<'q> SearchLines<'q> {
     /// A search of `query` at `pointer`, from the stream's first line.
-    pub(crate) fn new(query: &'q Query, pointer: Option<Pointer>) -> SearchLines<'q> {
-        SearchLines {
+    ///
+    /// # Errors
+    /// `invalid-argument` for a field beside conditions, or a condition's
+    /// pointer that does not parse.
+    pub(crate) fn new(
+        query: &'q Query,
+        pointer: Option<Pointer>,
+    ) -> Result<SearchLines<'q>, Refusal> {
+        Ok(SearchLines {
             query,
             skip_left: query.skip_hits,
             parser: JsonParser::new(),
             probe: {
-                let mut probe = Probe::new(&query.predicate, pointer);
+                let mut probe = Probes::of(query, pointer)?;
                 // A count shows no hit, and needs no value of one.
                 probe.set_capture(!query.count_only);
                 probe
@@ -202,7 +215,7 @@ impl<'q> SearchLines<'q> {
             before_hit: Vec::new(),
             stopped_at: None,
             budget: false,
-        }
+        })
     }
 
     /// Reads `stream` to its end or to the hit past the limit.
@@ -293,6 +306,7 @@ impl<'q> SearchLines<'q> {
             format: "jsonl",
             view: ViewFlags::of_scan(self.budget).with_cut(self.cut),
             field: field.map(str::to_owned),
+            conditions: self.query.conditions.clone(),
             window: SearchWindow {
                 offset: self.query.offset,
                 passed_over: self.query.skip_hits,
@@ -321,6 +335,6 @@ pub fn search<R: BufRead>(
     query: &Query,
 ) -> Result<JsonlSearch, Refusal> {
     let pointer = field.map(Pointer::parse).transpose()?;
-    let sink = SearchLines::new(query, pointer).read(stream)?;
+    let sink = SearchLines::new(query, pointer)?.read(stream)?;
     Ok(sink.answer(field))
 }

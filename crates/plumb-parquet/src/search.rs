@@ -17,8 +17,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use plumb_core::{
-    impl_answer, Query, Refusal, RefusalReason, Request, SearchProgress, SearchWindow, Subject,
-    SubjectKind, ViewFlags, Window, COLUMN_TRACK_CAP, HIT_ROW_VALUES,
+    impl_answer, Conditions, MatchMode, Predicate, Query, Refusal, RefusalReason, Request,
+    SearchProgress, SearchWindow, Subject, SubjectKind, ViewFlags, Window, COLUMN_TRACK_CAP,
+    HIT_ROW_VALUES,
 };
 
 use crate::budget::Budget;
@@ -52,8 +53,13 @@ pub struct ParquetSearch {
     pub format: &'static str,
     /// Exact, or converted when a hit's value was cut.
     pub view: ViewFlags,
-    /// The column searched, or null for every top-level primitive column.
+    /// The column searched, or null for every top-level primitive column
+    /// (and with conditions, which name their own).
     pub column: Option<String>,
+    /// The conditions each row was judged by, when a search gave them
+    /// (`{"match": "all", "of": [...]}`); left out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<Conditions>,
     /// The hits, in row order (none with `count_only`).
     pub hits: Vec<ParquetHit>,
     /// The window (flattened): `offset`, the row the search started at;
@@ -65,13 +71,41 @@ pub struct ParquetSearch {
 
 impl_answer!(ParquetSearch, window: window);
 
-/// A judged column: its leaf index, name and how its values read.
-struct Judged {
+/// A judged column: its leaf index, name, and the predicate its values
+/// are judged by (a column named by two conditions is judged twice).
+struct Judged<'q> {
     leaf: usize,
     name: String,
+    predicate: &'q Predicate,
 }
 
-fn judged_columns(opened: &Opened, wanted: Option<&str>) -> Result<Vec<Judged>, Refusal> {
+/// The columns `query` judges: each condition's, or the one `wanted`
+/// (every top-level primitive column when `None`) by its predicate.
+fn judged_for<'q>(
+    opened: &Opened,
+    query: &'q Query,
+    wanted: Option<&str>,
+) -> Result<Vec<Judged<'q>>, Refusal> {
+    let Some(conditions) = &query.conditions else {
+        return judged_columns(opened, wanted, &query.predicate);
+    };
+    if wanted.is_some() {
+        return Err(Refusal::invalid_argument(
+            "conditions name their own columns; leave column out, or give one test in where",
+        ));
+    }
+    let mut judged = Vec::with_capacity(conditions.items.len());
+    for c in &conditions.items {
+        judged.extend(judged_columns(opened, Some(&c.target), &c.predicate)?);
+    }
+    Ok(judged)
+}
+
+fn judged_columns<'q>(
+    opened: &Opened,
+    wanted: Option<&str>,
+    predicate: &'q Predicate,
+) -> Result<Vec<Judged<'q>>, Refusal> {
     let schema = opened.reader.metadata().file_metadata().schema_descr();
     let root = schema.root_schema();
     let leaves = crate::select::top_level_leaves(schema);
@@ -88,6 +122,7 @@ fn judged_columns(opened: &Opened, wanted: Option<&str>) -> Result<Vec<Judged>, 
                 Some(leaf) => Ok(vec![Judged {
                     leaf,
                     name: field.name().to_owned(),
+                    predicate,
                 }]),
                 None => Err(Refusal::invalid_argument(format!(
                     "column `{}` is a list, group or map; search judges top-level primitive columns: name one of those, or select the rows and look",
@@ -106,6 +141,7 @@ fn judged_columns(opened: &Opened, wanted: Option<&str>) -> Result<Vec<Judged>, 
                 Some(Judged {
                     leaf: flat(f.name())?,
                     name: f.name().to_owned(),
+                    predicate,
                 })
             })
             .take(COLUMN_TRACK_CAP)
@@ -127,7 +163,7 @@ impl Cursor {
     fn judge(
         &mut self,
         n: usize,
-        query: &Query,
+        predicate: &Predicate,
         hits: &mut [bool],
         budget: &mut Budget,
     ) -> Result<(usize, Option<usize>), Refusal> {
@@ -135,7 +171,7 @@ impl Cursor {
         let node = descr.self_type();
         let physical = descr.physical_type();
         let leaf = value::leaf_of(node);
-        let test = |kind: SubjectKind, text: &[u8]| query.predicate.test(&Subject::new(kind, text));
+        let test = |kind: SubjectKind, text: &[u8]| predicate.test(&Subject::new(kind, text));
         let json_subject = |v: &Value| -> bool {
             match v {
                 Value::String(s) => test(SubjectKind::Text, s.as_bytes()),
@@ -161,28 +197,38 @@ impl Cursor {
             test(kind, text.as_bytes())
         };
         match &mut self.reader {
-            ColumnReader::BoolColumnReader(r) => batch(r, &descr, (n, budget), hits, query, |v| {
-                test(SubjectKind::Bool, if *v { b"true" } else { b"false" })
-            }),
-            ColumnReader::Int32ColumnReader(r) => batch(r, &descr, (n, budget), hits, query, |v| {
-                json_subject(&value::int_json(i64::from(*v), node, physical))
-            }),
-            ColumnReader::Int64ColumnReader(r) => batch(r, &descr, (n, budget), hits, query, |v| {
-                json_subject(&value::int_json(*v, node, physical))
-            }),
-            ColumnReader::Int96ColumnReader(r) => batch(r, &descr, (n, budget), hits, query, |v| {
-                json_subject(&value::timestamp_json(i128::from(v.to_millis()), 3, true))
-            }),
-            ColumnReader::FloatColumnReader(r) => batch(r, &descr, (n, budget), hits, query, |v| {
-                float_subject(value::f32_shown(*v), &mut buf)
-            }),
+            ColumnReader::BoolColumnReader(r) => {
+                batch(r, &descr, (n, budget), hits, predicate, |v| {
+                    test(SubjectKind::Bool, if *v { b"true" } else { b"false" })
+                })
+            }
+            ColumnReader::Int32ColumnReader(r) => {
+                batch(r, &descr, (n, budget), hits, predicate, |v| {
+                    json_subject(&value::int_json(i64::from(*v), node, physical))
+                })
+            }
+            ColumnReader::Int64ColumnReader(r) => {
+                batch(r, &descr, (n, budget), hits, predicate, |v| {
+                    json_subject(&value::int_json(*v, node, physical))
+                })
+            }
+            ColumnReader::Int96ColumnReader(r) => {
+                batch(r, &descr, (n, budget), hits, predicate, |v| {
+                    json_subject(&value::timestamp_json(i128::from(v.to_millis()), 3, true))
+                })
+            }
+            ColumnReader::FloatColumnReader(r) => {
+                batch(r, &descr, (n, budget), hits, predicate, |v| {
+                    float_subject(value::f32_shown(*v), &mut buf)
+                })
+            }
             ColumnReader::DoubleColumnReader(r) => {
-                batch(r, &descr, (n, budget), hits, query, |v| {
+                batch(r, &descr, (n, budget), hits, predicate, |v| {
                     float_subject(*v, &mut buf)
                 })
             }
             ColumnReader::ByteArrayColumnReader(r) => {
-                batch(r, &descr, (n, budget), hits, query, |v| {
+                batch(r, &descr, (n, budget), hits, predicate, |v| {
                     match leaf {
                         Leaf::Decimal { scale } => test(
                             SubjectKind::Number,
@@ -194,7 +240,7 @@ impl Cursor {
                 })
             }
             ColumnReader::FixedLenByteArrayColumnReader(r) => {
-                batch(r, &descr, (n, budget), hits, query, |v| match leaf {
+                batch(r, &descr, (n, budget), hits, predicate, |v| match leaf {
                     Leaf::Decimal { scale } => test(
                         SubjectKind::Number,
                         value::decimal_text(v.data(), scale).as_bytes(),
@@ -215,7 +261,7 @@ fn batch<T: DataType>(
     descr: &ColumnDescriptor,
     (n, budget): (usize, &mut Budget),
     hits: &mut [bool],
-    query: &Query,
+    predicate: &Predicate,
     mut judge: impl FnMut(&T::T) -> bool,
 ) -> Result<(usize, Option<usize>), Refusal> {
     let mut def = Vec::new();
@@ -223,7 +269,7 @@ fn batch<T: DataType>(
     let (records, _, levels) = r
         .read_records(n, Some(&mut def), None, &mut values)
         .map_err(|e| refusal_of(&e))?;
-    let null = query.predicate.test(&Subject::new(SubjectKind::Null, b""));
+    let null = predicate.test(&Subject::new(SubjectKind::Null, b""));
     if descr.max_def_level() > 0 {
         let mut next = values.iter();
         for (k, &d) in def.iter().take(levels).enumerate() {
@@ -255,11 +301,17 @@ fn batch<T: DataType>(
 }
 
 pub(crate) fn search(opened: &Opened, req: &Request) -> Result<ParquetSearch, Refusal> {
-    let query = Query::from_request(req)?;
+    let query = Query::judging_conditions(req)?;
     let mut options = req.options.clone();
     options.normalize(&crate::PARQUET_OPTIONS)?;
     let wanted = options.text("column").map(str::to_owned);
-    let judged = judged_columns(opened, wanted.as_deref())?;
+    let judged = judged_for(opened, &query, wanted.as_deref())?;
+    // Every condition must hold: a row is a hit when each judged column's
+    // verdict is; otherwise (any, or one predicate) when one is.
+    let all = query
+        .conditions
+        .as_ref()
+        .is_some_and(|c| c.mode == MatchMode::All);
     let meta = opened.reader.metadata();
     let mut progress = SearchProgress::default();
     // Each judged column has its share of the budget, so that every
@@ -302,11 +354,13 @@ pub(crate) fn search(opened: &Opened, req: &Request) -> Result<ParquetSearch, Re
                 .min(SEARCH_BATCH);
             // Per row: the first judged column that matched.
             let mut first: Vec<Option<usize>> = vec![None; n];
+            let mut every = vec![true; n];
             // Rows every judged column judged: all, unless the budget ran out.
             let mut judged_rows = n;
             for (ci, cursor) in cursors.iter_mut().enumerate() {
                 let mut hits = vec![false; n];
-                let (read, stop) = cursor.judge(n, &query, &mut hits, &mut budgets[ci])?;
+                let (read, stop) =
+                    cursor.judge(n, judged[ci].predicate, &mut hits, &mut budgets[ci])?;
                 if let Some(k) = stop {
                     judged_rows = judged_rows.min(k);
                 }
@@ -319,10 +373,16 @@ pub(crate) fn search(opened: &Opened, req: &Request) -> Result<ParquetSearch, Re
                         ),
                     ));
                 }
-                for (f, h) in first.iter_mut().zip(hits) {
+                for ((f, e), h) in first.iter_mut().zip(every.iter_mut()).zip(hits) {
                     if h && f.is_none() {
                         *f = Some(ci);
                     }
+                    *e &= h;
+                }
+            }
+            if all {
+                for (f, e) in first.iter_mut().zip(&every) {
+                    *f = e.then_some(0);
                 }
             }
             first.truncate(judged_rows);
@@ -422,6 +482,7 @@ pub(crate) fn search(opened: &Opened, req: &Request) -> Result<ParquetSearch, Re
         format: "parquet",
         view,
         column: wanted.and(judged.first().map(|j| j.name.clone())),
+        conditions: query.conditions.clone(),
         window: SearchWindow {
             offset: query.offset,
             passed_over: query.skip_hits,

@@ -16,8 +16,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use plumb_core::{
-    impl_answer, Query, Refusal, RefusalReason, Request, SearchProgress, SearchWindow, Subject,
-    SubjectKind, ViewFlags, HIT_ROW_BYTES, HIT_ROW_VALUES,
+    impl_answer, Conditions, MatchMode, Predicate, Query, Refusal, RefusalReason, Request,
+    SearchProgress, SearchWindow, Subject, SubjectKind, Verdict, ViewFlags, HIT_ROW_BYTES,
+    HIT_ROW_VALUES,
 };
 
 use crate::book::{Book, Kind};
@@ -60,8 +61,13 @@ pub struct SheetsSearch {
     pub sheet: SheetName,
     /// Whether the sheet's first row was taken for a header.
     pub header: bool,
-    /// The column searched, or null for every column of the used range.
+    /// The column searched, or null for every column of the used range
+    /// (and with conditions, which name their own).
     pub column: Option<String>,
+    /// The conditions each row was judged by, when a search gave them
+    /// (`{"match": "all", "of": [...]}`); left out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<Conditions>,
     /// The columns of each hit's `values`: their names (the first
     /// [`HIT_ROW_VALUES`] of them).
     pub columns: Vec<String>,
@@ -86,8 +92,8 @@ fn is_zero(n: &u64) -> bool {
 }
 
 /// How a cell is judged: as select shows it.
-fn judge(query: &Query, cell: &Cell) -> bool {
-    let test = |kind: SubjectKind, text: &[u8]| query.predicate.test(&Subject::new(kind, text));
+fn judge(predicate: &Predicate, cell: &Cell) -> bool {
+    let test = |kind: SubjectKind, text: &[u8]| predicate.test(&Subject::new(kind, text));
     match cell {
         Cell::Int(i) => test(SubjectKind::Number, i.to_string().as_bytes()),
         Cell::Float(_) => match cell.to_json().0 {
@@ -102,14 +108,14 @@ fn judge(query: &Query, cell: &Cell) -> bool {
             test(SubjectKind::Text, s.as_bytes())
         }
         Cell::Bool(b) => test(SubjectKind::Bool, if *b { b"true" } else { b"false" }),
-        Cell::Empty => blank(query),
+        Cell::Empty => blank(predicate),
     }
 }
 
 /// Whether a blank cell of the used range holds: it is empty text, and
 /// null, as an empty CSV cell is.
-fn blank(query: &Query) -> bool {
-    query.predicate.test(&Subject {
+fn blank(predicate: &Predicate) -> bool {
+    predicate.test(&Subject {
         kind: SubjectKind::Text,
         text: b"",
         null: true,
@@ -130,11 +136,27 @@ struct Row {
     last: Option<u32>,
     /// Its cells, by column, kept for a hit's values.
     cells: Vec<(u32, Cell)>,
+    /// With conditions: each one's verdict on its cell, once the cell came
+    /// (a condition whose cell never comes judges a blank).
+    verdicts: Vec<Option<bool>>,
+}
+
+/// A search's conditions, each at its column.
+struct Tests<'q> {
+    /// Each condition's column and predicate.
+    each: Vec<(u32, &'q Predicate)>,
+    mode: MatchMode,
+    /// Index into the judged columns of the first condition's column
+    /// (the `column` of a hit).
+    first: usize,
 }
 
 /// The search in progress over the data rows `first..end` (sheet rows).
 struct Scan<'q> {
     query: &'q Query,
+    /// The conditions, when the search gave them: judged per row in
+    /// place of the first judged column that holds.
+    tests: Option<Tests<'q>>,
     /// Hits still to pass over before one is kept (`Query::skip_hits`).
     skip_left: u64,
     /// The judged columns, in sheet order.
@@ -233,10 +255,11 @@ impl Scan<'_> {
             self.done = until;
             return ControlFlow::Continue(());
         }
+        let j = self.tests.as_ref().map_or(0, |t| t.first);
         while self.done < until {
             let at = self.done;
             self.done += 1;
-            self.hit(at, 0, &[])?;
+            self.hit(at, j, &[])?;
         }
         ControlFlow::Continue(())
     }
@@ -247,7 +270,18 @@ impl Scan<'_> {
         let Some(mut row) = self.row.take() else {
             return ControlFlow::Continue(());
         };
-        if row.hit.is_none() && row.next < self.judged.len() && self.blank_holds {
+        if let Some(t) = &self.tests {
+            let joined = t
+                .mode
+                .join(row.verdicts.iter().zip(&t.each).map(|(v, (_, p))| {
+                    if v.unwrap_or_else(|| blank(p)) {
+                        Verdict::Holds
+                    } else {
+                        Verdict::Fails
+                    }
+                }));
+            row.hit = (joined == Verdict::Holds).then_some(t.first);
+        } else if row.hit.is_none() && row.next < self.judged.len() && self.blank_holds {
             row.hit = Some(row.next);
         }
         self.done = u64::from(row.at) + 1;
@@ -287,6 +321,7 @@ impl Scan<'_> {
                     hit: None,
                     last: None,
                     cells: Vec::new(),
+                    verdicts: vec![None; self.tests.as_ref().map_or(0, |t| t.each.len())],
                 });
             }
         }
@@ -305,13 +340,24 @@ impl Scan<'_> {
             ));
         }
         row.last = Some(col);
+        if let Some(t) = &self.tests {
+            for ((c, p), v) in t.each.iter().zip(row.verdicts.iter_mut()) {
+                if *c == col {
+                    *v = Some(judge(p, &cell));
+                }
+            }
+            if keep && self.columns.binary_search(&col).is_ok() {
+                row.cells.push((col, cell));
+            }
+            return Ok(ControlFlow::Continue(()));
+        }
         // The judged columns before this one that held no cell: blanks.
         let j = self.judged[row.next..].partition_point(|&c| c < col) + row.next;
         if row.hit.is_none() && j > row.next && self.blank_holds {
             row.hit = Some(row.next);
         }
         if j < self.judged.len() && self.judged[j] == col {
-            if row.hit.is_none() && judge(self.query, &cell) {
+            if row.hit.is_none() && judge(&self.query.predicate, &cell) {
                 row.hit = Some(j);
             }
             row.next = j + 1;
@@ -326,7 +372,7 @@ impl Scan<'_> {
 }
 
 pub(crate) fn search(book: &mut Book, kind: Kind, req: &Request) -> Result<SheetsSearch, Refusal> {
-    let query = Query::from_request(req)?;
+    let query = Query::judging_conditions(req)?;
     let entries = book.sheets();
     let i = chosen(&entries, req.options.text("sheet"))?;
     let name = entries[i].name.clone();
@@ -335,17 +381,55 @@ pub(crate) fn search(book: &mut Book, kind: Kind, req: &Request) -> Result<Sheet
     let names = facts.names(header);
     let columns: Vec<u32> = names.iter().map(|(c, _)| *c).collect();
     let wanted = req.options.text("column").map(str::to_owned);
-    let judged = match &wanted {
-        Some(w) => projection(&names, &[w.as_str()])?,
-        None => columns.clone(),
+    let (judged, tests) =
+        match (&query.conditions, &wanted) {
+            (Some(_), Some(_)) => return Err(Refusal::invalid_argument(
+                "conditions name their own columns; leave column out, or give one test in where",
+            )),
+            (Some(conditions), None) => {
+                let mut each = Vec::with_capacity(conditions.items.len());
+                for c in &conditions.items {
+                    let col = projection(&names, &[c.target.as_str()])?;
+                    each.extend(col.into_iter().map(|col| (col, &c.predicate)));
+                }
+                let mut judged: Vec<u32> = each.iter().map(|&(c, _)| c).collect();
+                judged.sort_unstable();
+                judged.dedup();
+                let first = each
+                    .first()
+                    .and_then(|(c, _)| judged.binary_search(c).ok())
+                    .unwrap_or(0);
+                let tests = Tests {
+                    each,
+                    mode: conditions.mode,
+                    first,
+                };
+                (judged, Some(tests))
+            }
+            (None, Some(w)) => (projection(&names, &[w.as_str()])?, None),
+            (None, None) => (columns.clone(), None),
+        };
+    // A row with no cell judges every condition on a blank.
+    let blank_holds = match &tests {
+        Some(t) => {
+            t.mode.join(t.each.iter().map(|(_, p)| {
+                if blank(p) {
+                    Verdict::Holds
+                } else {
+                    Verdict::Fails
+                }
+            })) == Verdict::Holds
+        }
+        None => blank(&query.predicate),
     };
     let (body, total) = facts.body(header);
     let first = u64::from(body).saturating_add(query.offset);
     let end = u64::from(body) + total;
     let mut scan = Scan {
-        blank_holds: blank(&query),
+        blank_holds,
         skip_left: query.skip_hits,
         query: &query,
+        tests,
         judged,
         columns: columns.clone(),
         first: u32::try_from(first).unwrap_or(u32::MAX),
@@ -390,6 +474,7 @@ pub(crate) fn search(book: &mut Book, kind: Kind, req: &Request) -> Result<Sheet
         sheet: SheetName { index: i, name },
         header,
         column,
+        conditions: query.conditions.clone(),
         columns: names
             .iter()
             .take(HIT_ROW_VALUES)

@@ -7,8 +7,9 @@
 //! [`Subject`]; the rules for what matches live here, once, so a
 //! predicate means the same thing on a CSV cell and a JSON value.
 //! The rooms: `matcher` (patterns), `predicate` (one value judged),
-//! `number` (numbers compared exactly, in tiers), `query` (the request
-//! and how far a search went).
+//! `number` (numbers compared exactly, in tiers), `time` (dates and
+//! timestamps as instants), `conditions` (several tests of a record
+//! joined), `query` (the request and how far a search went).
 //!
 //! Patterns are compiled by the `regex` crate, which runs in time linear
 //! in the input (no backtracking) and refuses a pattern whose compiled
@@ -17,10 +18,15 @@
 //! without the case or word flags) is searched as a literal with
 //! `memchr::memmem`, the fastest substring search there is for it.
 
+mod conditions;
 mod matcher;
 mod number;
 mod predicate;
 mod query;
+mod time;
+
+pub use conditions::{Condition, Conditions, MatchMode, Verdict, SEARCH_MAX_CONDITIONS};
+pub use time::instant_of;
 
 pub use matcher::Matcher;
 pub use number::{compare_number_literals, is_number_literal, NumberKey};

@@ -61,7 +61,8 @@ pub enum Predicate {
     /// regex is large beside the other forms).
     Pattern(Box<Matcher>),
     /// It compares to an operand: as numbers, exactly, when both are
-    /// numbers; otherwise as text, byte by byte.
+    /// numbers; as instants when both are dates or timestamps; otherwise
+    /// as text, byte by byte.
     Compare {
         /// The comparison.
         op: CompareOp,
@@ -71,6 +72,10 @@ pub enum Predicate {
         numeric: bool,
         /// The operand as a number, read once.
         number: Option<NumberKey>,
+        /// The operand as a date or timestamp ([`crate::instant_of`]),
+        /// read once: a value that reads as one too is compared as an
+        /// instant; any other is only equal or not, as text.
+        time: Option<i128>,
     },
     /// It is empty text (`negated`: it is not).
     IsEmpty {
@@ -133,7 +138,8 @@ impl<'a> Subject<'a> {
 
 impl Predicate {
     /// Reads a predicate: `= x`, `!= x`, `< x`, `<= x`, `> x`, `>= x`,
-    /// `is empty`, `is null`, `is not empty`, `is not null`. The operand
+    /// `is empty`, `is null`, `is not empty`, `is not null`, or `~ regex`
+    /// (`~* regex` without regard to case) for a pattern. The operand
     /// is the rest, trimmed of ASCII white space, or a JSON string in
     /// double quotes (to keep spaces or write `""`), which is always text: `= "1.50"` matches
     /// the text `1.50` and not the number `1.5`.
@@ -148,6 +154,12 @@ impl Predicate {
     /// let text = Predicate::parse("= \"1.50\"")?;
     /// assert!(text.test(&Subject::new(SubjectKind::Number, b"1.50")));
     /// assert!(!text.test(&Subject::new(SubjectKind::Number, b"1.5")));
+    /// // Dates and timestamps compare as instants, not as text.
+    /// let after = Predicate::parse(">= 2024-03-01T09:00:00Z")?;
+    /// assert!(after.test(&Subject::new(SubjectKind::Text, b"2024-03-01T10:30:00+01:00")));
+    /// assert!(!after.test(&Subject::new(SubjectKind::Text, b"2024-03-01T09:30:00+01:00")));
+    /// let re = Predicate::parse("~* ^time(out)?$")?;
+    /// assert!(re.test(&Subject::new(SubjectKind::Text, b"Timeout")));
     /// // What it tests goes in `column` or `field`, and the refusal says so.
     /// let named = Predicate::parse("amount > 1000").unwrap_err();
     /// assert!(named.message().contains("give `amount` as the column"));
@@ -172,6 +184,17 @@ impl Predicate {
             ["is", "not", "null"] => return Ok(Predicate::IsNull { negated: true }),
             _ => {}
         }
+        if let Some(rest) = t.strip_prefix('~') {
+            let (ignore_case, pattern) = match rest.strip_prefix('*') {
+                Some(p) => (true, p),
+                None => (false, rest),
+            };
+            return Ok(Predicate::Pattern(Box::new(Matcher::new(
+                pattern.trim_ascii(),
+                ignore_case,
+                false,
+            )?)));
+        }
         let (op, rest) = [
             ("!=", CompareOp::Ne),
             ("<=", CompareOp::Le),
@@ -187,16 +210,19 @@ impl Predicate {
             if let Some((name, alone)) = named_predicate(t) {
                 return Refusal::invalid_argument(format!(
                     "`{}` names what it tests (`{}`) inside the predicate; give `{}` as the \
-                     column (for JSON and JSON Lines, the field) and the predicate alone: `{}`",
+                     column (for JSON and JSON Lines, the field) and the predicate alone: `{}`; \
+                     or give it as written in `conditions`, which takes several such tests \
+                     (`[\"{}\"]`)",
                     echo(t),
                     echo(name),
                     echo(name),
-                    echo(&alone)
+                    echo(&alone),
+                    echo(t).replace('"', "\\\""),
                 ));
             }
             Refusal::invalid_argument(format!(
                 "`{}` is not a predicate; write one of = x, != x, < x, <= x, > x, >= x, \
-                 is empty, is null, is not empty, is not null",
+                 is empty, is null, is not empty, is not null, ~ regex",
                 echo(t)
             ))
         })?;
@@ -219,10 +245,16 @@ impl Predicate {
         } else {
             NumberKey::of(&operand)
         };
+        let time = if quoted || number.is_some() {
+            None
+        } else {
+            super::time::instant_of(operand.as_bytes())
+        };
         Ok(Predicate::Compare {
             op,
             numeric: number.is_some(),
             number,
+            time,
             operand,
         })
     }
@@ -242,12 +274,25 @@ impl Predicate {
                 operand,
                 numeric,
                 number,
+                time,
             } => {
                 if absent {
                     return false;
                 }
                 if let (Some(key), SubjectKind::Number) = (number, subject.kind) {
                     return key.test(*op, subject.text, operand.as_bytes());
+                }
+                if let Some(when) = time {
+                    let ordered = !matches!(op, CompareOp::Eq | CompareOp::Ne);
+                    match super::time::instant_of(subject.text) {
+                        Some(at) if subject.kind == SubjectKind::Text => {
+                            return op.holds(at.cmp(when))
+                        }
+                        // Order between an instant and anything else is
+                        // not defined: no hit, rather than a guess.
+                        _ if ordered => return false,
+                        _ => {}
+                    }
                 }
                 match op {
                     CompareOp::Eq => subject.text == operand.as_bytes(),
@@ -276,14 +321,14 @@ impl Predicate {
 /// A predicate written with what it tests in front (`amount > 1000`,
 /// `level = error`, `name is null`): the name, and the predicate alone.
 fn named_predicate(t: &str) -> Option<(&str, String)> {
-    let end = t.find(|c: char| c.is_ascii_whitespace() || "=!<>".contains(c))?;
+    let end = t.find(|c: char| c.is_ascii_whitespace() || "=!<>~".contains(c))?;
     let (name, rest) = t.split_at(end);
     let rest = rest.trim_ascii();
     let is_name = !name.is_empty()
         && name
             .chars()
             .all(|c| c.is_alphanumeric() || "_-./$[]".contains(c));
-    let ops = ["!=", "<=", ">=", "==", "=", "<", ">", "is "];
+    let ops = ["!=", "<=", ">=", "==", "=", "<", ">", "~", "is "];
     (is_name
         && ops
             .iter()

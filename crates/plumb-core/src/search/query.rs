@@ -1,15 +1,20 @@
 //! A search as the shared options ask for it ([`Query`]), and how far
 //! one has gone ([`SearchProgress`]).
 
-use super::{Matcher, Predicate, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT};
+use super::{Conditions, MatchMode, Matcher, Predicate, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT};
 use crate::options::Request;
 use crate::refusal::Refusal;
 
 /// A search, as the shared options ask for it.
 #[derive(Clone, Debug)]
 pub struct Query {
-    /// What a value (or a line) must be.
+    /// What a value (or a line) must be; with [`Query::conditions`], the
+    /// first condition's predicate (an engine that judges conditions
+    /// reads them instead).
     pub predicate: Predicate,
+    /// Several tests of a record, each naming its column or field, in
+    /// place of one predicate on one column or field.
+    pub conditions: Option<Conditions>,
     /// Hits to skip over: the search starts at this line, row, record or
     /// element (the unit of the format).
     pub offset: u64,
@@ -40,12 +45,82 @@ impl Query {
     /// # Ok::<(), plumb_core::Refusal>(())
     /// ```
     ///
+    /// `conditions` are refused: a reader that judges them asks with
+    /// [`Query::judging_conditions`], so that no reader drops them
+    /// unread.
+    ///
     /// # Errors
-    /// `invalid-argument`: neither or both of `pattern` and `where`, a
-    /// zero limit, a bad pattern or predicate.
+    /// `invalid-argument`: neither or both of `pattern` and `where`,
+    /// `conditions`, a zero limit, a bad pattern or predicate.
     pub fn from_request(req: &Request) -> Result<Query, Refusal> {
+        Query::read(req, false)
+    }
+
+    /// The query as [`Query::from_request`] reads it, or, with
+    /// `conditions` (and `match`), several tests of a record, which the
+    /// caller judges ([`Query::conditions`]).
+    ///
+    /// ```
+    /// use plumb_core::{MatchMode, Query, Request};
+    /// use serde_json::json;
+    /// let mut req = Request::default();
+    /// req.set("conditions", json!(["level = error", "ts >= 2024-03-01"]))?
+    ///     .set("match", json!("any"))?;
+    /// assert!(Query::from_request(&req).is_err());
+    /// let q = Query::judging_conditions(&req)?;
+    /// let c = q.conditions.as_ref().unwrap();
+    /// assert_eq!((c.items.len(), c.mode), (2, MatchMode::Any));
+    /// req.set("where", json!("= 1"))?;
+    /// assert!(Query::judging_conditions(&req).is_err());
+    /// # Ok::<(), plumb_core::Refusal>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Query::from_request`], and `conditions` beside `pattern` or
+    /// `where`, or a bad condition.
+    pub fn judging_conditions(req: &Request) -> Result<Query, Refusal> {
+        Query::read(req, true)
+    }
+
+    fn read(req: &Request, conditions_judged: bool) -> Result<Query, Refusal> {
         let opts = &req.options;
+        if !conditions_judged && opts.get("conditions").is_some() {
+            return Err(Refusal::invalid_argument(
+                "this format's search judges one value per line or record, not conditions on \
+                 named columns or fields; give a pattern or a where predicate",
+            ));
+        }
+        let mode = match opts.text("match") {
+            Some("any") => Some(MatchMode::Any),
+            Some(_) => Some(MatchMode::All),
+            None => None,
+        };
+        let conditions = match opts.list("conditions") {
+            Some(texts) => {
+                let taken = ["pattern", "where", "ignore_case", "word"]
+                    .into_iter()
+                    .find(|n| opts.get(n).is_some());
+                if let Some(name) = taken {
+                    return Err(Refusal::invalid_argument(format!(
+                        "conditions replace pattern and where; `{name}` cannot go with them: \
+                         put every test in conditions (a pattern as `name ~ regex`)"
+                    )));
+                }
+                Some(Conditions::parse(&texts, mode.unwrap_or_default())?)
+            }
+            None if mode.is_some() => {
+                return Err(Refusal::invalid_argument(
+                    "match joins conditions; give conditions too, or leave match out",
+                ))
+            }
+            None => None,
+        };
         let predicate = match (opts.text("pattern"), opts.text("where")) {
+            _ if conditions.is_some() => conditions
+                .as_ref()
+                .and_then(|c| c.items.first())
+                .map(|c| c.predicate.clone())
+                .ok_or_else(|| Refusal::invalid_argument("conditions is empty"))?,
             (Some(p), None) => Predicate::Pattern(Box::new(Matcher::new(
                 p,
                 opts.flag("ignore_case").unwrap_or(false),
@@ -77,6 +152,7 @@ impl Query {
         }
         Ok(Query {
             predicate,
+            conditions,
             offset: req.window.offset.unwrap_or(0),
             limit: req.window.limit.map_or(SEARCH_DEFAULT_LIMIT, |n| {
                 usize::try_from(n)

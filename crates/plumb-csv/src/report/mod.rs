@@ -5,6 +5,7 @@
 //! list and lossy text cut while it is copied.
 
 mod column;
+mod fetch;
 mod inspect;
 mod judge;
 mod search;
@@ -15,11 +16,12 @@ mod tail;
 mod validate;
 
 pub use column::{ColumnReport, PrecisionFact};
+pub(crate) use fetch::fetch_hits;
 pub(crate) use inspect::InspectSink;
 pub use inspect::{
     CsvInspect, INSPECT_NARROW_TEXT_BYTES, INSPECT_SAMPLE_BUDGET_BYTES, INSPECT_WIDE_TEXT_COLUMNS,
 };
-pub(crate) use search::{fetch_hits, SearchSink};
+pub(crate) use search::SearchSink;
 pub use search::{
     CsvSearch, RowHit, CSV_SEARCH_FETCH_BYTES, CSV_SEARCH_ROW_BYTES, CSV_SEARCH_ROW_CELLS,
 };

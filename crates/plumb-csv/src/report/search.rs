@@ -14,11 +14,12 @@ use std::ops::ControlFlow;
 use serde::Serialize;
 
 use plumb_core::{
-    Query, Refusal, SearchProgress, SearchWindow, Source, Subject, ViewFlags, COLUMN_TRACK_CAP,
+    Conditions, Query, Refusal, SearchProgress, SearchWindow, Subject, Verdict, ViewFlags,
+    COLUMN_TRACK_CAP,
 };
 
 use crate::machine::Judged;
-use crate::machine::{CsvParser, CsvSink, Issue, Record, RowRun};
+use crate::machine::{Issue, Record, RowRun};
 use crate::parallel::Publisher;
 use crate::scan::{Feed, FeedResult, Resolver, RowJudge, RowSink, ScanSummary};
 
@@ -77,8 +78,13 @@ pub struct CsvSearch {
     /// The header's names (cut like a row, at most
     /// [`CSV_SEARCH_ROW_CELLS`] of them), or null.
     pub header: Option<Vec<SelectCell>>,
-    /// The column searched (0-based), or null for any column.
+    /// The column searched (0-based), or null for any column (and with
+    /// conditions, which name their own).
     pub column: Option<usize>,
+    /// The conditions each row was judged by, when a search gave them
+    /// (`{"match": "all", "of": [...]}`); left out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<Conditions>,
     /// The hits, in file order (none with `count_only`).
     pub hits: Vec<RowHit>,
     /// The window (flattened): `offset`, the data row the search started
@@ -107,6 +113,9 @@ pub(crate) struct SearchSink {
     skip_left: u64,
     wanted: Option<ColumnRef>,
     column: Option<usize>,
+    /// With conditions: each one's column, once resolved (a row is then
+    /// judged whole, its cells kept, by `judge_conditions`).
+    tested: Vec<usize>,
     header: Option<Vec<SelectCell>>,
     hits: Vec<RowHit>,
     progress: SearchProgress,
@@ -153,13 +162,16 @@ impl SearchSink {
         SearchSink {
             wanted: column,
             column: None,
+            tested: Vec::new(),
             header: None,
             hits: Vec::new(),
             progress: SearchProgress::default(),
             cut: false,
             error: None,
             resolved: false,
-            fetch,
+            // Conditions judge a row by several of its cells: each row's
+            // cells are kept as they pass, and judged when it ends.
+            fetch: fetch && query.conditions.is_none(),
             cell_record: 0,
             cell_hit: false,
             cell_column: 0,
@@ -291,6 +303,7 @@ impl SearchSink {
             dialect: s.dialect_report(),
             header: self.header,
             column: self.column,
+            conditions: self.query.conditions.take(),
             window: SearchWindow {
                 offset: self.query.offset,
                 passed_over: self.query.skip_hits,
@@ -305,6 +318,13 @@ impl SearchSink {
 
     fn resolve(&mut self, head: Head<'_, '_>) -> Result<(), Refusal> {
         self.resolved = true;
+        if let Some(conditions) = &self.query.conditions {
+            self.tested = conditions
+                .items
+                .iter()
+                .map(|c| ColumnRef::parse(&c.target).resolve_past_header(head))
+                .collect::<Result<_, _>>()?;
+        }
         let Some(wanted) = self.wanted.take() else {
             return Ok(());
         };
@@ -617,6 +637,9 @@ impl SearchSink {
         if index < self.query.offset {
             return ControlFlow::Continue(());
         }
+        if self.query.conditions.is_some() {
+            return self.judge_conditions(index, row);
+        }
         match self.matching_column(row) {
             Some(column) => self.count_hit(index, row, column, false),
             None => {
@@ -629,6 +652,40 @@ impl SearchSink {
                 self.unjudged += u64::from(!whole);
                 ControlFlow::Continue(())
             }
+        }
+    }
+
+    /// Judges data row `index` by the conditions, each on its column's
+    /// cell: a cell a cap cut away leaves its condition unknown, and a
+    /// row whose verdict is unknown is counted as not judged whole.
+    #[cold]
+    fn judge_conditions(&mut self, index: u64, row: &Record<'_>) -> ControlFlow<()> {
+        let Some(conditions) = &self.query.conditions else {
+            return ControlFlow::Continue(());
+        };
+        let tested = &self.tested;
+        let verdict = conditions.judge(|i, predicate| {
+            let holds = match tested.get(i).and_then(|&c| row.get(c)) {
+                Some(cell) => predicate.test(&cell_subject(cell, predicate)),
+                None if row.overflow.is_some() => return Verdict::Unknown,
+                None => predicate.test(&Subject::missing()),
+            };
+            if holds {
+                Verdict::Holds
+            } else {
+                Verdict::Fails
+            }
+        });
+        match verdict {
+            Verdict::Holds => {
+                let column = self.tested.first().copied().unwrap_or(0);
+                self.count_hit(index, row, column, false)
+            }
+            Verdict::Unknown => {
+                self.unjudged += 1;
+                ControlFlow::Continue(())
+            }
+            Verdict::Fails => ControlFlow::Continue(()),
         }
     }
 
@@ -692,61 +749,4 @@ impl SearchSink {
         });
         ControlFlow::Continue(())
     }
-}
-
-/// The first record of some bytes, its cells kept.
-#[derive(Default)]
-struct FirstRecord {
-    got: Option<(u64, u64, Vec<u8>, Vec<u32>)>,
-}
-
-impl CsvSink for FirstRecord {
-    fn record(&mut self, r: &Record<'_>) -> ControlFlow<()> {
-        let mut data = Vec::new();
-        let mut ends = Vec::with_capacity(r.len());
-        for i in 0..r.len() {
-            data.extend_from_slice(r.get(i).unwrap_or_default());
-            ends.push(u32::try_from(data.len()).unwrap_or(u32::MAX));
-        }
-        self.got = Some((r.number, r.line, data, ends));
-        ControlFlow::Break(())
-    }
-}
-
-/// Reads each hit's cells back from its byte range in `source`, parsed
-/// in the dialect the scan read with.
-///
-/// # Errors
-/// `read-error` when the source cannot be read there.
-pub(crate) fn fetch_hits(
-    sink: &mut SearchSink,
-    source: &dyn Source,
-    s: &ScanSummary,
-) -> Result<(), Refusal> {
-    for (hit, at, end) in std::mem::take(&mut sink.to_fetch) {
-        let full = end
-            .or(source.len())
-            .map_or(CSV_SEARCH_FETCH_BYTES as u64, |e| e.saturating_sub(at));
-        let len = usize::try_from(full)
-            .unwrap_or(usize::MAX)
-            .min(CSV_SEARCH_FETCH_BYTES);
-        let Some(bytes) = source.read_range(at, len) else {
-            continue;
-        };
-        let bytes = bytes?;
-        let mut parser = CsvParser::new(s.delimiter)
-            .with_quote(s.quote)
-            .with_delimiter_runs(s.runs)
-            .with_comment(s.comment)
-            .with_base_offset(at);
-        let mut first = FirstRecord::default();
-        if parser.push(&bytes, &mut first).is_continue() {
-            let _ = parser.finish(&mut first);
-        }
-        if let Some((number, line, data, ends)) = first.got {
-            let record = Record::from_parts(number, line, at, &data, &ends);
-            sink.fill(hit, &record, len as u64 >= full);
-        }
-    }
-    Ok(())
 }

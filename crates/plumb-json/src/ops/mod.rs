@@ -2,6 +2,7 @@
 //! the drive loop here, one file per op.
 
 mod inspect;
+mod probes;
 mod search;
 mod select;
 mod validate;
@@ -9,6 +10,7 @@ mod wildcard;
 
 pub use inspect::{inspect, inspect_at, inspect_outlined, JsonInspect};
 pub(crate) use inspect::{inspect_part, join_parts};
+pub use probes::{condition_pointer, Probes};
 pub use search::{
     search, ElementHit, JsonSearch, Matched, Probe, MATCHED_VALUE_BYTES, SEARCH_VALUE_BUDGET_BYTES,
 };

@@ -22,8 +22,8 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use plumb_core::{
-    CompareOp, Predicate, Query, Refusal, SearchProgress, SearchWindow, Subject, SubjectKind,
-    TextStream, ViewFlags,
+    CompareOp, Conditions, Predicate, Query, Refusal, SearchProgress, SearchWindow, Subject,
+    SubjectKind, TextStream, ViewFlags,
 };
 
 use crate::builder::{scalar_json, ValueBuilder};
@@ -31,6 +31,8 @@ use crate::parser::{Scalar, ScalarKind};
 use crate::pointer::{PathTracker, Pointer};
 use crate::sink::JsonSink;
 use crate::subtree::Subtree;
+
+use super::probes::Probes;
 
 /// The most bytes of JSON text one hit's value carries; a larger value
 /// is cut (its placeholders say so).
@@ -318,8 +320,13 @@ pub struct JsonSearch {
     pub view: ViewFlags,
     /// The array searched.
     pub pointer: String,
-    /// The field judged in each element, or null for any scalar in it.
+    /// The field judged in each element, or null for any scalar in it
+    /// (and with conditions, which name their own).
     pub field: Option<String>,
+    /// The conditions each element was judged by, when a search gave
+    /// them (`{"match": "all", "of": [...]}`); left out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<Conditions>,
     /// The hits, in order (none with `count_only`).
     pub hits: Vec<ElementHit>,
     /// The window (flattened): `offset`, the element the search started
@@ -343,7 +350,7 @@ struct ElementSink<'q> {
     query: &'q Query,
     /// Hits still to pass over before one is kept (`Query::skip_hits`).
     skip_left: u64,
-    probe: Probe<'q>,
+    probe: Probes<'q>,
     builder: Option<ValueBuilder>,
     /// Containers open inside the array (0 between elements).
     depth: usize,
@@ -524,7 +531,7 @@ pub fn search<R: BufRead>(
     let inner = ElementSink {
         query,
         skip_left: query.skip_hits,
-        probe: Probe::new(&query.predicate, field_ptr),
+        probe: Probes::of(query, field_ptr)?,
         builder: None,
         depth: 0,
         index: 0,
@@ -557,6 +564,7 @@ pub fn search<R: BufRead>(
         view: ViewFlags::of_scan(ended.budget).with_cut(inner.cut),
         pointer: pointer.to_owned(),
         field: field.map(str::to_owned),
+        conditions: query.conditions.clone(),
         window: SearchWindow {
             offset: query.offset,
             passed_over: query.skip_hits,

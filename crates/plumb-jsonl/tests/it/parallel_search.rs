@@ -123,3 +123,36 @@ proptest! {
         prop_assert_eq!(split.as_deref(), Some(one.as_str()));
     }
 }
+
+/// A search by several conditions splits as a search by one does: the
+/// same hits and counts for any limit and any number of parts.
+#[test]
+fn split_conditions_are_the_one_thread_conditions() {
+    let bytes = file(5, true);
+    for mode in ["all", "any"] {
+        let mut req = Request::default();
+        req.set(
+            "conditions",
+            json!(["status = failed", "/n < 40", "/user/name ~ ^u1"]),
+        )
+        .unwrap()
+        .set("match", json!(mode))
+        .unwrap();
+        let base = Query::judging_conditions(&req).unwrap();
+        for (limit, count_only) in [(1, false), (37, false), (1000, false), (0, true)] {
+            let mut q = base.clone();
+            (q.limit, q.count_only) = (limit, count_only);
+            for parts in [2, 3] {
+                let (one, split) = both(&bytes, None, &q, parts);
+                let answer: serde_json::Value = serde_json::from_str(&one).unwrap();
+                assert!(answer["total"].as_u64().unwrap() > 0, "{one}");
+                assert_eq!(answer["conditions"]["match"], mode);
+                assert_eq!(
+                    split.as_deref(),
+                    Some(one.as_str()),
+                    "{mode} {limit} {parts}"
+                );
+            }
+        }
+    }
+}
