@@ -68,9 +68,10 @@ fn take_shape(m: &mut Map<String, Value>, op: Op) -> Result<(ColumnWindow, Detai
         None => Detail::Brief,
         Some(Value::String(d)) if d.trim().eq_ignore_ascii_case("brief") => Detail::Brief,
         Some(Value::String(d)) if d.trim().eq_ignore_ascii_case("full") => Detail::Full,
+        Some(Value::String(d)) if d.trim().eq_ignore_ascii_case("columns") => Detail::Columns,
         Some(v) => {
             return Err(Refusal::invalid_argument(format!(
-                "`detail` is brief or full, not {}",
+                "`detail` is brief, full or columns, not {}",
                 plumb_core::echo(&v.to_string())
             )))
         }
@@ -197,7 +198,7 @@ pub fn data_schema(registry: &Registry) -> Value {
     );
     properties.insert(
         "detail".to_owned(),
-        json!({"type": "string", "enum": ["brief", "full"], "description": "inspect: brief (the default: each column's type, emptiness, range and two samples, three sample rows) or full (every figure)"}),
+        json!({"type": "string", "enum": ["brief", "full", "columns"], "description": "inspect: brief (the default: each column's type, emptiness, range and two samples, three sample rows), full (every figure), or columns (a table's columns one row each: name, type, nulls, distinct values and whether that count is exact, with stats; for a wide table)"}),
     );
     for d in registry.options() {
         let mut schema = d.spec.kind.json_schema();

@@ -63,10 +63,10 @@ pub use paths::{Workspace, DEFAULT_RESERVED, MISS_LISTING, MISS_NAME_BYTES};
 pub use plumb_core::{echo, echo_within, ECHO_MAX_BYTES};
 pub use schema::{strict_schema, STRICT_FORMATS};
 pub use shape::{
-    brief, window_columns, ColumnWindow, ColumnsShown, Detail, BRIEF_DROPPED, BRIEF_SAMPLES,
-    BRIEF_SAMPLE_ROWS,
+    brief, columns_only, window_columns, ColumnWindow, ColumnsShown, Detail, BRIEF_DROPPED,
+    BRIEF_SAMPLES, BRIEF_SAMPLE_ROWS, COLUMN_FIELDS,
 };
 pub use surface::{
-    CallProgress, RemoteOpener, Toolbox, AGENT_SCAN_MAX_BYTES, DATA_DESCRIPTION, READ_DESCRIPTION,
-    TOOL_CALL_MAX_BYTES, TOOL_NAMES,
+    CallProgress, RemoteOpener, Toolbox, AGENT_SCAN_MAX_BYTES, COLUMNS_FORM_LIST_BYTES,
+    DATA_DESCRIPTION, READ_DESCRIPTION, TABLE_FORMATS, TOOL_CALL_MAX_BYTES, TOOL_NAMES,
 };

@@ -1,5 +1,6 @@
 //! Shaping an inspect answer for an agent: a window over a wide table's
-//! columns, and the brief form that trades figures for size.
+//! columns and the hint that goes on from it, the brief form that trades
+//! figures for size, and the columns form of one row per column.
 //!
 //! Both work on the answer's JSON, by the shapes the table readers share:
 //! the columns a table's inspect describes are the list `columns` (CSV,
@@ -40,7 +41,13 @@ pub enum Detail {
     Brief,
     /// Every figure the reader gives.
     Full,
+    /// A table's columns one row each ([`COLUMN_FIELDS`]), without
+    /// sample rows: the form a wide table's columns fit in.
+    Columns,
 }
+
+/// The fields of each column's row in the [`Detail::Columns`] form.
+pub const COLUMN_FIELDS: [&str; 5] = ["name", "type", "nulls", "distinct", "distinct_exact"];
 
 impl Detail {
     /// `brief` or `full`.
@@ -48,6 +55,7 @@ impl Detail {
         match self {
             Detail::Brief => "brief",
             Detail::Full => "full",
+            Detail::Columns => "columns",
         }
     }
 }
@@ -129,6 +137,42 @@ pub fn window_columns(result: &mut Value, window: ColumnWindow) -> Option<Column
     })
 }
 
+/// The columns an inspect's answer describes once fitted to its cap: a
+/// columns list the fit cut keeps fewer than the window held.
+pub(crate) fn columns_kept(envelope: &Value, returned: u64) -> u64 {
+    envelope["trimmed"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| {
+            t["field"].as_str().is_some_and(|f| {
+                f == "/columns" || f.starts_with("/sheets/") && f.ends_with("/columns")
+            })
+        })
+        .filter_map(|t| t["kept"].as_u64())
+        .min()
+        .map_or(returned, |k| k.min(returned))
+}
+
+/// Where the next columns of a wide table start.
+pub(crate) fn columns_text(offset: u64, returned: u64, total: u64) -> String {
+    let next = offset + returned;
+    format!(
+        "columns {offset} to {} of {total} are described; inspect again with column_offset={next} for the next ones",
+        next.saturating_sub(1)
+    )
+}
+
+/// Two hints as one.
+pub(crate) fn join_hint(first: Option<&str>, second: Option<&str>) -> String {
+    match (first, second) {
+        (Some(a), Some(b)) => format!("{a}; {b}"),
+        (Some(a), None) => a.to_owned(),
+        (None, Some(b)) => b.to_owned(),
+        (None, None) => String::new(),
+    }
+}
+
 /// The brief form of an inspect's `result`: each column without the
 /// members of [`BRIEF_DROPPED`] and those that say nothing (null, empty),
 /// its samples cut to [`BRIEF_SAMPLES`]; the sample rows cut to
@@ -151,6 +195,64 @@ pub fn brief(result: &mut Value) {
             }
         }
     }
+}
+
+/// The [`Detail::Columns`] form of an inspect's `result`: each column
+/// of each columns list as one row of [`COLUMN_FIELDS`] (the figure a
+/// reader lacks, such as a distinct count without `stats`, is null),
+/// `column_fields` naming them; the header and sample rows left out, as
+/// the rows name the columns. The other facts stay.
+pub fn columns_only(result: &mut Value) {
+    let lists = column_lists(result);
+    if lists.is_empty() {
+        return;
+    }
+    for pointer in lists {
+        if let Some(Value::Array(list)) = result.pointer_mut(&pointer) {
+            for column in list.iter_mut() {
+                *column = column_row(column);
+            }
+        }
+    }
+    if let Value::Object(m) = result {
+        m.remove("header");
+        m.remove("sample");
+        m.remove("sample_shortened");
+        m.insert("column_fields".to_owned(), serde_json::json!(COLUMN_FIELDS));
+    }
+}
+
+/// One column as a row of [`COLUMN_FIELDS`], from the members the table
+/// readers give: CSV's `name`, `inferred_type` and `empty`, Parquet's
+/// `path`, `logical` or `physical` and its statistics' `null_count`, a
+/// sheet's `type` and `empties`; with `stats`, their `nulls` and
+/// `distinct`, exact when their accuracy says so.
+fn column_row(column: &Value) -> Value {
+    let first = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| column.pointer(k).filter(|v| !v.is_null()).cloned())
+            .unwrap_or(Value::Null)
+    };
+    let name = first(&["/name", "/path"]);
+    let kind = first(&["/inferred_type", "/logical", "/physical", "/type"]);
+    let nulls = first(&[
+        "/stats/nulls",
+        "/empty",
+        "/empties",
+        "/statistics/null_count",
+    ]);
+    let distinct = first(&["/stats/distinct", "/statistics/distinct_count"]);
+    let exact = match (
+        column.pointer("/stats/distinct"),
+        column.pointer("/stats/accuracy/distinct"),
+    ) {
+        (Some(_), Some(Value::String(a))) => Value::Bool(a == "exact"),
+        (Some(_), Some(_)) => Value::Bool(false),
+        // A writer's own distinct count is taken as exact, as it says.
+        _ if !distinct.is_null() => Value::Bool(true),
+        _ => Value::Null,
+    };
+    serde_json::json!([name, kind, nulls, distinct, exact])
 }
 
 fn brief_column(m: &mut Map<String, Value>) {

@@ -16,7 +16,7 @@ use crate::bounded::{answer_tree, TreeBounds};
 use crate::envelope::{fit_noted, json_len, Budget, OBSERVATION_CAP_BYTES};
 use crate::listing::{Entry, EntryKind};
 use crate::paths::Workspace;
-use crate::shape::{window_columns, ColumnWindow, Detail};
+use crate::shape::{columns_kept, columns_text, join_hint, window_columns, ColumnWindow, Detail};
 
 /// The most bytes one call read from a stream (`plumb tool`'s stdin)
 /// may hold; a longer call is refused `invalid-argument` after reading
@@ -45,45 +45,14 @@ fn utf8_prefix(head: &[u8]) -> bool {
     }
 }
 
+/// The most bytes of a table's columns list read into an inspect asked
+/// for in the columns form ([`Detail::Columns`]), before each column
+/// shrinks to its row; the answer is then fitted to its cap as any is.
+pub const COLUMNS_FORM_LIST_BYTES: usize = 32 * crate::bounded::OBSERVATION_LIST_BYTES;
+
 /// The formats whose inspect describes a table's columns, which a
 /// column window applies to.
 pub const TABLE_FORMATS: [&str; 7] = ["csv", "tsv", "parquet", "xlsx", "xlsb", "xls", "ods"];
-
-/// The columns an inspect's answer describes once fitted to its cap: a
-/// columns list the fit cut keeps fewer than the window held.
-fn columns_kept(envelope: &Value, returned: u64) -> u64 {
-    envelope["trimmed"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|t| {
-            t["field"].as_str().is_some_and(|f| {
-                f == "/columns" || f.starts_with("/sheets/") && f.ends_with("/columns")
-            })
-        })
-        .filter_map(|t| t["kept"].as_u64())
-        .min()
-        .map_or(returned, |k| k.min(returned))
-}
-
-/// Where the next columns of a wide table start.
-fn columns_text(offset: u64, returned: u64, total: u64) -> String {
-    let next = offset + returned;
-    format!(
-        "columns {offset} to {} of {total} are described; inspect again with column_offset={next} for the next ones",
-        next.saturating_sub(1)
-    )
-}
-
-/// Two hints as one.
-fn join_hint(first: Option<&str>, second: Option<&str>) -> String {
-    match (first, second) {
-        (Some(a), Some(b)) => format!("{a}; {b}"),
-        (Some(a), None) => a.to_owned(),
-        (None, Some(b)) => b.to_owned(),
-        (None, None) => String::new(),
-    }
-}
 
 /// The tool names.
 pub const TOOL_NAMES: [&str; 2] = ["data", "read"];
@@ -96,8 +65,11 @@ op=inspect: format, columns and their types, keys, counts, problems. op=select: 
 (offset/limit, a negative offset for the last rows; columns for tables; pointer for JSON; sheet for workbooks). op=validate: is it well formed, and where is the first fault. \
 op=search: where a pattern (regex; plain text is a literal) or a where predicate (= x, > x, is null, ...) holds: \
 lines of any text file (format text, the default for non-data files), CSV rows (column), JSON Lines records or \
-JSON array elements (field: a pointer inside each; pointer: the array); hits come with line, row or record \
-numbers and next_offset to continue. op=list: a folder's entries (path \".\" for the workspace root) with their kind, \
+JSON array elements (field: a pointer inside each; pointer: the array); or where several conditions hold \
+(conditions: [\"level = error\", \"ts >= 2026-03-01T00:00:00Z\"], each a column, field or pointer then a predicate; \
+match all or any; dates and timestamps compare as instants) in tables, JSON Lines and JSON arrays; hits come with \
+line, row or record numbers and next_offset to continue (offset=-N: the last N hits). A wide table's inspect takes \
+detail=columns (one short row per column) or column_offset/column_limit. op=list: a folder's entries (path \".\" for the workspace root) with their kind, \
 size and detected format, to find the files to look into. Answers say whether they are exact, sampled or cut, and how to continue.";
 
 /// What the `read` tool does, for a model.
@@ -420,6 +392,12 @@ impl Toolbox {
                 // written into a pipe and freed once written, while its
                 // bounded tree is read from the other end.
                 let windowed = a.columns != ColumnWindow::default();
+                if a.detail == Detail::Columns && !TABLE_FORMATS.contains(&format) {
+                    let r = Refusal::invalid_argument(format!(
+                        "detail columns gives a table's columns one row each (csv, tsv, parquet, sheets); a {format} inspect describes keys and paths: ask for brief or full"
+                    ));
+                    return refusal_observation("data", op.as_str(), &r);
+                }
                 if windowed && !TABLE_FORMATS.contains(&format) {
                     let r = Refusal::invalid_argument(format!(
                         "column_offset and column_limit window the columns of a table's inspect (csv, tsv, parquet, sheets); a {format} inspect describes keys and paths, whole"
@@ -428,6 +406,13 @@ impl Toolbox {
                 }
                 let bounds = TreeBounds {
                     column_offset: a.columns.offset,
+                    // Each column shrinks to a short row afterwards: its
+                    // list may be read far past what a list keeps whole.
+                    list_bytes: if a.detail == Detail::Columns {
+                        COLUMNS_FORM_LIST_BYTES
+                    } else {
+                        TreeBounds::OBSERVATION.list_bytes
+                    },
                     ..TreeBounds::OBSERVATION
                 };
                 let mut bounded = match answer_tree(answer, bounds) {
@@ -441,8 +426,10 @@ impl Toolbox {
                 // in full, and its columns from the window's start.
                 let mut columns = None;
                 if op == plumb::Op::Inspect {
-                    if a.detail == Detail::Brief {
-                        crate::shape::brief(&mut bounded.value);
+                    match a.detail {
+                        Detail::Brief => crate::shape::brief(&mut bounded.value),
+                        Detail::Columns => crate::shape::columns_only(&mut bounded.value),
+                        Detail::Full => {}
                     }
                     if let Some(total) = bounded.columns_total {
                         let limit = ColumnWindow {

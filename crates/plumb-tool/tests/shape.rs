@@ -167,11 +167,90 @@ fn a_column_window_outside_a_tables_inspect_is_refused() {
         ),
         (
             json!({"op": "inspect", "path": "p.csv", "detail": "most"}),
-            "`detail` is brief or full",
+            "`detail` is brief, full or columns",
         ),
     ] {
         let a = t.call("data", args.clone(), None);
         assert_eq!(a["refusal"]["reason"], "invalid-argument", "{args}");
         assert!(a["error"].as_str().unwrap().contains(says), "{args}: {a}");
     }
+}
+
+/// The columns form gives every column of a wide table one row, each
+/// holding the figures the full form gives that column, in an answer
+/// that fits where the full form of a tenth of the columns would not.
+#[test]
+fn the_columns_form_gives_each_column_its_full_forms_figures() {
+    let cols = 400;
+    let (_dir, t) = toolbox(&[("wide.csv", wide(cols, 40))]);
+    let a = t.call(
+        "data",
+        json!({"op": "inspect", "path": "wide.csv", "stats": true, "detail": "columns"}),
+        None,
+    );
+    assert_eq!(a["ok"], true, "{a}");
+    assert_eq!(
+        a["details"]["columns"]["returned"], cols,
+        "{}",
+        a["details"]
+    );
+    assert_eq!(a["details"]["view"]["exact"], true);
+    let fields: Vec<&str> = a["result"]["column_fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        fields,
+        ["name", "type", "nulls", "distinct", "distinct_exact"]
+    );
+    assert!(a["result"].get("sample").is_none() && a["result"].get("header").is_none());
+    let rows = a["result"]["columns"].as_array().unwrap();
+    // The full form, a window at a time, for the same figures.
+    let mut offset = 0;
+    while offset < cols {
+        let full = t.call(
+            "data",
+            json!({"op": "inspect", "path": "wide.csv", "stats": true, "detail": "full",
+                   "column_offset": offset, "column_limit": 10}),
+            None,
+        );
+        let described = full["result"]["columns"].as_array().unwrap();
+        assert!(!described.is_empty(), "{full}");
+        for c in described {
+            let i = c["index"].as_u64().unwrap() as usize;
+            let row = &rows[i];
+            assert_eq!(row[0], c["name"], "{i}");
+            assert_eq!(row[0], format!("column_{i:04}"));
+            assert_eq!(row[1], c["inferred_type"], "{i}");
+            assert_eq!(row[2], c["stats"]["nulls"], "{i}");
+            assert_eq!(row[3], c["stats"]["distinct"], "{i}");
+            assert_eq!(row[4], c["stats"]["accuracy"]["distinct"] == "exact", "{i}");
+            // Every value of this table is distinct in its column: an
+            // exact count says 40, an estimate comes within the relative
+            // error the full form states for it.
+            let distinct = row[3].as_u64().unwrap();
+            if row[4] == true {
+                assert_eq!(distinct, 40, "{i}");
+            } else {
+                let bound = c["stats"]["accuracy"]["distinct"]["bound_99_7"]
+                    .as_f64()
+                    .unwrap();
+                assert!(
+                    distinct.abs_diff(40) as f64 <= 40.0 * bound,
+                    "{i}: {distinct}"
+                );
+            }
+        }
+        offset += described.len();
+    }
+    // A JSON document has no columns to give one row each.
+    let (_dir, t) = toolbox(&[("d.json", "[{\"a\": 1}]".to_owned())]);
+    let r = t.call(
+        "data",
+        json!({"op": "inspect", "path": "d.json", "detail": "columns"}),
+        None,
+    );
+    assert_eq!(r["refusal"]["reason"], "invalid-argument", "{r}");
 }
