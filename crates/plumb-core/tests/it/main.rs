@@ -6,3 +6,4 @@ mod predicate;
 mod refusal;
 mod source;
 mod stream;
+mod time;
