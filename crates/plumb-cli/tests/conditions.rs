@@ -27,30 +27,10 @@ struct Row {
     amount: Option<i64>,
 }
 
-/// The day count of a civil date, walked from 1970 (not the formula the
-/// reader uses).
+/// The day count of a civil date (the test kit's walk of the calendar,
+/// not the formula the reader uses).
 fn days_before(year: i64, month: i64, day: i64) -> i64 {
-    let leap = |y: i64| (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let mut days = 0;
-    for y in 1970..year {
-        days += if leap(y) { 366 } else { 365 };
-    }
-    let lengths = [
-        31,
-        if leap(year) { 29 } else { 28 },
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ];
-    days += lengths[..(month - 1) as usize].iter().sum::<i64>();
-    days + day - 1
+    plumb_testkit::calendar::days_from_epoch(year, month, day)
 }
 
 /// `at` written at `offset` minutes from UTC, as ISO 8601.

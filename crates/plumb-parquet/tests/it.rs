@@ -213,39 +213,11 @@ fn decimal(v: i128, scale: u32) -> String {
     format!("{sign}{}.{:0width$}", m / p, m % p, width = scale as usize)
 }
 
-/// The civil date `days` after 1970-01-01, by walking whole years then
-/// months (a second rule, independent of the reader's).
+/// The civil date `days` after 1970-01-01, by the test kit's walk of
+/// whole years then months (a second rule, independent of the reader's).
 fn civil(days: i64) -> String {
-    let leap = |y: i64| (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let (mut y, mut d) = (1970i64, days);
-    while d < 0 {
-        y -= 1;
-        d += if leap(y) { 366 } else { 365 };
-    }
-    while d >= if leap(y) { 366 } else { 365 } {
-        d -= if leap(y) { 366 } else { 365 };
-        y += 1;
-    }
-    let months = [
-        31,
-        if leap(y) { 29 } else { 28 },
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ];
-    let mut m = 0;
-    while d >= months[m] {
-        d -= months[m];
-        m += 1;
-    }
-    format!("{y:04}-{:02}-{:02}", m + 1, d + 1)
+    let (y, m, d) = plumb_testkit::calendar::civil_of(days);
+    format!("{y:04}-{m:02}-{d:02}")
 }
 
 fn stamp(ticks: i64, digits: u32, utc: bool) -> String {

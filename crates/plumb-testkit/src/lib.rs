@@ -20,6 +20,7 @@
 //! `GlobalAlloc` trait is unsafe to implement. It forwards every call to
 //! the system allocator unchanged and only counts.
 
+pub mod calendar;
 pub mod hostile;
 pub mod http;
 pub mod parquet;

@@ -1,43 +1,16 @@
 //! Dates and timestamps read as instants, against a second reckoning:
-//! the seconds since the epoch counted from a table of month lengths,
+//! the seconds since the epoch counted by the test kit's calendar walk,
 //! for any date and time and any way of writing its offset; and a
 //! predicate on timestamps agrees with comparing those seconds.
 
 use plumb_core::{instant_of, Predicate, Subject, SubjectKind};
 use proptest::prelude::*;
 
-fn leap(y: i64) -> bool {
-    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
-}
+use plumb_testkit::calendar::{civil_of, days_from_epoch, month_days};
 
-fn month_days(y: i64, m: i64) -> i64 {
-    [
-        31,
-        if leap(y) { 29 } else { 28 },
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ][(m - 1) as usize]
-}
-
-/// Seconds since 1970-01-01T00:00:00 of a UTC date and time, by whole
-/// years and months from 1970 (backwards for earlier years).
+/// Seconds since 1970-01-01T00:00:00 of a UTC date and time.
 fn seconds(y: i64, mo: i64, d: i64, h: i64, mi: i64, s: i64) -> i64 {
-    let year_days = |y: i64| if leap(y) { 366 } else { 365 };
-    let mut days: i64 = if y >= 1970 {
-        (1970..y).map(year_days).sum()
-    } else {
-        -(y..1970).map(year_days).sum::<i64>()
-    };
-    days += (1..mo).map(|m| month_days(y, m)).sum::<i64>() + d - 1;
-    days * 86_400 + h * 3600 + mi * 60 + s
+    days_from_epoch(y, mo, d) * 86_400 + h * 3600 + mi * 60 + s
 }
 
 /// A date and time, an offset in minutes (or none), the fraction's
@@ -105,21 +78,11 @@ proptest! {
         // `a` written at an offset of `shift` minutes, `b` in UTC.
         let write = |at: i64, minutes: i64| {
             let local = at + minutes * 60;
-            let (mut days, secs) = (local.div_euclid(86_400), local.rem_euclid(86_400));
-            let mut y = 1970;
-            while days >= if leap(y) { 366 } else { 365 } {
-                days -= if leap(y) { 366 } else { 365 };
-                y += 1;
-            }
-            let mut m = 1;
-            while days >= month_days(y, m) {
-                days -= month_days(y, m);
-                m += 1;
-            }
+            let (days, secs) = (local.div_euclid(86_400), local.rem_euclid(86_400));
+            let (y, m, d) = civil_of(days);
             let sign = if minutes < 0 { '-' } else { '+' };
             format!(
-                "{y:04}-{m:02}-{:02}T{:02}:{:02}:{:02}{sign}{:02}:{:02}",
-                days + 1,
+                "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}{sign}{:02}:{:02}",
                 secs / 3600,
                 secs / 60 % 60,
                 secs % 60,
