@@ -280,6 +280,12 @@ fn conditions_are_refused_where_they_cannot_be_judged() {
     // as in a search by `field`: then only `is null` holds.
     for table in [&files[0], &files[3], &files[4]] {
         refused(table, &["--conditions", "nope = 1"], "`nope`");
+        // An index no row reaches, as a search by that column is.
+        refused(
+            table,
+            &["--conditions", "level = x", "--conditions", "9 is null"],
+            "9",
+        );
     }
     for json in [&files[1], &files[2]] {
         let (hits, _) = search(

@@ -227,9 +227,12 @@ pub fn search<R: BufRead>(
     let stream = stream.within(query.max_scan_bytes);
     let summary = scan::scan(stream, format.dialect(opts), opts.header, None, &mut sink)?;
     // A column past the header's is one only if some row reached it (a
-    // scan stopped early cannot say that none did).
-    if let Some(c) = sink.column_index() {
-        if c >= summary.widest && !summary.stopped {
+    // scan stopped early cannot say that none did): the searched one, and
+    // each a condition tests.
+    let tested = sink.condition_columns().iter().copied();
+    let mut searched = sink.column_index().into_iter().chain(tested);
+    if let Some(c) = searched.find(|&c| c >= summary.widest) {
+        if !summary.stopped {
             return Err(Refusal::invalid_argument(format!(
                 "column index {c} is not a column; this file has {} columns (0 to {}), counting rows wider than its header",
                 summary.widest,

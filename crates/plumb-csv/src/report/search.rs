@@ -273,6 +273,12 @@ impl SearchSink {
         self.column
     }
 
+    /// The columns the conditions test, once resolved (none without
+    /// conditions).
+    pub(crate) fn condition_columns(&self) -> &[usize] {
+        &self.tested
+    }
+
     /// Rows not judged whole (see [`CsvSearch::unjudged_rows`]).
     pub fn unjudged_count(&self) -> u64 {
         self.unjudged
