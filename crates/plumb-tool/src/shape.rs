@@ -248,8 +248,8 @@ fn column_row(column: &Value) -> Value {
     ) {
         (Some(_), Some(Value::String(a))) => Value::Bool(a == "exact"),
         (Some(_), Some(_)) => Value::Bool(false),
-        // A writer's own distinct count is taken as exact, as it says.
-        _ if !distinct.is_null() => Value::Bool(true),
+        // A Parquet writer's own count is the footer's claim, which plumb
+        // did not count: not known to be exact, so null, as no count is.
         _ => Value::Null,
     };
     serde_json::json!([name, kind, nulls, distinct, exact])
