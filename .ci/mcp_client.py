@@ -68,6 +68,13 @@ async def main(binary):
                     check(hints == (True, False, True, False) and t["title"], f"{t['name']}: title and annotations")
                     schema = t["inputSchema"]
                     check(sorted(schema["required"]) == sorted(schema["properties"]), f"{t['name']}: strict schema")
+                    # The output schema names each op's answers (the client
+                    # validates every structuredContent below against it).
+                    out = t["outputSchema"]
+                    ops = sorted(b["if"]["properties"]["details"]["properties"]["op"]["const"] for b in out["allOf"])
+                    want = ["inspect", "list", "search", "select", "validate"] if t["name"] == "data" else ["read"]
+                    answers = {"data": "CsvInspect", "read": "ReadAnswer"}[t["name"]]
+                    check(ops == want and answers in out["$defs"], f"{t['name']}: output schema per op {ops}")
                 templates = (await session.list_resource_templates()).model_dump(by_alias=True)
                 uris = [t["uriTemplate"] for t in templates["resourceTemplates"]]
                 check(uris == ["plumb://inspect/{+path}", "plumb://read/{+path}"], f"templates: {uris}")

@@ -84,10 +84,13 @@ pub use options::{
 };
 pub use parts::{line_cuts, CUT_SEARCH_BYTES};
 pub use reader::{
-    text_stream, Answer, BytesSource, FileSource, FormatReader, SniffScore, Source, WindowCounts,
-    SIGNATURE_SCORE,
+    answer_generator, schema_by_op, text_stream, Answer, BytesSource, FileSource, FormatReader,
+    SniffScore, Source, WindowCounts, SIGNATURE_SCORE,
 };
 pub use refusal::{Refusal, RefusalReason};
+/// The JSON Schema crate [`FormatReader::answer_schema`] speaks, so a
+/// downstream reader describes its answers with the same version.
+pub use schemars;
 pub use search::{
     compare_number_literals, cut_around, instant_of, is_number_literal, CompareOp, Condition,
     Conditions, MatchMode, Matcher, NumberKey, Predicate, Query, SearchProgress, Subject,

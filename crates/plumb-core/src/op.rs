@@ -14,7 +14,9 @@ use crate::refusal::Refusal;
 /// refuses it ([`Op::unsupported`]), and as one arm of [`Op::run`]:
 /// readers then opt in by overriding the method, and no reader that
 /// does not is touched.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Op {

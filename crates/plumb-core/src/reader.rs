@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use bytes::Bytes;
+use schemars::{Schema, SchemaGenerator};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -398,7 +399,7 @@ fn search_from_end(
 }
 
 /// The counts of a windowed answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct WindowCounts {
     /// Items returned.
     pub returned: u64,
@@ -449,6 +450,41 @@ pub trait Answer: Debug + Send + Any {
     }
     /// For downcasting to the engine's type.
     fn as_any(&self) -> &dyn Any;
+}
+
+/// A schema generator for answers: JSON Schema 2020-12, describing what
+/// a type serializes to (a field skipped when empty is not required),
+/// not what would deserialize into it.
+pub fn answer_generator() -> SchemaGenerator {
+    schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+}
+
+/// The schema a reader that takes all four ops gives for `op` in
+/// [`FormatReader::answer_schema`]: its inspect answer `I`, select
+/// answer `S`, validate answer `V` or search answer `Q`.
+///
+/// ```
+/// use plumb_core::{answer_generator, schema_by_op, Op};
+///
+/// let mut generator = answer_generator();
+/// let s = schema_by_op::<u8, String, bool, Vec<u8>>(Op::Validate, &mut generator);
+/// assert_eq!(s.unwrap().get("type"), Some(&serde_json::json!("boolean")));
+/// ```
+pub fn schema_by_op<I, S, V, Q>(op: Op, generator: &mut SchemaGenerator) -> Option<Schema>
+where
+    I: schemars::JsonSchema,
+    S: schemars::JsonSchema,
+    V: schemars::JsonSchema,
+    Q: schemars::JsonSchema,
+{
+    Some(match op {
+        Op::Inspect => generator.subschema_for::<I>(),
+        Op::Select => generator.subschema_for::<S>(),
+        Op::Validate => generator.subschema_for::<V>(),
+        Op::Search => generator.subschema_for::<Q>(),
+    })
 }
 
 /// Implements [`Answer`] for a `Serialize` result type with a `view`
@@ -592,6 +628,18 @@ pub trait FormatReader: Send + Sync {
     fn search(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
         let _ = (source, req);
         Err(Op::Search.unsupported(self.name()))
+    }
+
+    /// The JSON Schema of this reader's answer to `op`, for the agent
+    /// surface's output schemas: usually `generator.subschema_for` the
+    /// answer's type (a `$ref` into the definitions `generator` keeps,
+    /// shared with the other readers'; [`answer_generator`] makes one),
+    /// and `None` for an op the reader does not take. By default any
+    /// object, for every op: a reader that does not describe its answers
+    /// is not held to a shape.
+    fn answer_schema(&self, op: Op, generator: &mut SchemaGenerator) -> Option<Schema> {
+        let _ = (op, generator);
+        Some(schemars::json_schema!({"type": "object"}))
     }
 
     /// Whether [`FormatReader::select`] serves [`crate::Window::from_end`]

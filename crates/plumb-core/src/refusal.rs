@@ -15,7 +15,17 @@ use serde_json::{Map, Value};
 /// Why an operation was refused. One enum for the whole workspace, so a
 /// caller can match on every reason plumb can give; `docs/refusals.md`
 /// describes each one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum RefusalReason {
@@ -416,6 +426,34 @@ const FIXED: [&str; 10] = [
     "path",
     "",
 ];
+
+/// `ok: false`, the reason and message, the location fields a refusal
+/// has, and any further facts of its own (`found`, `remedy`, ...).
+impl schemars::JsonSchema for Refusal {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Refusal".into()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let reason = generator.subschema_for::<RefusalReason>();
+        let count = serde_json::json!({"type": "integer", "minimum": 0});
+        schemars::json_schema!({
+            "description": "a typed refusal: why the answer is not given, and where",
+            "type": "object",
+            "properties": {
+                "ok": {"type": "boolean", "const": false},
+                "reason": reason,
+                "message": {"type": "string"},
+                "byte_offset": count,
+                "line": count,
+                "column": count,
+                "record": count,
+                "pointer": {"type": "string"},
+                "path": {"type": "string"}
+            },
+            "required": ["ok", "reason", "message"]
+        })
+    }
+}
 
 impl Serialize for Refusal {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

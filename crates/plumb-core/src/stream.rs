@@ -66,7 +66,7 @@ pub struct Chunk<'a> {
 }
 
 /// What the stream learned while reading.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct StreamStats {
     /// Whether one leading UTF-8 byte order mark was stripped.
     pub bom: bool,

@@ -21,7 +21,9 @@ use serde::Serialize;
 /// assert_eq!(ViewFlags::sampled().label(), "sampled");
 /// assert_eq!(ViewFlags::cut().label(), "cut");
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct ViewFlags {
     /// The whole file was read and the result is complete and verbatim.
     pub exact: bool,

@@ -35,7 +35,7 @@ pub trait AnswerWindow {
 ///     r#"{"offset":10,"limit":5,"returned":5,"has_more":true}"#
 /// );
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SelectWindow {
     /// Items skipped before the window.
     pub offset: u64,
@@ -82,7 +82,7 @@ impl AnswerWindow for Option<SelectWindow> {
 ///     r#"{"offset":null,"from_end":3,"counted_from_end":true,"limit":3,"returned":3,"has_more":false}"#
 /// );
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct TailSelectWindow {
     /// Items skipped before the window, when known.
     pub offset: Option<u64>,
@@ -120,7 +120,7 @@ impl AnswerWindow for TailSelectWindow {
 /// };
 /// assert_eq!(w.next_offset(), Some(41));
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SearchWindow {
     /// The offset the search started from.
     pub offset: u64,

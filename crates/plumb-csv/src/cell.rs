@@ -32,7 +32,9 @@ use serde::Serialize;
 pub const SENTINEL_TOKENS: [&str; 7] = ["NA", "N/A", "NaN", "null", "NULL", "None", "-"];
 
 /// The class of one cell's text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum CellClass {
     /// Only spaces and tabs, or nothing at all.
@@ -135,7 +137,9 @@ pub struct CellScan<'a> {
 }
 
 /// The order a date writes its parts in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum DateOrder {
     /// Year, month, day (`2024-01-15`, `2024/01/15`).
@@ -424,8 +428,32 @@ impl Serialize for ClassHistogram {
     }
 }
 
+/// An object of cell counts by class name, only the classes counted.
+impl schemars::JsonSchema for ClassHistogram {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ClassHistogram".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let classes: serde_json::Map<String, serde_json::Value> = CellClass::ALL
+            .iter()
+            .map(|c| {
+                (
+                    c.as_str().to_owned(),
+                    serde_json::json!({"type": "integer", "minimum": 1}),
+                )
+            })
+            .collect();
+        schemars::json_schema!({
+            "description": "cells counted by class; a class no cell had is left out",
+            "type": "object",
+            "properties": classes,
+            "additionalProperties": false
+        })
+    }
+}
+
 /// The type a column's cells support.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum InferredType {
     /// No cell carried a value (all empty or sentinel, or no cells).

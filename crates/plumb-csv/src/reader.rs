@@ -143,6 +143,14 @@ impl FormatReader for CsvReader {
         Ok(Box::new(crate::inspect_source(source, self.format, &o)?))
     }
 
+    fn answer_schema(
+        &self,
+        op: Op,
+        generator: &mut plumb_core::schemars::SchemaGenerator,
+    ) -> Option<plumb_core::schemars::Schema> {
+        plumb_core::schema_by_op::<CsvInspect, CsvSelect, CsvValidate, CsvSearch>(op, generator)
+    }
+
     fn selects_from_end(&self) -> bool {
         true
     }

@@ -103,6 +103,14 @@ impl FormatReader for JsonReader {
         &JSON_OPTIONS
     }
 
+    fn answer_schema(
+        &self,
+        op: plumb_core::Op,
+        generator: &mut plumb_core::schemars::SchemaGenerator,
+    ) -> Option<plumb_core::schemars::Schema> {
+        plumb_core::schema_by_op::<JsonInspect, JsonSelect, JsonValidate, JsonSearch>(op, generator)
+    }
+
     fn inspect(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
         Ok(Box::new(crate::inspect_source(
             source,

@@ -26,7 +26,7 @@ pub const DUPLICATE_KEY_TOTAL_CAP: usize = 100_000;
 const LINEAR_KEYS: usize = 32;
 
 /// A key that appears twice in one object.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct DuplicateKey {
     /// The pointer of the object.
     pub pointer: String,
@@ -35,7 +35,7 @@ pub struct DuplicateKey {
 }
 
 /// Duplicate keys found: legal JSON, reported, never failed.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct DuplicateReport {
     /// How many repeated keys were found.
     pub count: u64,
@@ -46,7 +46,7 @@ pub struct DuplicateReport {
 }
 
 /// A number literal a double would misstate.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PrecisionFact {
     /// Where the number stands.
     pub pointer: String,
@@ -57,7 +57,7 @@ pub struct PrecisionFact {
 }
 
 /// The number literals a double would misstate.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PrecisionReport {
     /// How many were found.
     pub count: u64,

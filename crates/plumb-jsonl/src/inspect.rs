@@ -32,7 +32,7 @@ pub const JSONL_SAMPLE_ROWS_MAX: usize = 100;
 pub const KEY_HISTOGRAM_CAP: usize = 500;
 
 /// A duplicate key, with its line.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LineDuplicate {
     /// The 1-based line of the record.
     pub line: u64,
@@ -43,7 +43,7 @@ pub struct LineDuplicate {
 }
 
 /// A number a double would misstate, with its line.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LinePrecision {
     /// The 1-based line of the record.
     pub line: u64,
@@ -56,7 +56,7 @@ pub struct LinePrecision {
 }
 
 /// Duplicate keys across records.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LineDuplicates {
     /// How many were found.
     pub count: u64,
@@ -67,7 +67,7 @@ pub struct LineDuplicates {
 }
 
 /// Precision facts across records.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LinePrecisionReport {
     /// How many were found.
     pub count: u64,
@@ -78,7 +78,7 @@ pub struct LinePrecisionReport {
 }
 
 /// The answer of JSON Lines inspect.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct JsonlInspect {
     /// Always true.
     pub ok: bool,

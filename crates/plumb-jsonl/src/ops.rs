@@ -23,7 +23,7 @@ use crate::splitter::{InPlace, Line, LineSink, LineSplitter, JSONL_MAX_LINE_BYTE
 pub const SELECT_LINE_BUDGET_BYTES: usize = 1 << 20;
 
 /// A line that is not a JSON value.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct InvalidLine {
     /// The 1-based physical line.
     pub line: u64,
@@ -52,7 +52,7 @@ pub(crate) fn drive<R: BufRead, S: LineSink>(
 }
 
 /// One record of a select window.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum SelectedRecord {
     /// A record that is one JSON value.
@@ -76,7 +76,7 @@ pub enum SelectedRecord {
 }
 
 /// The answer of JSON Lines select.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct JsonlSelect {
     /// Always true.
     pub ok: bool,
@@ -207,7 +207,7 @@ pub fn select<R: BufRead>(stream: TextStream<R>, window: &Window) -> Result<Json
 }
 
 /// The answer of JSON Lines validate.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct JsonlValidate {
     /// Always true (the scan ran; see `valid`).
     pub ok: bool,

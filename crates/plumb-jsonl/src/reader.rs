@@ -59,6 +59,16 @@ impl FormatReader for JsonlReader {
         )?))
     }
 
+    fn answer_schema(
+        &self,
+        op: plumb_core::Op,
+        generator: &mut plumb_core::schemars::SchemaGenerator,
+    ) -> Option<plumb_core::schemars::Schema> {
+        plumb_core::schema_by_op::<JsonlInspect, JsonlSelect, JsonlValidate, JsonlSearch>(
+            op, generator,
+        )
+    }
+
     fn selects_from_end(&self) -> bool {
         true
     }

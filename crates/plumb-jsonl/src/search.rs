@@ -20,7 +20,7 @@ use plumb_json::{
 use crate::splitter::{Line, LineSink};
 
 /// One record that matched.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct RecordHit {
     /// The 0-based record (the `offset` a select of it takes).
     pub record: u64,
@@ -38,7 +38,7 @@ pub struct RecordHit {
 }
 
 /// The answer of JSON Lines search.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct JsonlSearch {
     /// Always true.
     pub ok: bool,

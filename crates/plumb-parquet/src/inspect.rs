@@ -29,7 +29,7 @@ pub const PARQUET_LIST_KEYS: usize = 50;
 pub const PARQUET_SCHEMA_TEXT_BYTES: usize = 16 << 10;
 
 /// The answer of Parquet inspect.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct ParquetInspect {
     /// Always true.
     pub ok: bool,
@@ -70,7 +70,7 @@ fn is_zero(n: &usize) -> bool {
 }
 
 /// The row groups, summed and listed.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct RowGroups {
     /// How many.
     pub count: usize,
@@ -79,7 +79,7 @@ pub struct RowGroups {
 }
 
 /// One row group.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct RowGroupReport {
     /// Its rows.
     pub rows: u64,
@@ -92,7 +92,7 @@ pub struct RowGroupReport {
 }
 
 /// One leaf column.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct ColumnReport {
     /// Its path, dotted (`address.city`; a list's element shows its
     /// levels: `tags.list.element`).
@@ -137,7 +137,7 @@ pub struct ColumnReport {
 
 /// Statistics as the writer stored them in the footer: plumb read no
 /// value to make them.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct WriterStatistics {
     /// Always `writer`.
     pub source: &'static str,

@@ -326,6 +326,19 @@ impl FormatReader for ParquetReader {
         })
     }
 
+    fn answer_schema(
+        &self,
+        op: plumb_core::Op,
+        generator: &mut plumb_core::schemars::SchemaGenerator,
+    ) -> Option<plumb_core::schemars::Schema> {
+        plumb_core::schema_by_op::<
+            inspect::ParquetInspect,
+            select::ParquetSelect,
+            validate::ParquetValidate,
+            search::ParquetSearch,
+        >(op, generator)
+    }
+
     fn selects_from_end(&self) -> bool {
         true
     }

@@ -34,7 +34,7 @@ use crate::{refusal_of, Opened};
 const SEARCH_BATCH: usize = 1024;
 
 /// One row that matched.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct ParquetHit {
     /// The 0-based row (the `offset` a select of it takes).
     pub row: u64,
@@ -45,7 +45,7 @@ pub struct ParquetHit {
 }
 
 /// The answer of Parquet search.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct ParquetSearch {
     /// Always true.
     pub ok: bool,

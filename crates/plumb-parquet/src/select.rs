@@ -40,7 +40,7 @@ pub const PARQUET_SELECT_BUDGET_BYTES: usize = 1024 * 1024;
 pub const PARQUET_SELECT_CELL_FRAME_BYTES: usize = 16;
 
 /// The answer of Parquet select.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct ParquetSelect {
     /// Always true.
     pub ok: bool,

@@ -18,7 +18,7 @@ use crate::Opened;
 const DECODE_BATCH: usize = 4096;
 
 /// The answer of Parquet validate.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct ParquetValidate {
     /// Always true (the check ran; see `valid`).
     pub ok: bool,
@@ -43,7 +43,7 @@ pub struct ParquetValidate {
 }
 
 /// Where and what the first fault is.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct Fault {
     /// What was wrong.
     pub message: String,

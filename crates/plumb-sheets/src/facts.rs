@@ -173,7 +173,7 @@ impl Facts {
 }
 
 /// One column's facts.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct ColumnFacts {
     /// The column's 0-based index in the sheet (`A` is 0).
     pub index: u32,

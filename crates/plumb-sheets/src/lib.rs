@@ -240,6 +240,19 @@ impl FormatReader for SheetsReader {
         })
     }
 
+    fn answer_schema(
+        &self,
+        op: plumb_core::Op,
+        generator: &mut plumb_core::schemars::SchemaGenerator,
+    ) -> Option<plumb_core::schemars::Schema> {
+        plumb_core::schema_by_op::<
+            ops::SheetsInspect,
+            ops::SheetsSelect,
+            ops::SheetsValidate,
+            search::SheetsSearch,
+        >(op, generator)
+    }
+
     fn selects_from_end(&self) -> bool {
         // The sheet's rows are counted before the window is taken.
         true

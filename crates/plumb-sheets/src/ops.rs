@@ -29,7 +29,7 @@ pub const SHEETS_LIST_EXAMPLES: usize = 10;
 pub const SHEETS_LIST_FUNCTIONS: usize = 30;
 
 /// The answer of spreadsheet inspect.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct SheetsInspect {
     /// Always true.
     pub ok: bool,
@@ -50,7 +50,7 @@ pub struct SheetsInspect {
 impl_answer!(SheetsInspect);
 
 /// One sheet in an inspect.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct SheetReport {
     /// 0-based position in the workbook.
     pub index: usize,
@@ -109,7 +109,7 @@ fn is_zero(n: &u64) -> bool {
 }
 
 /// A sheet's formulas.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct Formulas {
     /// Cells holding a formula.
     pub count: u64,
@@ -121,7 +121,7 @@ pub struct Formulas {
 }
 
 /// One formula.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct FormulaCell {
     /// Its cell (`C2`).
     pub cell: String,
@@ -130,7 +130,7 @@ pub struct FormulaCell {
 }
 
 /// A sheet's merged regions.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct Merged {
     /// How many.
     pub count: usize,
@@ -338,7 +338,7 @@ fn function_names(f: &str) -> Vec<&str> {
 }
 
 /// The answer of spreadsheet select.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct SheetsSelect {
     /// Always true.
     pub ok: bool,
@@ -373,7 +373,7 @@ pub struct SheetsSelect {
 }
 
 /// A sheet, by index and name.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct SheetName {
     /// 0-based position in the workbook.
     pub index: usize,
@@ -539,7 +539,7 @@ impl Window {
 }
 
 /// The answer of spreadsheet validate.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct SheetsValidate {
     /// Always true (a file that fails to read is an answer with
     /// `valid: false`, not a refusal).
@@ -559,7 +559,7 @@ pub struct SheetsValidate {
 }
 
 /// One failure.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct SheetFault {
     /// The sheet, when a sheet failed.
     #[serde(skip_serializing_if = "Option::is_none")]

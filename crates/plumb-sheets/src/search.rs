@@ -27,7 +27,7 @@ use crate::facts::{projection, Facts};
 use crate::ops::{chosen, SheetName};
 
 /// One data row that matched.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct SheetsHit {
     /// The 0-based data row (the `offset` a select of it takes).
     pub row: u64,
@@ -49,7 +49,7 @@ pub struct SheetsHit {
 }
 
 /// The answer of spreadsheet search.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct SheetsSearch {
     /// Always true.
     pub ok: bool,

@@ -47,6 +47,28 @@ impl Serialize for Accuracy {
     }
 }
 
+/// `"exact"`, or an object of the method (`estimate`) and its errors,
+/// each a number, as [`Accuracy`]'s serialization writes it.
+impl schemars::JsonSchema for Accuracy {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Accuracy".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "exact, or an estimate: its method and its errors by kind",
+            "anyOf": [
+                {"type": "string", "const": "exact"},
+                {
+                    "type": "object",
+                    "properties": {"estimate": {"type": "string"}},
+                    "required": ["estimate"],
+                    "additionalProperties": {"type": "number"}
+                }
+            ]
+        })
+    }
+}
+
 pub(crate) fn estimate(method: &'static str, error: &[(&'static str, f64)]) -> Accuracy {
     Accuracy::Estimate {
         method,
@@ -55,7 +77,7 @@ pub(crate) fn estimate(method: &'static str, error: &[(&'static str, f64)]) -> A
 }
 
 /// One of the most common values.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct TopValue {
     /// The value as written, cut to the budget's text bytes.
     pub value: String,
@@ -82,7 +104,7 @@ pub(crate) fn is_zero(v: &u64) -> bool {
 }
 
 /// The numbers of a column.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct NumberSummary {
     /// Values that were numbers.
     pub count: u64,
@@ -103,7 +125,7 @@ pub struct NumberSummary {
 
 /// The quantiles of [`STATS_QUANTILES`], nearest rank (the value at rank
 /// `ceil(q * n)`).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct QuantileSummary {
     /// The 1st percentile.
     pub p1: f64,
@@ -137,7 +159,7 @@ impl QuantileSummary {
 }
 
 /// The text values of a column.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct TextSummary {
     /// Values that were text.
     pub count: u64,
@@ -154,7 +176,7 @@ pub struct TextSummary {
 }
 
 /// The statistics of one column.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct StatsReport {
     /// Values looked at, nulls included.
     pub count: u64,
@@ -179,7 +201,7 @@ pub struct StatsReport {
 }
 
 /// The earliest and latest date of a column.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct DateRange {
     /// The earliest, `YYYY-MM-DD`.
     pub min: String,

@@ -26,8 +26,12 @@
 //!   view label.
 //! - [`McpServer`] serves both tools over the Model Context Protocol.
 //!
+//! - [`output_schema`] describes every answer, per op, from the answer
+//!   types the readers derive their schemas for.
+//!
 //! This crate, not the engines, carries the heavy dependencies (tokio,
-//! the MCP SDK, schemars, globset).
+//! the MCP SDK, globset); the engines derive only their answers'
+//! schemas, with schemars.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -37,6 +41,7 @@ mod envelope;
 mod gate;
 mod listing;
 mod mcp;
+mod output;
 mod paths;
 mod schema;
 mod shape;
@@ -59,6 +64,7 @@ pub use mcp::{
     resource_uri, McpServer, DATA_TITLE, MAX_CONCURRENT_SCANS, PROGRESS_INTERVAL, READ_TITLE,
     RESOURCES_PAGE,
 };
+pub use output::{output_schema, COLUMNS_FORM_DROPPED};
 pub use paths::{Workspace, DEFAULT_RESERVED, MISS_LISTING, MISS_NAME_BYTES};
 pub use plumb_core::{echo, echo_within, ECHO_MAX_BYTES};
 pub use schema::{strict_schema, STRICT_FORMATS};

@@ -39,7 +39,7 @@ pub const WALK_MAX_DEPTH: usize = 16;
 
 /// What an entry is, as the folder's own listing says (a symlink is not
 /// followed here).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum EntryKind {
     /// A regular file.

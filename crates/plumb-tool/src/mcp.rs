@@ -55,24 +55,6 @@ fn object(v: Value) -> Arc<Map<String, Value>> {
     })
 }
 
-/// The output schema: every observation is an object with `ok`.
-fn output_schema() -> Arc<Map<String, Value>> {
-    object(json!({
-        "type": "object",
-        "properties": {
-            "ok": {"type": "boolean", "description": "true for an answer, false for a refusal"},
-            "tool": {"type": "string"},
-            "details": {"type": "object", "description": "op, path, format, view {exact, sampled, converted}, view_label (exact | sampled | cut)"},
-            "counts": {"type": "object", "description": "returned, offset, limit, has_more (windowed answers)"},
-            "hint": {"type": "string", "description": "how to continue"},
-            "result": {"type": "object", "description": "the answer; see docs/cli.md for its shape per format and op"},
-            "error": {"type": "string", "description": "data: {op} refused ({reason}): {message}"},
-            "refusal": {"type": "object", "description": "{ok: false, reason, message, location fields}"}
-        },
-        "required": ["ok"]
-    }))
-}
-
 impl McpServer {
     /// A server over a toolbox.
     pub fn new(toolbox: Toolbox) -> McpServer {
@@ -103,11 +85,11 @@ impl McpServer {
                 object(self.toolbox.schema()["data"]["input_schema"].take()),
             )
             .with_title(DATA_TITLE)
-            .with_raw_output_schema(output_schema())
+            .with_raw_output_schema(object(self.toolbox.output_schema("data")))
             .with_annotations(annotations(DATA_TITLE)),
             Tool::new("read", READ_DESCRIPTION, object(read_schema()))
                 .with_title(READ_TITLE)
-                .with_raw_output_schema(output_schema())
+                .with_raw_output_schema(object(self.toolbox.output_schema("read")))
                 .with_annotations(annotations(READ_TITLE)),
         ]
     }

@@ -755,17 +755,28 @@ impl Toolbox {
         }
     }
 
-    /// The JSON Schema of both tools' arguments: `data`'s is made from
-    /// the option declarations of this toolbox's readers.
+    /// The JSON Schema of what `tool` answers (an observation: the
+    /// envelope, and per op the answers of this toolbox's readers as the
+    /// envelope may shape them; see [`crate::output_schema`]); `null`
+    /// for a name that is no tool.
+    pub fn output_schema(&self, tool: &str) -> Value {
+        crate::output_schema(&self.plumb, tool).unwrap_or(Value::Null)
+    }
+
+    /// The JSON Schema of both tools' arguments (`data`'s made from the
+    /// option declarations of this toolbox's readers) and of their
+    /// answers.
     pub fn schema(&self) -> Value {
         json!({
             "data": {
                 "description": self.data_description(),
                 "input_schema": data_schema(self.plumb.registry()),
+                "output_schema": self.output_schema("data"),
             },
             "read": {
                 "description": READ_DESCRIPTION,
                 "input_schema": crate::args::read_schema(),
+                "output_schema": self.output_schema("read"),
             },
             "observation_cap_bytes": OBSERVATION_CAP_BYTES,
         })

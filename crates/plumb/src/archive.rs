@@ -544,6 +544,50 @@ impl ZipListing {
     }
 }
 
+/// The JSON [`ZipListing`]'s answer writes.
+impl plumb_core::schemars::JsonSchema for ZipListing {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ZipListing".into()
+    }
+    fn json_schema(
+        generator: &mut plumb_core::schemars::SchemaGenerator,
+    ) -> plumb_core::schemars::Schema {
+        let view = generator.subschema_for::<ViewFlags>();
+        let count = json!({"type": "integer", "minimum": 0});
+        plumb_core::schemars::json_schema!({
+            "description": "the members of a zip archive named without a member, with their sizes and the formats plumb reads them as",
+            "type": "object",
+            "properties": {
+                "ok": {"type": "boolean", "const": true},
+                "format": {"type": "string", "const": "zip"},
+                "container": {"type": "string", "const": "zip"},
+                "view": view,
+                "member_count": count,
+                "members": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "name": {"type": "string"},
+                            "size": count,
+                            "compressed_size": count,
+                            "method": {"type": "string"},
+                            "encrypted": {"type": "boolean"},
+                            "directory": {"type": "boolean"},
+                            "format": {"type": ["string", "null"], "description": "the format detected; null when none was"},
+                            "found": {"description": "what detection found instead, when no format was"}
+                        },
+                        "required": ["name", "size", "compressed_size", "method"]
+                    }
+                },
+                "has_more": {"type": "boolean"},
+                "hint": {"type": "string"}
+            },
+            "required": ["ok", "format", "container", "view", "member_count", "members", "has_more", "hint"]
+        })
+    }
+}
+
 impl Answer for ZipListing {
     fn format(&self) -> &'static str {
         "zip"

@@ -127,6 +127,20 @@ impl Layers {
     }
 }
 
+/// `answer` with the fields [`Layers`] adds to an answer read through
+/// a container, a zip member or an encoding.
+pub(crate) fn layered_schema(answer: plumb_core::schemars::Schema) -> plumb_core::schemars::Schema {
+    plumb_core::schemars::json_schema!({
+        "allOf": [answer],
+        "properties": {
+            "member": {"type": "string", "description": "the zip member read"},
+            "container": {"type": "string", "description": "the compression or archive read through"},
+            "encoding": {"type": "string", "description": "the text encoding transcoded from"},
+            "offsets": {"type": "string", "const": "decompressed", "description": "byte offsets count the decompressed bytes"}
+        }
+    })
+}
+
 /// The operation run on what is left once the layers are peeled: the
 /// source to read, the layers it went through, and the transcoder when
 /// there is one (to map byte offsets back to the file).

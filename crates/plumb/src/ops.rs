@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use plumb_core::schemars::{Schema, SchemaGenerator};
 use plumb_core::{Answer, FileSource, Op, Refusal, RefusalReason, Request, Source};
 
 use crate::layers::{Layered, Layers, SourceChoice};
@@ -51,6 +52,41 @@ impl Plumb {
     /// The registry.
     pub fn registry(&self) -> &Registry {
         &self.registry
+    }
+
+    /// The JSON Schemas of the answers `op` gives: each reader's that
+    /// takes it ([`plumb_core::FormatReader::answer_schema`], as a `$ref` into
+    /// `generator`'s definitions, or any object from a reader that does
+    /// not describe its answers), and for an inspect the listing of a zip
+    /// archive; each once. Each admits the fields a file read through a container or
+    /// an encoding gains (`member`, `container`, `encoding`, `offsets`).
+    ///
+    /// ```
+    /// use plumb::{Op, Plumb};
+    ///
+    /// let mut generator = plumb_core::answer_generator();
+    /// let schemas = Plumb::new().answer_schemas(Op::Validate, &mut generator);
+    /// // CSV and TSV share one answer: csv, json and jsonl remain.
+    /// assert_eq!(schemas.len(), 3);
+    /// assert!(generator.definitions().contains_key("CsvValidate"));
+    /// ```
+    pub fn answer_schemas(&self, op: Op, generator: &mut SchemaGenerator) -> Vec<Schema> {
+        let mut out: Vec<Schema> = Vec::new();
+        let mut add = |s: Schema| {
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        };
+        for reader in self.registry.every() {
+            if let Some(s) = reader.answer_schema(op, generator) {
+                add(crate::layers::layered_schema(s));
+            }
+        }
+        #[cfg(feature = "compression")]
+        if op == Op::Inspect {
+            add(generator.subschema_for::<crate::archive::ZipListing>());
+        }
+        out
     }
 
     /// The registry, to register more readers.

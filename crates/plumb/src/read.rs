@@ -77,7 +77,7 @@ impl Default for ReadRequest {
 }
 
 /// The answer of a read.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ReadAnswer {
     /// Always true.
     pub ok: bool,

@@ -15,7 +15,7 @@ use plumb_core::{
 pub const SNIFF_BYTES: usize = 4 * 1024;
 
 /// How a format was decided.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DetectedBy {
     /// The caller named it.
@@ -143,6 +143,11 @@ impl Registry {
         self.readers.retain(|r| r.name() != reader.name());
         self.readers.push(reader);
         self
+    }
+
+    /// Every reader, the reader of plain lines last.
+    pub(crate) fn every(&self) -> impl Iterator<Item = &Arc<dyn FormatReader>> {
+        self.readers.iter().chain(self.lines.iter())
     }
 
     /// The registered format names, in registration order.

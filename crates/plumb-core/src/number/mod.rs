@@ -58,7 +58,9 @@ pub const MAX_NUMBER_LITERAL_BYTES: usize = 512;
 pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
 
 /// How reading a literal as a double would misstate it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum PrecisionKind {
     /// An integer outside ±(2^53 − 1): a double cannot hold every such integer.

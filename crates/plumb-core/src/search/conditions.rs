@@ -14,7 +14,7 @@ use crate::refusal::Refusal;
 pub const SEARCH_MAX_CONDITIONS: usize = 16;
 
 /// How the verdicts of several conditions make one.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum MatchMode {
     /// Every condition holds.
@@ -137,13 +137,15 @@ impl Condition {
 }
 
 /// Several conditions on a record, joined by [`MatchMode`].
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct Conditions {
     /// How the verdicts join.
     #[serde(rename = "match")]
     pub mode: MatchMode,
     /// The conditions, in the order given.
+    /// Each is written as it was given (`level = error`).
     #[serde(rename = "of", serialize_with = "texts")]
+    #[schemars(with = "Vec<String>")]
     pub items: Vec<Condition>,
 }
 

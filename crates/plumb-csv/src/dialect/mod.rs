@@ -9,7 +9,17 @@ use plumb_core::Refusal;
 pub(crate) mod header;
 
 /// Whether the first record is a header.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum HeaderMode {
     /// Decide from the data: the first record is a header when every

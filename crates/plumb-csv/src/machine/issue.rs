@@ -6,7 +6,9 @@ use serde::Serialize;
 use super::{CSV_MAX_FIELD_BYTES, CSV_MAX_RECORD_BYTES};
 
 /// A kind of problem found while parsing or checking a CSV file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum IssueKind {
     /// A `"` inside a field that did not open with one; kept as text.
@@ -112,7 +114,7 @@ impl Issue {
 }
 
 /// An issue as reports show it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct IssueReport {
     /// What went wrong (kebab-case).
     pub kind: IssueKind,

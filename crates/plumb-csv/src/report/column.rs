@@ -26,7 +26,7 @@ use super::shape::{char_count, code_shaped, code_shaped_float, comma_decimal};
 use super::stats::{ColumnStats, Settled};
 
 /// A fact about the number literals of a column that a double would misstate.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PrecisionFact {
     /// How a double would misstate the literal.
     pub kind: PrecisionKind,
@@ -39,7 +39,7 @@ pub struct PrecisionFact {
 }
 
 /// What inspect reports about one column.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ColumnReport {
     /// The 0-based column index.
     pub index: usize,

@@ -58,7 +58,7 @@ fn capped_row(r: &Record<'_>) -> Vec<String> {
 }
 
 /// The answer of CSV inspect.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CsvInspect {
     /// Always true.
     pub ok: bool,

@@ -41,7 +41,7 @@ use crate::machine::{Issue, IssueReport};
 
 /// The dialect an answer was read with, as every CSV/TSV answer states
 /// it (flattened into the answer).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct DialectReport {
     /// The delimiter used (`spaces` for runs of spaces).
     pub delimiter: String,

@@ -43,7 +43,7 @@ pub const CSV_SEARCH_ROW_CELLS: usize = 256;
 pub const CSV_SEARCH_FETCH_BYTES: usize = 4 << 20;
 
 /// One row that matched.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RowHit {
     /// The 0-based data row (the `offset` a select of it takes).
     pub row: u64,
@@ -64,7 +64,7 @@ pub struct RowHit {
 }
 
 /// The answer of CSV search.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CsvSearch {
     /// Always true.
     pub ok: bool,

@@ -258,8 +258,38 @@ impl Serialize for SelectCell {
     }
 }
 
+/// A cell's text, `null` when missing, or the placeholder of a cut cell
+/// or of the cells left out, as [`SelectCell`]'s serialization writes it.
+impl schemars::JsonSchema for SelectCell {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "SelectCell".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "the cell verbatim; null for a cell a short row lacks; {$truncated, bytes} for a cell cut to the budget; {$summary: {omitted_cells}} for the cells past the last kept",
+            "anyOf": [
+                {"type": ["string", "null"]},
+                {
+                    "type": "object",
+                    "properties": {"$truncated": {"type": "string"}, "bytes": {"type": "integer", "minimum": 0}},
+                    "required": ["$truncated", "bytes"]
+                },
+                {
+                    "type": "object",
+                    "properties": {"$summary": {
+                        "type": "object",
+                        "properties": {"omitted_cells": {"type": "integer", "minimum": 0}},
+                        "required": ["omitted_cells"]
+                    }},
+                    "required": ["$summary"]
+                }
+            ]
+        })
+    }
+}
+
 /// The answer of CSV select.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CsvSelect {
     /// Always true.
     pub ok: bool,

@@ -12,7 +12,7 @@ use crate::scan::{RowSink, ScanSummary};
 use super::{DialectReport, IssueList};
 
 /// The answer of CSV validate.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CsvValidate {
     /// Always true (the scan ran; see `valid` for the verdict).
     pub ok: bool,

@@ -24,7 +24,7 @@ use super::{
 };
 
 /// The answer of JSON inspect.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct JsonInspect {
     /// Always true.
     pub ok: bool,

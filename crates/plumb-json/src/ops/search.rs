@@ -45,7 +45,7 @@ pub const MATCHED_VALUE_BYTES: usize = 256;
 /// The value that decided a hit, shown beside a hit whose own value was
 /// cut or summarized to fit [`SEARCH_VALUE_BUDGET_BYTES`] (which may
 /// leave out exactly what matched).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct Matched {
     /// Its RFC 6901 pointer inside the hit's value.
     pub pointer: String,
@@ -294,7 +294,7 @@ impl JsonSink for Probe<'_> {
 }
 
 /// One element that matched.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ElementHit {
     /// Its 0-based index in the array (the `offset` a select of it takes).
     pub index: u64,
@@ -310,7 +310,7 @@ pub struct ElementHit {
 }
 
 /// The answer of JSON search.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct JsonSearch {
     /// Always true.
     pub ok: bool,

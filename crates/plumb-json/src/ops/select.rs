@@ -22,7 +22,7 @@ use super::wildcard::{WildcardSink, WILDCARD};
 use super::{drive, type_name, JsonSelectOptions, SELECT_BUDGET_BYTES};
 
 /// The answer of JSON select.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct JsonSelect {
     /// Always true.
     pub ok: bool,

@@ -15,7 +15,7 @@ use crate::structure::{DuplicateReport, Structure};
 use super::drive;
 
 /// The answer of JSON validate.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct JsonValidate {
     /// Always true (the scan ran; see `valid`).
     pub ok: bool,
@@ -37,7 +37,7 @@ pub struct JsonValidate {
 }
 
 /// Where and what the first syntax fault is.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SyntaxError {
     /// What was wrong and what to do instead.
     pub message: String,

@@ -104,6 +104,14 @@ impl FormatReader for TextReader {
         &TEXT_OPTIONS
     }
 
+    fn answer_schema(
+        &self,
+        op: plumb_core::Op,
+        generator: &mut plumb_core::schemars::SchemaGenerator,
+    ) -> Option<plumb_core::schemars::Schema> {
+        (op == plumb_core::Op::Search).then(|| generator.subschema_for::<TextSearch>())
+    }
+
     fn search(
         &self,
         source: &dyn Source,
@@ -121,7 +129,7 @@ impl FormatReader for TextReader {
 }
 
 /// A line around a hit.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ContextLine {
     /// The 1-based line number.
     pub line: u64,
@@ -133,7 +141,7 @@ pub struct ContextLine {
 }
 
 /// One line that matched.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LineHit {
     /// The 1-based line number (`read` it with offset `line - 1`).
     pub line: u64,
@@ -157,7 +165,7 @@ pub struct LineHit {
 }
 
 /// Where a cut hit's text lies in its line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LineCut {
     /// The byte offset in the line where `text` starts.
     pub from: u64,
@@ -167,7 +175,7 @@ pub struct LineCut {
 }
 
 /// The answer of a text search.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct TextSearch {
     /// Always true.
     pub ok: bool,
