@@ -25,16 +25,25 @@ pub(crate) struct Cli {
 #[derive(Subcommand, Debug)]
 pub(crate) enum Cmd {
     /// What is in the file: format, columns and types, keys, counts, problems.
+    #[command(
+        after_help = "Examples:\n  plumb inspect data.csv\n  plumb inspect --stats data.parquet\n  plumb inspect --json logs.jsonl.gz\n  plumb inspect archive.zip::data/x.csv"
+    )]
     Inspect {
         #[command(flatten)]
         common: Common,
     },
     /// A bounded window of the file, verbatim.
+    #[command(
+        after_help = "Examples:\n  plumb select data.csv --limit 10\n  plumb select data.csv --offset -5            # the last 5 rows\n  plumb select data.csv --columns name,city --vertical\n  plumb select book.xlsx --sheet Sales --json"
+    )]
     Select {
         #[command(flatten)]
         common: Common,
     },
     /// Is the file well formed, and where is the first fault (exit 1 if not).
+    #[command(
+        after_help = "Examples:\n  plumb validate data.csv\n  plumb validate big.json --threads 2\n  plumb validate logs.jsonl --json\n  plumb validate data.csv && echo ok"
+    )]
     Validate {
         #[command(flatten)]
         common: Common,
@@ -42,6 +51,9 @@ pub(crate) enum Cmd {
     /// Where a pattern or predicate holds: lines of any text file, rows of
     /// a table (--column), records or elements (--field); hits with their
     /// positions, and the offset to continue from.
+    #[command(
+        after_help = "Examples:\n  plumb search app.log 'timeout|refused' -C 2\n  plumb search data.csv --column amount --where '> 1000'\n  plumb search logs.jsonl --conditions 'level = error' --conditions 'ts >= 2024-03-01'\n  plumb search app.log error -c"
+    )]
     Search {
         #[command(flatten)]
         common: Common,
@@ -51,6 +63,9 @@ pub(crate) enum Cmd {
         pattern: Option<String>,
     },
     /// Which format plumb reads the file as, and how it decided.
+    #[command(
+        after_help = "Examples:\n  plumb detect data.txt\n  plumb detect logs.gz --json\n  plumb detect export.csv --encoding latin1"
+    )]
     Detect {
         /// The file.
         path: PathBuf,
@@ -64,6 +79,9 @@ pub(crate) enum Cmd {
         json: bool,
     },
     /// Lines [offset, offset + limit) of any text file (negative offset: from the end).
+    #[command(
+        after_help = "Examples:\n  plumb read notes.md --limit 40\n  plumb read app.log --offset -20              # the last 20 lines\n  plumb read app.log.gz --offset 1000 --limit 10"
+    )]
     Read {
         /// The file.
         path: PathBuf,
@@ -85,16 +103,25 @@ pub(crate) enum Cmd {
         json: bool,
     },
     /// Answer one agent call: `{"tool": "data" | "read", "args": {...}}` on stdin, one JSON answer on stdout.
+    #[command(
+        after_help = "Examples:\n  echo '{\"tool\": \"data\", \"args\": {\"op\": \"inspect\", \"path\": \"data.csv\"}}' | plumb tool\n  echo '{\"tool\": \"read\", \"args\": {\"path\": \"notes.md\"}}' | plumb tool --root ~/work\n  plumb tool --root . --reserve 'secrets/**' < call.json"
+    )]
     Tool {
         #[command(flatten)]
         agent: Agent,
     },
     /// Serve the `data` and `read` tools over the Model Context Protocol on stdio.
+    #[command(
+        after_help = "Examples:\n  plumb mcp --root ~/data\n  plumb mcp --root . --reserve 'private/**'\n  plumb mcp --root . --allow-remote s3://bucket/logs/"
+    )]
     Mcp {
         #[command(flatten)]
         agent: Agent,
     },
     /// Print a shell completion script.
+    #[command(
+        after_help = "Examples:\n  plumb completions bash > ~/.local/share/bash-completion/completions/plumb\n  plumb completions zsh > ~/.zfunc/_plumb\n  plumb completions fish > ~/.config/fish/completions/plumb.fish"
+    )]
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
@@ -266,4 +293,88 @@ pub(crate) fn request(
         req.set(&name, value)?;
     }
     Ok(req)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The words of one example line as a shell splits them: the part
+    /// that runs plumb (after a pipe, before a redirection, `&&` or a
+    /// comment), quotes removed.
+    fn words(line: &str) -> Vec<String> {
+        let start = line.find("plumb ").unwrap_or(0);
+        let mut out = Vec::new();
+        let mut word = String::new();
+        let mut quote: Option<char> = None;
+        for c in line[start..].chars() {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), c) => word.push(c),
+                (None, '\'' | '"') => quote = Some(c),
+                (None, '#' | '<' | '>' | '&' | '|') => break,
+                (None, ' ') => {
+                    if !word.is_empty() {
+                        out.push(std::mem::take(&mut word));
+                    }
+                }
+                (None, c) => word.push(c),
+            }
+        }
+        if !word.is_empty() {
+            out.push(word);
+        }
+        out
+    }
+
+    #[test]
+    fn every_command_ends_its_help_with_examples_that_parse() {
+        #[allow(unused_mut)]
+        let mut registry = Registry::with_builtins();
+        #[cfg(feature = "parquet")]
+        registry.register(plumb_parquet::ParquetReader);
+        #[cfg(feature = "sheets")]
+        for reader in plumb_sheets::SheetsReader::ALL {
+            registry.register(reader);
+        }
+        let cmd = command(&registry);
+        let mut seen = 0;
+        for sub in cmd.get_subcommands() {
+            let help = sub
+                .get_after_help()
+                .map(|h| h.to_string())
+                .unwrap_or_default();
+            let examples: Vec<&str> = help.lines().filter(|l| l.contains("plumb ")).collect();
+            assert!(
+                (3..=4).contains(&examples.len()),
+                "{}: {} examples",
+                sub.get_name(),
+                examples.len()
+            );
+            for line in examples {
+                let args = words(line);
+                assert_eq!(args.first().map(String::as_str), Some("plumb"), "{line}");
+                let parsed = command(&registry).try_get_matches_from(&args);
+                assert!(parsed.is_ok(), "{line}: {:?}", parsed.err());
+                seen += 1;
+            }
+        }
+        assert!(seen >= 27, "only {seen} examples");
+    }
+
+    #[test]
+    fn the_top_level_help_names_every_command() {
+        let registry = Registry::with_builtins();
+        let about = command(&registry)
+            .get_about()
+            .map(|a| a.to_string())
+            .unwrap_or_default();
+        for sub in command(&registry).get_subcommands() {
+            let name = sub.get_name();
+            if name == "completions" || name == "help" {
+                continue;
+            }
+            assert!(about.contains(name), "`{name}` is not named in: {about}");
+        }
+    }
 }

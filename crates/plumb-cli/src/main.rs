@@ -133,8 +133,10 @@ fn data(
                             ExitCode::from(2)
                         }
                     })
+            } else if op == Op::Search && req.options.flag("count_only") == Some(true) {
+                count_line(&a.to_json())
             } else if op == Op::Search && a.format() == "text" {
-                grep_lines(&a.to_json())
+                grep_lines(&a.to_json(), screen)
             } else {
                 let look = screen.look();
                 // The typed answer is written out and freed while a tree
@@ -175,31 +177,10 @@ fn data(
     }
 }
 
-/// A text search for a person: `LINE:TEXT` per hit, as `grep -n` prints
-/// it (context lines as `LINE-TEXT`), then where to continue, on stderr.
-fn grep_lines(answer: &Value) -> Result<(), ExitCode> {
-    let mut out = String::new();
-    let line = |out: &mut String, v: &Value, sep: char| {
-        out.push_str(&format!(
-            "{}{sep}{}\n",
-            v["line"],
-            v["text"].as_str().unwrap_or_default()
-        ));
-    };
-    let hits = answer["hits"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    for hit in hits {
-        for b in hit["before"].as_array().into_iter().flatten() {
-            line(&mut out, b, '-');
-        }
-        line(&mut out, hit, ':');
-        for a in hit["after"].as_array().into_iter().flatten() {
-            line(&mut out, a, '-');
-        }
-    }
-    emit(&out)?;
+/// A text search for a person (see [`render::grep`]), through the pager
+/// on a terminal; then where to continue, on stderr.
+fn grep_lines(answer: &Value, screen: &Screen) -> Result<(), ExitCode> {
+    present(&render::grep(answer, &screen.look()), screen)?;
     let total = &answer["total"];
     match answer["next_offset"].as_u64() {
         Some(next) => eprintln!("plumb: more hits follow; continue with --offset {next}"),
@@ -207,6 +188,18 @@ fn grep_lines(answer: &Value) -> Result<(), ExitCode> {
             eprintln!("plumb: {total} matching lines")
         }
         None => eprintln!("plumb: at least {total} matching lines"),
+    }
+    Ok(())
+}
+
+/// `search -c` for a person: the count alone on standard output, as
+/// `grep -c` prints it; a count the scan could not finish is said to be
+/// a lower bound, on standard error.
+fn count_line(answer: &Value) -> Result<(), ExitCode> {
+    let total = answer["total"].as_u64().unwrap_or(0);
+    emit(&format!("{total}\n"))?;
+    if answer["total_exact"] == Value::Bool(false) {
+        eprintln!("plumb: at least {total}: the scan stopped before the end");
     }
     Ok(())
 }

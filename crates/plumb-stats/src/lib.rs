@@ -428,6 +428,7 @@ impl ValueStats {
                 value: e.text,
                 count: e.count,
                 overcount: e.error,
+                at_least: e.count.saturating_sub(e.error),
                 bytes: e.cut_from,
                 kind: self.kind_names.get(usize::from(e.kind)).copied(),
             })

@@ -86,6 +86,9 @@ pub struct TopValue {
     /// How much `count` may exceed the truth (0 while counts are exact).
     #[serde(skip_serializing_if = "is_zero")]
     pub overcount: u64,
+    /// The count the value surely has (`count - overcount`): a sketch's
+    /// count is an upper bound, and this its guaranteed lower one.
+    pub at_least: u64,
     /// The value's whole length in bytes when `value` is only its first
     /// bytes (left out when `value` is whole): two long values that
     /// begin alike are still two, each with its own count.

@@ -1,6 +1,13 @@
 //! The table a rendering lays out: cells with their paint, columns sized
-//! to a width, cut with an ellipsis rather than wrapped, and columns that
-//! do not fit left out and counted.
+//! to a width, text cut with an ellipsis rather than wrapped, and columns
+//! that do not fit left out and counted.
+//!
+//! A number is never cut: a figure with its last digits gone reads as
+//! another figure. A number cell is shown whole, or, where its column
+//! is narrower, in a rounded form marked `~` (three significant digits,
+//! `~1.00e9`); its column never gets narrower than that form, and a note
+//! under the table says figures were rounded. A cell whose end is a
+//! count (`value ×12`) keeps the count whole and cuts only the value.
 //!
 //! Written here rather than taken from comfy-table: comfy-table wraps
 //! cells to fit and cannot leave columns out, which is exactly what a
@@ -19,12 +26,33 @@ const DROP_CAP: usize = 20;
 /// Spaces between two columns.
 const GAP: usize = 2;
 
+/// Which columns a layout squeezes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Squeeze {
+    /// Those that give way first (samples, notes).
+    Flex,
+    /// Every column without figures.
+    Text,
+    /// Every column, figures down to their rounded forms.
+    All,
+}
+
 /// One table cell: shown text, its meaning, and its alignment.
 #[derive(Clone, Debug)]
 pub struct Cell {
     pub(super) text: String,
     pub(super) paint: Paint,
     pub(super) right: bool,
+    /// Never cut: shown whole, or as `short` where the column is
+    /// narrower.
+    pub(super) whole: bool,
+    /// The rounded form of a whole cell, marked `~`.
+    pub(super) short: Option<String>,
+    /// Bytes at the end of `text` kept whole when the rest is cut.
+    pub(super) tail: usize,
+    /// A list's items (`text` joined by `, `): cut between items, a
+    /// figure among them never in the middle.
+    pub(super) items: Vec<String>,
 }
 
 impl Cell {
@@ -33,17 +61,163 @@ impl Cell {
             text: clean(text.as_ref()),
             paint,
             right: false,
+            whole: false,
+            short: None,
+            tail: 0,
+            items: Vec::new(),
         }
     }
     pub(super) fn plain(text: impl AsRef<str>) -> Cell {
         Cell::new(text, Paint::Plain)
     }
+    /// A figure: right-aligned, never cut. Text that does not read as a
+    /// number (an empty figure) is laid out as text.
     pub(super) fn number(text: impl AsRef<str>) -> Cell {
-        Cell {
-            right: true,
-            ..Cell::plain(text)
+        let mut c = Cell::plain(text);
+        c.right = true;
+        c.whole = c.text.is_empty() || rounded(&c.text).is_some() || is_number(&c.text);
+        c.short = rounded(&c.text);
+        c
+    }
+    /// A range of two figures, `lo … hi`: never cut, rounded end by end
+    /// where its column is narrower.
+    pub(super) fn range(lo: &str, hi: &str) -> Cell {
+        let mut c = Cell::plain(format!("{lo} … {hi}"));
+        if is_number(lo) && is_number(hi) {
+            c.whole = true;
+            // As few digits as keep two different ends different.
+            let short = (3..=15).find_map(|digits| {
+                let r = |s: &str| rounded_to(s, digits).unwrap_or_else(|| s.to_owned());
+                let (a, b) = (r(lo), r(hi));
+                (a != b || lo == hi).then(|| format!("{a} … {b}"))
+            });
+            c.short = short.filter(|s| {
+                UnicodeWidthStr::width(s.as_str()) < UnicodeWidthStr::width(c.text.as_str())
+            });
+        }
+        c
+    }
+    /// A value of a window, verbatim: a figure is never cut or rounded
+    /// (its column is as wide as it), other text may be cut.
+    pub(super) fn value(text: impl AsRef<str>) -> Cell {
+        let mut c = Cell::plain(text);
+        c.whole = is_number(&c.text);
+        c
+    }
+    /// Values joined by `, `, cut after the last whole item that fits
+    /// (`1, 2, …`); a figure is never cut: when not even the first fits,
+    /// the cell is `…` alone.
+    pub(super) fn list(items: Vec<String>, paint: Paint) -> Cell {
+        let items: Vec<String> = items.iter().map(|i| clean(i)).collect();
+        let mut c = Cell::new(items.join(", "), paint);
+        c.items = items;
+        c
+    }
+    /// Text whose last `tail` bytes (a count) stay whole when it is cut.
+    pub(super) fn with_tail(text: impl AsRef<str>, tail: &str) -> Cell {
+        let mut c = Cell::plain(format!("{}{tail}", text.as_ref()));
+        c.tail = clean(tail).len();
+        c
+    }
+
+    /// The narrowest this cell may be shown in.
+    fn floor(&self) -> usize {
+        if self.whole {
+            UnicodeWidthStr::width(self.short.as_deref().unwrap_or(&self.text))
+        } else if self.tail > 0 {
+            UnicodeWidthStr::width(&self.text[self.text.len() - self.tail..]) + 2
+        } else {
+            0
         }
     }
+
+    /// The text shown in `w` columns, and whether it was rounded.
+    fn shown(&self, w: usize) -> (String, bool) {
+        if UnicodeWidthStr::width(self.text.as_str()) <= w {
+            return (self.text.clone(), false);
+        }
+        if self.whole {
+            return match &self.short {
+                Some(s) => (s.clone(), true),
+                None => (self.text.clone(), false),
+            };
+        }
+        if !self.items.is_empty() {
+            // The most leading items that fit beside a closing `…`.
+            let mut out = String::new();
+            for item in &self.items {
+                let next = if out.is_empty() {
+                    item.clone()
+                } else {
+                    format!("{out}, {item}")
+                };
+                if UnicodeWidthStr::width(next.as_str()) + 3 > w {
+                    break;
+                }
+                out = next;
+            }
+            return match (out.is_empty(), self.items.first()) {
+                // A figure that does not fit is left out whole.
+                (true, Some(first)) if is_number(first) => ("…".to_owned(), false),
+                // Text may be cut, with the items after it.
+                (true, Some(_)) => (fit(&self.text, w), false),
+                _ => (format!("{out}, …"), false),
+            };
+        }
+        if self.tail > 0 {
+            let (head, tail) = self.text.split_at(self.text.len() - self.tail);
+            let room = w.saturating_sub(UnicodeWidthStr::width(tail)).max(2);
+            return (format!("{}{tail}", fit(head, room)), false);
+        }
+        (fit(&self.text, w), false)
+    }
+}
+
+/// Whether `s` is a figure as the renderings write them: an optional
+/// `≈`, a sign, digits with an optional fraction and exponent.
+fn is_number(s: &str) -> bool {
+    let t = s.strip_prefix('≈').unwrap_or(s);
+    !t.is_empty() && t.parse::<f64>().is_ok() && t.bytes().any(|b| b.is_ascii_digit())
+}
+
+/// The widest a figure is shown before it has a rounded form.
+const FIGURE_WHOLE: usize = 7;
+
+/// A figure wider than [`FIGURE_WHOLE`] rounded to three significant
+/// digits and marked: `~1.00e9` (an estimate keeps its `≈`, which says
+/// it is not exact already); `None` for a short figure or other text.
+pub(super) fn rounded(s: &str) -> Option<String> {
+    rounded_to(s, 3)
+}
+
+/// [`rounded`] to `digits` significant digits (at least 1).
+fn rounded_to(s: &str, digits: usize) -> Option<String> {
+    if UnicodeWidthStr::width(s) <= FIGURE_WHOLE || !is_number(s) {
+        return None;
+    }
+    let digits = digits.max(1);
+    let (mark, t) = match s.strip_prefix('≈') {
+        Some(t) => ("≈", t),
+        None => ("~", s),
+    };
+    let x: f64 = t.parse().ok()?;
+    let a = x.abs();
+    // `1.00e9`, as Rust writes an exponent; `e-5` keeps its sign.
+    let body = if a != 0.0 && !(1e-3..1e4).contains(&a) {
+        let fraction = digits - 1;
+        format!("{x:.fraction$e}")
+    } else {
+        // Digits before the point count toward the significant ones.
+        let whole = if a >= 1.0 {
+            a.log10().floor() as usize + 1
+        } else {
+            0
+        };
+        let fraction = digits.saturating_sub(whole.max(1));
+        format!("{x:.fraction$}")
+    };
+    let out = format!("{mark}{body}");
+    (UnicodeWidthStr::width(out.as_str()) < UnicodeWidthStr::width(s)).then_some(out)
 }
 
 /// A table before layout.
@@ -55,6 +229,9 @@ pub struct Grid {
     pub(super) flex: Vec<usize>,
     /// What each row is called in the vertical view (`row 7`).
     pub(super) labels: Vec<String>,
+    /// The last column takes the width the others leave (a record's
+    /// text), rather than stopping at [`CELL_MAX`].
+    pub(super) fill_last: bool,
 }
 
 impl Grid {
@@ -64,6 +241,7 @@ impl Grid {
             rows: Vec::new(),
             flex: Vec::new(),
             labels: Vec::new(),
+            fill_last: false,
         }
     }
 
@@ -108,31 +286,78 @@ impl Grid {
         let Some(width) = look.width else {
             return self.draw(look, &natural, n);
         };
+        // No column is narrower than its whole cells' shortest forms.
+        let floors: Vec<usize> = (0..n)
+            .map(|i| {
+                self.rows
+                    .iter()
+                    .filter_map(|r| r.get(i))
+                    .map(Cell::floor)
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let natural: Vec<usize> = natural
+            .iter()
+            .zip(&floors)
+            .map(|(w, f)| (*w).max(*f))
+            .collect();
         let fits =
             |ws: &[usize]| ws.iter().sum::<usize>() + GAP * ws.len().saturating_sub(1) <= width;
+        if self.fill_last && n > 1 {
+            // The columns before the last at their natural widths, the
+            // last to the edge, as long as it keeps a readable width.
+            let before = natural[..n - 1].iter().sum::<usize>() + GAP * (n - 1);
+            let body = (0..self.rows.len())
+                .filter_map(|r| self.rows[r].get(n - 1))
+                .map(|c| UnicodeWidthStr::width(c.text.as_str()))
+                .chain([self
+                    .headers
+                    .get(n - 1)
+                    .map_or(0, |h| UnicodeWidthStr::width(h.as_str()))])
+                .max()
+                .unwrap_or(0);
+            let rest = width.saturating_sub(before);
+            if rest >= CELL_MIN {
+                let mut ws = natural[..n - 1].to_vec();
+                ws.push(body.clamp(1, rest));
+                return self.draw(look, &ws, n);
+            }
+        }
         if fits(&natural) && !(records && look.vertical) {
             return self.draw(look, &natural, n);
         }
+        // Columns holding figures give way last: they can only be
+        // rounded, never cut.
+        let firm: Vec<bool> = (0..n)
+            .map(|i| self.rows.iter().any(|r| r.get(i).is_some_and(|c| c.whole)))
+            .collect();
         // The largest cap that still fits, found by halving: first on the
-        // columns that give way first (samples, notes), then on all.
-        let capped = |cap: usize, all: bool| -> Vec<usize> {
+        // columns that give way first (samples, notes), then on every
+        // column but the figures', then on all.
+        let capped = |cap: usize, pass: Squeeze| -> Vec<usize> {
             natural
                 .iter()
                 .enumerate()
                 .map(|(i, &w)| {
-                    if all || self.flex.contains(&i) {
-                        w.min(cap.max(CELL_MIN))
+                    let squeezed = match pass {
+                        Squeeze::Flex => self.flex.contains(&i),
+                        Squeeze::Text => !firm[i],
+                        Squeeze::All => true,
+                    };
+                    if squeezed {
+                        w.min(cap.max(CELL_MIN)).max(floors[i])
                     } else {
                         w
                     }
                 })
                 .collect()
         };
-        let largest = |all: bool| {
+        let largest = |pass: Squeeze| {
             let (mut lo, mut hi) = (CELL_MIN, CELL_MAX);
             while lo < hi {
                 let mid = (lo + hi).div_ceil(2);
-                if fits(&capped(mid, all)) {
+                if fits(&capped(mid, pass)) {
                     lo = mid;
                 } else {
                     hi = mid - 1;
@@ -140,14 +365,15 @@ impl Grid {
             }
             lo
         };
-        let mut widths = if !self.flex.is_empty() && fits(&capped(CELL_MIN, false)) {
-            capped(largest(false), false)
-        } else if fits(&capped(CELL_MIN, true)) {
-            capped(largest(true), true)
-        } else {
+        let pass = [Squeeze::Flex, Squeeze::Text, Squeeze::All]
+            .into_iter()
+            .filter(|p| *p != Squeeze::Flex || !self.flex.is_empty())
+            .find(|&p| fits(&capped(CELL_MIN, p)));
+        let mut widths = match pass {
+            Some(p) => capped(largest(p), p),
             // Not even the narrowest of every column fits: keep the
             // columns readable and leave out the ones past the edge.
-            capped(DROP_CAP, true)
+            None => capped(DROP_CAP, Squeeze::All),
         };
         let mut shown = n;
         while shown > 1 && !fits(&widths[..shown]) {
@@ -166,6 +392,11 @@ impl Grid {
             spare -= more;
         }
         let mut out = self.draw(look, &widths, shown);
+        if self.rounds(&widths[..shown]) {
+            let note = "~ rounded to fit the width (--width 0 or --vertical shows every digit)";
+            out.push_str(&look.paint(&fit(note, width), Paint::Dim));
+            out.push('\n');
+        }
         if shown < n {
             let left = n - shown;
             let note = format!(
@@ -178,14 +409,21 @@ impl Grid {
         out
     }
 
+    /// Whether a figure is shown rounded at these widths.
+    fn rounds(&self, widths: &[usize]) -> bool {
+        self.rows
+            .iter()
+            .any(|r| r.iter().zip(widths).any(|(c, &w)| c.whole && c.shown(w).1))
+    }
+
     pub(super) fn draw(&self, look: &Look, widths: &[usize], shown: usize) -> String {
         let mut out = String::new();
-        let row_line = |cells: Vec<(String, Paint, bool)>| {
+        let row_line = |cells: Vec<(Cell, Paint, bool)>| {
             let mut line = String::new();
             let last = cells.len().saturating_sub(1);
-            for (i, (text, paint, right)) in cells.into_iter().enumerate() {
+            for (i, (cell, paint, right)) in cells.into_iter().enumerate() {
                 let w = widths[i];
-                let cut = fit(&text, w);
+                let cut = cell.shown(w).0;
                 // The last column is not padded: no trailing spaces.
                 let padded = if i == last && !right {
                     cut
@@ -203,7 +441,7 @@ impl Grid {
             let heads = (0..shown)
                 .map(|i| {
                     let h = self.headers.get(i).cloned().unwrap_or_default();
-                    (clean(&h), Paint::Bold, false)
+                    (Cell::plain(h), Paint::Bold, false)
                 })
                 .collect();
             out.push_str(&row_line(heads));
@@ -215,8 +453,8 @@ impl Grid {
         for row in &self.rows {
             let cells = (0..shown)
                 .map(|i| match row.get(i) {
-                    Some(c) => (c.text.clone(), c.paint, c.right),
-                    None => (String::new(), Paint::Plain, false),
+                    Some(c) => (c.clone(), c.paint, c.right),
+                    None => (Cell::plain(""), Paint::Plain, false),
                 })
                 .collect();
             out.push_str(&row_line(cells));
@@ -262,7 +500,7 @@ impl Grid {
             for (i, name) in names.iter().enumerate() {
                 let Some(c) = row.get(i) else { continue };
                 let value = match value_w {
-                    Some(w) => fit(&c.text, w),
+                    Some(w) => c.shown(w).0,
                     None => c.text.clone(),
                 };
                 let line = format!(
@@ -275,5 +513,99 @@ impl Grid {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_round_to_three_digits_marked() {
+        assert_eq!(rounded("1000000000").as_deref(), Some("~1.00e9"));
+        assert_eq!(rounded("-999727352").as_deref(), Some("~-1.00e9"));
+        assert_eq!(rounded("≈4506946971").as_deref(), Some("≈4.51e9"));
+        assert_eq!(rounded("498996.706142").as_deref(), Some("~4.99e5"));
+        assert_eq!(rounded("1234.56789").as_deref(), Some("~1235"));
+        assert_eq!(rounded("0.000012345").as_deref(), Some("~1.23e-5"));
+        assert_eq!(rounded("12.345678").as_deref(), Some("~12.3"));
+        // Short figures and text stay as they are.
+        assert_eq!(rounded("1234567"), None);
+        assert_eq!(rounded("len 3–16"), None);
+        assert_eq!(rounded("2024-01-15"), None);
+    }
+
+    #[test]
+    fn a_range_keeps_enough_digits_to_tell_its_ends_apart() {
+        let c = Cell::range("1000000000", "1000199999");
+        assert_eq!(c.short.as_deref(), Some("~1.0000e9 … ~1.0002e9"));
+        let same = Cell::range("123456789", "123456789");
+        assert_eq!(same.short.as_deref(), Some("~1.23e8 … ~1.23e8"));
+    }
+
+    /// Every line at most `width` wide, and every figure shown whole or
+    /// rounded (marked), never cut, at every width from 20 to 160.
+    #[test]
+    fn no_figure_is_cut_at_any_width() {
+        let figures = [
+            "1000099999.5",
+            "57735.171256",
+            "≈1000049729",
+            "-4498019324.899705",
+            "200000",
+            "≈0.000123456",
+        ];
+        let mut grid = Grid::new(&["name", "a", "b", "c", "d", "e", "f", "notes"]);
+        for r in 0..3 {
+            let mut row = vec![Cell::plain(format!("column number {r}"))];
+            row.extend(figures.iter().map(Cell::number));
+            row.push(Cell::plain("some words that may be cut"));
+            grid.rows.push(row);
+        }
+        for width in 20..=160 {
+            for records in [false, true] {
+                let look = Look {
+                    width: Some(width),
+                    colour: false,
+                    vertical: false,
+                };
+                let out = grid.layout(&look, records);
+                for line in out.lines() {
+                    assert!(
+                        UnicodeWidthStr::width(line) <= width.max(figures[3].len() + 8),
+                        "{width}: {line}"
+                    );
+                    // The notes under a table are prose.
+                    if line.starts_with('…') || line.starts_with("~ ") {
+                        continue;
+                    }
+                    for word in line.split_whitespace() {
+                        if word
+                            .chars()
+                            .next()
+                            .is_some_and(|c| c.is_ascii_digit() || c == '-')
+                        {
+                            assert!(!word.ends_with('…'), "{width}: a figure cut: {line}");
+                        }
+                    }
+                }
+                for f in figures {
+                    let whole = out.contains(f);
+                    let short = rounded(f).is_some_and(|r| out.contains(&r));
+                    let dropped = out.contains("more column");
+                    assert!(whole || short || dropped, "{width}: {f} missing:\n{out}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_list_is_cut_between_items() {
+        let c = Cell::list(vec!["1000000000".into(), "1000000001".into()], Paint::Plain);
+        assert_eq!(c.shown(30).0, "1000000000, 1000000001");
+        assert_eq!(c.shown(16).0, "1000000000, …");
+        assert_eq!(c.shown(8).0, "…");
+        let t = Cell::with_tail("a long value that is cut", " ×12");
+        assert_eq!(t.shown(12).0, "a long … ×12");
     }
 }

@@ -10,21 +10,22 @@ use super::{
 };
 
 /// The range of a column or path, when it has one: `min … max` for
-/// numbers, dates and strings, else string lengths as `len 3–16`.
-fn range(item: &Value) -> String {
+/// numbers, dates and strings (figures never cut), else string lengths
+/// as `len 3–16`.
+fn range(item: &Value) -> Cell {
     if !item["min"].is_null() || !item["max"].is_null() {
-        return format!("{} … {}", word(&item["min"]), word(&item["max"]));
+        return Cell::range(&word(&item["min"]), &word(&item["max"]));
     }
     let (lo, hi) = if item["string_length"].is_object() {
         (&item["string_length"]["min"], &item["string_length"]["max"])
     } else {
         (&item["min_length"], &item["max_length"])
     };
-    match (lo.as_u64(), hi.as_u64()) {
+    Cell::plain(match (lo.as_u64(), hi.as_u64()) {
         (Some(a), Some(b)) if a == b => format!("len {a}"),
         (Some(a), Some(b)) => format!("len {a}–{b}"),
         _ => String::new(),
-    }
+    })
 }
 
 /// The cells a column and an outline path share: distinct (with
@@ -33,14 +34,14 @@ fn shared_facts(row: &mut Vec<Cell>, item: &Value, with_stats: bool) {
     if with_stats {
         row.push(Cell::number(distinct(item)));
     }
-    row.push(Cell::plain(range(item)));
-    row.push(Cell::new(samples(item), Paint::Dim));
+    row.push(range(item));
+    row.push(Cell::list(samples(item), Paint::Dim));
 }
 
-fn samples(item: &Value) -> String {
+fn samples(item: &Value) -> Vec<String> {
     item["samples"]
         .as_array()
-        .map(|s| s.iter().map(word).collect::<Vec<_>>().join(", "))
+        .map(|s| s.iter().map(word).collect())
         .unwrap_or_default()
 }
 
@@ -166,7 +167,7 @@ fn inspect_table(a: &Value, look: &Look, size: Option<String>) -> String {
     out.push_str(&grid.layout(look, false));
     if let Some(t) = stats_grid(columns, "name") {
         out.push_str(&format!("\n{}\n", look.heading("statistics")));
-        out.push_str(&t.layout(look, false));
+        out.push_str(&t.layout(look, true));
     }
     problems(
         look,
@@ -245,7 +246,7 @@ fn inspect_columnar(a: &Value, look: &Look, size: Option<String>) -> String {
             "\n{}\n",
             look.heading("statistics (every value read)")
         ));
-        out.push_str(&t.layout(look, false));
+        out.push_str(&t.layout(look, true));
     }
     out
 }
@@ -447,7 +448,7 @@ fn inspect_tree(a: &Value, look: &Look, size: Option<String>) -> String {
     }
     if let Some(t) = stats_grid(paths, "path") {
         out.push_str(&format!("\n{}\n", look.heading("statistics")));
-        out.push_str(&t.layout(look, false));
+        out.push_str(&t.layout(look, true));
     }
     let invalid = a["invalid"]
         .as_array()
@@ -498,7 +499,7 @@ fn stats_grid(items: &[Value], name_key: &str) -> Option<Grid> {
         };
         let top = s["top"]
             .get(0)
-            .map(|t| {
+            .and_then(|t| {
                 // A value cut to its first bytes says so.
                 let more = if t["bytes"].is_u64() { "…" } else { "" };
                 // Where a JSON path holds strings beside numbers or
@@ -508,17 +509,19 @@ fn stats_grid(items: &[Value], name_key: &str) -> Option<Grid> {
                 } else {
                     word(&t["value"])
                 };
-                format!("{value}{more} ×{}", t["count"])
+                let times = top_count(t)?;
+                Some(Cell::with_tail(format!("{value}{more}"), &times))
             })
-            .unwrap_or_default();
+            .unwrap_or_else(|| Cell::plain(no_repeat(s)));
         let n = &s["numbers"];
         let q = &n["quantiles"];
+        grid.labels.push(name.clone());
         grid.rows.push(vec![
             Cell::new(name, Paint::Bold),
             Cell::number(word(&s["count"])),
             Cell::number(word(&s["nulls"])),
             Cell::number(approx(s, "distinct", word(&s["distinct"]))),
-            Cell::plain(approx(s, "top", top)),
+            top,
             Cell::number(approx(s, "mean", number(&n["mean"]))),
             Cell::number(approx(s, "stddev", number(&n["stddev"]))),
             Cell::number(approx(s, "quantiles", number(&q["p25"]))),
@@ -527,6 +530,35 @@ fn stats_grid(items: &[Value], name_key: &str) -> Option<Grid> {
         ]);
     }
     Some(grid)
+}
+
+/// How often the most common value occurs, as far as it is known: its
+/// count when exact (` ×12`), the guaranteed count and the sketch's bound
+/// when the count is an estimate (` ×9–12`); `None` when no value is
+/// sure to occur more than once (the bound alone would read as a count).
+fn top_count(t: &Value) -> Option<String> {
+    let count = t["count"].as_u64()?;
+    let over = t["overcount"].as_u64().unwrap_or(0);
+    let least = t["at_least"]
+        .as_u64()
+        .unwrap_or_else(|| count.saturating_sub(over));
+    match (least, over) {
+        (n, 0) if n > 1 => Some(format!(" ×{n}")),
+        (n, _) if n > 1 => Some(format!(" ×{n}–{count}")),
+        _ => None,
+    }
+}
+
+/// The top cell when no value is sure to repeat: `unique` (no value
+/// repeats) when the counts are exact, empty when the sketch could not
+/// tell.
+fn no_repeat(s: &Value) -> &'static str {
+    let exact = s["accuracy"]["top"] == "exact" || s["accuracy"]["top"].is_null();
+    if exact && s["top"].get(0).is_some() {
+        "unique"
+    } else {
+        ""
+    }
 }
 
 /// Whether a JSON path's values are strings beside numbers or booleans

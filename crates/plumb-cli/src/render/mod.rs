@@ -21,7 +21,7 @@ mod search;
 
 pub use grid::{Cell, Grid, CELL_MIN};
 pub use inspect::inspect;
-pub use search::search;
+pub use search::{grep, search};
 
 /// How an answer is laid out: the width (None: unlimited), colour, and
 /// whether rows are shown as records, one field per line.
@@ -408,9 +408,9 @@ fn rows_grid(rows: &[Value], header: &Value, lead: Option<Lead<'_>>) -> Grid {
         match cells {
             Value::Array(cells) => row.extend(cells.iter().map(|c| match c {
                 Value::Null => Cell::new("·", Paint::Dim),
-                other => Cell::plain(word(other)),
+                other => Cell::value(word(other)),
             })),
-            other => row.push(Cell::plain(word(other))),
+            other => row.push(Cell::value(word(other))),
         }
         grid.rows.push(row);
     }
@@ -452,15 +452,7 @@ pub fn select(a: &Value, look: &Look) -> String {
         }
         out.push_str(&grid.layout(look, true));
     } else if let Some(records) = a["records"].as_array() {
-        let mut grid = Grid::new(&["line", "record"]);
-        for r in records {
-            let value = clean(&r["value"].to_string());
-            grid.rows.push(vec![
-                Cell::new(word(&r["line"]), Paint::Dim),
-                Cell::plain(value),
-            ]);
-        }
-        out.push_str(&grid.layout(look, false));
+        out.push_str(&records_view(records, look));
     } else if !a["value"].is_null() || a.get("value").is_some() {
         let pretty = serde_json::to_string_pretty(&a["value"]).unwrap_or_default();
         for line in pretty.lines() {
@@ -477,6 +469,46 @@ pub fn select(a: &Value, look: &Look) -> String {
     };
     out.push_str(&window_note(a, look, unit));
     out
+}
+
+/// A window of JSON Lines records: a line and the record per row, the
+/// record to the width's end; under `--vertical`, each record's fields
+/// one per line. A line that is not valid JSON shows its error where
+/// its value would be.
+fn records_view(records: &[Value], look: &Look) -> String {
+    let value_cell = |r: &Value, v: &Value| match r["error"].as_str() {
+        Some(e) if r.get("value").is_none() => Cell::new(format!("error: {e}"), Paint::Bad),
+        _ => Cell::plain(clean(&v.to_string())),
+    };
+    if look.vertical {
+        let mut out = String::new();
+        for r in records {
+            let mut grid = Grid::new(&["field", "value"]);
+            match &r["value"] {
+                Value::Object(m) if r["error"].is_null() => {
+                    grid.headers = m.keys().cloned().collect();
+                    grid.rows
+                        .push(m.values().map(|v| value_cell(r, v)).collect());
+                }
+                v => {
+                    grid.headers = vec!["record".to_owned()];
+                    grid.rows.push(vec![value_cell(r, v)]);
+                }
+            }
+            grid.labels = vec![format!("line {}", word(&r["line"]))];
+            out.push_str(&grid.vertical(look));
+        }
+        return out;
+    }
+    let mut grid = Grid::new(&["line", "record"]);
+    grid.fill_last = true;
+    for r in records {
+        grid.rows.push(vec![
+            Cell::new(word(&r["line"]), Paint::Dim),
+            value_cell(r, &r["value"]),
+        ]);
+    }
+    grid.layout(look, false)
 }
 
 /// Where a window sits and how to continue, in one dim line.

@@ -5,6 +5,85 @@ use serde_json::Value;
 
 use super::{clean, generic, named, rows_grid, word, Cell, Grid, Look, Paint};
 
+/// A text search for a person, as `grep -n` prints it: `LINE:TEXT` per
+/// hit, context lines as `LINE-TEXT`, each line once where the context
+/// of two hits overlaps, and `--` between groups that do not touch (when
+/// context was asked for). The matched text is highlighted when colour
+/// is on. Nothing else: where to go on is said on standard error.
+pub fn grep(answer: &Value, look: &Look) -> String {
+    let mut out = String::new();
+    let hits = answer["hits"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let with_context = hits.iter().any(|h| {
+        h["before"].as_array().is_some_and(|b| !b.is_empty())
+            || h["after"].as_array().is_some_and(|a| !a.is_empty())
+    });
+    // A line that is itself a hit is printed as one, even where it is
+    // also the context of another.
+    let hit_lines: std::collections::BTreeMap<u64, &Value> = hits
+        .iter()
+        .filter_map(|h| Some((h["line"].as_u64()?, h)))
+        .collect();
+    // The last line printed: a line at or before it is not printed again.
+    let mut last: Option<u64> = None;
+    let mut line = |out: &mut String, v: &Value, hit: bool| {
+        let Some(n) = v["line"].as_u64() else { return };
+        let (v, hit) = match hit_lines.get(&n) {
+            Some(h) => (*h, true),
+            None => (v, hit),
+        };
+        if last.is_some_and(|l| n <= l) {
+            return;
+        }
+        if with_context && last.is_some_and(|l| n > l + 1) {
+            out.push_str(&look.paint("--", Paint::Dim));
+            out.push('\n');
+        }
+        last = Some(n);
+        let text = v["text"].as_str().unwrap_or_default();
+        let sep = if hit { ':' } else { '-' };
+        out.push_str(&look.paint(&n.to_string(), Paint::Number));
+        out.push_str(&look.paint(&sep.to_string(), Paint::Dim));
+        out.push_str(&highlight(text, hit.then_some(&v["match"]), look));
+        out.push('\n');
+    };
+    for hit in hits {
+        for b in hit["before"].as_array().into_iter().flatten() {
+            line(&mut out, b, false);
+        }
+        line(&mut out, hit, true);
+        for a in hit["after"].as_array().into_iter().flatten() {
+            line(&mut out, a, false);
+        }
+    }
+    out
+}
+
+/// `text` with the byte range `[start, end]` of `matched` painted as a
+/// match, when colour is on and the range falls on character bounds.
+fn highlight(text: &str, matched: Option<&Value>, look: &Look) -> String {
+    let range = matched.and_then(|m| Some((m.get(0)?.as_u64()?, m.get(1)?.as_u64()?)));
+    match range {
+        Some((a, b))
+            if look.colour
+                && a < b
+                && text.is_char_boundary(a as usize)
+                && text.is_char_boundary(b as usize) =>
+        {
+            let (a, b) = (a as usize, b as usize);
+            format!(
+                "{}{}{}",
+                &text[..a],
+                look.paint(&text[a..b], Paint::Bad),
+                &text[b..]
+            )
+        }
+        _ => text.to_owned(),
+    }
+}
+
 /// `search` of a table or a tree for a person: the hits as a table with
 /// their positions, then the total and how to go on.
 pub fn search(a: &Value, look: &Look) -> String {

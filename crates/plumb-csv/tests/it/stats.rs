@@ -209,7 +209,10 @@ fn statistics_read_each_cell_as_inspect_settles_it() {
         (s["count"].as_u64(), s["nulls"].as_u64()),
         (Some(5), Some(0))
     );
-    assert_eq!(s["top"][0], json!({"value": "NA", "count": 2}));
+    assert_eq!(
+        s["top"][0],
+        json!({"value": "NA", "count": 2, "at_least": 2})
+    );
     assert_eq!(s["text"]["count"], 5);
     // Among numbers it is a null to both.
     let (s, col) = column("n\n1\nNA\n2\n3\n", 0);

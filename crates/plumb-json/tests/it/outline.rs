@@ -310,7 +310,7 @@ fn outline_stats_per_key_of_an_array_of_objects() {
     let name = path("/*/name");
     assert_eq!(
         name["top"][0],
-        serde_json::json!({"value": "ann", "count": 234, "kind": "string"})
+        serde_json::json!({"value": "ann", "count": 234, "at_least": 234, "kind": "string"})
     );
     let email = path("/*/email");
     assert_eq!(email["nulls"], 70);
