@@ -26,32 +26,41 @@ impl Progress {
         let flag = done.clone();
         let thread = std::thread::spawn(move || {
             let start = std::time::Instant::now();
-            let mut bar: Option<indicatif::ProgressBar> = None;
+            // A stream's size is not known: it gets a spinner and the
+            // bytes read, never a made-up total.
+            let (b, template) = match total {
+                Some(t) => (
+                    indicatif::ProgressBar::with_draw_target(
+                        Some(t),
+                        indicatif::ProgressDrawTarget::hidden(),
+                    ),
+                    "{spinner} {bytes}/{total_bytes} {bar:30} {bytes_per_sec} eta {eta}",
+                ),
+                None => (
+                    indicatif::ProgressBar::with_draw_target(
+                        None,
+                        indicatif::ProgressDrawTarget::hidden(),
+                    ),
+                    "{spinner} {bytes} read {bytes_per_sec}",
+                ),
+            };
+            b.set_style(
+                indicatif::ProgressStyle::with_template(template)
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            // The bar follows the scan from its start, hidden: its rate
+            // and ETA come from a moving window of what was read, and
+            // it shows only once a scan has run a second.
+            let mut shown = false;
             while !flag.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(100));
-                if bar.is_none() && start.elapsed() >= Duration::from_secs(1) {
-                    // A stream's size is not known: it gets a spinner
-                    // and the bytes read, never a made-up total.
-                    let (b, template) = match total {
-                        Some(t) => (
-                            indicatif::ProgressBar::new(t),
-                            "{spinner} {bytes}/{total_bytes} {bar:30} {bytes_per_sec} eta {eta}",
-                        ),
-                        None => (
-                            indicatif::ProgressBar::new_spinner(),
-                            "{spinner} {bytes} read {bytes_per_sec}",
-                        ),
-                    };
-                    b.set_style(
-                        indicatif::ProgressStyle::with_template(template)
-                            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-                    );
-                    bar = Some(b);
-                }
-                if let Some(b) = &bar {
-                    b.set_position(counter.load(Ordering::Relaxed));
+                b.set_position(counter.load(Ordering::Relaxed));
+                if !shown && start.elapsed() >= Duration::from_secs(1) {
+                    b.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                    shown = true;
                 }
             }
+            let bar = shown.then_some(b);
             if let Some(b) = bar {
                 b.finish_and_clear();
             }
