@@ -118,9 +118,42 @@ fn wide_rows_leave_columns_out_or_turn_vertical() {
         53,
         "the shown and the left-out columns make all 53"
     );
-    // A select of rows this wide is shown as records, every field once.
+    // A select of rows this wide keeps its first and last columns
+    // readable and counts the ones between.
     let text = String::from_utf8(plumb(&["select", file, "--width", "80", "--limit", "2"]).stdout)
         .unwrap();
+    assert_fits(&text, 80, "select of a wide table");
+    let head: Vec<&str> = text.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(head.first(), Some(&"field_0_"), "{text}");
+    assert_eq!(head.last(), Some(&"field_52_abcd"), "{text}");
+    let gap = head.iter().position(|h| *h == "…").expect("a gap column");
+    let note = text.lines().find(|l| l.contains("hidden between")).unwrap();
+    let hidden: usize = note.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert_eq!(head.len() - 1 + hidden, 53, "shown and hidden make all 53");
+    assert!(note.contains(&format!("between {} and {}", head[gap - 1], head[gap + 1])));
+    for line in text.lines().skip(2).take(2) {
+        // No shown column is squeezed unreadable: each cell of the first
+        // column is whole ("text 0 with words").
+        assert!(line.starts_with("text "), "{line}");
+        assert!(
+            line.split("  ").next().unwrap().ends_with("words"),
+            "{line}"
+        );
+    }
+    // --vertical still shows every field of every row.
+    let text = String::from_utf8(
+        plumb(&[
+            "select",
+            file,
+            "--width",
+            "80",
+            "--limit",
+            "2",
+            "--vertical",
+        ])
+        .stdout,
+    )
+    .unwrap();
     assert_eq!(text.matches("── row ").count(), 2, "{text}");
     assert_eq!(
         text.lines().filter(|l| l.starts_with("field_")).count(),

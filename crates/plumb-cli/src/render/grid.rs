@@ -232,6 +232,10 @@ pub struct Grid {
     /// The last column takes the width the others leave (a record's
     /// text), rather than stopping at [`CELL_MAX`].
     pub(super) fill_last: bool,
+    /// A window of rows too wide for the width shows its first and last
+    /// columns and counts the ones between, rather than turning into
+    /// records (which `--vertical` still asks for).
+    pub(super) hide_middle: bool,
 }
 
 impl Grid {
@@ -242,6 +246,7 @@ impl Grid {
             flex: Vec::new(),
             labels: Vec::new(),
             fill_last: false,
+            hide_middle: false,
         }
     }
 
@@ -379,6 +384,16 @@ impl Grid {
         while shown > 1 && !fits(&widths[..shown]) {
             shown -= 1;
         }
+        if records && !look.vertical && shown < n && self.hide_middle {
+            let readable: Vec<usize> = natural
+                .iter()
+                .zip(&floors)
+                .map(|(w, f)| (*w).min(DROP_CAP).max(*f))
+                .collect();
+            if let Some(out) = self.ends(look, width, &readable) {
+                return out;
+            }
+        }
         if records && (look.vertical || shown < n) {
             return self.vertical(look);
         }
@@ -417,6 +432,13 @@ impl Grid {
     }
 
     pub(super) fn draw(&self, look: &Look, widths: &[usize], shown: usize) -> String {
+        let cols: Vec<Option<usize>> = (0..shown).map(Some).collect();
+        self.draw_columns(look, widths, &cols)
+    }
+
+    /// The table of the columns `cols` names, in that order, each at its
+    /// width in `widths`; `None` is the mark of columns left out (`…`).
+    fn draw_columns(&self, look: &Look, widths: &[usize], cols: &[Option<usize>]) -> String {
         let mut out = String::new();
         let row_line = |cells: Vec<(Cell, Paint, bool)>| {
             let mut line = String::new();
@@ -437,30 +459,90 @@ impl Grid {
             }
             line.trim_end().to_owned()
         };
+        let gap = || (Cell::plain("…"), Paint::Dim, false);
         if !self.headers.is_empty() {
-            let heads = (0..shown)
-                .map(|i| {
-                    let h = self.headers.get(i).cloned().unwrap_or_default();
-                    (Cell::plain(h), Paint::Bold, false)
+            let heads = cols
+                .iter()
+                .map(|c| match c {
+                    Some(i) => {
+                        let h = self.headers.get(*i).cloned().unwrap_or_default();
+                        (Cell::plain(h), Paint::Bold, false)
+                    }
+                    None => gap(),
                 })
                 .collect();
             out.push_str(&row_line(heads));
             out.push('\n');
-            let rule: Vec<String> = widths[..shown].iter().map(|w| "─".repeat(*w)).collect();
+            let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
             out.push_str(&look.paint(&rule.join(&" ".repeat(GAP)), Paint::Dim));
             out.push('\n');
         }
         for row in &self.rows {
-            let cells = (0..shown)
-                .map(|i| match row.get(i) {
-                    Some(c) => (c.clone(), c.paint, c.right),
-                    None => (Cell::plain(""), Paint::Plain, false),
+            let cells = cols
+                .iter()
+                .map(|c| match c.map(|i| row.get(i)) {
+                    Some(Some(c)) => (c.clone(), c.paint, c.right),
+                    Some(None) => (Cell::plain(""), Paint::Plain, false),
+                    None => gap(),
                 })
                 .collect();
             out.push_str(&row_line(cells));
             out.push('\n');
         }
         out
+    }
+
+    /// A window too wide for the width, as xan shows one: the first
+    /// and the last columns at a readable width, and a `…` column where
+    /// the ones between were left out, with a line saying how many.
+    fn ends(&self, look: &Look, width: usize, readable: &[usize]) -> Option<String> {
+        let n = readable.len();
+        let (mut left, mut right) = (0usize, 0usize);
+        let used = |l: usize, r: usize| {
+            let ws = readable[..l].iter().chain(&readable[n - r..]);
+            ws.sum::<usize>() + 1 + GAP * (l + r)
+        };
+        // Columns are taken from the left and the right in turn, two on
+        // the left for one on the right, while they fit.
+        loop {
+            let take_left = left <= 2 * right;
+            let (l, r) = if take_left {
+                (left + 1, right)
+            } else {
+                (left, right + 1)
+            };
+            if l + r >= n || used(l, r) > width {
+                if take_left && right < n - left - 1 && used(left, right + 1) <= width {
+                    right += 1;
+                    continue;
+                }
+                break;
+            }
+            (left, right) = (l, r);
+        }
+        if left == 0 {
+            return None;
+        }
+        let mut cols: Vec<Option<usize>> = (0..left).map(Some).collect();
+        cols.push(None);
+        cols.extend((n - right..n).map(Some));
+        let widths: Vec<usize> = cols.iter().map(|c| c.map_or(1, |i| readable[i])).collect();
+        let mut out = self.draw_columns(look, &widths, &cols);
+        let hidden = n - left - right;
+        let name = |i: usize| {
+            self.headers
+                .get(i)
+                .map_or_else(|| format!("({i})"), |h| clean(h))
+        };
+        let note = format!(
+            "… {hidden} column{} hidden between {} and {} (--vertical shows them)",
+            if hidden == 1 { "" } else { "s" },
+            name(left - 1),
+            name(n - right)
+        );
+        out.push_str(&look.paint(&fit(&note, width), Paint::Dim));
+        out.push('\n');
+        Some(out)
     }
 
     /// Each row as a record: a rule naming the row, then one

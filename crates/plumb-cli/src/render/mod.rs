@@ -445,6 +445,7 @@ pub fn select(a: &Value, look: &Look) -> String {
             _ => (rows, &a["header"]),
         };
         let mut grid = rows_grid(rows, header, None);
+        grid.hide_middle = true;
         if let Some(first) = a["first_row"].as_u64().or_else(|| a["offset"].as_u64()) {
             grid.labels = (0..rows.len() as u64)
                 .map(|i| format!("row {}", first + i))

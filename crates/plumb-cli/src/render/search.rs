@@ -134,6 +134,7 @@ pub fn search(a: &Value, look: &Look) -> String {
     };
     if let Some((laid, header)) = rows {
         let mut grid = rows_grid(&laid, &header, None);
+        grid.hide_middle = true;
         grid.labels = hits
             .iter()
             .map(|h| format!("row {}", word(&h["row"])))
@@ -147,6 +148,7 @@ pub fn search(a: &Value, look: &Look) -> String {
             ]
         };
         let mut grid = rows_grid(hits, &a["header"], Some((&["row", "line"], &lead)));
+        grid.hide_middle = true;
         grid.labels = hits
             .iter()
             .map(|h| format!("row {}", word(&h["row"])))
