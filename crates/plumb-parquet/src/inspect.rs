@@ -47,6 +47,10 @@ pub struct ParquetInspect {
     pub created_by: Option<String>,
     /// The row groups.
     pub row_groups: RowGroups,
+    /// The columns its user defined (the schema's top-level fields, the
+    /// first 10,000), each with its type (`list<string>`, `struct<…>`)
+    /// and how many of `columns` are its leaves, in order.
+    pub fields: Vec<crate::types::FieldType>,
     /// The leaf columns, in schema order (the first 10,000).
     pub columns: Vec<ColumnReport>,
     /// Leaf columns past the first 10,000, not listed.
@@ -97,6 +101,13 @@ pub struct ColumnReport {
     /// Its path, dotted (`address.city`; a list's element shows its
     /// levels: `tags.list.element`).
     pub path: String,
+    /// The top-level field (the column its user defined) it belongs to.
+    pub column: String,
+    /// Its type as its values read (`string`, `timestamp[us]`,
+    /// `decimal(10,2)`, `binary`): the logical annotation, else the
+    /// legacy converted type, else the physical type.
+    #[serde(rename = "type")]
+    pub kind: String,
     /// The physical type (`INT64`, `BYTE_ARRAY`, `FIXED_LEN_BYTE_ARRAY`).
     pub physical: String,
     /// The width of a fixed-length byte array.
@@ -202,6 +213,7 @@ pub(crate) fn inspect(opened: &Opened) -> Result<ParquetInspect, Refusal> {
             count: groups.len(),
             list,
         },
+        fields: crate::types::field_types(schema.root_schema(), COLUMN_TRACK_CAP),
         columns,
         columns_omitted: schema.num_columns().saturating_sub(COLUMN_TRACK_CAP),
         schema: schema_text,
@@ -253,6 +265,8 @@ fn column_report(meta: &ParquetMetaData, i: usize, descr: &ColumnDescriptor) -> 
     let physical = descr.physical_type();
     ColumnReport {
         path: descr.path().string(),
+        column: descr.path().parts().first().cloned().unwrap_or_default(),
+        kind: crate::types::leaf_type(descr),
         physical: physical.to_string(),
         type_length: (physical == PhysicalType::FIXED_LEN_BYTE_ARRAY).then(|| descr.type_length()),
         logical: value::logical_text(node),

@@ -61,6 +61,7 @@ mod scan;
 mod search;
 mod select;
 mod thrift;
+mod types;
 mod validate;
 mod value;
 
@@ -83,6 +84,7 @@ pub use inspect::{
 };
 pub use search::{ParquetHit, ParquetSearch};
 pub use select::{ParquetSelect, PARQUET_SELECT_BUDGET_BYTES, PARQUET_SELECT_CELL_FRAME_BYTES};
+pub use types::{FieldType, PARQUET_TYPE_DEPTH_MAX, PARQUET_TYPE_TEXT_BYTES};
 pub use validate::{Fault, ParquetValidate};
 pub use value::{PARQUET_VALUE_MEMBERS, PARQUET_VALUE_TEXT_BYTES};
 

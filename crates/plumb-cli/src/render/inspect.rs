@@ -204,18 +204,58 @@ fn inspect_columnar(a: &Value, look: &Look, size: Option<String>) -> String {
     }
     let mut grid = Grid::new(&["#", "column", "type", "nulls", "range", "notes"]);
     grid.flex = vec![4, 5];
+    // The columns a user defined, each leaf of a nested one beneath it
+    // (`↳ list.element`) with the leaf's own type and figures.
+    let fields = a["fields"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let mut leaf_of = Vec::new();
+    let mut heads = Vec::new();
+    for f in fields {
+        let n = f["leaves"].as_u64().unwrap_or(0) as usize;
+        let name = word(&f["name"]);
+        let nested = n != 1
+            || columns
+                .get(leaf_of.len())
+                .is_some_and(|c| c["path"].as_str() != Some(&name));
+        if nested {
+            heads.push((
+                leaf_of.len(),
+                vec![
+                    Cell::plain(""),
+                    Cell::new(&name, Paint::Bold),
+                    Cell::new(word(&f["type"]), Paint::Nested),
+                ],
+            ));
+        }
+        leaf_of.extend(std::iter::repeat_n(nested.then_some(name), n));
+    }
+    let mut heads = heads.into_iter().peekable();
     for (i, c) in columns.iter().enumerate() {
-        let ty = match c["logical"].as_str() {
-            Some(l) => l.to_owned(),
-            None => word(&c["physical"]).to_ascii_lowercase(),
+        while let Some((_, head)) = heads.next_if(|(at, _)| *at == i) {
+            grid.rows.push(head);
+        }
+        let ty = match (c["type"].as_str(), c["logical"].as_str()) {
+            (Some(t), _) => t.to_owned(),
+            (None, Some(l)) => l.to_owned(),
+            (None, None) => word(&c["physical"]).to_ascii_lowercase(),
+        };
+        let path = word(&c["path"]);
+        let shown = match leaf_of.get(i) {
+            Some(Some(field)) => {
+                let rest = path.strip_prefix(field.as_str()).unwrap_or(&path);
+                format!("  ↳ {}", rest.trim_start_matches('.'))
+            }
+            _ => path,
         };
         let stats = &c["statistics"];
         let nulls = stats["null_count"]
             .as_u64()
             .map_or_else(|| "·".to_owned(), |n| n.to_string());
         let range = match (&stats["min"], &stats["max"]) {
-            (Value::Null, _) | (_, Value::Null) => String::new(),
-            (lo, hi) => format!("{} … {}", word(lo), word(hi)),
+            (Value::Null, _) | (_, Value::Null) => Cell::plain(""),
+            (lo, hi) => Cell::range(&word(lo), &word(hi)),
         };
         let mut notes: Vec<String> = Vec::new();
         if c["repetition"] == "repeated" || c["max_repetition_level"].as_u64() > Some(0) {
@@ -224,17 +264,18 @@ fn inspect_columnar(a: &Value, look: &Look, size: Option<String>) -> String {
         if let Some(codecs) = c["compression"].as_array() {
             notes.extend(codecs.iter().map(word).filter(|w| w != "uncompressed"));
         }
-        if stats["min_max_exact"] == Value::Bool(false) && !range.is_empty() {
+        if stats["min_max_exact"] == Value::Bool(false) && !range.text.is_empty() {
             notes.push("range is a bound".to_owned());
         }
-        grid.rows.push(vec![
+        let row = vec![
             Cell::number(i.to_string()),
-            Cell::new(word(&c["path"]), Paint::Bold),
-            Cell::plain(ty),
+            Cell::new(shown, Paint::Bold),
+            Cell::new(ty.clone(), type_paint(&ty)),
             Cell::number(nulls),
-            Cell::plain(range),
+            range,
             Cell::new(notes.join(", "), Paint::Dim),
-        ]);
+        ];
+        grid.rows.push(row);
     }
     out.push('\n');
     out.push_str(&grid.layout(look, false));
