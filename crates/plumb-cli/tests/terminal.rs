@@ -869,3 +869,56 @@ fn json_lines_windows_use_the_width_and_show_errors() {
         .lines()
         .any(|l| l.starts_with("id") && l.ends_with('3')));
 }
+
+/// With statistics, each numeric column's distribution is drawn from its
+/// quantiles, and the most common values as bars with the counts the
+/// JSON gives; with colour off, no escape is written.
+#[test]
+fn statistics_draw_shapes_and_top_value_bars() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("wait,colour\n");
+    for i in 0..5000u64 {
+        // Mostly short waits, a long tail.
+        let wait = (i * i) % 97 * (i % 13 + 1) / 13 + (i % 5);
+        let colour = ["red", "red", "red", "green", "blue"][(i % 5) as usize];
+        text.push_str(&format!("{wait},{colour}\n"));
+    }
+    let path = dir.path().join("waits.csv");
+    std::fs::write(&path, text).unwrap();
+    let file = path.to_str().unwrap();
+    let out = plumb(&[
+        "inspect", "--stats", file, "--width", "120", "--color", "never",
+    ]);
+    let shown = String::from_utf8(out.stdout).unwrap();
+    assert!(!shown.contains('\x1b'));
+    assert_fits(&shown, 120, "inspect --stats");
+    let wait_line = shown
+        .lines()
+        .find(|l| l.starts_with("wait ") && l.contains("5000"))
+        .unwrap_or_else(|| panic!("{shown}"));
+    let bars = wait_line
+        .chars()
+        .filter(|c| ('▁'..='█').contains(c))
+        .count();
+    assert_eq!(bars, 8, "{wait_line}");
+    let tops = shown
+        .lines()
+        .skip_while(|l| *l != "top values")
+        .collect::<Vec<_>>();
+    let red = tops
+        .iter()
+        .find(|l| l.contains(" red "))
+        .unwrap_or_else(|| panic!("{shown}"));
+    assert!(
+        red.contains('█') && red.trim_end().ends_with("3000"),
+        "{red}"
+    );
+    let blue = tops.iter().find(|l| l.contains(" blue ")).unwrap();
+    assert!(blue.trim_end().ends_with("1000"), "{blue}");
+    let red_bar = red.chars().filter(|c| *c == '█').count();
+    let blue_bar = blue.chars().filter(|c| *c == '█').count();
+    assert!(
+        red_bar > 2 * blue_bar,
+        "bars scale with counts: {red} / {blue}"
+    );
+}

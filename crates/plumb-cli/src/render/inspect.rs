@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use super::pictures::{sparkline, top_bars};
 use super::{
     bytes, clean, count, generic, problems, rows_grid, summary, table_head, tally, type_paint,
     word, Cell, Grid, Look, Paint,
@@ -168,6 +169,7 @@ fn inspect_table(a: &Value, look: &Look, size: Option<String>) -> String {
     if let Some(t) = stats_grid(columns, "name") {
         out.push_str(&format!("\n{}\n", look.heading("statistics")));
         out.push_str(&t.layout(look, true));
+        out.push_str(&top_bars(columns, "name", look));
     }
     problems(
         look,
@@ -288,6 +290,7 @@ fn inspect_columnar(a: &Value, look: &Look, size: Option<String>) -> String {
             look.heading("statistics (every value read)")
         ));
         out.push_str(&t.layout(look, true));
+        out.push_str(&top_bars(columns, "path", look));
     }
     out
 }
@@ -490,6 +493,7 @@ fn inspect_tree(a: &Value, look: &Look, size: Option<String>) -> String {
     if let Some(t) = stats_grid(paths, "path") {
         out.push_str(&format!("\n{}\n", look.heading("statistics")));
         out.push_str(&t.layout(look, true));
+        out.push_str(&top_bars(paths, "path", look));
     }
     let invalid = a["invalid"]
         .as_array()
@@ -530,7 +534,7 @@ fn stats_grid(items: &[Value], name_key: &str) -> Option<Grid> {
         None => String::new(),
     };
     let mut grid = Grid::new(&[
-        "name", "count", "nulls", "distinct", "top", "mean", "stddev", "p25", "p50", "p75",
+        "name", "count", "nulls", "distinct", "top", "mean", "stddev", "p25", "p50", "p75", "shape",
     ]);
     for item in with {
         let s = &item["stats"];
@@ -568,6 +572,7 @@ fn stats_grid(items: &[Value], name_key: &str) -> Option<Grid> {
             Cell::number(approx(s, "quantiles", number(&q["p25"]))),
             Cell::number(approx(s, "quantiles", number(&q["p50"]))),
             Cell::number(approx(s, "quantiles", number(&q["p75"]))),
+            Cell::new(approx(s, "quantiles", sparkline(q)), Paint::Number),
         ]);
     }
     Some(grid)

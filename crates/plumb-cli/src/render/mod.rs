@@ -8,7 +8,8 @@
 //! Prose (a message, a note) is wrapped at spaces with a hanging indent.
 //!
 //! The rooms: the table layout (`grid`), inspect's views (`inspect`),
-//! search's hits (`search`); select, validate and the shared pieces
+//! sparklines and top-value bars (`pictures`), search's hits
+//! (`search`); select, validate and the shared pieces
 //! (paint, cutting, notes) are here. `unicode-width` measures what a
 //! terminal shows (wide CJK, zero-width marks).
 
@@ -17,6 +18,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 mod grid;
 mod inspect;
+mod pictures;
 mod search;
 
 pub use grid::{Cell, Grid, CELL_MIN};
