@@ -206,47 +206,54 @@ fn top_required(schema: &Value, defs: &Map<String, Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// What the shaping of an answer may do to a schema, made part of it
-/// (see the module's notes).
-fn shape(v: &mut Value) {
+/// Calls `f` on every schema object under `v`, children first. The keys
+/// of a `properties` map are names, not keywords: only its values are
+/// schemas.
+fn walk(v: &mut Value, f: &mut dyn FnMut(&mut Map<String, Value>)) {
     match v {
-        Value::Array(items) => items.iter_mut().for_each(shape),
+        Value::Array(items) => items.iter_mut().for_each(|x| walk(x, f)),
         Value::Object(m) => {
-            m.remove("required");
-            m.remove("minItems");
-            if let Some(Value::Object(props)) = m.get_mut("properties") {
-                if let Some(Value::Object(columns)) = props.get_mut("columns") {
-                    if let Some(items) = columns.remove("items") {
-                        columns.insert(
-                            "items".to_owned(),
-                            json!({"anyOf": [items, {
-                                "type": "array",
-                                "description": format!("the columns form: one column as [{}]", COLUMN_FIELDS.join(", "))
-                            }]}),
-                        );
-                    }
-                }
-            }
             for (key, x) in m.iter_mut() {
-                // A `properties` map's keys are names, not keywords.
-                if key == "properties" {
-                    if let Value::Object(props) = x {
-                        props.values_mut().for_each(shape);
+                match x {
+                    Value::Object(props) if key == "properties" => {
+                        props.values_mut().for_each(|p| walk(p, f));
                     }
-                } else {
-                    shape(x);
+                    _ => walk(x, f),
                 }
             }
-            if is_free_string(m) {
-                let inner = std::mem::take(m);
-                m.insert(
-                    "anyOf".to_owned(),
-                    json!([Value::Object(inner), {"$ref": format!("#/$defs/{TRUNCATED}")}]),
-                );
-            }
+            f(m);
         }
         _ => {}
     }
+}
+
+/// What the shaping of an answer may do to a schema, made part of it
+/// (see the module's notes).
+fn shape(v: &mut Value) {
+    walk(v, &mut |m| {
+        m.remove("required");
+        m.remove("minItems");
+        if let Some(Value::Object(props)) = m.get_mut("properties") {
+            if let Some(Value::Object(columns)) = props.get_mut("columns") {
+                if let Some(items) = columns.remove("items") {
+                    columns.insert(
+                        "items".to_owned(),
+                        json!({"anyOf": [items, {
+                            "type": "array",
+                            "description": format!("the columns form: one column as [{}]", COLUMN_FIELDS.join(", "))
+                        }]}),
+                    );
+                }
+            }
+        }
+        if is_free_string(m) {
+            let inner = std::mem::take(m);
+            m.insert(
+                "anyOf".to_owned(),
+                json!([Value::Object(inner), {"$ref": format!("#/$defs/{TRUNCATED}")}]),
+            );
+        }
+    });
 }
 
 /// A schema of strings that are not one of a few named values (those
@@ -262,24 +269,11 @@ fn is_free_string(m: &Map<String, Value>) -> bool {
 
 /// Leaves out integer and number formats (`uint64`, `double`).
 fn drop_formats(v: &mut Value) {
-    match v {
-        Value::Array(items) => items.iter_mut().for_each(drop_formats),
-        Value::Object(m) => {
-            if m.get("format").is_some_and(Value::is_string) {
-                m.remove("format");
-            }
-            for (key, x) in m.iter_mut() {
-                if key == "properties" {
-                    if let Value::Object(props) = x {
-                        props.values_mut().for_each(drop_formats);
-                    }
-                } else {
-                    drop_formats(x);
-                }
-            }
+    walk(v, &mut |m| {
+        if m.get("format").is_some_and(Value::is_string) {
+            m.remove("format");
         }
-        _ => {}
-    }
+    });
 }
 
 /// The result of `op: "list"`: a folder's entries (see
