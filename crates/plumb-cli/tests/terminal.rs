@@ -922,3 +922,29 @@ fn statistics_draw_shapes_and_top_value_bars() {
         "bars scale with counts: {red} / {blue}"
     );
 }
+
+/// On a terminal a search without `--limit` shows as many hits as one
+/// answer holds (through the pager when taller than the screen); piped
+/// or under `--json` it keeps the short default.
+#[test]
+fn on_a_terminal_a_search_shows_every_hit_one_answer_holds() {
+    if !Tmux::available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.txt");
+    let text: String = (0..300).map(|i| format!("match {i}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    let file = path.to_str().unwrap();
+    // Piped, the short default.
+    let piped = String::from_utf8(plumb(&["search", file, "match"]).stdout).unwrap();
+    assert_eq!(piped.lines().count(), 20);
+    let t = Tmux::start(
+        80,
+        24,
+        &format!("{} search {file} match --no-pager", bin()),
+        &[],
+    );
+    let screen = strip_escapes(&t.wait_for("__DONE__"));
+    assert!(screen.contains("300:match 299"), "{screen}");
+}
