@@ -85,9 +85,12 @@ fn data(
     // A person at a terminal reads hits through the pager: a search
     // without a limit shows as many as one answer holds, not the short
     // default that keeps an agent's answer small.
-    let limit_given = sub.value_source("limit") == Some(clap::parser::ValueSource::CommandLine)
-        || common.opt.iter().any(|(n, _)| n == "limit");
-    if op == Op::Search && !common.json && !limit_given && std::io::stdout().is_terminal() {
+    // (Asked only of search, the one command here with a `limit`.)
+    let limit_given = || {
+        sub.value_source("limit") == Some(clap::parser::ValueSource::CommandLine)
+            || common.opt.iter().any(|(n, _)| n == "limit")
+    };
+    if op == Op::Search && !common.json && std::io::stdout().is_terminal() && !limit_given() {
         if let Err(r) = req.set("limit", Value::from(plumb_core::SEARCH_MAX_LIMIT as u64)) {
             return refuse(&r, common.json);
         }

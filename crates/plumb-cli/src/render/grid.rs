@@ -83,7 +83,13 @@ impl Cell {
     /// where its column is narrower.
     pub(super) fn range(lo: &str, hi: &str) -> Cell {
         let mut c = Cell::plain(format!("{lo} … {hi}"));
-        if is_number(lo) && is_number(hi) {
+        // Dates and timestamps are never cut either: their range is
+        // shown whole (a date has no honest shorter form).
+        if plumb_core::instant_of(lo.as_bytes()).is_some()
+            && plumb_core::instant_of(hi.as_bytes()).is_some()
+        {
+            c.whole = true;
+        } else if is_number(lo) && is_number(hi) {
             c.whole = true;
             // As few digits as keep two different ends different.
             let short = (3..=15).find_map(|digits| {
@@ -376,15 +382,24 @@ impl Grid {
             .find(|&p| fits(&capped(CELL_MIN, p)));
         let mut widths = match pass {
             Some(p) => capped(largest(p), p),
-            // Not even the narrowest of every column fits: keep the
-            // columns readable and leave out the ones past the edge.
-            None => capped(DROP_CAP, Squeeze::All),
+            // Not even the narrowest of every column fits: columns are
+            // left out below, judged at their narrowest, and the room
+            // left goes back to those kept.
+            None => capped(CELL_MIN, Squeeze::All),
         };
-        let mut shown = n;
-        while shown > 1 && !fits(&widths[..shown]) {
-            shown -= 1;
+        // Columns that do not fit are left out: those that give way first
+        // (samples, notes) before the others, each from the right.
+        let mut keep: Vec<usize> = (0..n).collect();
+        let width_of = |keep: &[usize]| keep.iter().map(|&i| widths[i]).collect::<Vec<_>>();
+        while keep.len() > 1 && !fits(&width_of(&keep)) {
+            let at = keep
+                .iter()
+                .rposition(|i| self.flex.contains(i))
+                .unwrap_or(keep.len() - 1);
+            keep.remove(at);
         }
-        if records && !look.vertical && shown < n && self.hide_middle {
+        let left = n - keep.len();
+        if records && !look.vertical && left > 0 && self.hide_middle {
             let readable: Vec<usize> = natural
                 .iter()
                 .zip(&floors)
@@ -394,26 +409,26 @@ impl Grid {
                 return out;
             }
         }
-        if records && (look.vertical || shown < n) {
+        if records && (look.vertical || left > 0) {
             return self.vertical(look);
         }
-        widths.truncate(shown);
+        widths = width_of(&keep);
         // Room left over after leaving columns out goes back to the
         // columns that were squeezed, left to right.
-        let mut spare = width.saturating_sub(widths.iter().sum::<usize>() + GAP * (shown - 1));
-        for (w, nat) in widths.iter_mut().zip(&natural) {
-            let more = (nat - *w).min(spare);
+        let mut spare = width.saturating_sub(widths.iter().sum::<usize>() + GAP * (keep.len() - 1));
+        for (w, &i) in widths.iter_mut().zip(&keep) {
+            let more = (natural[i] - *w).min(spare);
             *w += more;
             spare -= more;
         }
-        let mut out = self.draw(look, &widths, shown);
-        if self.rounds(&widths[..shown]) {
+        let cols: Vec<Option<usize>> = keep.iter().copied().map(Some).collect();
+        let mut out = self.draw_columns(look, &widths, &cols);
+        if self.rounds(&keep, &widths) {
             let note = "~ rounded to fit the width (--width 0 or --vertical shows every digit)";
             out.push_str(&look.paint(&fit(note, width), Paint::Dim));
             out.push('\n');
         }
-        if shown < n {
-            let left = n - shown;
+        if left > 0 {
             let note = format!(
                 "… {left} more column{} (--vertical or --width 0 shows them)",
                 if left == 1 { "" } else { "s" }
@@ -424,11 +439,14 @@ impl Grid {
         out
     }
 
-    /// Whether a figure is shown rounded at these widths.
-    fn rounds(&self, widths: &[usize]) -> bool {
-        self.rows
-            .iter()
-            .any(|r| r.iter().zip(widths).any(|(c, &w)| c.whole && c.shown(w).1))
+    /// Whether a figure of the columns `keep` is shown rounded at
+    /// `widths`.
+    fn rounds(&self, keep: &[usize], widths: &[usize]) -> bool {
+        self.rows.iter().any(|r| {
+            keep.iter()
+                .zip(widths)
+                .any(|(&i, &w)| r.get(i).is_some_and(|c| c.whole && c.shown(w).1))
+        })
     }
 
     pub(super) fn draw(&self, look: &Look, widths: &[usize], shown: usize) -> String {

@@ -20,6 +20,7 @@ use crate::cell::{
     InferredType, SENTINEL_TOKENS,
 };
 
+use super::dates::DateRange;
 use super::inspect::{INSPECT_NARROW_TEXT_BYTES, INSPECT_WIDE_TEXT_COLUMNS};
 use super::lossy_prefix;
 use super::shape::{char_count, code_shaped, code_shaped_float, comma_decimal};
@@ -70,9 +71,11 @@ pub struct ColumnReport {
     pub min_length: Option<u64>,
     /// The most characters in a cell.
     pub max_length: Option<u64>,
-    /// The smallest number (exact for integers of any length), or null.
+    /// The smallest number (exact for integers of any length); for a
+    /// date or timestamp column whose cells all read as ISO 8601, the
+    /// earliest cell as written; else null.
     pub min: Value,
-    /// The largest number (exact for integers of any length), or null.
+    /// The largest number, or the latest date or timestamp cell, or null.
     pub max: Value,
     /// Number literals a double would misstate, by kind.
     pub precision: Vec<PrecisionFact>,
@@ -160,6 +163,8 @@ struct Rare {
     stats: Option<Box<ColumnStats>>,
     /// Rows a cap cut before this column (see [`ColumnReport::unread`]).
     unread: u64,
+    /// The earliest and latest of its date and timestamp cells.
+    date_range: DateRange,
 }
 
 impl Rare {
@@ -173,6 +178,7 @@ impl Rare {
         }
         self.comma_decimals += later.comma_decimals;
         self.unread += later.unread;
+        self.date_range.absorb(later.date_range);
         match (&mut self.stats, later.stats) {
             (Some(mine), Some(theirs)) => mine.merge(&theirs),
             (mine @ None, theirs) => *mine = theirs,
@@ -442,9 +448,12 @@ impl ColumnAcc {
                 }
             }
             CellClass::Date | CellClass::Timestamp => {
+                let cap = self.text_cap;
+                let rare = self.rare();
                 if let Some(form) = scan.date {
-                    self.rare().dates[date_slot(form)] += 1;
+                    rare.dates[date_slot(form)] += 1;
                 }
+                rare.date_range.add(scan.trimmed, cap);
             }
             CellClass::String if code_shaped(scan.trimmed) => self.codes += 1,
             _ => {}
@@ -713,10 +722,21 @@ impl ColumnAcc {
             .is_some_and(|r| r.comma_decimals > 0)
             .then_some(",");
         let empty = self.classes.get(CellClass::Empty);
-        let (min, max) = match &self.range {
+        let (mut min, mut max) = match &self.range {
             Some(r) => r.bounds(),
             None => NumericRange::default().bounds(),
         };
+        // A date or timestamp column's earliest and latest cells, as
+        // written, when every one of its dates read as an instant.
+        let dated = matches!(
+            infer_column_type(&self.classes),
+            InferredType::Date | InferredType::Timestamp
+        );
+        let ends = self.rare.as_ref().and_then(|r| r.date_range.ends());
+        if let (true, Value::Null, Value::Null, Some((lo, hi))) = (dated, &min, &max, ends) {
+            min = Value::String(lo.to_owned());
+            max = Value::String(hi.to_owned());
+        }
         let sentinels = self
             .rare
             .as_ref()

@@ -5,6 +5,7 @@
 //! list and lossy text cut while it is copied.
 
 mod column;
+mod dates;
 mod fetch;
 mod inspect;
 mod judge;

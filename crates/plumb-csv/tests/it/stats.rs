@@ -232,3 +232,28 @@ fn held_cells_settle_alike_whatever_the_chunking() {
         assert_eq!(inspect_with(text, Some(cap)), whole, "{cap}");
     }
 }
+
+/// A date or timestamp column has a range without statistics: its
+/// earliest and latest cells as written, compared as instants (an offset
+/// moves a timestamp, and the longer text is not the later); none while
+/// any of its dates is in a form that does not read as one.
+#[test]
+fn dates_and_timestamps_have_ranges_as_written() {
+    let (_, col) = column("d\n2024-03-09\n2023-12-31\n2024-01-15\n", 0);
+    assert_eq!(
+        (&col["min"], &col["max"]),
+        (&json!("2023-12-31"), &json!("2024-03-09"))
+    );
+    let text = "t\n2024-03-01T10:00:00+02:00\n2024-03-01T09:00:00Z\n2024-03-01T08:30:00.5Z\n";
+    let (_, col) = column(text, 0);
+    assert_eq!(col["inferred_type"], "timestamp", "{col}");
+    // 10:00 at +02:00 is 08:00Z: the earliest, though it reads latest.
+    assert_eq!(col["min"], json!("2024-03-01T10:00:00+02:00"));
+    assert_eq!(col["max"], json!("2024-03-01T09:00:00Z"));
+    // A form that is not ISO 8601 leaves the range unknown, not partial.
+    let (_, col) = column("d\n2024-03-09\n31/12/2024\n2024-01-15\n", 0);
+    assert!(col["min"].is_null() && col["max"].is_null(), "{col}");
+    // Numbers keep their numeric range.
+    let (_, col) = column("n\n3\n-1\n2\n", 0);
+    assert_eq!((&col["min"], &col["max"]), (&json!(-1), &json!(3)));
+}
