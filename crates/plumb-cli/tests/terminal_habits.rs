@@ -306,3 +306,69 @@ fn statistics_draw_shapes_and_top_value_bars() {
         "bars scale with counts: {red} / {blue}"
     );
 }
+
+/// Each format's validate names its fault on the terminal, whatever the
+/// reader calls the field that holds it: the message `--json` gives is
+/// shown (wrapped, so compared word by word).
+#[test]
+fn validate_shows_the_fault_of_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        ("cut.json", "{\"a\": [1, 2"),
+        ("bad.jsonl", "{\"a\": 1}\n{x}\n"),
+        ("ragged.csv", "a,b\n1,2\n\"open,3\n"),
+    ];
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let p = path.to_str().unwrap();
+        let json: Value =
+            serde_json::from_slice(&plumb(&["validate", p, "--json"]).stdout).unwrap();
+        assert_eq!(json["valid"], false, "{name}");
+        let message = ["syntax_error", "first_invalid", "issues"]
+            .iter()
+            .find_map(|k| {
+                let v = &json[*k];
+                v["message"].as_str().or_else(|| v[0]["message"].as_str())
+            })
+            .unwrap_or_else(|| panic!("{name}: no message in {json}"));
+        for width in ["80", "120"] {
+            let out = plumb(&["validate", p, "--width", width]);
+            assert_eq!(out.status.code(), Some(1), "{name}");
+            let shown = String::from_utf8(out.stdout).unwrap();
+            let words: Vec<&str> = shown.split_whitespace().collect();
+            let wanted: Vec<&str> = message.split_whitespace().collect();
+            assert!(
+                words.windows(wanted.len()).any(|w| w == wanted.as_slice()),
+                "{name} at {width}: {message:?} not in\n{shown}"
+            );
+            assert_fits(&shown, width.parse().unwrap(), name);
+        }
+    }
+}
+
+/// A window of a JSON array's elements is a table of its places and
+/// values, to the width, with where it sits.
+#[test]
+fn json_windows_show_each_element_by_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("list.json");
+    let items: Vec<String> = (0..50)
+        .map(|i| format!("{{\"n\": {i}, \"pad\": \"{}\"}}", "x".repeat(i)))
+        .collect();
+    std::fs::write(&path, format!("[{}]", items.join(", "))).unwrap();
+    let p = path.to_str().unwrap();
+    let out = plumb(&[
+        "select", p, "--offset", "40", "--limit", "3", "--width", "80",
+    ]);
+    let shown = String::from_utf8(out.stdout).unwrap();
+    assert_fits(&shown, 80, "json window");
+    for i in 40..43 {
+        let row = shown
+            .lines()
+            .find(|l| l.starts_with(&format!("{i} ")))
+            .unwrap_or_else(|| panic!("no element {i} in\n{shown}"));
+        assert!(row.contains(&format!("{{\"n\":{i},")), "{row}");
+    }
+    assert!(shown.contains("elements 40–42; more follow"), "{shown}");
+}

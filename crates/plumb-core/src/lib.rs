@@ -49,6 +49,7 @@ mod cancel;
 mod caps;
 mod drive;
 mod file;
+mod layout;
 mod lines;
 mod number;
 mod op;
@@ -70,6 +71,7 @@ pub use caps::{
 };
 pub use drive::{drive, PushMachine};
 pub use file::{OpenedFile, SnapshotReader};
+pub use layout::Layout;
 pub use lines::{Line, Lines, LINE_MAX_BYTES};
 pub use number::{
     compare_integer_literals, float_value_and_precision, integer_json, literal_placeholder,

@@ -24,6 +24,7 @@ use serde_json::Value;
 
 use crate::cancel::CancelToken;
 use crate::file::OpenedFile;
+use crate::layout::Layout;
 use crate::op::Op;
 use crate::options::{OptionSpec, Request};
 use crate::refusal::Refusal;
@@ -448,6 +449,16 @@ pub trait Answer: Debug + Send + Any {
             .filter(|w| w.has_more)
             .map(|w| w.offset + w.returned)
     }
+    /// The shape the answer's JSON follows, for a front end choosing
+    /// how to show it to a person (see [`Layout`]): by default a
+    /// verdict's when the answer has one, else plain fields.
+    fn layout(&self) -> Layout {
+        if self.verdict().is_some() {
+            Layout::Verdict
+        } else {
+            Layout::Fields
+        }
+    }
     /// For downcasting to the engine's type.
     fn as_any(&self) -> &dyn Any;
 }
@@ -488,11 +499,13 @@ where
 }
 
 /// Implements [`Answer`] for a `Serialize` result type with a `view`
-/// field and a `format: &'static str` field. Two keys name the fields
-/// that answer the rest: `verdict:` a validate's `valid` field (a `bool`,
-/// or an `Option<bool>` that is none when the scan stopped early), and
-/// `window:` a field that is an [`AnswerWindow`](crate::AnswerWindow)
-/// (a select's or a search's window, flattened into the JSON).
+/// field and a `format: &'static str` field. Optional keys, in this
+/// order, answer the rest: `layout:` the [`Layout`](crate::Layout)
+/// variant the JSON follows, `verdict:` a validate's `valid` field (a
+/// `bool`, or an `Option<bool>` that is none when the scan stopped
+/// early), and `window:` a field that is an
+/// [`AnswerWindow`](crate::AnswerWindow) (a select's or a search's
+/// window, flattened into the JSON).
 ///
 /// ```
 /// use plumb_core::{impl_answer, Answer, SelectWindow, ViewFlags};
@@ -506,7 +519,7 @@ where
 ///     #[serde(flatten)]
 ///     window: SelectWindow,
 /// }
-/// impl_answer!(Lines, window: window);
+/// impl_answer!(Lines, layout: Rows, window: window);
 ///
 /// let a = Lines {
 ///     ok: true,
@@ -517,10 +530,11 @@ where
 /// };
 /// assert_eq!(a.next_offset(), Some(5));
 /// assert_eq!(a.verdict(), None);
+/// assert_eq!(a.layout(), plumb_core::Layout::Rows);
 /// ```
 #[macro_export]
 macro_rules! impl_answer {
-    ($ty:ty $(, verdict: $valid:ident)? $(, window: $window:ident)? $(,)?) => {
+    ($ty:ty $(, layout: $layout:ident)? $(, verdict: $valid:ident)? $(, window: $window:ident)? $(,)?) => {
         impl $crate::Answer for $ty {
             fn format(&self) -> &'static str {
                 self.format
@@ -547,6 +561,11 @@ macro_rules! impl_answer {
             }
             fn next_offset(&self) -> Option<u64> {
                 $crate::AnswerWindow::next_offset(&self.$window)
+            }
+            )?
+            $(
+            fn layout(&self) -> $crate::Layout {
+                $crate::Layout::$layout
             }
             )?
             fn as_any(&self) -> &dyn std::any::Any {

@@ -11,10 +11,10 @@ use crate::{
     HeaderMode, QuoteMode, SelectOptions,
 };
 
-impl_answer!(CsvInspect);
+impl_answer!(CsvInspect, layout: TableColumns);
 impl_answer!(CsvValidate, verdict: valid);
-impl_answer!(CsvSelect, window: window);
-impl_answer!(CsvSearch, window: window);
+impl_answer!(CsvSelect, layout: Rows, window: window);
+impl_answer!(CsvSearch, layout: RowHits, window: window);
 
 /// Reads CSV or TSV through the plumb-csv engine.
 #[derive(Debug, Clone, Copy)]

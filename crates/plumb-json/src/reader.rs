@@ -7,10 +7,10 @@ use plumb_core::{
 
 use crate::{select, JsonInspect, JsonSearch, JsonSelect, JsonSelectOptions, JsonValidate};
 
-impl_answer!(JsonSearch, window: window);
-impl_answer!(JsonInspect);
+impl_answer!(JsonSearch, layout: ValueHits, window: window);
+impl_answer!(JsonInspect, layout: Outline);
 impl_answer!(JsonValidate, verdict: valid);
-impl_answer!(JsonSelect, window: window);
+impl_answer!(JsonSelect, layout: Value, window: window);
 
 /// Reads JSON through the plumb-json engine.
 #[derive(Debug, Clone, Copy, Default)]

@@ -6,10 +6,10 @@ use plumb_core::{
 
 use crate::{inspect_source, select, JsonlInspect, JsonlSearch, JsonlSelect, JsonlValidate};
 
-impl_answer!(JsonlSearch, window: window);
-impl_answer!(JsonlInspect);
+impl_answer!(JsonlSearch, layout: ValueHits, window: window);
+impl_answer!(JsonlInspect, layout: Outline);
 impl_answer!(JsonlValidate, verdict: valid);
-impl_answer!(JsonlSelect, window: window);
+impl_answer!(JsonlSelect, layout: Records, window: window);
 
 /// The options JSON Lines declares: how many paths inspect's outline
 /// lists, statistics, and the field a search judges.

@@ -169,7 +169,7 @@ pub struct WriterStatistics {
     pub min_max_exact: bool,
 }
 
-impl_answer!(ParquetInspect);
+impl_answer!(ParquetInspect, layout: ColumnarSchema);
 
 pub(crate) fn inspect(opened: &Opened) -> Result<ParquetInspect, Refusal> {
     let meta = opened.reader.metadata();

@@ -69,7 +69,7 @@ pub struct ParquetSearch {
     pub window: SearchWindow,
 }
 
-impl_answer!(ParquetSearch, window: window);
+impl_answer!(ParquetSearch, layout: NamedRowHits, window: window);
 
 /// A judged column: its leaf index, name, and the predicate its values
 /// are judged by (a column named by two conditions is judged twice).

@@ -69,7 +69,7 @@ pub struct ParquetSelect {
     pub bytes_fetched: u64,
 }
 
-impl_answer!(ParquetSelect, window: window);
+impl_answer!(ParquetSelect, layout: NamedRows, window: window);
 
 /// The top-level fields `wanted` names (a name, or digits for a 0-based
 /// index when no field has that name), in the order asked.

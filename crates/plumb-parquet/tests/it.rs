@@ -1280,3 +1280,36 @@ fn leaf_columns_past_the_statistics_cap_are_described_without() {
         "the answer says statistics were left out"
     );
 }
+
+#[test]
+fn each_op_declares_the_layout_its_answer_follows() {
+    use plumb_core::Layout;
+    let file = all_types();
+    let src = source(&file);
+    let mut search = Request::default();
+    search.options.set("pattern", json!("1"));
+    let layouts = [
+        ParquetReader
+            .inspect(&src, &Request::default())
+            .unwrap()
+            .layout(),
+        ParquetReader
+            .select(&src, &Request::default())
+            .unwrap()
+            .layout(),
+        ParquetReader
+            .validate(&src, &Request::default())
+            .unwrap()
+            .layout(),
+        ParquetReader.search(&src, &search).unwrap().layout(),
+    ];
+    assert_eq!(
+        layouts,
+        [
+            Layout::ColumnarSchema,
+            Layout::NamedRows,
+            Layout::Verdict,
+            Layout::NamedRowHits
+        ]
+    );
+}

@@ -47,7 +47,7 @@ pub struct SheetsInspect {
     pub sheets: Vec<SheetReport>,
 }
 
-impl_answer!(SheetsInspect);
+impl_answer!(SheetsInspect, layout: Workbook);
 
 /// One sheet in an inspect.
 #[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
@@ -381,7 +381,7 @@ pub struct SheetName {
     pub name: String,
 }
 
-impl_answer!(SheetsSelect, window: window);
+impl_answer!(SheetsSelect, layout: Rows, window: window);
 
 pub(crate) fn select(book: &mut Book, kind: Kind, req: &Request) -> Result<SheetsSelect, Refusal> {
     let entries = book.sheets();

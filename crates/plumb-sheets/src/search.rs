@@ -85,7 +85,7 @@ pub struct SheetsSearch {
     pub window: SearchWindow,
 }
 
-impl_answer!(SheetsSearch, window: window);
+impl_answer!(SheetsSearch, layout: SheetHits, window: window);
 
 fn is_zero(n: &u64) -> bool {
     *n == 0

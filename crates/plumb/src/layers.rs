@@ -373,6 +373,10 @@ impl Answer for Layered {
         self.inner.next_offset()
     }
 
+    fn layout(&self) -> plumb_core::Layout {
+        self.inner.layout()
+    }
+
     /// The engine's answer, so that code that knows the engine's types
     /// still finds them.
     fn as_any(&self) -> &dyn std::any::Any {

@@ -50,7 +50,7 @@ pub use layers::{Layered, Layers, SourceChoice, SOURCE_OPTIONS};
 pub use magic::{identify, Magic};
 pub use ops::Plumb;
 pub use plumb_core::{
-    Answer, BytesSource, CancelToken, FileSource, FormatReader, Op, OptionKind, OptionSpec,
+    Answer, BytesSource, CancelToken, FileSource, FormatReader, Layout, Op, OptionKind, OptionSpec,
     Options, Refusal, RefusalReason, Request, ScanBounds, SniffScore, Source, ViewFlags, Window,
     WindowCounts, COMMON_OPTIONS,
 };

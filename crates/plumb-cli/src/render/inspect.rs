@@ -6,8 +6,8 @@ use serde_json::Value;
 
 use super::pictures::{sparkline, top_bars};
 use super::{
-    bytes, clean, count, generic, problems, rows_grid, summary, table_head, tally, type_paint,
-    word, Cell, Grid, Look, Paint,
+    clean, count, problems, rows_grid, summary, table_head, tally, type_paint, word, Cell, Grid,
+    Look, Paint,
 };
 
 /// The range of a column or path, when it has one: `min … max` for
@@ -90,30 +90,9 @@ fn distinct(item: &Value) -> String {
     format!("{}{}", if exact { "" } else { "≈" }, word(&s["distinct"]))
 }
 
-/// `inspect` for a person: a summary line, then one line per column or
-/// path, problems, and the sample. Answers of a shape it does not know
-/// (a third-party reader's) fall back to [`generic`].
-/// `size` is the file's size in bytes, when known (a stream's is not).
-pub fn inspect(a: &Value, look: &Look, size: Option<u64>) -> String {
-    let size = size.map(bytes);
-    if a["columns"][0]["physical"].is_string() {
-        inspect_columnar(a, look, size)
-    } else if a["sheets"].is_array() && a["date_system"].is_string() {
-        inspect_sheets(a, look, size)
-    } else if a["columns"].is_array() {
-        inspect_table(a, look, size)
-    } else if a["outline"]["paths"].is_array() {
-        inspect_tree(a, look, size)
-    } else {
-        let mut out = generic(a, look);
-        if let Some(s) = size {
-            out.insert_str(0, &format!("{}{s}\n", look.heading("size: ")));
-        }
-        out
-    }
-}
-
-fn inspect_table(a: &Value, look: &Look, size: Option<String>) -> String {
+/// A delimited table's inspect (CSV, TSV): a summary line, then one
+/// line per column, problems, and the sample.
+pub(super) fn inspect_table(a: &Value, look: &Look, size: Option<String>) -> String {
     let columns = a["columns"]
         .as_array()
         .map(Vec::as_slice)
@@ -189,7 +168,7 @@ fn inspect_table(a: &Value, look: &Look, size: Option<String>) -> String {
 
 /// A columnar file's inspect (Parquet): its rows and row groups, then
 /// one line per leaf column with the figures its writer stored.
-fn inspect_columnar(a: &Value, look: &Look, size: Option<String>) -> String {
+pub(super) fn inspect_columnar(a: &Value, look: &Look, size: Option<String>) -> String {
     let columns = a["columns"]
         .as_array()
         .map(Vec::as_slice)
@@ -297,7 +276,7 @@ fn inspect_columnar(a: &Value, look: &Look, size: Option<String>) -> String {
 
 /// A workbook's inspect: its sheets, then each sheet read with its
 /// columns, formulas and merged cells.
-fn inspect_sheets(a: &Value, look: &Look, size: Option<String>) -> String {
+pub(super) fn inspect_sheets(a: &Value, look: &Look, size: Option<String>) -> String {
     let sheets = a["sheets"]
         .as_array()
         .map(Vec::as_slice)
@@ -382,7 +361,9 @@ fn inspect_sheets(a: &Value, look: &Look, size: Option<String>) -> String {
     out
 }
 
-fn inspect_tree(a: &Value, look: &Look, size: Option<String>) -> String {
+/// A document's or a file of records' inspect (JSON, JSON Lines): a
+/// summary line, then one line per path of the outline.
+pub(super) fn inspect_tree(a: &Value, look: &Look, size: Option<String>) -> String {
     let mut parts: Vec<String> = size.into_iter().collect();
     if let Some(n) = a["rows_scanned"].as_u64() {
         let sampled = a["view"]["sampled"] == Value::Bool(true);

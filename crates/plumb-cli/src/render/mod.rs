@@ -20,10 +20,42 @@ mod grid;
 mod inspect;
 mod pictures;
 mod search;
+mod select;
 
 pub use grid::{Cell, Grid, CELL_MIN};
-pub use inspect::inspect;
-pub use search::{grep, search};
+pub use search::grep;
+
+use plumb::Layout;
+
+/// An answer for a person, in the view its type declares (its
+/// [`Layout`]); a layout with no view of its own here, and
+/// [`Layout::Fields`], as `name: value` lines ([`generic`]). `size` is
+/// the file's size in bytes, shown first when known (an inspect's).
+pub fn answer(layout: Layout, a: &Value, look: &Look, size: Option<u64>) -> String {
+    let size = size.map(bytes);
+    match layout {
+        Layout::TableColumns => inspect::inspect_table(a, look, size),
+        Layout::ColumnarSchema => inspect::inspect_columnar(a, look, size),
+        Layout::Workbook => inspect::inspect_sheets(a, look, size),
+        Layout::Outline => inspect::inspect_tree(a, look, size),
+        Layout::Rows => select::rows(a, look, false),
+        Layout::NamedRows => select::rows(a, look, true),
+        Layout::Records => select::records(a, look),
+        Layout::Value => select::value(a, look),
+        Layout::Verdict => validate(a, look),
+        Layout::RowHits | Layout::NamedRowHits | Layout::SheetHits | Layout::ValueHits => {
+            search::hits(a, look, layout)
+        }
+        Layout::LineHits => grep(a, look),
+        _ => {
+            let mut out = generic(a, look);
+            if let Some(s) = size {
+                out.insert_str(0, &format!("{}{s}\n", look.heading("size: ")));
+            }
+            out
+        }
+    }
+}
 
 /// How an answer is laid out: the width (None: unlimited), colour, and
 /// whether rows are shown as records, one field per line.
@@ -425,134 +457,6 @@ fn rows_grid(rows: &[Value], header: &Value, lead: Option<Lead<'_>>) -> Grid {
     grid
 }
 
-/// `select` for a person: the window as a table (or records), then where
-/// it sits in the file and how to go on.
-pub fn select(a: &Value, look: &Look) -> String {
-    let mut out = String::new();
-    if let Some(rows) = a["rows"].as_array() {
-        // Rows of objects (Parquet) are laid out by their columns.
-        let laid: Vec<Value>;
-        let (rows, header): (&[Value], &Value) = match a["columns"].as_array() {
-            Some(names) if rows.iter().all(Value::is_object) => {
-                let keys: Vec<&str> = names.iter().filter_map(Value::as_str).collect();
-                laid = rows
-                    .iter()
-                    .map(|r| Value::Array(keys.iter().map(|k| r[*k].clone()).collect()))
-                    .collect();
-                (&laid, &a["columns"])
-            }
-            // A workbook's select says whether there is a header, and
-            // names its columns.
-            _ if a["header"].is_boolean() => (rows, &a["columns"]),
-            _ => (rows, &a["header"]),
-        };
-        let mut grid = rows_grid(rows, header, None);
-        grid.hide_middle = true;
-        if let Some(first) = a["first_row"].as_u64().or_else(|| a["offset"].as_u64()) {
-            grid.labels = (0..rows.len() as u64)
-                .map(|i| format!("row {}", first + i))
-                .collect();
-        }
-        out.push_str(&grid.layout(look, true));
-    } else if let Some(records) = a["records"].as_array() {
-        out.push_str(&records_view(records, look));
-    } else if !a["value"].is_null() || a.get("value").is_some() {
-        let pretty = serde_json::to_string_pretty(&a["value"]).unwrap_or_default();
-        for line in pretty.lines() {
-            out.push_str(&look.line(&clean(line)));
-            out.push('\n');
-        }
-    } else {
-        return generic(a, look);
-    }
-    let unit = if a["rows"].is_array() {
-        "rows"
-    } else {
-        "records"
-    };
-    out.push_str(&window_note(a, look, unit));
-    out
-}
-
-/// A window of JSON Lines records: a line and the record per row, the
-/// record to the width's end; under `--vertical`, each record's fields
-/// one per line. A line that is not valid JSON shows its error where
-/// its value would be.
-fn records_view(records: &[Value], look: &Look) -> String {
-    let value_cell = |r: &Value, v: &Value| match r["error"].as_str() {
-        Some(e) if r.get("value").is_none() => Cell::new(format!("error: {e}"), Paint::Bad),
-        _ => Cell::plain(clean(&v.to_string())),
-    };
-    if look.vertical {
-        let mut out = String::new();
-        for r in records {
-            let mut grid = Grid::new(&["field", "value"]);
-            match &r["value"] {
-                Value::Object(m) if r["error"].is_null() => {
-                    grid.headers = m.keys().cloned().collect();
-                    grid.rows
-                        .push(m.values().map(|v| value_cell(r, v)).collect());
-                }
-                v => {
-                    grid.headers = vec!["record".to_owned()];
-                    grid.rows.push(vec![value_cell(r, v)]);
-                }
-            }
-            grid.labels = vec![format!("line {}", word(&r["line"]))];
-            out.push_str(&grid.vertical(look));
-        }
-        return out;
-    }
-    let mut grid = Grid::new(&["line", "record"]);
-    grid.fill_last = true;
-    for r in records {
-        grid.rows.push(vec![
-            Cell::new(word(&r["line"]), Paint::Dim),
-            value_cell(r, &r["value"]),
-        ]);
-    }
-    grid.layout(look, false)
-}
-
-/// Where a window sits and how to continue, in one dim line.
-fn window_note(a: &Value, look: &Look, unit: &str) -> String {
-    let returned = a["returned"].as_u64();
-    let offset = a["offset"].as_i64();
-    let mut parts = Vec::new();
-    if let (Some(n), Some(o)) = (returned, offset) {
-        if n > 0 {
-            parts.push(if o < 0 {
-                format!("the last {n}")
-            } else {
-                format!("{unit} {}–{}", o, o + n as i64 - 1)
-            });
-        } else {
-            parts.push("nothing in the window".to_owned());
-        }
-    }
-    if let (Some(n), Some(r), true) = (a["from_end"].as_u64(), returned, offset.is_none()) {
-        parts.push(format!(
-            "{r} {unit} from {n} before the end; counted from the end, start not scanned"
-        ));
-    }
-    if a["shortened"] == Value::Bool(true) {
-        parts.push("cut to the byte budget".to_owned());
-    }
-    match a["next_offset"].as_u64() {
-        Some(next) => parts.push(format!("more follow: --offset {next}")),
-        None if a["has_more"] == Value::Bool(true) => parts.push("more follow".to_owned()),
-        None => {}
-    }
-    if a["view"]["exact"] == Value::Bool(false) {
-        parts.push(strip(&view_word(look, &a["view"])));
-    }
-    if parts.is_empty() {
-        return String::new();
-    }
-    let text = look.line(&format!("({})", parts.join("; ")));
-    look.paint(&text, Paint::Dim) + "\n"
-}
-
 /// `validate` for a person: the verdict first, then the problems.
 pub fn validate(a: &Value, look: &Look) -> String {
     let verdict = match a["valid"].as_bool() {
@@ -565,15 +469,17 @@ pub fn validate(a: &Value, look: &Look) -> String {
         parts.push(format!("{n} rows scanned"));
     }
     let mut out = table_head(look, a, parts);
-    let mut items: Vec<Value> = a["issues"].as_array().cloned().unwrap_or_default();
-    if let Some(first) = a.get("first_invalid").filter(|v| v.is_object()) {
-        items.push(first.clone());
-    }
-    if let Some(e) = a.get("error").filter(|v| v.is_object()) {
-        items.push(e.clone());
-    }
-    if let Some(f) = a.get("fault").filter(|v| v.is_object()) {
-        items.push(f.clone());
+    // A fault is any field that is an object with a message, or a list
+    // of them, whatever the reader named it (`issues`, `syntax_error`,
+    // `first_invalid`, `faults`).
+    let is_fault = |v: &Value| v.is_object() && v["message"].is_string();
+    let mut items: Vec<Value> = Vec::new();
+    for v in a.as_object().into_iter().flat_map(|m| m.values()) {
+        match v {
+            Value::Array(list) => items.extend(list.iter().filter(|x| is_fault(x)).cloned()),
+            v if is_fault(v) => items.push(v.clone()),
+            _ => {}
+        }
     }
     problems(look, &items, a["issue_count"].as_u64(), &mut out);
     out

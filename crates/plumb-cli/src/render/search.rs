@@ -1,6 +1,7 @@
 //! The rendering of a search: its hits, each with its place and the
 //! text or row that matched, and the note of where to go on.
 
+use plumb::Layout;
 use serde_json::Value;
 
 use super::{clean, generic, named, rows_grid, word, Cell, Grid, Look, Paint};
@@ -85,12 +86,15 @@ fn highlight(text: &str, matched: Option<&Value>, look: &Look) -> String {
 }
 
 /// `search` of a table or a tree for a person: the hits as a table with
-/// their positions, then the total and how to go on.
-pub fn search(a: &Value, look: &Look) -> String {
+/// their positions, laid out as the answer's `layout` says, then the
+/// total and how to go on.
+pub(super) fn hits(a: &Value, look: &Look, layout: Layout) -> String {
     let hits = a["hits"].as_array().map(Vec::as_slice).unwrap_or_default();
     let mut out = String::new();
     // Rows of a columnar file or a sheet, laid out under their names.
-    let rows: Option<(Vec<Value>, Value)> = if hits.iter().any(|h| h["values"].is_object()) {
+    let rows: Option<(Vec<Value>, Value)> = if hits.is_empty() {
+        None
+    } else if layout == Layout::NamedRowHits {
         // A columnar file's: the row, the column that matched, then the
         // row's values by column.
         let keys: Vec<String> = hits
@@ -111,7 +115,7 @@ pub fn search(a: &Value, look: &Look) -> String {
             .collect();
         let names = keys.iter().map(|k| Value::from(k.as_str())).collect();
         Some((laid, named(&["row", "matched"], names)))
-    } else if hits.iter().any(|h| h["values"].is_array()) {
+    } else if layout == Layout::SheetHits {
         // A sheet's: the data row, the sheet row as Excel numbers it,
         // the column that matched, then the values under the answer's
         // column names.
@@ -140,7 +144,9 @@ pub fn search(a: &Value, look: &Look) -> String {
             .map(|h| format!("row {}", word(&h["row"])))
             .collect();
         out.push_str(&grid.layout(look, true));
-    } else if hits.iter().any(|h| h["cells"].is_array()) {
+    } else if hits.is_empty() {
+        // Nothing matched: the total below says so.
+    } else if layout == Layout::RowHits {
         let lead = |h: &Value| {
             vec![
                 Cell::number(word(&h["row"])),
@@ -154,7 +160,7 @@ pub fn search(a: &Value, look: &Look) -> String {
             .map(|h| format!("row {}", word(&h["row"])))
             .collect();
         out.push_str(&grid.layout(look, true));
-    } else if !hits.is_empty() {
+    } else if layout == Layout::ValueHits {
         let pos = if hits[0].get("record").is_some() {
             "record"
         } else {
@@ -178,7 +184,7 @@ pub fn search(a: &Value, look: &Look) -> String {
                 clean(&m["value"].to_string())
             ));
         }
-    } else if a.get("hits").is_none() {
+    } else {
         return generic(a, look);
     }
     // A matching cell past the cells shown (a wide CSV row or sheet

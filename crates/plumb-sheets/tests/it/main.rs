@@ -928,3 +928,26 @@ fn a_hit_row_of_long_cells_is_cut_to_about_four_kib() {
     assert!(size <= plumb_core::HIT_ROW_BYTES, "{size}");
     assert_eq!(a["view"]["exact"], json!(false));
 }
+
+#[test]
+fn each_op_declares_the_layout_its_answer_follows() {
+    use plumb_core::Layout;
+    let bytes = book(|wb| table(wb.add_worksheet(), 5));
+    let s = src(&bytes);
+    let search = req(&[("pattern", json!("1"))]);
+    let layouts = [
+        XLSX.inspect(&s, &Request::default()).unwrap().layout(),
+        XLSX.select(&s, &Request::default()).unwrap().layout(),
+        XLSX.validate(&s, &Request::default()).unwrap().layout(),
+        XLSX.search(&s, &search).unwrap().layout(),
+    ];
+    assert_eq!(
+        layouts,
+        [
+            Layout::Workbook,
+            Layout::Rows,
+            Layout::Verdict,
+            Layout::SheetHits
+        ]
+    );
+}

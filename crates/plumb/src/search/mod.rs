@@ -205,7 +205,7 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-impl_answer!(TextSearch, window: window);
+impl_answer!(TextSearch, layout: LineHits, window: window);
 
 /// Searches the lines of `source` (from the line `query.offset`, counted
 /// from 0) for `query`, with `context` lines around each hit.

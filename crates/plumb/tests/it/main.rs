@@ -10,6 +10,7 @@ mod containers;
 mod detect;
 mod encodings;
 mod entry;
+mod layout;
 mod read;
 mod search;
 mod snapshot;
