@@ -10,14 +10,14 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use plumb::read::{read_source, ReadRequest};
-use plumb::{Layout, Op, Plumb, Refusal};
+use plumb::{Answer, Layout, Op, Plumb, Refusal, Request, Source};
 use serde_json::{json, Value};
 
 use crate::args::{request, Common, LayerArgs};
 use crate::open::{
     archive_member, merge_member, open_source, remote_note, remote_report, Progress,
 };
-use crate::terminal::{present, Screen};
+use crate::terminal::{present, present_pages, Screen};
 use crate::{emit, plumb, refuse, render, screen};
 
 fn show(answer: &Value, json: bool, screen: &Screen) -> Result<(), ExitCode> {
@@ -48,7 +48,9 @@ pub(crate) fn data(
         sub.value_source("limit") == Some(clap::parser::ValueSource::CommandLine)
             || common.opt.iter().any(|(n, _)| n == "limit")
     };
-    if op == Op::Search && !common.json && std::io::stdout().is_terminal() && !limit_given() {
+    let every_page =
+        op == Op::Search && !common.json && std::io::stdout().is_terminal() && !limit_given();
+    if every_page {
         if let Err(r) = req.set("limit", Value::from(plumb_core::SEARCH_MAX_LIMIT as u64)) {
             return refuse(&r, common.json);
         }
@@ -78,8 +80,7 @@ pub(crate) fn data(
         Ok(s) => s,
         Err(r) => return refuse(&r, common.json),
     };
-    let bar = !common.json && std::io::stderr().is_terminal();
-    let progress = Progress::start(counter, source.len(), bar);
+    let progress = Progress::start(counter, source.len(), screen.progress_after(common.json));
     let answer = plumb.run_source(op, source.as_ref(), common.format.as_deref(), &req);
     drop(progress);
     match answer {
@@ -106,6 +107,9 @@ pub(crate) fn data(
                     })
             } else if op == Op::Search && req.options.flag("count_only") == Some(true) {
                 count_line(&a.to_json())
+            } else if every_page {
+                let format = common.format.as_deref();
+                search_pages(plumb, source.as_ref(), format, &req, a, screen)
             } else if a.layout() == Layout::LineHits {
                 grep_lines(&a.to_json(), screen)
             } else {
@@ -145,10 +149,95 @@ pub(crate) fn data(
     }
 }
 
+/// Every hit of a search, for a person at a terminal: pages of as many
+/// hits as one answer holds, each a search from where the page before
+/// ended (its `next_offset`), shown through the pager as each is made,
+/// and none made once the reader quits. The last page's total is the
+/// whole search's. A page the source cannot give again (a stream read
+/// past its replay) ends the text, with the refusal and where to go on
+/// said after it.
+fn search_pages(
+    plumb: &Plumb,
+    source: &dyn Source,
+    format: Option<&str>,
+    req: &Request,
+    first: Box<dyn Answer>,
+    screen: &Screen,
+) -> Result<(), ExitCode> {
+    let look = screen.look();
+    let layout = first.layout();
+    // Lines of text are small and read whole; a page of a table is
+    // bounded for the screen like any answer.
+    let tree = |a: Box<dyn Answer>| -> Result<Value, Refusal> {
+        if layout == Layout::LineHits {
+            Ok(a.to_json())
+        } else {
+            screen::tree(a).map_err(|m| Refusal::new(plumb::RefusalReason::ReadError, m))
+        }
+    };
+    // Hits on the pages before; the last line printed, so context that
+    // runs across pages is printed once.
+    let mut before = 0u64;
+    let mut last_line = None;
+    let mut end = Value::Null;
+    let mut page = |mut v: Value, last_line: &mut Option<u64>, before: &mut u64| -> String {
+        let last = v["next_offset"].is_null();
+        if last {
+            v["total"] = Value::from(*before + v["total"].as_u64().unwrap_or(0));
+        }
+        *before += v["returned"].as_u64().unwrap_or(0);
+        let mut text = render::search_page(layout, &v, &look, last_line, last);
+        text.push_str(&screen::cut_note(&v, &look));
+        if last {
+            end = v;
+        }
+        text
+    };
+    let first = match tree(first) {
+        Ok(v) => v,
+        Err(r) => return Err(refuse(&r, false)),
+    };
+    let mut next = first["next_offset"].as_u64();
+    let text = page(first, &mut last_line, &mut before);
+    let mut failed = None;
+    let all = present_pages(&text, screen, || {
+        let offset = next.take()?;
+        let mut again = req.clone();
+        again.window.offset = Some(offset);
+        match plumb
+            .run_source(Op::Search, source, format, &again)
+            .and_then(&tree)
+        {
+            Ok(v) => {
+                next = v["next_offset"].as_u64();
+                Some(page(v, &mut last_line, &mut before))
+            }
+            Err(r) => {
+                failed = Some((r, offset));
+                None
+            }
+        }
+    })?;
+    if let Some((r, offset)) = failed {
+        eprintln!("plumb: refused ({}): {}", r.reason(), r.message());
+        eprintln!("plumb: the hits before were shown; continue with --offset {offset}");
+    } else if all && layout == Layout::LineHits {
+        lines_note(&end);
+    }
+    Ok(())
+}
+
 /// A text search for a person (see [`render::grep`]), through the pager
 /// on a terminal; then where to continue, on stderr.
 fn grep_lines(answer: &Value, screen: &Screen) -> Result<(), ExitCode> {
-    present(&render::grep(answer, &screen.look()), screen)?;
+    present(&render::grep(answer, &screen.look(), &mut None), screen)?;
+    lines_note(answer);
+    Ok(())
+}
+
+/// How many lines matched, or where to go on, on stderr (stdout holds
+/// the lines alone, as grep's does).
+fn lines_note(answer: &Value) {
     let total = &answer["total"];
     match answer["next_offset"].as_u64() {
         Some(next) => eprintln!("plumb: more hits follow; continue with --offset {next}"),
@@ -157,7 +246,6 @@ fn grep_lines(answer: &Value, screen: &Screen) -> Result<(), ExitCode> {
         }
         None => eprintln!("plumb: at least {total} matching lines"),
     }
-    Ok(())
 }
 
 /// `search -c` for a person: the count alone on standard output, as

@@ -10,19 +10,23 @@ use std::time::Duration;
 use plumb::{FileSource, Refusal, Source, StreamSource};
 use serde_json::Value;
 
-/// A progress bar on stderr for scans that pass about a second, only on
-/// a terminal and never in JSON mode.
+/// A progress bar on stderr, shown once a scan has run for the time
+/// asked (see `Screen::progress_after`).
 pub(crate) struct Progress {
     pub(crate) done: Arc<AtomicBool>,
     pub(crate) thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Progress {
-    pub(crate) fn start(counter: Arc<AtomicU64>, total: Option<u64>, enabled: bool) -> Progress {
+    pub(crate) fn start(
+        counter: Arc<AtomicU64>,
+        total: Option<u64>,
+        after: Option<Duration>,
+    ) -> Progress {
         let done = Arc::new(AtomicBool::new(false));
-        if !enabled {
+        let Some(after) = after else {
             return Progress { done, thread: None };
-        }
+        };
         let flag = done.clone();
         let thread = std::thread::spawn(move || {
             let start = std::time::Instant::now();
@@ -50,12 +54,16 @@ impl Progress {
             );
             // The bar follows the scan from its start, hidden: its rate
             // and ETA come from a moving window of what was read, and
-            // it shows only once a scan has run a second.
+            // it shows only once the scan has run for `after`.
             let mut shown = false;
             while !flag.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(100));
-                b.set_position(counter.load(Ordering::Relaxed));
-                if !shown && start.elapsed() >= Duration::from_secs(1) {
+                // Parts of a split scan read a little past their ends
+                // to finish a record, so the bytes read may pass the
+                // size: the bar stops at the whole.
+                let read = counter.load(Ordering::Relaxed);
+                b.set_position(total.map_or(read, |t| read.min(t)));
+                if !shown && start.elapsed() >= after {
                     b.set_draw_target(indicatif::ProgressDrawTarget::stderr());
                     shown = true;
                 }

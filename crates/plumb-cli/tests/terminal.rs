@@ -10,6 +10,9 @@ use std::time::Duration;
 use serde_json::Value;
 use unicode_width::UnicodeWidthStr;
 
+mod common;
+use common::{strip_escapes, Tmux};
+
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_plumb")
 }
@@ -275,114 +278,6 @@ fn detect_keeps_the_whole_path_and_a_tab_is_written_as_an_escape() {
     let text = String::from_utf8(plumb(&["inspect", path.to_str().unwrap()]).stdout).unwrap();
     assert!(text.contains("delimiter \\t"), "{text}");
     assert!(!text.contains('\t'), "{text:?}");
-}
-
-/// A tmux session running `script` in a pane of `width` × `height`; the
-/// pane's text (with `-e`, its colour escapes; wrapped lines joined) once
-/// `done` holds or the time is up.
-struct Tmux {
-    name: String,
-}
-
-impl Tmux {
-    fn available() -> bool {
-        let found = Command::new("tmux")
-            .arg("-V")
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !found {
-            // CI installs tmux; a developer without it is told, not failed.
-            assert!(std::env::var_os("CI").is_none(), "CI must have tmux");
-            eprintln!("tmux is not installed: the terminal tests did not run");
-        }
-        found
-    }
-
-    fn start(width: u16, height: u16, script: &str, env: &[(&str, &str)]) -> Tmux {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let name = format!(
-            "plumb-test-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        );
-        let mut cmd = Command::new("tmux");
-        cmd.args([
-            "-L",
-            &name,
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-s",
-            &name,
-        ])
-        .args(["-x", &width.to_string(), "-y", &height.to_string()]);
-        for (k, v) in env {
-            cmd.args(["-e", &format!("{k}={v}")]);
-        }
-        cmd.arg(format!("{script}; echo __DONE__; sleep 30"));
-        let status = cmd
-            .env_remove("NO_COLOR")
-            .env("TERM", "xterm-256color")
-            .status()
-            .unwrap();
-        assert!(status.success());
-        Tmux { name }
-    }
-
-    fn screen(&self) -> String {
-        let out = Command::new("tmux")
-            .args([
-                "-L",
-                &self.name,
-                "capture-pane",
-                "-p",
-                "-e",
-                "-J",
-                "-t",
-                &self.name,
-            ])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn wait_for(&self, needle: &str) -> String {
-        let start = std::time::Instant::now();
-        loop {
-            let s = self.screen();
-            if s.contains(needle) || start.elapsed() > Duration::from_secs(20) {
-                return s;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.name, "kill-server"])
-            .status();
-    }
-}
-
-fn strip_escapes(s: &str) -> String {
-    let mut out = String::new();
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c == '\x1b' {
-            for d in chars.by_ref() {
-                if d.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 #[test]

@@ -103,11 +103,12 @@ impl Cell {
         }
         c
     }
-    /// A value of a window, verbatim: a figure is never cut or rounded
-    /// (its column is as wide as it), other text may be cut.
+    /// A value of a window, verbatim: a figure, a date or a timestamp is
+    /// never cut or rounded (its column is as wide as it), other text
+    /// may be cut.
     pub(super) fn value(text: impl AsRef<str>) -> Cell {
         let mut c = Cell::plain(text);
-        c.whole = is_number(&c.text);
+        c.whole = is_number(&c.text) || plumb_core::instant_of(c.text.as_bytes()).is_some();
         c
     }
     /// Values joined by `, `, cut after the last whole item that fits
@@ -163,8 +164,13 @@ impl Cell {
                 out = next;
             }
             return match (out.is_empty(), self.items.first()) {
-                // A figure that does not fit is left out whole.
-                (true, Some(first)) if is_number(first) => ("…".to_owned(), false),
+                // A figure, a date or a timestamp that does not fit is
+                // left out whole.
+                (true, Some(first))
+                    if is_number(first) || plumb_core::instant_of(first.as_bytes()).is_some() =>
+                {
+                    ("…".to_owned(), false)
+                }
                 // Text may be cut, with the items after it.
                 (true, Some(_)) => (fit(&self.text, w), false),
                 _ => (format!("{out}, …"), false),
@@ -510,56 +516,109 @@ impl Grid {
         out
     }
 
-    /// A window too wide for the width, as xan shows one: the first
-    /// and the last columns at a readable width, and a `…` column where
-    /// the ones between were left out, with a line saying how many.
+    /// A window too wide for the width, as its first and last columns
+    /// (two from the left for one from the right) at a readable width,
+    /// with a `…` column where columns are hidden and a note naming
+    /// them. Columns that are not `flex` (a search's matched columns)
+    /// are kept first, where they fit. `None` when not even the first
+    /// column fits.
     fn ends(&self, look: &Look, width: usize, readable: &[usize]) -> Option<String> {
         let n = readable.len();
-        let (mut left, mut right) = (0usize, 0usize);
-        let used = |l: usize, r: usize| {
-            let ws = readable[..l].iter().chain(&readable[n - r..]);
-            ws.sum::<usize>() + 1 + GAP * (l + r)
-        };
-        // Columns are taken from the left and the right in turn, two on
-        // the left for one on the right, while they fit.
-        loop {
-            let take_left = left <= 2 * right;
-            let (l, r) = if take_left {
-                (left + 1, right)
-            } else {
-                (left, right + 1)
-            };
-            if l + r >= n || used(l, r) > width {
-                if take_left && right < n - left - 1 && used(left, right + 1) <= width {
-                    right += 1;
-                    continue;
+        // The width of the columns in `shown`, with one `…` column for
+        // each run of hidden ones.
+        let cost = |shown: &[bool]| {
+            let mut total = 0;
+            let mut parts = 0usize;
+            for (i, on) in shown.iter().enumerate() {
+                if *on {
+                    total += readable[i];
+                    parts += 1;
+                } else if i == 0 || shown[i - 1] {
+                    total += 1;
+                    parts += 1;
                 }
-                break;
             }
-            (left, right) = (l, r);
+            total + GAP * parts.saturating_sub(1)
+        };
+        let mut shown = vec![false; n];
+        if !self.flex.is_empty() {
+            for (i, on) in shown.iter_mut().enumerate() {
+                *on = !self.flex.contains(&i);
+            }
+            if cost(&shown) > width || shown.iter().all(|on| *on) {
+                shown = vec![false; n];
+            }
         }
-        if left == 0 {
+        // Columns are taken from the left and the right in turn, two on
+        // the left for one on the right, while they fit and one stays
+        // hidden.
+        let (mut left, mut right) = (0usize, n);
+        let (mut left_open, mut right_open) = (true, true);
+        let mut taken = 0usize;
+        while (left_open || right_open) && left < right {
+            let from_left = left_open && (taken % 3 != 2 || !right_open);
+            let at = if from_left { left } else { right - 1 };
+            let mut with = shown.clone();
+            with[at] = true;
+            if with.iter().all(|on| *on) || cost(&with) > width {
+                if from_left {
+                    left_open = false;
+                } else {
+                    right_open = false;
+                }
+                continue;
+            }
+            shown = with;
+            if from_left {
+                left += 1;
+            } else {
+                right -= 1;
+            }
+            taken += 1;
+        }
+        if !shown[0] {
             return None;
         }
-        let mut cols: Vec<Option<usize>> = (0..left).map(Some).collect();
-        cols.push(None);
-        cols.extend((n - right..n).map(Some));
+        let mut cols: Vec<Option<usize>> = Vec::new();
+        let mut gaps: Vec<(usize, usize)> = Vec::new();
+        for i in 0..n {
+            if shown[i] {
+                cols.push(Some(i));
+            } else if shown[i - 1] {
+                cols.push(None);
+                gaps.push((i - 1, i));
+            }
+            if !shown[i] {
+                if let Some(g) = gaps.last_mut() {
+                    g.1 = i + 1;
+                }
+            }
+        }
         let widths: Vec<usize> = cols.iter().map(|c| c.map_or(1, |i| readable[i])).collect();
         let mut out = self.draw_columns(look, &widths, &cols);
-        let hidden = n - left - right;
+        let hidden = shown.iter().filter(|on| !**on).count();
         let name = |i: usize| {
             self.headers
                 .get(i)
                 .map_or_else(|| format!("({i})"), |h| clean(h))
         };
-        let note = format!(
-            "… {hidden} column{} hidden between {} and {} (--vertical shows them)",
-            if hidden == 1 { "" } else { "s" },
-            name(left - 1),
-            name(n - right)
-        );
-        out.push_str(&look.paint(&fit(&note, width), Paint::Dim));
-        out.push('\n');
+        let plural = if hidden == 1 { "" } else { "s" };
+        let note = match gaps.as_slice() {
+            [(before, after)] if *after < n => format!(
+                "… {hidden} column{plural} hidden between {} and {} (--vertical shows them)",
+                name(*before),
+                name(*after)
+            ),
+            [(before, _)] => format!(
+                "… {hidden} column{plural} hidden after {} (--vertical shows them)",
+                name(*before)
+            ),
+            _ => format!("… {hidden} column{plural} hidden (--vertical shows them)"),
+        };
+        for line in look.wrap("", &note, 2).lines() {
+            out.push_str(&look.paint(line, Paint::Dim));
+            out.push('\n');
+        }
         Some(out)
     }
 

@@ -18,6 +18,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 mod grid;
 mod inspect;
+mod json;
 mod pictures;
 mod search;
 mod select;
@@ -44,9 +45,9 @@ pub fn answer(layout: Layout, a: &Value, look: &Look, size: Option<u64>) -> Stri
         Layout::Value => select::value(a, look),
         Layout::Verdict => validate(a, look),
         Layout::RowHits | Layout::NamedRowHits | Layout::SheetHits | Layout::ValueHits => {
-            search::hits(a, look, layout)
+            search::hits(a, look, layout, true)
         }
-        Layout::LineHits => grep(a, look),
+        Layout::LineHits => grep(a, look, &mut None),
         _ => {
             let mut out = generic(a, look);
             if let Some(s) = size {
@@ -413,6 +414,26 @@ fn strip(s: &str) -> String {
         }
     }
     out
+}
+
+/// One page of a search's hits, of the search's every page shown in
+/// turn: lines of text as `grep` prints them (`last`, the last line the
+/// page before printed, so no line is printed twice), or a table of
+/// hits, with the total and where to go on when it is the `final` page.
+pub fn search_page(
+    layout: Layout,
+    a: &Value,
+    look: &Look,
+    last: &mut Option<u64>,
+    final_page: bool,
+) -> String {
+    match layout {
+        Layout::LineHits => grep(a, look, last),
+        Layout::RowHits | Layout::NamedRowHits | Layout::SheetHits | Layout::ValueHits => {
+            search::hits(a, look, layout, final_page)
+        }
+        other => answer(other, a, look, None),
+    }
 }
 
 /// Position columns put before a row's cells: their names, and how a

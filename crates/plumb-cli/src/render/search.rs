@@ -4,6 +4,7 @@
 use plumb::Layout;
 use serde_json::Value;
 
+use super::json::json_text;
 use super::{clean, generic, named, rows_grid, word, Cell, Grid, Look, Paint};
 
 /// A text search for a person, as `grep -n` prints it: `LINE:TEXT` per
@@ -11,7 +12,9 @@ use super::{clean, generic, named, rows_grid, word, Cell, Grid, Look, Paint};
 /// of two hits overlaps, and `--` between groups that do not touch (when
 /// context was asked for). The matched text is highlighted when colour
 /// is on. Nothing else: where to go on is said on standard error.
-pub fn grep(answer: &Value, look: &Look) -> String {
+/// `last` is the last line printed before this answer (a page of hits
+/// goes on from the page before it) and is moved on to this one's.
+pub fn grep(answer: &Value, look: &Look, last: &mut Option<u64>) -> String {
     let mut out = String::new();
     let hits = answer["hits"]
         .as_array()
@@ -27,8 +30,7 @@ pub fn grep(answer: &Value, look: &Look) -> String {
         .iter()
         .filter_map(|h| Some((h["line"].as_u64()?, h)))
         .collect();
-    // The last line printed: a line at or before it is not printed again.
-    let mut last: Option<u64> = None;
+    // A line at or before the last one printed is not printed again.
     let mut line = |out: &mut String, v: &Value, hit: bool| {
         let Some(n) = v["line"].as_u64() else { return };
         let (v, hit) = match hit_lines.get(&n) {
@@ -42,7 +44,7 @@ pub fn grep(answer: &Value, look: &Look) -> String {
             out.push_str(&look.paint("--", Paint::Dim));
             out.push('\n');
         }
-        last = Some(n);
+        *last = Some(n);
         let text = v["text"].as_str().unwrap_or_default();
         let sep = if hit { ':' } else { '-' };
         out.push_str(&look.paint(&n.to_string(), Paint::Number));
@@ -86,9 +88,9 @@ fn highlight(text: &str, matched: Option<&Value>, look: &Look) -> String {
 }
 
 /// `search` of a table or a tree for a person: the hits as a table with
-/// their positions, laid out as the answer's `layout` says, then the
-/// total and how to go on.
-pub(super) fn hits(a: &Value, look: &Look, layout: Layout) -> String {
+/// their positions, laid out as the answer's `layout` says, then (when
+/// `note`) the total and how to go on.
+pub(super) fn hits(a: &Value, look: &Look, layout: Layout, note: bool) -> String {
     let hits = a["hits"].as_array().map(Vec::as_slice).unwrap_or_default();
     let mut out = String::new();
     // Rows of a columnar file or a sheet, laid out under their names.
@@ -139,6 +141,8 @@ pub(super) fn hits(a: &Value, look: &Look, layout: Layout) -> String {
     if let Some((laid, header)) = rows {
         let mut grid = rows_grid(&laid, &header, None);
         grid.hide_middle = true;
+        let lead = if layout == Layout::SheetHits { 3 } else { 2 };
+        keep_matched(&mut grid, hits, lead);
         grid.labels = hits
             .iter()
             .map(|h| format!("row {}", word(&h["row"])))
@@ -155,6 +159,7 @@ pub(super) fn hits(a: &Value, look: &Look, layout: Layout) -> String {
         };
         let mut grid = rows_grid(hits, &a["header"], Some((&["row", "line"], &lead)));
         grid.hide_middle = true;
+        keep_matched(&mut grid, hits, 2);
         grid.labels = hits
             .iter()
             .map(|h| format!("row {}", word(&h["row"])))
@@ -167,10 +172,11 @@ pub(super) fn hits(a: &Value, look: &Look, layout: Layout) -> String {
             "index"
         };
         let mut grid = Grid::new(&[pos, "value"]);
+        grid.fill_last = true;
         for h in hits {
             grid.rows.push(vec![
                 Cell::number(word(&h[pos])),
-                Cell::plain(h["value"].to_string()),
+                Cell::plain(json_text(&h["value"], None)),
             ]);
         }
         out.push_str(&grid.layout(look, false));
@@ -181,7 +187,7 @@ pub(super) fn hits(a: &Value, look: &Look, layout: Layout) -> String {
                 "{pos} {}: {} matched: {}\n",
                 word(&h[pos]),
                 clean(&word(&m["pointer"])),
-                clean(&m["value"].to_string())
+                clean(&json_text(&m["value"], None))
             ));
         }
     } else {
@@ -197,6 +203,33 @@ pub(super) fn hits(a: &Value, look: &Look, layout: Layout) -> String {
             clean(&word(&h["matched_cell"]))
         ));
     }
+    if note {
+        out.push_str(&hits_note(a, look));
+    }
+    out
+}
+
+/// The columns that matched stay readable when the table is too wide:
+/// every other column after the first gives way before them. A hit's
+/// `column` is its cell's index or its column's name; `lead` position
+/// columns come before the cells.
+fn keep_matched(grid: &mut Grid, hits: &[Value], lead: usize) {
+    let matched: Vec<usize> = hits
+        .iter()
+        .filter_map(|h| match &h["column"] {
+            Value::Number(n) => n.as_u64().and_then(|i| usize::try_from(i).ok()),
+            Value::String(name) => grid.headers.iter().skip(lead).position(|x| x == name),
+            _ => None,
+        })
+        .map(|i| i + lead)
+        .collect();
+    grid.flex = (1..grid.columns())
+        .filter(|c| !matched.contains(c))
+        .collect();
+}
+
+/// The total of a search and how to go on, in one dim line.
+fn hits_note(a: &Value, look: &Look) -> String {
     let total = match (a["total"].as_u64(), a["total_exact"].as_bool()) {
         (Some(t), Some(true)) => format!("{t} in all"),
         (Some(t), _) => format!("at least {t}"),
@@ -214,7 +247,5 @@ pub(super) fn hits(a: &Value, look: &Look, layout: Layout) -> String {
             Some(format!("; {n} {unit} not judged whole, past a cap"))
         })
         .unwrap_or_default();
-    out.push_str(&look.paint(&look.line(&format!("({total}{more}{unread})")), Paint::Dim));
-    out.push('\n');
-    out
+    look.paint(&look.line(&format!("({total}{more}{unread})")), Paint::Dim) + "\n"
 }

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use super::json::json_text;
 use super::{clean, rows_grid, strip, view_word, word, Cell, Grid, Look, Paint};
 
 /// A window of rows for a person: the cells under their column names,
@@ -66,14 +67,14 @@ pub(super) fn value(a: &Value, look: &Look) -> String {
         for (i, item) in items.iter().enumerate() {
             grid.rows.push(vec![
                 Cell::new((first + i as u64).to_string(), Paint::Dim),
-                Cell::plain(clean(&item.to_string())),
+                Cell::plain(clean(&json_text(item, None))),
             ]);
         }
         out.push_str(&grid.layout(look, false));
         out.push_str(&window_note(a, look, "elements"));
         return out;
     }
-    let pretty = serde_json::to_string_pretty(&a["value"]).unwrap_or_default();
+    let pretty = json_text(&a["value"], Some(2));
     for line in pretty.lines() {
         out.push_str(&look.line(&clean(line)));
         out.push('\n');
@@ -89,7 +90,7 @@ pub(super) fn value(a: &Value, look: &Look) -> String {
 fn records_view(records: &[Value], look: &Look) -> String {
     let value_cell = |r: &Value, v: &Value| match r["error"].as_str() {
         Some(e) if r.get("value").is_none() => Cell::new(format!("error: {e}"), Paint::Bad),
-        _ => Cell::plain(clean(&v.to_string())),
+        _ => Cell::plain(clean(&json_text(v, None))),
     };
     if look.vertical {
         let mut out = String::new();
