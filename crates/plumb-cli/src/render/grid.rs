@@ -85,9 +85,7 @@ impl Cell {
         let mut c = Cell::plain(format!("{lo} … {hi}"));
         // Dates and timestamps are never cut either: their range is
         // shown whole (a date has no honest shorter form).
-        if plumb_core::instant_of(lo.as_bytes()).is_some()
-            && plumb_core::instant_of(hi.as_bytes()).is_some()
-        {
+        if date_like(lo) && date_like(hi) && !(is_number(lo) && is_number(hi)) {
             c.whole = true;
         } else if is_number(lo) && is_number(hi) {
             c.whole = true;
@@ -108,7 +106,7 @@ impl Cell {
     /// may be cut.
     pub(super) fn value(text: impl AsRef<str>) -> Cell {
         let mut c = Cell::plain(text);
-        c.whole = is_number(&c.text) || plumb_core::instant_of(c.text.as_bytes()).is_some();
+        c.whole = is_number(&c.text) || date_like(&c.text);
         c
     }
     /// Values joined by `, `, cut after the last whole item that fits
@@ -166,9 +164,7 @@ impl Cell {
             return match (out.is_empty(), self.items.first()) {
                 // A figure, a date or a timestamp that does not fit is
                 // left out whole.
-                (true, Some(first))
-                    if is_number(first) || plumb_core::instant_of(first.as_bytes()).is_some() =>
-                {
+                (true, Some(first)) if is_number(first) || date_like(first) => {
                     ("…".to_owned(), false)
                 }
                 // Text may be cut, with the items after it.
@@ -190,6 +186,16 @@ impl Cell {
 fn is_number(s: &str) -> bool {
     let t = s.strip_prefix('≈').unwrap_or(s);
     !t.is_empty() && t.parse::<f64>().is_ok() && t.bytes().any(|b| b.is_ascii_digit())
+}
+
+/// Whether `s` reads as a date or a timestamp: ISO 8601 or RFC 3339,
+/// or digits with the separators dates are written with (`15/01/2024`,
+/// `1.2.2024`), at most one number or letter-free time beside them.
+fn date_like(s: &str) -> bool {
+    plumb_core::instant_of(s.as_bytes()).is_some()
+        || (s.bytes().filter(u8::is_ascii_digit).count() >= 6
+            && s.bytes()
+                .all(|b| b.is_ascii_digit() || b"/.-: ".contains(&b)))
 }
 
 /// The widest a figure is shown before it has a rounded form.

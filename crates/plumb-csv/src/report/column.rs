@@ -72,8 +72,9 @@ pub struct ColumnReport {
     /// The most characters in a cell.
     pub max_length: Option<u64>,
     /// The smallest number (exact for integers of any length); for a
-    /// date or timestamp column whose cells all read as ISO 8601, the
-    /// earliest cell as written; else null.
+    /// date or timestamp column whose cells all read one way (as ISO
+    /// 8601 instants, or as days of its `date_format`), the earliest
+    /// cell as written; else null.
     pub min: Value,
     /// The largest number, or the latest date or timestamp cell, or null.
     pub max: Value,
@@ -453,7 +454,8 @@ impl ColumnAcc {
                 if let Some(form) = scan.date {
                     rare.dates[date_slot(form)] += 1;
                 }
-                rare.date_range.add(scan.trimmed, cap);
+                rare.date_range
+                    .add(scan.trimmed, scan.date.map(|f| f.order), cap);
             }
             CellClass::String if code_shaped(scan.trimmed) => self.codes += 1,
             _ => {}
@@ -727,12 +729,15 @@ impl ColumnAcc {
             None => NumericRange::default().bounds(),
         };
         // A date or timestamp column's earliest and latest cells, as
-        // written, when every one of its dates read as an instant.
+        // written, when every one of its dates read one way.
         let dated = matches!(
             infer_column_type(&self.classes),
             InferredType::Date | InferredType::Timestamp
         );
-        let ends = self.rare.as_ref().and_then(|r| r.date_range.ends());
+        let ends = self
+            .rare
+            .as_ref()
+            .and_then(|r| r.date_range.ends(date_format.as_deref()));
         if let (true, Value::Null, Value::Null, Some((lo, hi))) = (dated, &min, &max, ends) {
             min = Value::String(lo.to_owned());
             max = Value::String(hi.to_owned());

@@ -56,7 +56,7 @@ pub(crate) struct Settled {
 /// cell, and a date column reads a date at every cell. The separators
 /// were checked by the scan.
 #[inline]
-fn date_parts(t: &[u8], order: DateOrder) -> Option<[u32; 3]> {
+pub(super) fn date_parts(t: &[u8], order: DateOrder) -> Option<[u32; 3]> {
     if order == DateOrder::Ymd {
         return Some([digits(t, 0, 4)?, digits(t, 5, 2)?, digits(t, 8, 2)?]);
     }

@@ -107,6 +107,11 @@ fn figures_match_the_values_and_are_labelled_exact_when_they_are() {
     let dates: Vec<String> = rows.iter().map(|r| iso(&r.3)).collect();
     assert_eq!(when["dates"]["min"], *dates.iter().min().unwrap());
     assert_eq!(when["dates"]["max"], *dates.iter().max().unwrap());
+    // Without statistics too: the same days, as the file wrote them.
+    let column = &r["columns"][3];
+    assert_eq!(column["date_format"], "DD/MM/YYYY");
+    assert_eq!(iso(column["min"].as_str().unwrap()), when["dates"]["min"]);
+    assert_eq!(iso(column["max"].as_str().unwrap()), when["dates"]["max"]);
 }
 
 #[test]
@@ -235,8 +240,9 @@ fn held_cells_settle_alike_whatever_the_chunking() {
 
 /// A date or timestamp column has a range without statistics: its
 /// earliest and latest cells as written, compared as instants (an offset
-/// moves a timestamp, and the longer text is not the later); none while
-/// any of its dates is in a form that does not read as one.
+/// moves a timestamp, and the longer text is not the later) or, for
+/// dates of another form, as the days its date format reads; none while
+/// the format is ambiguous or mixed.
 #[test]
 fn dates_and_timestamps_have_ranges_as_written() {
     let (_, col) = column("d\n2024-03-09\n2023-12-31\n2024-01-15\n", 0);
@@ -250,7 +256,27 @@ fn dates_and_timestamps_have_ranges_as_written() {
     // 10:00 at +02:00 is 08:00Z: the earliest, though it reads latest.
     assert_eq!(col["min"], json!("2024-03-01T10:00:00+02:00"));
     assert_eq!(col["max"], json!("2024-03-01T09:00:00Z"));
-    // A form that is not ISO 8601 leaves the range unknown, not partial.
+    // Dates of another form, by the day the column's format reads.
+    let (_, col) = column("d\n15/01/2024\n3/2/2023\n28/12/2023\n", 0);
+    assert_eq!(
+        (&col["min"], &col["max"]),
+        (&json!("3/2/2023"), &json!("15/01/2024"))
+    );
+    let (_, col) = column("d\n01/15/2024\n2/3/2023\n12/28/2023\n", 0);
+    assert_eq!(col["date_format"], "MM/DD/YYYY", "{col}");
+    assert_eq!(
+        (&col["min"], &col["max"]),
+        (&json!("2/3/2023"), &json!("01/15/2024"))
+    );
+    let (_, col) = column("d\n2024.01.15\n2023.02.03\n", 0);
+    assert_eq!(
+        (&col["min"], &col["max"]),
+        (&json!("2023.02.03"), &json!("2024.01.15"))
+    );
+    // A column no reading settles, or ISO beside another form, leaves
+    // the range unknown, not partial.
+    let (_, col) = column("d\n03/04/2024\n04/03/2024\n", 0);
+    assert!(col["min"].is_null() && col["max"].is_null(), "{col}");
     let (_, col) = column("d\n2024-03-09\n31/12/2024\n2024-01-15\n", 0);
     assert!(col["min"].is_null() && col["max"].is_null(), "{col}");
     // Numbers keep their numeric range.
