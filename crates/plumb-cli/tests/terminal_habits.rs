@@ -372,3 +372,38 @@ fn json_windows_show_each_element_by_its_place() {
     }
     assert!(shown.contains("elements 40–42; more follow"), "{shown}");
 }
+
+/// A date column's shape is drawn along time from its date quantiles:
+/// most dates early, a long tail, so the first bar is the tallest and
+/// the last the lowest; its quartiles show as the dates `--json` gives.
+#[test]
+fn a_date_column_draws_its_shape_along_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("day\n");
+    for i in 0..3000u64 {
+        // Days from 2024-01-01 bunched at the start: i*i scaled down.
+        let offset = i * i / 30_000;
+        let (month, day) = (offset / 28 + 1, offset % 28 + 1);
+        text.push_str(&format!("2024-{month:02}-{day:02}\n"));
+    }
+    let path = dir.path().join("days.csv");
+    std::fs::write(&path, text).unwrap();
+    let file = path.to_str().unwrap();
+    let out = plumb(&["inspect", "--stats", file, "--width", "120"]);
+    let shown = String::from_utf8(out.stdout).unwrap();
+    let line = shown
+        .lines()
+        .find(|l| l.starts_with("day ") && l.contains("3000"))
+        .unwrap_or_else(|| panic!("{shown}"));
+    let bars: Vec<char> = line.chars().filter(|c| ('▁'..='█').contains(c)).collect();
+    assert_eq!(bars.len(), 8, "{line}");
+    assert_eq!(bars[0], '█', "{line}");
+    assert!(bars[7] < bars[0], "{line}");
+    let json: Value =
+        serde_json::from_slice(&plumb(&["inspect", "--stats", file, "--json"]).stdout).unwrap();
+    let q = &json["columns"][0]["stats"]["dates"]["quantiles"];
+    for p in ["p25", "p50", "p75"] {
+        let day = q[p].as_str().unwrap_or_else(|| panic!("{q}"));
+        assert!(line.contains(day), "{p} {day} in {line}");
+    }
+}

@@ -43,6 +43,7 @@
 #![deny(missing_docs)]
 
 mod budget;
+mod dates;
 mod distinct;
 mod moments;
 mod quantile;
@@ -58,9 +59,11 @@ pub use budget::{
     STATS_FULL_COLUMN_BYTES, STATS_LEAN_BUDGET, STATS_LEAN_COLUMN_BYTES, STATS_MAX_COLUMNS,
     STATS_SPLIT_BYTES,
 };
+pub use dates::DaySketch;
 pub use moments::{NumberIn, EXACT_SCALE_MAX};
 pub use report::{
-    Accuracy, DateRange, NumberSummary, QuantileSummary, StatsReport, TextSummary, TopValue,
+    Accuracy, DateQuantiles, DateRange, NumberSummary, QuantileSummary, StatsReport, TextSummary,
+    TopValue,
 };
 
 use distinct::Distinct;

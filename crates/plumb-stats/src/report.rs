@@ -203,11 +203,35 @@ pub struct StatsReport {
     pub accuracy: BTreeMap<&'static str, Accuracy>,
 }
 
-/// The earliest and latest date of a column.
+/// The earliest and latest date of a column, and the dates between at
+/// its quantiles.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct DateRange {
     /// The earliest, `YYYY-MM-DD`.
     pub min: String,
     /// The latest, `YYYY-MM-DD`.
     pub max: String,
+    /// The dates at [`crate::STATS_QUANTILES`] (nearest rank), when the
+    /// engine sketched them; `accuracy.date_quantiles` says how exact.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quantiles: Option<DateQuantiles>,
+}
+
+/// Dates at the quantiles of [`crate::STATS_QUANTILES`], `YYYY-MM-DD`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct DateQuantiles {
+    /// The 1st percentile.
+    pub p1: String,
+    /// The 5th percentile.
+    pub p5: String,
+    /// The lower quartile.
+    pub p25: String,
+    /// The median.
+    pub p50: String,
+    /// The upper quartile.
+    pub p75: String,
+    /// The 95th percentile.
+    pub p95: String,
+    /// The 99th percentile.
+    pub p99: String,
 }

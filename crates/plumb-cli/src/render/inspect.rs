@@ -541,8 +541,23 @@ fn stats_grid(items: &[Value], name_key: &str) -> Option<Grid> {
             .unwrap_or_else(|| Cell::plain(no_repeat(s)));
         let n = &s["numbers"];
         let q = &n["quantiles"];
+        let dates = &s["dates"]["quantiles"];
+        // A date column's quartiles are dates, and its shape is drawn
+        // along time (its dates as instants).
+        let quartiles: Vec<Cell> = ["p25", "p50", "p75"]
+            .iter()
+            .map(|p| match dates[*p].as_str() {
+                Some(day) => Cell::value(approx(s, "date_quantiles", day.to_owned())),
+                None => Cell::number(approx(s, "quantiles", number(&q[*p]))),
+            })
+            .collect();
+        let shape = if dates.is_object() {
+            approx(s, "date_quantiles", sparkline(&instants(dates)))
+        } else {
+            approx(s, "quantiles", sparkline(q))
+        };
         grid.labels.push(name.clone());
-        grid.rows.push(vec![
+        let mut row = vec![
             Cell::new(name, Paint::Bold),
             Cell::number(word(&s["count"])),
             Cell::number(word(&s["nulls"])),
@@ -550,13 +565,28 @@ fn stats_grid(items: &[Value], name_key: &str) -> Option<Grid> {
             top,
             Cell::number(approx(s, "mean", number(&n["mean"]))),
             Cell::number(approx(s, "stddev", number(&n["stddev"]))),
-            Cell::number(approx(s, "quantiles", number(&q["p25"]))),
-            Cell::number(approx(s, "quantiles", number(&q["p50"]))),
-            Cell::number(approx(s, "quantiles", number(&q["p75"]))),
-            Cell::new(approx(s, "quantiles", sparkline(q)), Paint::Number),
-        ]);
+        ];
+        row.extend(quartiles);
+        row.push(Cell::new(shape, Paint::Number));
+        grid.rows.push(row);
     }
     Some(grid)
+}
+
+/// Dates at their quantiles (`{"p1": "2024-01-15", ...}`) as the same
+/// quantiles of instants, for a picture drawn along time; a date that
+/// does not read as one is left out.
+fn instants(dates: &Value) -> Value {
+    let map = dates
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(name, day)| {
+            let at = plumb_core::instant_of(day.as_str()?.as_bytes())?;
+            Some((name.clone(), Value::from(at as f64)))
+        })
+        .collect();
+    Value::Object(map)
 }
 
 /// How often the most common value occurs, as far as it is known: its

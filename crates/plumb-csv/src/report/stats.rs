@@ -7,7 +7,7 @@
 //! separators. Held equal by: `stats.rs::tests::date_parts_by_place_equal_t
 //! he_split_of_every_scanned_date`.
 
-use plumb_stats::{DateRange, NumberIn, StatsBudget, StatsReport, ValueStats};
+use plumb_stats::{DateRange, DaySketch, NumberIn, StatsBudget, StatsReport, ValueStats};
 
 use crate::cell::{digits, CellClass, CellScan, DateOrder};
 
@@ -20,6 +20,12 @@ pub(crate) struct ColumnStats {
     /// The least and greatest date (as `yyyymmdd`), read day-first and
     /// read month-first; year-first dates count in both.
     dates: [Option<(u32, u32)>; 2],
+    /// The days of its dates, for their quantiles: read day-first (with
+    /// the year-first ones) and, made on the first date that reads
+    /// month-first, month-first. (A column that holds month-first dates
+    /// beside year-first or day-first ones has a mixed format, and no
+    /// quantiles, so the month-first sketch never needs those.)
+    days: [Option<Box<DaySketch>>; 2],
     /// Cells whose reading the whole column decides, held apart until
     /// it has (made on the first).
     held: Option<Box<Held>>,
@@ -81,6 +87,7 @@ impl ColumnStats {
         ColumnStats {
             values: ValueStats::new(StatsBudget::for_index(index)),
             dates: [None; 2],
+            days: [None, None],
             held: None,
             index,
         }
@@ -153,6 +160,13 @@ impl ColumnStats {
                 (m, t) => m.or(t),
             };
         }
+        for (mine, theirs) in self.days.iter_mut().zip(&other.days) {
+            match (mine.as_mut(), theirs) {
+                (Some(m), Some(t)) => m.merge(t),
+                (None, Some(t)) => *mine = Some(t.clone()),
+                (_, None) => {}
+            }
+        }
     }
 
     /// A date cell, `text` as the cell scan read it in `order`.
@@ -173,6 +187,16 @@ impl ColumnStats {
                     Some((lo, hi)) => (lo.min(k), hi.max(k)),
                     None => (k, k),
                 });
+            }
+        }
+        let month_first = month_first.filter(|_| order != DateOrder::Ymd);
+        let index = self.index;
+        for (days, k) in self.days.iter_mut().zip([day_first, month_first]) {
+            if let Some(k) = k {
+                days.get_or_insert_with(|| {
+                    Box::new(DaySketch::new(&StatsBudget::for_index(index)))
+                })
+                .add(k);
             }
         }
     }
@@ -204,13 +228,18 @@ impl ColumnStats {
             Some(f) if f.starts_with("MM") => Some(1),
             _ => None,
         };
-        if let Some((lo, hi)) = slot.and_then(|s| self.dates[s]) {
+        if let Some((s, (lo, hi))) = slot.and_then(|s| Some((s, self.dates[s]?))) {
             let iso = |k: u32| format!("{:04}-{:02}-{:02}", k / 10_000, k / 100 % 100, k % 100);
+            let quantiles = self.days[s].as_ref().and_then(|d| d.report(iso));
             r.dates = Some(DateRange {
                 min: iso(lo),
                 max: iso(hi),
+                quantiles: quantiles.as_ref().map(|q| q.0.clone()),
             });
             r.accuracy.insert("dates", plumb_stats::Accuracy::Exact);
+            if let Some((_, accuracy)) = quantiles {
+                r.accuracy.insert("date_quantiles", accuracy);
+            }
         }
         r
     }

@@ -107,6 +107,30 @@ fn figures_match_the_values_and_are_labelled_exact_when_they_are() {
     let dates: Vec<String> = rows.iter().map(|r| iso(&r.3)).collect();
     assert_eq!(when["dates"]["min"], *dates.iter().min().unwrap());
     assert_eq!(when["dates"]["max"], *dates.iter().max().unwrap());
+    // Their quantiles: nearest rank when exact, else within the rank
+    // error, in order between the ends.
+    let mut sorted = dates.clone();
+    sorted.sort();
+    let q = &when["dates"]["quantiles"];
+    let acc = &r["columns"][3]["stats"]["accuracy"]["date_quantiles"];
+    let mut last = when["dates"]["min"].as_str().unwrap().to_owned();
+    for (name, p) in plumb_stats::STATS_QUANTILES {
+        let day = q[name].as_str().unwrap();
+        assert!(last.as_str() <= day, "{name}: {day} after {last}");
+        last = day.to_owned();
+        let want = p * sorted.len() as f64;
+        let lo = sorted.partition_point(|d| d.as_str() < day) as f64;
+        let hi = sorted.partition_point(|d| d.as_str() <= day) as f64;
+        let slack = match acc["rank_error"].as_f64() {
+            Some(e) => e * sorted.len() as f64,
+            None => {
+                assert_eq!(acc, "exact");
+                0.0
+            }
+        };
+        assert!(lo - slack <= want && want <= hi + slack, "{name}: {day}");
+    }
+    assert!(last.as_str() <= when["dates"]["max"].as_str().unwrap());
     // Without statistics too: the same days, as the file wrote them.
     let column = &r["columns"][3];
     assert_eq!(column["date_format"], "DD/MM/YYYY");
