@@ -19,7 +19,7 @@ struct DateEnd {
 /// The earliest and the latest cells of one reading; the first of
 /// equal ones.
 #[derive(Clone, Debug, Default)]
-struct Ends(Option<Box<(DateEnd, DateEnd)>>);
+struct Ends(Option<Box<(DateEnd, DateEnd)>>, Option<(u64, u64, usize)>);
 
 impl Ends {
     fn add(&mut self, at: i128, text: impl Fn() -> String) {
@@ -31,9 +31,22 @@ impl Ends {
                     ends.0 = end();
                 } else if at > ends.1.at {
                     ends.1 = end();
+                } else {
+                    return;
                 }
             }
         }
+        self.keyed();
+    }
+
+    /// Keeps the ends' plain keys (see [`plain_key`]) beside them, when
+    /// both are of one plain form.
+    fn keyed(&mut self) {
+        self.1 = self.0.as_ref().and_then(|e| {
+            let (lo, n) = plain_key(e.0.text.as_bytes())?;
+            let (hi, m) = plain_key(e.1.text.as_bytes())?;
+            (n == m).then_some((lo, hi, n))
+        });
     }
 
     /// Takes in a later part's ends: one replaces only when strictly
@@ -52,6 +65,31 @@ impl Ends {
                 }
             }
         }
+        self.keyed();
+    }
+
+    /// Whether `cell` is a valid `YYYY-MM-DD` date, or a
+    /// `YYYY-MM-DDTHH:MM:SSZ` timestamp, between two ends of the same
+    /// form (neither replaced by it: an equal end stays), told from its
+    /// digits alone: in one such form their order is the order of time.
+    /// Most cells of a date or timestamp column are such, and need no
+    /// instant.
+    fn holds_day(&self, cell: &[u8]) -> bool {
+        let Some((lo, hi, form)) = self.1 else {
+            return false;
+        };
+        let Some((key, len)) = plain_key(cell) else {
+            return false;
+        };
+        if len != form || key < lo || key > hi {
+            return false;
+        }
+        let two = |at: usize| (cell[at] - b'0') * 10 + (cell[at + 1] - b'0');
+        // Past the 28th a month's length (and a leap year) decides, and
+        // a 60th second is a leap second: the instant's reading does.
+        (1..=12).contains(&two(5))
+            && (1..=28).contains(&two(8))
+            && (len == 10 || (two(11) <= 23 && two(14) <= 59 && two(17) <= 59))
     }
 
     fn texts(&self) -> Option<(&str, &str)> {
@@ -59,6 +97,33 @@ impl Ends {
             .as_ref()
             .map(|e| (e.0.text.as_str(), e.1.text.as_str()))
     }
+}
+
+/// `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SSZ` as one number (its digits,
+/// four bits each), with the text's length: within one of these forms
+/// the number's order is time's. None for any other text.
+fn plain_key(text: &[u8]) -> Option<(u64, usize)> {
+    let key = match *text {
+        [y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1] => bcd(&[y0, y1, y2, y3, m0, m1, d0, d1])?,
+        [y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1, b'T', h0, h1, b':', n0, n1, b':', s0, s1, b'Z'] => {
+            bcd(&[y0, y1, y2, y3, m0, m1, d0, d1, h0, h1, n0, n1, s0, s1])?
+        }
+        _ => return None,
+    };
+    Some((key, text.len()))
+}
+
+/// ASCII digits as one number of four bits a digit; None if a byte is
+/// not a digit.
+fn bcd(bytes: &[u8]) -> Option<u64> {
+    let mut key = 0u64;
+    let mut bad = 0u8;
+    for b in bytes {
+        let d = b.wrapping_sub(b'0');
+        bad |= u8::from(d > 9);
+        key = key << 4 | u64::from(d & 0x0f);
+    }
+    (bad == 0).then_some(key)
 }
 
 /// The ends of a column's dates and timestamps, and how many of its
@@ -86,6 +151,9 @@ impl DateRange {
                 .0
                 .to_owned()
         };
+        if self.instants.holds_day(cell) {
+            return;
+        }
         if let Some(at) = plumb_core::instant_of(cell) {
             self.instants.add(at, text);
             return;
@@ -198,6 +266,64 @@ mod tests {
             range(&["15/01/2024", "not a date"], Some("DD/MM/YYYY")),
             None
         );
+    }
+
+    /// The reading by bytes agrees with the reading as instants on every
+    /// date cell between two ends, valid or not.
+    #[test]
+    fn dates_told_by_their_bytes_agree_with_their_instants() {
+        let mut ends = Ends::default();
+        ends.add(plumb_core::instant_of(b"2001-03-04").unwrap(), || {
+            "2001-03-04".to_owned()
+        });
+        ends.add(plumb_core::instant_of(b"2030-11-20").unwrap(), || {
+            "2030-11-20".to_owned()
+        });
+        let (lo, hi) = (
+            plumb_core::instant_of(b"2001-03-04").unwrap(),
+            plumb_core::instant_of(b"2030-11-20").unwrap(),
+        );
+        let mut checked = 0;
+        for year in [1999, 2000, 2001, 2004, 2023, 2030, 2031] {
+            for month in 0..=13 {
+                for day in 0..=32 {
+                    let cell = format!("{year:04}-{month:02}-{day:02}");
+                    if ends.holds_day(cell.as_bytes()) {
+                        let at = plumb_core::instant_of(cell.as_bytes());
+                        assert!(at.is_some_and(|at| lo <= at && at <= hi), "{cell}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+        let mut stamps = Ends::default();
+        for t in ["2010-01-01T00:00:00Z", "2020-06-30T23:59:59Z"] {
+            stamps.add(plumb_core::instant_of(t.as_bytes()).unwrap(), || {
+                t.to_owned()
+            });
+        }
+        for cell in [
+            "2015-02-28T23:59:59Z",
+            "2015-02-29T10:00:00Z",
+            "2015-03-01T24:00:00Z",
+            "2015-03-01T10:60:00Z",
+            "2015-03-01T10:00:60Z",
+            "2015-03-01T10:00:00+01",
+            "2015-03-01 10:00:00Z",
+            "2009-12-31T23:59:59Z",
+        ] {
+            let by_bytes = stamps.holds_day(cell.as_bytes());
+            let at = plumb_core::instant_of(cell.as_bytes());
+            if by_bytes {
+                assert!(at.is_some(), "{cell}");
+            }
+        }
+        assert!(stamps.holds_day(b"2015-02-28T23:59:59Z"));
+        assert!(!stamps.holds_day(b"2009-12-31T23:59:59Z"));
+        assert!(!ends.holds_day(b"2024-02-30"));
+        assert!(!ends.holds_day(b"2024-1-015"));
+        assert!(!ends.holds_day(b"2000-01-01"));
     }
 
     #[test]
