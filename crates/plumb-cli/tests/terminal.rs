@@ -4,27 +4,13 @@
 //! terminal under tmux (colour, width, the pager, the progress bar).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
-use unicode_width::UnicodeWidthStr;
 
 mod common;
-use common::{strip_escapes, Tmux};
-
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_plumb")
-}
-
-fn plumb(args: &[&str]) -> Output {
-    Command::new(bin())
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env_remove("COLUMNS")
-        .output()
-        .expect("the binary runs")
-}
+use common::{assert_fits, bin, plumb, strip_escapes, Tmux};
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/people.csv")
@@ -59,17 +45,6 @@ fn wide(dir: &Path) -> PathBuf {
     let path = dir.join("wide.tsv");
     std::fs::write(&path, text).unwrap();
     path
-}
-
-/// Every line of `text` fits in `width` terminal columns.
-fn assert_fits(text: &str, width: usize, what: &str) {
-    for line in text.lines() {
-        assert!(
-            UnicodeWidthStr::width(line) <= width,
-            "{what}: a line of {} columns at width {width}: {line:?}",
-            UnicodeWidthStr::width(line)
-        );
-    }
 }
 
 #[test]

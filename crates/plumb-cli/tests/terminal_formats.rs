@@ -7,26 +7,13 @@
 //! scan.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
 use unicode_width::UnicodeWidthStr;
 
 mod common;
-use common::{strip_escapes, Tmux};
-
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_plumb")
-}
-
-fn plumb(args: &[&str]) -> Output {
-    Command::new(bin())
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env_remove("COLUMNS")
-        .output()
-        .expect("the binary runs")
-}
+use common::{bin, plumb, strip_escapes, Tmux};
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -5,33 +5,12 @@
 //! (`terminal.rs` holds the snapshots and the real-terminal tests.)
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
-use unicode_width::UnicodeWidthStr;
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_plumb")
-}
-
-fn plumb(args: &[&str]) -> Output {
-    Command::new(bin())
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env_remove("COLUMNS")
-        .output()
-        .expect("the binary runs")
-}
-
-fn assert_fits(text: &str, width: usize, what: &str) {
-    for line in text.lines() {
-        assert!(
-            UnicodeWidthStr::width(line) <= width,
-            "{what}: a line of {} columns at width {width}: {line:?}",
-            UnicodeWidthStr::width(line)
-        );
-    }
-}
+mod common;
+use common::{assert_fits, plumb};
 
 /// A CSV of large figures (ten-digit ids, amounts past a billion, long
 /// fractions) and text without digits, the same on every run.

@@ -1,8 +1,36 @@
 //! What the terminal tests share: a real terminal under tmux.
 #![allow(dead_code)] // each test file uses its own part
 
-use std::process::Command;
+use std::process::{Command, Output};
 use std::time::Duration;
+
+use unicode_width::UnicodeWidthStr;
+
+/// The `plumb` binary under test.
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_plumb")
+}
+
+/// Runs `plumb` with `args`, off a terminal, no colour, no `COLUMNS`.
+pub fn plumb(args: &[&str]) -> Output {
+    Command::new(bin())
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env_remove("COLUMNS")
+        .output()
+        .expect("the binary runs")
+}
+
+/// Every line of `text` fits in `width` terminal columns.
+pub fn assert_fits(text: &str, width: usize, what: &str) {
+    for line in text.lines() {
+        assert!(
+            UnicodeWidthStr::width(line) <= width,
+            "{what}: a line of {} columns at width {width}: {line:?}",
+            UnicodeWidthStr::width(line)
+        );
+    }
+}
 
 /// A tmux session running `script` in a pane of `width` × `height`; the
 /// pane's text (with `-e`, its colour escapes; wrapped lines joined) once
