@@ -649,10 +649,16 @@ impl Grid {
             .map(|w| w.saturating_sub(name_w + GAP).max(CELL_MIN));
         let mut out = String::new();
         for (r, row) in self.rows.iter().enumerate() {
-            let title = match self.labels.get(r) {
-                Some(l) => format!("── {l} "),
-                None => format!("── record {} ", r + 1),
+            let label = match self.labels.get(r) {
+                Some(l) => clean(l),
+                None => format!("record {}", r + 1),
             };
+            // A long name (a column's) is cut to leave the rule's ends.
+            let label = match look.width {
+                Some(w) => fit(&label, w.saturating_sub(4).max(CELL_MIN)),
+                None => label,
+            };
+            let title = format!("── {label} ");
             let rule = match look.width {
                 Some(w) => format!(
                     "{title}{}",
@@ -710,6 +716,27 @@ mod tests {
 
     /// Every line at most `width` wide, and every figure shown whole or
     /// rounded (marked), never cut, at every width from 20 to 160.
+    /// A record's rule keeps to the width, however long its name.
+    #[test]
+    fn a_long_name_in_the_record_view_is_cut_to_the_width() {
+        let mut grid = Grid::new(&["field", "value"]);
+        grid.rows.push(vec![Cell::plain("a"), Cell::number("1")]);
+        grid.labels = vec!["a column named at great length ".repeat(6)];
+        for width in [20, 40, 80, 120] {
+            let look = Look {
+                width: Some(width),
+                colour: false,
+                vertical: true,
+            };
+            let text = grid.vertical(&look);
+            let rule = text.lines().next().unwrap();
+            assert!(rule.starts_with("── a column named"), "{rule}");
+            for line in text.lines() {
+                assert!(UnicodeWidthStr::width(line) <= width, "{width}: {line}");
+            }
+        }
+    }
+
     #[test]
     fn no_figure_is_cut_at_any_width() {
         let figures = [
