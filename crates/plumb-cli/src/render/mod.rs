@@ -7,15 +7,18 @@
 //! many, and a window of very wide rows turns into a vertical record view.
 //! Prose (a message, a note) is wrapped at spaces with a hanging indent.
 //!
-//! The rooms: the table layout (`grid`), inspect's views (`inspect`),
-//! sparklines and top-value bars (`pictures`), search's hits
-//! (`search`); select, validate and the shared pieces
-//! (paint, cutting, notes) are here. `unicode-width` measures what a
+//! The rooms: a cell and its narrower forms (`cell`), the table layout
+//! (`grid`), inspect's views (`inspect`), select's windows (`select`),
+//! a JSON value as the file wrote it (`json`), sparklines and top-value
+//! bars (`pictures`), search's hits (`search`); the choice of a view by
+//! the answer's layout, validate, the plain `name: value` view and the
+//! shared pieces (paint, cutting, notes) are here. `unicode-width` measures what a
 //! terminal shows (wide CJK, zero-width marks).
 
 use serde_json::Value;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
+mod cell;
 mod grid;
 mod inspect;
 mod json;
@@ -23,7 +26,8 @@ mod pictures;
 mod search;
 mod select;
 
-pub use grid::{Cell, Grid, CELL_MIN};
+pub use cell::Cell;
+pub use grid::{Grid, CELL_MIN};
 pub use search::grep;
 
 use plumb::Layout;
