@@ -7,7 +7,7 @@
 
 use crate::cell::DateOrder;
 
-use super::stats::date_parts;
+use super::stats::date_readings;
 
 /// A cell's place in time and its text as written.
 #[derive(Clone, Debug)]
@@ -74,7 +74,7 @@ impl Ends {
     /// digits alone: in one such form their order is the order of time.
     /// Most cells of a date or timestamp column are such, and need no
     /// instant.
-    fn holds_day(&self, cell: &[u8]) -> bool {
+    fn holds_plain(&self, cell: &[u8]) -> bool {
         let Some((lo, hi, form)) = self.1 else {
             return false;
         };
@@ -151,27 +151,20 @@ impl DateRange {
                 .0
                 .to_owned()
         };
-        if self.instants.holds_day(cell) {
+        if self.instants.holds_plain(cell) {
             return;
         }
         if let Some(at) = plumb_core::instant_of(cell) {
             self.instants.add(at, text);
             return;
         }
-        let Some((order, [a, b, c])) = order.and_then(|o| Some((o, date_parts(cell, o)?))) else {
+        let Some(readings) = order.and_then(|o| date_readings(cell, o)) else {
             self.unranged += 1;
             return;
         };
-        let key = |y: u32, m: u32, d: u32| Some(i128::from(y * 10_000 + m * 100 + d));
-        let (day_first, month_first) = match order {
-            DateOrder::Ymd => (key(a, b, c), key(a, b, c)),
-            DateOrder::Dmy => (key(c, b, a), None),
-            DateOrder::Mdy => (None, key(c, a, b)),
-            DateOrder::Ambiguous => (key(c, b, a), key(c, a, b)),
-        };
-        for (ends, at) in self.written.iter_mut().zip([day_first, month_first]) {
-            if let Some(at) = at {
-                ends.add(at, text);
+        for (ends, day) in self.written.iter_mut().zip(readings) {
+            if let Some(day) = day {
+                ends.add(i128::from(day), text);
             }
         }
         self.written_cells += 1;
@@ -288,7 +281,7 @@ mod tests {
             for month in 0..=13 {
                 for day in 0..=32 {
                     let cell = format!("{year:04}-{month:02}-{day:02}");
-                    if ends.holds_day(cell.as_bytes()) {
+                    if ends.holds_plain(cell.as_bytes()) {
                         let at = plumb_core::instant_of(cell.as_bytes());
                         assert!(at.is_some_and(|at| lo <= at && at <= hi), "{cell}");
                         checked += 1;
@@ -313,17 +306,17 @@ mod tests {
             "2015-03-01 10:00:00Z",
             "2009-12-31T23:59:59Z",
         ] {
-            let by_bytes = stamps.holds_day(cell.as_bytes());
+            let by_bytes = stamps.holds_plain(cell.as_bytes());
             let at = plumb_core::instant_of(cell.as_bytes());
             if by_bytes {
                 assert!(at.is_some(), "{cell}");
             }
         }
-        assert!(stamps.holds_day(b"2015-02-28T23:59:59Z"));
-        assert!(!stamps.holds_day(b"2009-12-31T23:59:59Z"));
-        assert!(!ends.holds_day(b"2024-02-30"));
-        assert!(!ends.holds_day(b"2024-1-015"));
-        assert!(!ends.holds_day(b"2000-01-01"));
+        assert!(stamps.holds_plain(b"2015-02-28T23:59:59Z"));
+        assert!(!stamps.holds_plain(b"2009-12-31T23:59:59Z"));
+        assert!(!ends.holds_plain(b"2024-02-30"));
+        assert!(!ends.holds_plain(b"2024-1-015"));
+        assert!(!ends.holds_plain(b"2000-01-01"));
     }
 
     #[test]

@@ -82,6 +82,20 @@ pub(super) fn date_parts(t: &[u8], order: DateOrder) -> Option<[u32; 3]> {
     ])
 }
 
+/// A date's day (`yyyymmdd`) read day-first and read month-first, as
+/// far as its order allows each (a year-first date reads the same both
+/// ways); None when its numbers are not where the scan found them.
+pub(super) fn date_readings(text: &[u8], order: DateOrder) -> Option<[Option<u32>; 2]> {
+    let [a, b, c] = date_parts(text, order)?;
+    let key = |y: u32, m: u32, d: u32| Some(y * 10_000 + m * 100 + d);
+    Some(match order {
+        DateOrder::Ymd => [key(a, b, c), key(a, b, c)],
+        DateOrder::Dmy => [key(c, b, a), None],
+        DateOrder::Mdy => [None, key(c, a, b)],
+        DateOrder::Ambiguous => [key(c, b, a), key(c, a, b)],
+    })
+}
+
 impl ColumnStats {
     pub(crate) fn new(index: usize) -> ColumnStats {
         ColumnStats {
@@ -171,15 +185,8 @@ impl ColumnStats {
 
     /// A date cell, `text` as the cell scan read it in `order`.
     fn date(&mut self, text: &[u8], order: DateOrder) {
-        let Some([a, b, c]) = date_parts(text, order) else {
+        let Some([day_first, month_first]) = date_readings(text, order) else {
             return;
-        };
-        let key = |y: u32, m: u32, d: u32| y * 10_000 + m * 100 + d;
-        let (day_first, month_first) = match order {
-            DateOrder::Ymd => (Some(key(a, b, c)), Some(key(a, b, c))),
-            DateOrder::Dmy => (Some(key(c, b, a)), None),
-            DateOrder::Mdy => (None, Some(key(c, a, b))),
-            DateOrder::Ambiguous => (Some(key(c, b, a)), Some(key(c, a, b))),
         };
         for (slot, k) in self.dates.iter_mut().zip([day_first, month_first]) {
             if let Some(k) = k {
