@@ -26,11 +26,15 @@ pub(crate) struct Cli {
 pub(crate) enum Cmd {
     /// What is in the file: format, columns and types, keys, counts, problems.
     #[command(
-        after_help = "Examples:\n  plumb inspect data.csv\n  plumb inspect --stats data.parquet\n  plumb inspect --json logs.jsonl.gz\n  plumb inspect archive.zip::data/x.csv"
+        after_help = "Examples:\n  plumb inspect data.csv\n  plumb inspect --stats data.parquet\n  plumb inspect 'exports/**/*.csv' --json\n  plumb inspect archive.zip::data/x.csv"
     )]
     Inspect {
         #[command(flatten)]
         common: Common,
+        /// More files: with them (or a folder or a glob) the dataset is
+        /// inspected as one.
+        #[arg(value_name = "MORE")]
+        more: Vec<PathBuf>,
     },
     /// A bounded window of the file, verbatim.
     #[command(
@@ -42,11 +46,14 @@ pub(crate) enum Cmd {
     },
     /// Is the file well formed, and where is the first fault (exit 1 if not).
     #[command(
-        after_help = "Examples:\n  plumb validate data.csv\n  plumb validate big.json --threads 2\n  plumb validate logs.jsonl --json\n  plumb validate data.csv && echo ok"
+        after_help = "Examples:\n  plumb validate data.csv\n  plumb validate big.json --threads 2\n  plumb validate logs/ --depth 1 --json\n  plumb validate data.csv && echo ok"
     )]
     Validate {
         #[command(flatten)]
         common: Common,
+        /// More files: valid when every one is.
+        #[arg(value_name = "MORE")]
+        more: Vec<PathBuf>,
     },
     /// Where a pattern or predicate holds: lines of any text file, rows of
     /// a table (--column), records or elements (--field); hits with their
@@ -67,8 +74,13 @@ pub(crate) enum Cmd {
         after_help = "Examples:\n  plumb detect data.txt\n  plumb detect logs.gz --json\n  plumb detect export.csv --encoding latin1"
     )]
     Detect {
-        /// The file.
+        /// The file (or a folder, or a glob in quotes).
         path: PathBuf,
+        /// More files.
+        #[arg(value_name = "MORE")]
+        more: Vec<PathBuf>,
+        #[command(flatten)]
+        dataset: DatasetArgs,
         /// Name the format instead of detecting it.
         #[arg(long, value_name = "F")]
         format: Option<String>,
@@ -159,10 +171,31 @@ impl LayerArgs {
     }
 }
 
+/// How a dataset (a folder, a glob, several paths) is listed.
+#[derive(Args, Debug, Default)]
+pub(crate) struct DatasetArgs {
+    /// Folders walked below a folder or `**` glob (1: the folder's own
+    /// files) [default: 64]
+    #[arg(long, value_name = "N")]
+    pub(crate) depth: Option<usize>,
+    /// List names that start with a dot in folders and globs.
+    #[arg(long)]
+    pub(crate) hidden: bool,
+    /// The most files one call reads [default: 100000]; the answer's
+    /// `next.from` names where the next goes on.
+    #[arg(long, value_name = "N")]
+    pub(crate) max_files: Option<usize>,
+    /// The first path of a dataset to read (an answer's `next.from`).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) from: Option<String>,
+}
+
 #[derive(Args, Debug)]
 pub(crate) struct Common {
-    /// The file.
+    /// The file (or a folder, or a glob in quotes: 'logs/**/*.csv').
     pub(crate) path: PathBuf,
+    #[command(flatten)]
+    pub(crate) dataset: DatasetArgs,
     /// The format (csv, tsv, json, jsonl, parquet, xlsx, xlsb, xls, ods); detected when left out.
     #[arg(long, value_name = "F")]
     pub(crate) format: Option<String>,

@@ -33,6 +33,7 @@ pub(crate) fn data(
     screen: &Screen,
     op: Op,
     common: &Common,
+    more: &[std::path::PathBuf],
     sub: &clap::ArgMatches,
     pattern: Option<&str>,
 ) -> ExitCode {
@@ -63,6 +64,19 @@ pub(crate) fn data(
             return refuse(&r, common.json);
         }
         req.options.set("pattern", Value::from(p));
+    }
+    if let Some(names) = crate::dataset::names(&common.path, more) {
+        let format = common.format.as_deref();
+        return crate::dataset::run(
+            plumb,
+            screen,
+            Some(op),
+            &names,
+            &common.dataset,
+            format,
+            &req,
+            common.json,
+        );
     }
     let (path, member) = archive_member(&common.path);
     if member.is_some() {

@@ -13,6 +13,7 @@
 mod agent;
 mod args;
 mod commands;
+mod dataset;
 mod open;
 mod panics;
 mod render;
@@ -123,15 +124,30 @@ fn main() -> ExitCode {
     };
     let screen = &cli.screen;
     match cli.cmd {
-        Cmd::Inspect { common } => {
-            data(&plumb, screen, Op::Inspect, &common, &sub("inspect"), None)
-        }
-        Cmd::Select { common } => data(&plumb, screen, Op::Select, &common, &sub("select"), None),
-        Cmd::Validate { common } => data(
+        Cmd::Inspect { common, more } => data(
+            &plumb,
+            screen,
+            Op::Inspect,
+            &common,
+            &more,
+            &sub("inspect"),
+            None,
+        ),
+        Cmd::Select { common } => data(
+            &plumb,
+            screen,
+            Op::Select,
+            &common,
+            &[],
+            &sub("select"),
+            None,
+        ),
+        Cmd::Validate { common, more } => data(
             &plumb,
             screen,
             Op::Validate,
             &common,
+            &more,
             &sub("validate"),
             None,
         ),
@@ -140,15 +156,30 @@ fn main() -> ExitCode {
             screen,
             Op::Search,
             &common,
+            &[],
             &sub("search"),
             pattern.as_deref(),
         ),
         Cmd::Detect {
             path,
+            more,
+            dataset,
             format,
             layers,
             json,
-        } => detect(&path, format.as_deref(), &layers, json, screen),
+        } => match crate::dataset::names(&path, &more) {
+            Some(names) => crate::dataset::run(
+                &plumb,
+                screen,
+                None,
+                &names,
+                &dataset,
+                format.as_deref(),
+                &plumb::Request::default(),
+                json,
+            ),
+            None => detect(&path, format.as_deref(), &layers, json, screen),
+        },
         Cmd::Read {
             path,
             offset,

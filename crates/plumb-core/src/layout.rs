@@ -78,4 +78,8 @@ pub enum Layout {
     /// Hits in lines of text: each hit's `line`, `text`, the `match`
     /// range and its context `before` and `after`, printed as grep does.
     LineHits,
+    /// An op over many files: `op`, the merged view (`totals`,
+    /// `columns` with their `types`, `groups`, or `hits` by file) and
+    /// one line per file in `files`.
+    Dataset,
 }

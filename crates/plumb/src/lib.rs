@@ -29,6 +29,7 @@
 mod archive;
 #[cfg(feature = "compression")]
 mod container;
+pub mod dataset;
 mod encoding;
 mod layers;
 mod magic;

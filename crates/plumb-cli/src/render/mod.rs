@@ -9,7 +9,8 @@
 //!
 //! The rooms: a cell and its narrower forms (`cell`), the table layout
 //! (`grid`), inspect's views (`inspect`), select's windows (`select`),
-//! a JSON value as the file wrote it (`json`), sparklines and top-value
+//! a JSON value as the file wrote it (`json`), a dataset's merged view
+//! and its files (`dataset`), sparklines and top-value
 //! bars (`pictures`), search's hits (`search`); the choice of a view by
 //! the answer's layout, validate, the plain `name: value` view and the
 //! shared pieces (paint, cutting, notes) are here. `unicode-width` measures what a
@@ -19,6 +20,7 @@ use serde_json::Value;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 mod cell;
+mod dataset;
 mod grid;
 mod inspect;
 mod json;
@@ -52,6 +54,7 @@ pub fn answer(layout: Layout, a: &Value, look: &Look, size: Option<u64>) -> Stri
             search::hits(a, look, layout, true)
         }
         Layout::LineHits => grep(a, look, &mut None),
+        Layout::Dataset => dataset::view(a, look),
         _ => {
             let mut out = generic(a, look);
             if let Some(s) = size {

@@ -1,0 +1,97 @@
+//! A command over a dataset: several paths, a folder, a glob or a zip's
+//! members, read as one (`plumb::dataset`), shown as JSON or for a
+//! person (the merged view, then a line per file).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+
+use plumb::dataset::{is_glob, Dataset, DatasetOp, ListOptions, OpenContext};
+use plumb::{Answer, Op, Plumb, Request};
+
+use crate::args::DatasetArgs;
+use crate::open::Progress;
+use crate::terminal::{present, Screen};
+use crate::{emit, refuse, render};
+
+/// The names, when they name a dataset: more than one path, a folder,
+/// a glob that is not itself a file's name, or `ARCHIVE::GLOB`.
+pub(crate) fn names(first: &Path, more: &[PathBuf]) -> Option<Vec<String>> {
+    let all: Vec<String> = std::iter::once(first)
+        .chain(more.iter().map(PathBuf::as_path))
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let one = &all[0];
+    let dataset = all.len() > 1
+        || first.is_dir()
+        || (is_glob(one) && !first.exists())
+        || one.split_once("::").is_some_and(|(_, m)| is_glob(m));
+    dataset.then_some(all)
+}
+
+/// The listing options the flags ask for.
+fn list_options(args: &DatasetArgs) -> ListOptions {
+    ListOptions {
+        depth: args.depth,
+        hidden: args.hidden,
+        max_files: args.max_files.unwrap_or(plumb::dataset::DATASET_MAX_FILES),
+        from: args.from.clone(),
+    }
+}
+
+/// Runs `op` over the dataset `names` name.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run(
+    plumb: &Plumb,
+    screen: &Screen,
+    op: Option<Op>,
+    names: &[String],
+    args: &DatasetArgs,
+    format: Option<&str>,
+    req: &Request,
+    json: bool,
+) -> ExitCode {
+    let data = match Dataset::local(names, &list_options(args)) {
+        Ok(d) => d,
+        Err(r) => return refuse(&r, json),
+    };
+    let op = match op {
+        None => DatasetOp::Detect,
+        Some(op) => match DatasetOp::of(op, &data) {
+            Ok(o) => o,
+            Err(r) => return refuse(&r, json),
+        },
+    };
+    let counter = Arc::new(AtomicU64::new(0));
+    let total = data.members().iter().filter_map(|m| m.bytes).sum::<u64>();
+    let progress = Progress::start(counter.clone(), Some(total), screen.progress_after(json));
+    let cx = OpenContext {
+        cancel: None,
+        progress: Some(counter),
+    };
+    let answer = data.run_with(plumb, op, format, req, &cx);
+    drop(progress);
+    let answer = match answer {
+        Ok(a) => a,
+        Err(r) => return refuse(&r, json),
+    };
+    let text = if json {
+        answer.to_json().to_string() + "\n"
+    } else {
+        render::answer(answer.layout(), &answer.to_json(), &screen.look(), None)
+    };
+    let shown = if json {
+        emit(&text)
+    } else {
+        present(&text, screen)
+    };
+    if let Err(code) = shown {
+        return code;
+    }
+    if answer.verdict() == Some(Some(false)) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,238 @@
+//! What a dataset keeps of one file's answer: read from the answer's
+//! JSON by the [`Layout`] its type declares, the contract that names the
+//! fields each shape holds, so a downstream reader that declares a
+//! layout joins a dataset's merged schema with no code here naming its
+//! format.
+
+use plumb_core::{Answer, Layout, ViewFlags};
+use serde_json::Value;
+
+/// A column (or top-level key) of one file: its name, its type in that
+/// file, and the rows (records) that hold it.
+pub(crate) struct ColumnFact {
+    pub name: String,
+    pub kind: String,
+    pub rows: u64,
+}
+
+/// One file's facts.
+pub(crate) struct FileFacts {
+    pub format: String,
+    pub container: Option<String>,
+    pub view: ViewFlags,
+    pub rows: Option<u64>,
+    pub columns: Option<Vec<ColumnFact>>,
+    pub valid: Option<bool>,
+    pub fault: Option<Value>,
+    pub by: Option<String>,
+    pub hits: Option<Hits>,
+}
+
+/// A search's hits in one file.
+pub(crate) struct Hits {
+    pub header: Option<Value>,
+    pub hits: Vec<Value>,
+    pub more: bool,
+}
+
+impl FileFacts {
+    pub(crate) fn of_answer(answer: &dyn Answer, search: bool) -> FileFacts {
+        let json = answer.to_json();
+        let layout = answer.layout();
+        let (rows, columns) = schema(layout, &json);
+        let valid = match answer.verdict() {
+            Some(v) => v,
+            None => counted_faults(&json).map(|n| n == 0),
+        };
+        let hits = search.then(|| Hits {
+            header: ["header", "columns"]
+                .iter()
+                .find_map(|k| json.get(*k).filter(|v| v.is_array()).cloned()),
+            hits: match json.get("hits") {
+                Some(Value::Array(a)) => a.clone(),
+                _ => Vec::new(),
+            },
+            more: answer.window().is_some_and(|w| w.has_more),
+        });
+        FileFacts {
+            format: answer.format().to_owned(),
+            container: json
+                .get("container")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            view: answer.view(),
+            rows,
+            columns,
+            valid,
+            fault: if valid == Some(false) {
+                first_fault(&json)
+            } else {
+                None
+            },
+            by: None,
+            hits,
+        }
+    }
+}
+
+/// The faults an inspect counts (`issue_count`, `invalid_count`).
+fn counted_faults(json: &Value) -> Option<u64> {
+    ["issue_count", "invalid_count"]
+        .iter()
+        .filter_map(|k| json.get(*k).and_then(Value::as_u64))
+        .reduce(|a, b| a + b)
+}
+
+/// The first field that is a fault: an object with a `message`, or the
+/// first of a list of them (the field order is the answer's).
+fn first_fault(json: &Value) -> Option<Value> {
+    let is_fault = |v: &Value| v.get("message").is_some_and(Value::is_string);
+    json.as_object()?.iter().find_map(|(_, v)| match v {
+        Value::Object(_) if is_fault(v) => Some(v.clone()),
+        Value::Array(items) => items.first().filter(|f| is_fault(f)).cloned(),
+        _ => None,
+    })
+}
+
+/// Rows and columns by layout.
+fn schema(layout: Layout, json: &Value) -> (Option<u64>, Option<Vec<ColumnFact>>) {
+    let u = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64);
+    let named = |list: Option<&Value>, name: &str, kind: &str, rows: u64| -> Vec<ColumnFact> {
+        list.and_then(Value::as_array)
+            .map(|cols| {
+                cols.iter()
+                    .filter_map(|c| {
+                        Some(ColumnFact {
+                            name: c.get(name)?.as_str()?.to_owned(),
+                            kind: c
+                                .get(kind)
+                                .and_then(Value::as_str)
+                                .unwrap_or("unknown")
+                                .to_owned(),
+                            rows,
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    match layout {
+        Layout::TableColumns => {
+            let rows = u(json, "row_count");
+            let cols = named(
+                json.get("columns"),
+                "name",
+                "inferred_type",
+                rows.unwrap_or(0),
+            );
+            (rows, Some(cols))
+        }
+        Layout::ColumnarSchema => {
+            let rows = u(json, "rows");
+            (
+                rows,
+                Some(named(json.get("fields"), "name", "type", rows.unwrap_or(0))),
+            )
+        }
+        Layout::Workbook => workbook(json),
+        Layout::Outline => outline(json),
+        _ => (None, None),
+    }
+}
+
+/// A workbook's columns: a sheet's columns by name, `sheet/column` when
+/// the book has more than one sheet; rows are data rows.
+fn workbook(json: &Value) -> (Option<u64>, Option<Vec<ColumnFact>>) {
+    let Some(sheets) = json.get("sheets").and_then(Value::as_array) else {
+        return (None, None);
+    };
+    let described: Vec<&Value> = sheets
+        .iter()
+        .filter(|s| s.get("columns").is_some_and(Value::is_array))
+        .collect();
+    let mut rows = 0;
+    let mut cols = Vec::new();
+    for sheet in &described {
+        let n = sheet.get("data_rows").and_then(Value::as_u64).unwrap_or(0);
+        rows += n;
+        let prefix = match (described.len(), sheet.get("name").and_then(Value::as_str)) {
+            (1, _) | (_, None) => String::new(),
+            (_, Some(name)) => format!("{name}/"),
+        };
+        for c in sheet["columns"].as_array().into_iter().flatten() {
+            if let Some(name) = c.get("name").and_then(Value::as_str) {
+                cols.push(ColumnFact {
+                    name: format!("{prefix}{name}"),
+                    kind: c
+                        .get("type")
+                        .and_then(Value::as_str)
+                        .unwrap_or("unknown")
+                        .to_owned(),
+                    rows: c.get("values").and_then(Value::as_u64).unwrap_or(n),
+                });
+            }
+        }
+    }
+    (Some(rows), Some(cols))
+}
+
+/// Records' top-level keys: JSON Lines' `key_types` and `keys`; a JSON
+/// document's outline paths one step below its records (`/*/k` under a
+/// root array, `/k` under a root object).
+fn outline(json: &Value) -> (Option<u64>, Option<Vec<ColumnFact>>) {
+    if let Some(types) = json.get("key_types").and_then(Value::as_object) {
+        let rows = json.get("rows_scanned").and_then(Value::as_u64);
+        let cols = types
+            .iter()
+            .map(|(k, t)| ColumnFact {
+                name: k.clone(),
+                kind: kind_of(t),
+                rows: json["keys"].get(k).and_then(Value::as_u64).unwrap_or(0),
+            })
+            .collect();
+        return (rows, Some(cols));
+    }
+    let Some(paths) = json.pointer("/outline/paths").and_then(Value::as_array) else {
+        return (None, None);
+    };
+    let array = json.get("root_type").and_then(Value::as_str) == Some("array");
+    let rows = if array {
+        json.get("count").and_then(Value::as_u64)
+    } else {
+        Some(1)
+    };
+    let prefix = if array { "/*/" } else { "/" };
+    let cols = paths
+        .iter()
+        .filter_map(|p| {
+            let path = p.get("path")?.as_str()?;
+            let key = path.strip_prefix(prefix)?;
+            if key.contains('/') {
+                return None;
+            }
+            let held = p
+                .pointer("/present/in")
+                .and_then(Value::as_u64)
+                .or(rows)
+                .unwrap_or(0);
+            Some(ColumnFact {
+                name: key.replace("~1", "/").replace("~0", "~"),
+                kind: kind_of(p.get("types")?),
+                rows: held,
+            })
+        })
+        .collect();
+    (rows, Some(cols))
+}
+
+/// A map of types and counts as one type: the type, or `a|b` for more.
+fn kind_of(types: &Value) -> String {
+    match types.as_object() {
+        Some(m) if !m.is_empty() => {
+            let mut names: Vec<&str> = m.keys().map(String::as_str).collect();
+            names.sort_unstable();
+            names.join("|")
+        }
+        _ => "unknown".to_owned(),
+    }
+}

@@ -1,0 +1,618 @@
+//! The partial result of an op over some of a dataset's files, and its
+//! one merge.
+//!
+//! Every part of a partial merges by a rule that forgets the order the
+//! files came in: counts add, flags join, and each capped list keeps the
+//! first items by a key that is the same wherever they are counted (per-
+//! file lines by path, columns by name, schema groups by fingerprint,
+//! types by name). A key cut from one side had the cap's number of
+//! smaller keys on that side alone, so it is cut from the whole too:
+//! what a merged partial keeps is exact, and what it cuts is counted.
+
+use std::collections::BTreeMap;
+
+use plumb_core::{Refusal, Request, Source};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::answer::{
+    Continuation, DatasetAnswer, DatasetColumn, FileHits, FileLine, SchemaGroup, Totals, TypeGroup,
+    TypeMoment,
+};
+use super::facts::FileFacts;
+use super::{
+    DatasetOp, Member, DATASET_COLUMNS_MAX, DATASET_GROUPS_MAX, DATASET_LINES_MAX,
+    DATASET_TYPES_MAX, GROUP_COLUMNS_SHOWN, GROUP_EXAMPLES,
+};
+use crate::layers::SourceChoice;
+use crate::Plumb;
+
+/// The version of [`Partial`]'s serialized form. A partial of another
+/// version is refused by [`Partial::merge`] and [`Partial::from_bytes`].
+pub const PARTIAL_VERSION: u32 = 1;
+
+/// The result of an op over some of a dataset's files, in a form that
+/// serializes (serde; [`Partial::to_bytes`]), travels to another
+/// process or machine, and merges ([`Partial::merge`]) with the results
+/// of the other files in any grouping and order to the same bytes.
+///
+/// ```
+/// use plumb::dataset::{Dataset, DatasetOp, ListOptions, Partial};
+/// use plumb::{Plumb, Request};
+///
+/// let dir = tempfile::tempdir()?;
+/// for (name, text) in [("a.jsonl", "{\"id\": 1}\n"), ("b.jsonl", "{\"id\": \"x\"}\n")] {
+///     std::fs::write(dir.path().join(name), text)?;
+/// }
+/// let data = Dataset::local(&[dir.path().display().to_string()], &ListOptions::default())?;
+/// let plumb = Plumb::new();
+/// let req = Request::default();
+/// let parts: Vec<Vec<u8>> = data
+///     .members()
+///     .iter()
+///     .map(|m| data.partial(&plumb, DatasetOp::Inspect, None, &req, m, false).to_bytes())
+///     .collect();
+/// // Merged in reverse, after a trip through bytes.
+/// let mut merged = Partial::from_bytes(&parts[1])?;
+/// merged = merged.merge(Partial::from_bytes(&parts[0])?)?;
+/// let answer = data.finish(merged).to_json();
+/// assert_eq!(answer["columns"][0]["types"].as_array().unwrap().len(), 2);
+/// assert!(answer["columns"][0]["type_differs"]["path"].as_str().unwrap().ends_with("b.jsonl"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Partial {
+    version: u32,
+    op: DatasetOp,
+    limit: Option<u64>,
+    files: u64,
+    bytes: u64,
+    rows: u64,
+    rows_unknown: u64,
+    refused: u64,
+    valid: u64,
+    invalid: u64,
+    exact: bool,
+    sampled: bool,
+    converted: bool,
+    formats: BTreeMap<String, u64>,
+    reasons: BTreeMap<String, u64>,
+    lines: Vec<FileLine>,
+    lines_cut: u64,
+    columns: BTreeMap<String, ColumnAcc>,
+    column_entries_cut: u64,
+    groups: BTreeMap<String, GroupAcc>,
+    groups_cut_files: u64,
+    hits: Vec<FileHits>,
+}
+
+/// A column across files.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct ColumnAcc {
+    files: u64,
+    rows: u64,
+    first: String,
+    types: BTreeMap<String, TypeAcc>,
+    types_cut_files: u64,
+}
+
+/// A column's files of one type.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct TypeAcc {
+    files: u64,
+    rows: u64,
+    first: String,
+}
+
+/// Files that share one schema.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct GroupAcc {
+    files: u64,
+    columns: Vec<(String, String)>,
+    columns_total: u64,
+    examples: Vec<String>,
+}
+
+/// Runs one op on one opened file.
+pub(crate) fn run_one(
+    plumb: &Plumb,
+    op: DatasetOp,
+    format: Option<&str>,
+    req: &Request,
+    source: &dyn Source,
+) -> Result<FileFacts, Refusal> {
+    let core_op = match op {
+        DatasetOp::Inspect => plumb_core::Op::Inspect,
+        DatasetOp::Validate => plumb_core::Op::Validate,
+        DatasetOp::Search => plumb_core::Op::Search,
+        DatasetOp::Detect => {
+            let mut options = req.options.clone();
+            let choice = SourceChoice::take(&mut options)?;
+            let d = plumb.detect_with(source, format, &choice)?;
+            return Ok(FileFacts {
+                format: d.reader.name().to_owned(),
+                container: d.container.map(str::to_owned),
+                view: plumb_core::ViewFlags::exact(),
+                rows: None,
+                columns: None,
+                valid: None,
+                fault: None,
+                by: serde_json::to_value(d.by)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned)),
+                hits: None,
+            });
+        }
+    };
+    let answer = plumb.run_source(core_op, source, format, req)?;
+    Ok(FileFacts::of_answer(&*answer, op == DatasetOp::Search))
+}
+
+/// FNV-1a, 64 bits: a fingerprint that is the same in every build and
+/// on every machine, which a std hasher does not promise.
+fn fingerprint(columns: &[(String, String)]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for (name, kind) in columns {
+        for b in name.bytes().chain([0x1f]).chain(kind.bytes()).chain([0x1e]) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
+}
+
+impl Partial {
+    /// The partial of no files: the identity of [`Partial::merge`].
+    pub fn empty(op: DatasetOp, limit: Option<u64>) -> Partial {
+        Partial {
+            version: PARTIAL_VERSION,
+            op,
+            limit: if op == DatasetOp::Search { limit } else { None },
+            files: 0,
+            bytes: 0,
+            rows: 0,
+            rows_unknown: 0,
+            refused: 0,
+            valid: 0,
+            invalid: 0,
+            exact: true,
+            sampled: false,
+            converted: false,
+            formats: BTreeMap::new(),
+            reasons: BTreeMap::new(),
+            lines: Vec::new(),
+            lines_cut: 0,
+            columns: BTreeMap::new(),
+            column_entries_cut: 0,
+            groups: BTreeMap::new(),
+            groups_cut_files: 0,
+            hits: Vec::new(),
+        }
+    }
+
+    /// The op this partial answers.
+    pub fn op(&self) -> DatasetOp {
+        self.op
+    }
+
+    /// The files it holds.
+    pub fn files(&self) -> u64 {
+        self.files
+    }
+
+    /// The partial of one file from its facts or its refusal.
+    pub(crate) fn of_file(
+        op: DatasetOp,
+        member: &Member,
+        start: u64,
+        limit: Option<u64>,
+        outcome: Result<FileFacts, Refusal>,
+    ) -> Partial {
+        let limit = limit.or(Some(plumb_core::SEARCH_DEFAULT_LIMIT as u64));
+        let mut p = Partial::empty(op, limit);
+        p.files = 1;
+        p.bytes = member.bytes.unwrap_or(0);
+        let mut line = FileLine::new(member.path.clone(), member.bytes);
+        match outcome {
+            Err(r) => {
+                p.refused = 1;
+                // A search counts nothing it might not have read in
+                // another grouping: its refusals are its lines alone.
+                if op != DatasetOp::Search {
+                    *p.reasons.entry(r.reason().as_str().to_owned()).or_default() += 1;
+                }
+                line.refusal = serde_json::to_value(&r).ok();
+                p.lines.push(line);
+                return p;
+            }
+            Ok(facts) => {
+                if op != DatasetOp::Search {
+                    *p.formats.entry(facts.format.clone()).or_default() += 1;
+                }
+                p.exact = facts.view.exact;
+                p.sampled = facts.view.sampled;
+                p.converted = facts.view.converted;
+                match facts.rows {
+                    Some(n) => p.rows = n,
+                    None => p.rows_unknown = 1,
+                }
+                match facts.valid {
+                    Some(true) => p.valid = 1,
+                    Some(false) => p.invalid = 1,
+                    None => {}
+                }
+                line.format = Some(facts.format);
+                line.container = facts.container;
+                line.rows = facts.rows;
+                line.valid = facts.valid;
+                line.fault = facts.fault;
+                line.by = facts.by;
+                if let Some(cols) = facts.columns {
+                    line.columns = Some(cols.len() as u64);
+                    p.add_schema(&member.path, cols);
+                }
+                if let Some(h) = facts.hits {
+                    line.hits = Some(h.hits.len() as u64);
+                    if !h.hits.is_empty() || h.more {
+                        p.hits.push(FileHits {
+                            path: member.path.clone(),
+                            start,
+                            header: h.header,
+                            hits: h.hits,
+                            more: h.more,
+                        });
+                    }
+                }
+            }
+        }
+        // A search lists only the files it could not read: its hits say the rest.
+        if op != DatasetOp::Search {
+            p.lines.push(line);
+        }
+        p.cut();
+        p
+    }
+
+    fn add_schema(&mut self, path: &str, cols: Vec<super::facts::ColumnFact>) {
+        let mut schema: Vec<(String, String)> = Vec::with_capacity(cols.len());
+        for c in cols {
+            schema.push((c.name.clone(), c.kind.clone()));
+            // A name twice in one file (a header that repeats one) is one
+            // column of that file, of its first type: its rows are the
+            // most either holds. (This partial holds this file alone.)
+            if let Some(col) = self.columns.get_mut(&c.name) {
+                col.rows = col.rows.max(c.rows);
+                for t in col.types.values_mut() {
+                    t.rows = col.rows;
+                }
+                continue;
+            }
+            let mut types = BTreeMap::new();
+            types.insert(
+                c.kind,
+                TypeAcc {
+                    files: 1,
+                    rows: c.rows,
+                    first: path.to_owned(),
+                },
+            );
+            self.columns.insert(
+                c.name,
+                ColumnAcc {
+                    files: 1,
+                    rows: c.rows,
+                    first: path.to_owned(),
+                    types,
+                    types_cut_files: 0,
+                },
+            );
+        }
+        let columns_total = schema.len() as u64;
+        let key = fingerprint(&schema);
+        schema.truncate(GROUP_COLUMNS_SHOWN);
+        self.groups.insert(
+            key,
+            GroupAcc {
+                files: 1,
+                columns: schema,
+                columns_total,
+                examples: vec![path.to_owned()],
+            },
+        );
+    }
+
+    /// Whether a search holds its limit of hits: the files after the
+    /// last it holds need not be read.
+    pub(crate) fn limit_reached(&self) -> bool {
+        let held: u64 = self.hits.iter().map(|h| h.hits.len() as u64).sum();
+        self.op == DatasetOp::Search && self.limit.is_some_and(|l| held >= l)
+    }
+
+    /// Merges the partial of other files: counts add, and every capped
+    /// list keeps its first items by key, so any grouping and order of
+    /// the same files' partials merges to the same partial.
+    ///
+    /// # Errors
+    /// `invalid-argument` when the two are of different versions, ops
+    /// or search limits, or hold a file in common.
+    pub fn merge(mut self, other: Partial) -> Result<Partial, Refusal> {
+        if self.version != other.version || self.op != other.op || self.limit != other.limit {
+            return Err(Refusal::invalid_argument(format!(
+                "these partials do not merge: version {} {} (limit {:?}) and version {} {} (limit {:?})",
+                self.version,
+                self.op.as_str(),
+                self.limit,
+                other.version,
+                other.op.as_str(),
+                other.limit
+            )));
+        }
+        self.files += other.files;
+        self.bytes += other.bytes;
+        self.rows += other.rows;
+        self.rows_unknown += other.rows_unknown;
+        self.refused += other.refused;
+        self.valid += other.valid;
+        self.invalid += other.invalid;
+        self.exact &= other.exact;
+        self.sampled |= other.sampled;
+        self.converted |= other.converted;
+        for (k, n) in other.formats {
+            *self.formats.entry(k).or_default() += n;
+        }
+        for (k, n) in other.reasons {
+            *self.reasons.entry(k).or_default() += n;
+        }
+        self.lines.extend(other.lines);
+        self.lines.sort_by(|a, b| a.path.cmp(&b.path));
+        if self.lines.windows(2).any(|w| w[0].path == w[1].path) {
+            return Err(Refusal::invalid_argument(
+                "these partials do not merge: they hold a file in common",
+            ));
+        }
+        self.lines_cut += other.lines_cut;
+        for (name, theirs) in other.columns {
+            match self.columns.get_mut(&name) {
+                None => {
+                    self.columns.insert(name, theirs);
+                }
+                Some(mine) => mine.absorb(theirs),
+            }
+        }
+        self.column_entries_cut += other.column_entries_cut;
+        for (key, theirs) in other.groups {
+            match self.groups.get_mut(&key) {
+                None => {
+                    self.groups.insert(key, theirs);
+                }
+                Some(mine) => {
+                    mine.files += theirs.files;
+                    mine.examples.extend(theirs.examples);
+                    mine.examples.sort();
+                    mine.examples.truncate(GROUP_EXAMPLES);
+                }
+            }
+        }
+        self.groups_cut_files += other.groups_cut_files;
+        self.hits.extend(other.hits);
+        self.hits.sort_by(|a, b| a.path.cmp(&b.path));
+        self.cut();
+        Ok(self)
+    }
+
+    /// Holds every list to its cap, counting what goes.
+    fn cut(&mut self) {
+        if self.lines.len() > DATASET_LINES_MAX {
+            self.lines_cut += (self.lines.len() - DATASET_LINES_MAX) as u64;
+            self.lines.truncate(DATASET_LINES_MAX);
+        }
+        while self.columns.len() > DATASET_COLUMNS_MAX {
+            if let Some((_, c)) = self.columns.pop_last() {
+                self.column_entries_cut += c.files;
+            }
+        }
+        while self.groups.len() > DATASET_GROUPS_MAX {
+            if let Some((_, g)) = self.groups.pop_last() {
+                self.groups_cut_files += g.files;
+            }
+        }
+        if let Some(limit) = self.limit.filter(|_| self.op == DatasetOp::Search) {
+            let mut held = 0u64;
+            let mut keep = self.hits.len();
+            for (i, h) in self.hits.iter_mut().enumerate() {
+                let room = limit - held;
+                if h.hits.len() as u64 >= room {
+                    if h.hits.len() as u64 > room {
+                        h.hits.truncate(room as usize);
+                        h.more = true;
+                    }
+                    keep = i + 1;
+                    break;
+                }
+                held += h.hits.len() as u64;
+            }
+            self.hits.truncate(keep);
+            if self.limit_reached() {
+                // A file past the last hit held may not have been read in
+                // another grouping: none is named.
+                if let Some(last) = self.hits.last().map(|h| h.path.clone()) {
+                    self.lines.retain(|l| l.path <= last);
+                }
+            }
+        }
+    }
+
+    /// The partial as bytes (JSON), to send to another process.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        serde_json::to_vec(self).unwrap_or_default()
+    }
+
+    /// A partial from [`Partial::to_bytes`].
+    ///
+    /// # Errors
+    /// `invalid-argument` for bytes that are not a partial of this
+    /// version.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Partial, Refusal> {
+        let version = serde_json::from_slice::<Value>(bytes)
+            .ok()
+            .and_then(|v| v.get("version").and_then(Value::as_u64));
+        if version != Some(u64::from(PARTIAL_VERSION)) {
+            return Err(Refusal::invalid_argument(format!(
+                "not a partial of version {PARTIAL_VERSION} (found version {})",
+                version.map_or("none".to_owned(), |v| v.to_string())
+            )));
+        }
+        serde_json::from_slice(bytes)
+            .map_err(|e| Refusal::invalid_argument(format!("not a partial: {e}")))
+    }
+
+    /// The answer: the merged view of the files held, with the listing's
+    /// facts (`named`, the files left and where the next call starts).
+    pub(crate) fn finish(
+        self,
+        named: Vec<String>,
+        left: u64,
+        next_from: Option<String>,
+        unnamed: u64,
+    ) -> DatasetAnswer {
+        let search = self.op == DatasetOp::Search;
+        let held: u64 = self.hits.iter().map(|h| h.hits.len() as u64).sum();
+        let next = if search && self.limit_reached() {
+            self.hits.last().map(|h| Continuation {
+                from: h.path.clone(),
+                offset: Some(h.start + h.hits.len() as u64),
+            })
+        } else {
+            None
+        }
+        .or(next_from.map(|from| Continuation { from, offset: None }));
+        let mut columns: Vec<DatasetColumn> = self
+            .columns
+            .into_iter()
+            .map(|(name, c)| c.finish(name))
+            .collect();
+        columns.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut groups: Vec<SchemaGroup> = self
+            .groups
+            .into_iter()
+            .map(|(fingerprint, g)| SchemaGroup {
+                fingerprint,
+                files: g.files,
+                columns: g.columns.into_iter().map(|(n, t)| [n, t]).collect(),
+                columns_total: g.columns_total,
+                examples: g.examples,
+            })
+            .collect();
+        groups.sort_by(|a, b| {
+            b.files
+                .cmp(&a.files)
+                .then_with(|| a.examples.cmp(&b.examples))
+        });
+        let valid =
+            (self.op == DatasetOp::Validate).then_some(self.invalid == 0 && self.refused == 0);
+        let view = plumb_core::ViewFlags {
+            exact: self.exact && left == 0 && !(search && next.is_some()),
+            sampled: self.sampled || left > 0,
+            converted: self.converted,
+        };
+        let schema = matches!(self.op, DatasetOp::Inspect);
+        DatasetAnswer {
+            ok: true,
+            format: "dataset",
+            op: self.op,
+            view,
+            named,
+            valid,
+            totals: (!search).then_some(Totals {
+                files: self.files,
+                bytes: self.bytes,
+                rows: self.rows,
+                rows_unknown_files: self.rows_unknown,
+                valid: self.valid,
+                invalid: self.invalid,
+                refused: self.refused,
+                files_left: left,
+                names_skipped: unnamed,
+            }),
+            formats: self.formats,
+            refusals: self.reasons,
+            columns: schema.then_some(columns),
+            column_entries_cut: schema.then_some(self.column_entries_cut),
+            groups: schema.then_some(groups),
+            groups_cut_files: schema.then_some(self.groups_cut_files),
+            hits: search.then_some(self.hits),
+            returned: search.then_some(held),
+            limit: self.limit,
+            has_more: next.is_some(),
+            next,
+            files: self.lines,
+            files_cut: self.lines_cut,
+        }
+    }
+}
+
+impl ColumnAcc {
+    fn absorb(&mut self, theirs: ColumnAcc) {
+        self.files += theirs.files;
+        self.rows += theirs.rows;
+        self.first = self.first.clone().min(theirs.first);
+        self.types_cut_files += theirs.types_cut_files;
+        for (kind, t) in theirs.types {
+            match self.types.get_mut(&kind) {
+                None => {
+                    self.types.insert(kind, t);
+                }
+                Some(mine) => {
+                    mine.files += t.files;
+                    mine.rows += t.rows;
+                    mine.first = mine.first.clone().min(t.first);
+                }
+            }
+        }
+        while self.types.len() > DATASET_TYPES_MAX {
+            if let Some((_, t)) = self.types.pop_last() {
+                self.types_cut_files += t.files;
+            }
+        }
+    }
+
+    fn finish(self, name: String) -> DatasetColumn {
+        // The type of the first file that holds the column; where another
+        // first appears is where the column's type first differs.
+        let first_kind = self
+            .types
+            .iter()
+            .find(|(_, t)| t.first == self.first)
+            .map(|(k, _)| k.clone());
+        let type_differs = self
+            .types
+            .iter()
+            .filter(|(k, _)| Some(*k) != first_kind.as_ref())
+            .min_by(|a, b| a.1.first.cmp(&b.1.first))
+            .map(|(k, t)| TypeMoment {
+                path: t.first.clone(),
+                from: first_kind.clone().unwrap_or_default(),
+                to: k.clone(),
+            });
+        let mut types: Vec<TypeGroup> = self
+            .types
+            .into_iter()
+            .map(|(kind, t)| TypeGroup {
+                kind,
+                files: t.files,
+                rows: t.rows,
+                first: t.first,
+            })
+            .collect();
+        types.sort_by(|a, b| b.files.cmp(&a.files).then_with(|| a.first.cmp(&b.first)));
+        DatasetColumn {
+            name,
+            files: self.files,
+            rows: self.rows,
+            first: self.first,
+            types,
+            types_cut_files: self.types_cut_files,
+            type_differs,
+        }
+    }
+}
