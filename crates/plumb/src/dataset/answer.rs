@@ -229,6 +229,29 @@ pub struct FileHits {
     pub hits: Vec<Value>,
     /// Whether it has hits past these.
     pub more: bool,
+    /// The field of a hit that gives its place in the unit the search's
+    /// offset counts (`row`, `record`, `index`, or `line`, from 1).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub unit: Option<String>,
+    /// Where its own search would go on, when it was not cut here.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub next_offset: Option<u64>,
+}
+
+impl FileHits {
+    /// The offset a search of this file goes on from after the hits held.
+    pub(crate) fn resume_at(&self) -> u64 {
+        if let Some(n) = self.next_offset {
+            return n;
+        }
+        let unit = self.unit.as_deref();
+        let place = unit.and_then(|u| self.hits.last()?.get(u)?.as_u64());
+        match (unit, place) {
+            (Some("line"), Some(line)) => line,
+            (_, Some(p)) => p + 1,
+            (_, None) => self.start + self.hits.len() as u64,
+        }
+    }
 }
 
 impl Answer for DatasetAnswer {

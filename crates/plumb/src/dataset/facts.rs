@@ -33,6 +33,22 @@ pub(crate) struct Hits {
     pub header: Option<Value>,
     pub hits: Vec<Value>,
     pub more: bool,
+    pub unit: Option<&'static str>,
+    pub next_offset: Option<u64>,
+}
+
+/// The field of a hit that holds its place in the unit a search's
+/// `offset` counts, by the layout's contract: rows of a table, records
+/// or elements, lines of text (from 1, where the offset counts from 0).
+fn unit(layout: Layout, hit: Option<&Value>) -> Option<&'static str> {
+    match layout {
+        Layout::RowHits | Layout::NamedRowHits | Layout::SheetHits => Some("row"),
+        Layout::ValueHits => ["record", "index"]
+            .into_iter()
+            .find(|k| hit.is_some_and(|h| h.get(*k).is_some_and(Value::is_u64))),
+        Layout::LineHits => Some("line"),
+        _ => None,
+    }
 }
 
 impl FileFacts {
@@ -53,6 +69,8 @@ impl FileFacts {
                 _ => Vec::new(),
             },
             more: answer.window().is_some_and(|w| w.has_more),
+            unit: unit(layout, json.pointer("/hits/0")),
+            next_offset: answer.next_offset(),
         });
         FileFacts {
             format: answer.format().to_owned(),

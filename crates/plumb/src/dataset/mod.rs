@@ -11,7 +11,7 @@
 //!
 //! ```
 //! use plumb::dataset::{Dataset, DatasetOp, ListOptions, Partial};
-//! use plumb::{Plumb, Request};
+//! use plumb::{Answer, Plumb, Request};
 //!
 //! let dir = tempfile::tempdir()?;
 //! std::fs::write(dir.path().join("a.csv"), "id,name\n1,ann\n")?;

@@ -38,7 +38,7 @@ pub const PARTIAL_VERSION: u32 = 1;
 ///
 /// ```
 /// use plumb::dataset::{Dataset, DatasetOp, ListOptions, Partial};
-/// use plumb::{Plumb, Request};
+/// use plumb::{Answer, Plumb, Request};
 ///
 /// let dir = tempfile::tempdir()?;
 /// for (name, text) in [("a.jsonl", "{\"id\": 1}\n"), ("b.jsonl", "{\"id\": \"x\"}\n")] {
@@ -260,6 +260,8 @@ impl Partial {
                             header: h.header,
                             hits: h.hits,
                             more: h.more,
+                            unit: h.unit.map(str::to_owned),
+                            next_offset: h.next_offset.filter(|_| h.more),
                         });
                     }
                 }
@@ -425,6 +427,7 @@ impl Partial {
                     if h.hits.len() as u64 > room {
                         h.hits.truncate(room as usize);
                         h.more = true;
+                        h.next_offset = None;
                     }
                     keep = i + 1;
                     break;
@@ -480,7 +483,7 @@ impl Partial {
         let next = if search && self.limit_reached() {
             self.hits.last().map(|h| Continuation {
                 from: h.path.clone(),
-                offset: Some(h.start + h.hits.len() as u64),
+                offset: Some(h.resume_at()),
             })
         } else {
             None

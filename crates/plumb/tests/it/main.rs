@@ -7,6 +7,7 @@ mod archives;
 mod budget;
 #[cfg(feature = "compression")]
 mod containers;
+mod dataset;
 mod detect;
 mod encodings;
 mod entry;
