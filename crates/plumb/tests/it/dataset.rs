@@ -328,7 +328,7 @@ fn a_listing_is_read_in_calls_with_no_file_lost_or_read_twice() {
     let dir = tempfile::tempdir().unwrap();
     planted(dir.path());
     let name = dir.path().display().to_string();
-    let all: Vec<String> = Dataset::local(&[name.clone()], &ListOptions::default())
+    let all: Vec<String> = Dataset::local(std::slice::from_ref(&name), &ListOptions::default())
         .unwrap()
         .members()
         .iter()
@@ -342,7 +342,7 @@ fn a_listing_is_read_in_calls_with_no_file_lost_or_read_twice() {
             from: from.clone(),
             ..ListOptions::default()
         };
-        let data = Dataset::local(&[name.clone()], &opts).unwrap();
+        let data = Dataset::local(std::slice::from_ref(&name), &opts).unwrap();
         let a = data
             .run(&Plumb::new(), DatasetOp::Detect, None, &Request::default())
             .unwrap()
@@ -395,7 +395,7 @@ fn a_listing_is_read_in_calls_with_no_file_lost_or_read_twice() {
     assert!(only(&["**/secret.csv"], ListOptions::default()).is_empty());
     assert_eq!(all.len(), 12);
     let shallow = Dataset::local(
-        &[name.clone()],
+        std::slice::from_ref(&name),
         &ListOptions {
             depth: Some(1),
             ..ListOptions::default()
