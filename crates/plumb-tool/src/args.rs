@@ -36,6 +36,43 @@ pub(crate) struct DataArgs {
     pub columns: ColumnWindow,
     /// How much of an inspect to give (`detail`).
     pub detail: Detail,
+    /// How a folder or glob is listed as a dataset (`from`,
+    /// `max_files`, `depth`).
+    pub listing: plumb::dataset::ListOptions,
+}
+
+/// Takes a dataset's listing fields (`from`, `max_files`, `depth`) out
+/// of the arguments.
+fn take_listing(m: &mut Map<String, Value>) -> Result<plumb::dataset::ListOptions, Refusal> {
+    let mut opts = plumb::dataset::ListOptions::default();
+    let count = |v: Value, name: &str| {
+        v.as_u64()
+            .filter(|n| *n >= 1)
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+            .ok_or_else(|| {
+                Refusal::invalid_argument(format!(
+                    "`{name}` must be a whole number, 1 or more, not {}",
+                    plumb_core::echo(&v.to_string())
+                ))
+            })
+    };
+    if let Some(v) = m.remove("max_files") {
+        opts.max_files = count(v, "max_files")?;
+    }
+    if let Some(v) = m.remove("depth") {
+        opts.depth = Some(count(v, "depth")?);
+    }
+    match m.remove("from") {
+        None => {}
+        Some(Value::String(s)) => opts.from = Some(s),
+        Some(v) => {
+            return Err(Refusal::invalid_argument(format!(
+                "`from` is a path (an answer's next.from), not {}",
+                plumb_core::echo(&v.to_string())
+            )))
+        }
+    }
+    Ok(opts)
 }
 
 /// Takes the agent surface's own fields of an inspect (`column_offset`,
@@ -200,6 +237,18 @@ pub fn data_schema(registry: &Registry) -> Value {
         "detail".to_owned(),
         json!({"type": "string", "enum": ["brief", "full", "columns"], "description": "inspect: brief (the default: each column's type, emptiness, range and two samples, three sample rows), full (every figure), or columns (a table's columns one row each: name, type, nulls, distinct values and whether that count is exact, with stats; for a wide table)"}),
     );
+    properties.insert(
+        "from".to_owned(),
+        json!({"type": "string", "description": "a folder or glob (a dataset): the first file to read, an answer's next.from (a search: with next.offset as offset)"}),
+    );
+    properties.insert(
+        "max_files".to_owned(),
+        json!({"type": "integer", "minimum": 1, "description": "a folder or glob: the most files read in this call (the answer's next.from goes on)"}),
+    );
+    properties.insert(
+        "depth".to_owned(),
+        json!({"type": "integer", "minimum": 1, "description": "a folder or glob: how many folders deep to list (1: the folder's own files)"}),
+    );
     for d in registry.options() {
         let mut schema = d.spec.kind.json_schema();
         if d.spec.name == "offset" {
@@ -356,6 +405,7 @@ pub(crate) fn data_args(args: Value) -> Result<DataArgs, Refusal> {
     };
     let format = text(&mut m, "format")?;
     let (columns, detail) = take_shape(&mut m, op)?;
+    let listing = take_listing(&mut m)?;
     let mut repaired = Vec::new();
     if let Some(Value::String(p)) = m.get("pointer") {
         if p.trim_start().starts_with('$') {
@@ -389,6 +439,7 @@ pub(crate) fn data_args(args: Value) -> Result<DataArgs, Refusal> {
         repaired,
         columns,
         detail,
+        listing,
     })
 }
 

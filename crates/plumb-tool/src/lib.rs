@@ -37,6 +37,7 @@
 
 mod args;
 mod bounded;
+mod datasets;
 mod envelope;
 mod gate;
 mod listing;

@@ -425,7 +425,7 @@ impl Toolbox {
                 // An inspect is shaped for the agent: brief unless asked
                 // in full, and its columns from the window's start.
                 let mut columns = None;
-                if op == plumb::Op::Inspect {
+                if op == plumb::Op::Inspect && format != "dataset" {
                     match a.detail {
                         Detail::Brief => crate::shape::brief(&mut bounded.value),
                         Detail::Columns => crate::shape::columns_only(&mut bounded.value),
@@ -688,6 +688,15 @@ impl Toolbox {
         cancel: Option<CancelToken>,
         progress: Option<&CallProgress>,
     ) -> Result<Box<dyn plumb::Answer>, Refusal> {
+        if let Some(data) = crate::datasets::dataset(&self.workspace, &a.path, &a.listing)? {
+            let op = plumb::dataset::DatasetOp::of(a.op, &data)?;
+            let cx = plumb::dataset::OpenContext {
+                cancel,
+                progress: None,
+            };
+            let answer = data.run_with(&self.plumb, op, a.format.as_deref(), &a.request, &cx)?;
+            return Ok(Box::new(answer));
+        }
         let source = self.source(&a.path, cancel, progress)?;
         self.plumb
             .run_source(a.op, source.as_ref(), a.format.as_deref(), &a.request)

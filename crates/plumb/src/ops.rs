@@ -57,8 +57,8 @@ impl Plumb {
     /// The JSON Schemas of the answers `op` gives: each reader's that
     /// takes it ([`plumb_core::FormatReader::answer_schema`], as a `$ref` into
     /// `generator`'s definitions, or any object from a reader that does
-    /// not describe its answers), and for an inspect the listing of a zip
-    /// archive; each once. Each admits the fields a file read through a container or
+    /// not describe its answers), for an inspect the listing of a zip
+    /// archive, and for an op a dataset takes, the dataset's answer; each once. Each admits the fields a file read through a container or
     /// an encoding gains (`member`, `container`, `encoding`, `offsets`).
     ///
     /// ```
@@ -66,8 +66,8 @@ impl Plumb {
     ///
     /// let mut generator = plumb_core::answer_generator();
     /// let schemas = Plumb::new().answer_schemas(Op::Validate, &mut generator);
-    /// // CSV and TSV share one answer: csv, json and jsonl remain.
-    /// assert_eq!(schemas.len(), 3);
+    /// // CSV and TSV share one answer: csv, json and jsonl remain, and a dataset's.
+    /// assert_eq!(schemas.len(), 4);
     /// assert!(generator.definitions().contains_key("CsvValidate"));
     /// ```
     pub fn answer_schemas(&self, op: Op, generator: &mut SchemaGenerator) -> Vec<Schema> {
@@ -85,6 +85,9 @@ impl Plumb {
         #[cfg(feature = "compression")]
         if op == Op::Inspect {
             add(generator.subschema_for::<crate::archive::ZipListing>());
+        }
+        if matches!(op, Op::Inspect | Op::Validate | Op::Search) {
+            add(generator.subschema_for::<crate::dataset::DatasetAnswer>());
         }
         out
     }

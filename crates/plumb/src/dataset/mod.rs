@@ -7,7 +7,7 @@
 //! [`Partial`]: a versioned, serializable result with one merge,
 //! associative and commutative, so the partials of any split of the
 //! files, made on any threads or machines, merge to the same bytes as
-//! the whole. [`Partial::finish`] makes the answer.
+//! the whole. [`Dataset::finish`] makes the answer.
 //!
 //! ```
 //! use plumb::dataset::{Dataset, DatasetOp, ListOptions, Partial};
@@ -54,7 +54,8 @@ use std::sync::{Arc, Mutex};
 use plumb_core::{CancelToken, Refusal, RefusalReason, Request, Source};
 
 pub use answer::{
-    Continuation, DatasetAnswer, DatasetColumn, FileHits, FileLine, SchemaGroup, TypeGroup,
+    Continuation, DatasetAnswer, DatasetColumn, FileHits, FileLine, SchemaGroup, Totals, TypeGroup,
+    TypeMoment,
 };
 pub use list::{is_glob, LocalOpener};
 
