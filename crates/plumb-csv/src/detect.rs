@@ -10,7 +10,6 @@
 //! chosen after, by the share of records with the modal count (see
 //! [`detect_dialect`]).
 
-use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 use crate::dialect::QuoteMode;
@@ -214,6 +213,11 @@ pub fn detect_dialect(
     let best_of = |candidates: &mut dyn Iterator<Item = (u8, bool)>| {
         let mut best: Option<(Profile, Detection)> = None;
         for candidate in candidates {
+            // A delimiter the sample never holds splits no record: its
+            // profile would be passed over below, so it is not made.
+            if memchr::memchr(candidate.0, sample).is_none() {
+                continue;
+            }
             let (p, detection) = one(candidate);
             if !p.splits || p.mode < 2 {
                 continue;
@@ -331,14 +335,18 @@ struct Shapes(Vec<Shape>);
 
 impl CsvSink for Shapes {
     fn record(&mut self, record: &Record<'_>) -> ControlFlow<()> {
+        let hash = record
+            .iter()
+            .next()
+            .is_some_and(|f| f.first() == Some(&b'#'));
         self.0.push(Shape {
             line: record.line,
             fields: record.len(),
-            names: crate::dialect::header::header_looks_like_names(record),
-            hash: record
-                .iter()
-                .next()
-                .is_some_and(|f| f.first() == Some(&b'#')),
+            // Only the first record and `#` lines are ever asked whether
+            // they read as names (a row-names header, a commented header).
+            names: (self.0.is_empty() || hash)
+                && crate::dialect::header::header_looks_like_names(record),
+            hash,
             hash_name: record.iter().next().is_some_and(|f| {
                 f.first() == Some(&b'#') && f.get(1).is_some_and(|b| b.is_ascii_alphanumeric())
             }),
@@ -405,14 +413,12 @@ pub fn detect_preamble(
         let _ = parser.finish(&mut shapes);
     }
     let records = shapes.0;
-    let mut freq: HashMap<usize, usize> = HashMap::new();
-    for r in records.iter().filter(|r| !r.hash) {
-        *freq.entry(r.fields).or_default() += 1;
-    }
-    let Some((mode, _)) = freq
-        .into_iter()
-        .max_by_key(|&(count, times)| (times, count))
-    else {
+    let counts: Vec<usize> = records
+        .iter()
+        .filter(|r| !r.hash)
+        .map(|r| r.fields)
+        .collect();
+    let Some((mode, _)) = modal(counts) else {
         return none;
     };
     // A block of `#` lines is a preamble by its mark alone, however the
@@ -530,6 +536,22 @@ impl Profile {
     }
 }
 
+/// The modal field count and how many records have it; among equally
+/// frequent counts the larger one, so a header-plus-rows file is not
+/// judged by stray short lines. Sorted rather than hashed: a sample's
+/// records are few, and every file of a dataset pays this per candidate.
+fn modal(mut counts: Vec<usize>) -> Option<(usize, usize)> {
+    counts.sort_unstable();
+    let mut best: Option<(usize, usize)> = None;
+    for run in counts.chunk_by(|a, b| a == b) {
+        let here = (run[0], run.len());
+        if best.is_none_or(|(count, times)| (here.1, here.0) >= (times, count)) {
+            best = Some(here);
+        }
+    }
+    best
+}
+
 fn profile(
     sample: &[u8],
     complete: bool,
@@ -556,21 +578,14 @@ fn profile(
     let quoted_cleanly =
         quote.is_some_and(|q| opens_a_field(sample, delimiter, q)) && counts.issues == 0;
     let records = counts.fields;
-    let mut freq: HashMap<usize, usize> = HashMap::new();
-    for &n in &records {
-        *freq.entry(n).or_default() += 1;
-    }
-    // The modal count; among equally frequent counts the larger one,
-    // so a header-plus-rows file is not judged by stray short lines.
-    let (mode, score) = freq
-        .into_iter()
-        .max_by_key(|&(count, times)| (times, count))
-        .unwrap_or((0, 0));
+    let splits = records.iter().any(|&n| n >= 2);
+    let total = records.len();
+    let (mode, score) = modal(records).unwrap_or((0, 0));
     Profile {
         mode,
         score,
-        total: records.len(),
-        splits: records.iter().any(|&n| n >= 2),
+        total,
+        splits,
         partial,
         clean_quotes: quoted_cleanly && !counts.spanning,
         quoted_records: quoted_cleanly && counts.spanning,

@@ -46,6 +46,8 @@ struct Kept {
     left: u64,
     from: Option<String>,
     unnamed: u64,
+    /// The paths offered, when several names may list one file twice.
+    seen: Option<std::collections::HashSet<String>>,
 }
 
 impl Kept {
@@ -57,8 +59,10 @@ impl Kept {
         {
             return;
         }
-        if self.heap.iter().any(|k| k.path == m.path) {
-            return;
+        if let Some(seen) = &mut self.seen {
+            if !seen.insert(m.path.clone()) {
+                return;
+            }
         }
         self.heap.push(m);
         if self.heap.len() > self.max {
@@ -82,6 +86,8 @@ pub(crate) fn local(names: &[String], opts: &ListOptions) -> Result<Dataset, Ref
         left: 0,
         from: opts.from.clone(),
         unnamed: 0,
+        // One name's walk lists each file once.
+        seen: (names.len() > 1).then(std::collections::HashSet::new),
     };
     let depth = opts
         .depth
