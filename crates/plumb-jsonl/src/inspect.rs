@@ -110,6 +110,10 @@ pub struct JsonlInspect {
     pub untracked_keys_is_lower_bound: bool,
     /// Value types per top-level key.
     pub key_types: BTreeMap<String, BTreeMap<&'static str, u64>>,
+    /// For a key of two value types or more: the line where a value of
+    /// each type was first read. Left out when no key has two.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub key_first_lines: BTreeMap<String, BTreeMap<&'static str, u64>>,
     /// The deepest nesting of any record.
     pub max_depth: usize,
     /// Duplicate keys, with their lines.
@@ -197,6 +201,8 @@ struct KeyStat {
     raw: Box<[u8]>,
     count: u64,
     types: [u64; 6],
+    /// The line where a value of each type was first read (0 until one is).
+    first_lines: [u64; 6],
 }
 
 impl RecordTypes<'_> {
@@ -311,6 +317,7 @@ impl InspectLines {
                     self.key_stats.push(KeyStat {
                         count: 0,
                         types: [0; 6],
+                        first_lines: [0; 6],
                         ..k
                     });
                     self.key_stats.len() - 1
@@ -320,6 +327,11 @@ impl InspectLines {
             mine.count += k.count;
             for (a, b) in mine.types.iter_mut().zip(k.types) {
                 *a += b;
+            }
+            for (a, b) in mine.first_lines.iter_mut().zip(k.first_lines) {
+                if *a == 0 && b != 0 {
+                    *a = b + self.lines;
+                }
             }
         }
         self.last_keys.clear();
@@ -363,8 +375,8 @@ impl InspectLines {
         }
     }
 
-    /// Counts the top-level keys of a valid record.
-    fn count_keys(&mut self) {
+    /// Counts the top-level keys of a valid record on line `line`.
+    fn count_keys(&mut self, line: u64) {
         self.this_keys.clear();
         for (at, (key, t)) in self.top_keys.iter().enumerate() {
             let guess = self.last_keys.get(at).copied().flatten();
@@ -378,6 +390,7 @@ impl InspectLines {
                             raw: key.into(),
                             count: 0,
                             types: [0; 6],
+                            first_lines: [0; 6],
                         });
                         self.keys.insert(key.to_vec(), self.key_stats.len() - 1);
                         Some(self.key_stats.len() - 1)
@@ -398,6 +411,9 @@ impl InspectLines {
                 entry.count += 1;
                 if let Some(t) = t {
                     entry.types[t] += 1;
+                    if entry.first_lines[t] == 0 {
+                        entry.first_lines[t] = line;
+                    }
                 }
             }
         }
@@ -435,7 +451,7 @@ impl InspectLines {
             }
             Ok(_) => {
                 self.root_types[root.unwrap_or(NULL)] += 1;
-                self.count_keys();
+                self.count_keys(line.number);
                 if let Some(b) = builder.filter(ValueBuilder::is_done) {
                     let built = b.finish();
                     self.sample_cuts.push(built.cut);
@@ -573,8 +589,18 @@ pub(crate) fn answer(sink: InspectLines, bom: bool, outline_paths: usize) -> Jso
     let key_order = sink.key_stats.iter().map(|k| k.name.clone()).collect();
     let mut keys = BTreeMap::new();
     let mut key_types = BTreeMap::new();
+    let mut key_first_lines = BTreeMap::new();
     for k in sink.key_stats {
         keys.insert(k.name.clone(), k.count);
+        if k.types.iter().filter(|&&n| n > 0).count() > 1 {
+            let firsts: BTreeMap<&'static str, u64> = VALUE_TYPES
+                .iter()
+                .zip(k.first_lines)
+                .filter(|&(_, line)| line > 0)
+                .map(|(name, line)| (*name, line))
+                .collect();
+            key_first_lines.insert(k.name.clone(), firsts);
+        }
         key_types.insert(k.name, type_map(&k.types));
     }
     let untracked_capped = sink.untracked_dropped;
@@ -596,6 +622,7 @@ pub(crate) fn answer(sink: InspectLines, bom: bool, outline_paths: usize) -> Jso
         untracked_keys: sink.untracked.len() as u64,
         untracked_keys_is_lower_bound: untracked_capped,
         key_types,
+        key_first_lines,
         max_depth,
         duplicate_keys: line_dups,
         precision: line_precision,

@@ -112,15 +112,25 @@ fn columns_table(a: &Value, columns: &[Value], look: &Look, out: &mut String) {
             .map(|t| format!("{} {}", t["type"].as_str().unwrap_or(""), n(&t["files"])))
             .collect();
         let differs = match c["type_differs"].as_object() {
-            Some(d) => Cell::new(
-                format!(
-                    "{}: {} → {}",
-                    d.get("path").and_then(Value::as_str).unwrap_or(""),
-                    d.get("from").and_then(Value::as_str).unwrap_or(""),
-                    d.get("to").and_then(Value::as_str).unwrap_or("")
-                ),
-                Paint::Warn,
-            ),
+            Some(d) => {
+                let at = ["record", "line"]
+                    .iter()
+                    .find_map(|k| {
+                        d.get(*k)
+                            .and_then(Value::as_u64)
+                            .map(|n| format!(" at {k} {n}"))
+                    })
+                    .unwrap_or_default();
+                Cell::new(
+                    format!(
+                        "{}{at}: {} → {}",
+                        d.get("path").and_then(Value::as_str).unwrap_or(""),
+                        d.get("from").and_then(Value::as_str).unwrap_or(""),
+                        d.get("to").and_then(Value::as_str).unwrap_or("")
+                    ),
+                    Paint::Warn,
+                )
+            }
             None => Cell::plain(""),
         };
         let held = n(&c["files"]);

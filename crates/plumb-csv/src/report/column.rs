@@ -16,11 +16,11 @@ use plumb_core::{
 use plumb_stats::{NumberIn, StatsReport};
 
 use crate::cell::{
-    infer_column_type, number_class, scan_cell, CellClass, ClassHistogram, DateForm, DateOrder,
-    InferredType, SENTINEL_TOKENS,
+    infer_column_type, number_class, scan_cell, CellClass, ClassHistogram, InferredType,
+    SENTINEL_TOKENS,
 };
 
-use super::dates::DateRange;
+use super::dates::{date_format, date_slot, DateRange, DATE_SLOTS};
 use super::inspect::{INSPECT_NARROW_TEXT_BYTES, INSPECT_WIDE_TEXT_COLUMNS};
 use super::lossy_prefix;
 use super::shape::{char_count, code_shaped, code_shaped_float, comma_decimal};
@@ -64,6 +64,13 @@ pub struct ColumnReport {
     pub sentinels: BTreeMap<String, u64>,
     /// Cells by class.
     pub classes: ClassHistogram,
+    /// For a column of two classes or more: the record (from 1, the
+    /// header's number included, as issues count) where a cell of each
+    /// class was first read. A cell the column's settling reads again as
+    /// another class (a code-shaped float among codes, `NA` among
+    /// country codes) keeps its first reading here. Left out otherwise.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub first_records: BTreeMap<&'static str, u64>,
     /// Up to five distinct non-empty values, verbatim, each cut to the
     /// column's text cap (512 bytes in the first 500 columns, 32 after).
     pub samples: Vec<String>,
@@ -108,6 +115,9 @@ pub(super) fn text_cap(index: usize) -> usize {
 #[derive(Clone, Debug)]
 pub(super) struct ColumnAcc {
     classes: ClassHistogram,
+    /// The record where a cell of each class was first read (by class
+    /// index; 0 until one is: records count from 1).
+    first_records: [u64; 8],
     samples: Vec<String>,
     /// `u64::MAX` and 0 until a cell is seen.
     min_len: u64,
@@ -210,33 +220,6 @@ impl Rare {
 /// A code-shaped float's value and literal.
 type CodeFloat = (f64, Vec<u8>);
 
-/// Date forms: four orders by three separators.
-const DATE_SLOTS: usize = 12;
-const DATE_ORDERS: [DateOrder; 4] = [
-    DateOrder::Ymd,
-    DateOrder::Dmy,
-    DateOrder::Mdy,
-    DateOrder::Ambiguous,
-];
-const DATE_SEPARATORS: [u8; 3] = [b'-', b'/', b'.'];
-
-/// The counter of a date form.
-#[inline]
-fn date_slot(form: DateForm) -> usize {
-    let order = match form.order {
-        DateOrder::Ymd => 0,
-        DateOrder::Dmy => 1,
-        DateOrder::Mdy => 2,
-        DateOrder::Ambiguous => 3,
-    };
-    let sep = match form.separator {
-        b'/' => 1,
-        b'.' => 2,
-        _ => 0,
-    };
-    order * DATE_SEPARATORS.len() + sep
-}
-
 impl ColumnAcc {
     /// The accumulator of column `index` (`later`: in a part of the file
     /// after the first).
@@ -255,6 +238,7 @@ impl ColumnAcc {
             decimal_comma,
             codes: 0,
             classes: ClassHistogram::default(),
+            first_records: [0; 8],
             samples: Vec::new(),
             min_len: u64::MAX,
             max_len: 0,
@@ -285,8 +269,12 @@ const SAMPLE_LOOKS: u32 = 4096;
 impl ColumnAcc {
     /// Counts a cell of `class`, `len` characters long.
     #[inline(always)]
-    fn tally(&mut self, class: CellClass, len: u64) {
+    fn tally(&mut self, class: CellClass, len: u64, record: u64) {
         self.classes.add(class);
+        let first = &mut self.first_records[class.index()];
+        if *first == 0 {
+            *first = record;
+        }
         self.min_len = self.min_len.min(len);
         self.max_len = self.max_len.max(len);
     }
@@ -327,12 +315,12 @@ impl ColumnAcc {
         let value = number.mantissa as i64;
         let number = match frac_digits {
             None => {
-                self.tally(CellClass::Integer, len);
+                self.tally(CellClass::Integer, len, record);
                 self.range().add_i64(value);
                 NumberIn::Int(value)
             }
             Some(f) => {
-                self.tally(CellClass::Float, len);
+                self.tally(CellClass::Float, len, record);
                 self.range().add_short_decimal(value, f);
                 NumberIn::Decimal {
                     mantissa: value,
@@ -351,7 +339,7 @@ impl ColumnAcc {
     /// fits, flagged when a double cannot hold it.
     #[inline(never)]
     fn add_long_integer(&mut self, value: u64, cell: &[u8], record: u64) {
-        self.tally(CellClass::Integer, cell.len() as u64);
+        self.tally(CellClass::Integer, cell.len() as u64, record);
         let number = match i64::try_from(value) {
             Ok(v) => {
                 self.range().add_i64(v);
@@ -376,7 +364,7 @@ impl ColumnAcc {
     /// digits.
     #[inline(never)]
     fn add_long_plain(&mut self, scan: DecimalScan, cell: &[u8], record: u64) {
-        self.tally(CellClass::Float, cell.len() as u64);
+        self.tally(CellClass::Float, cell.len() as u64, record);
         if let Some(stats) = self.rare.as_mut().and_then(|r| r.stats.as_mut()) {
             stats.number(cell, NumberIn::of_scan(&scan, cell));
         }
@@ -405,7 +393,7 @@ impl ColumnAcc {
         } else {
             cell.len() as u64
         };
-        self.tally(class, len);
+        self.tally(class, len, record);
         if let Some(stats) = self.rare.as_mut().and_then(|r| r.stats.as_mut()) {
             stats.cell(cell, &scan, len);
         }
@@ -550,34 +538,7 @@ impl ColumnAcc {
 
     /// The date format the column's date cells share, in words.
     fn date_format(&self) -> Option<String> {
-        let mut orders = [0u64; DATE_ORDERS.len()];
-        let mut seps = [0u64; DATE_SEPARATORS.len()];
-        for (slot, &n) in self.rare.as_ref()?.dates.iter().enumerate() {
-            orders[slot / DATE_SEPARATORS.len()] += n;
-            seps[slot % DATE_SEPARATORS.len()] += n;
-        }
-        let (sep_at, &most) = seps.iter().enumerate().max_by_key(|&(_, n)| *n)?;
-        if most == 0 {
-            return None;
-        }
-        let sep = char::from(DATE_SEPARATORS[sep_at]);
-        let has = |o: DateOrder| orders[DATE_ORDERS.iter().position(|&x| x == o).unwrap_or(0)] > 0;
-        let dmy = format!("DD{sep}MM{sep}YYYY");
-        let mdy = format!("MM{sep}DD{sep}YYYY");
-        Some(
-            match (
-                has(DateOrder::Ymd),
-                has(DateOrder::Dmy),
-                has(DateOrder::Mdy),
-            ) {
-                (true, false, false) if !has(DateOrder::Ambiguous) => format!("YYYY{sep}MM{sep}DD"),
-                (true, _, _) => "mixed: year-first and day or month first".to_owned(),
-                (false, true, true) => format!("mixed: {dmy} and {mdy}"),
-                (false, true, false) => dmy,
-                (false, false, true) => mdy,
-                (false, false, false) => format!("ambiguous: {dmy} or {mdy}"),
-            },
-        )
+        date_format(&self.rare.as_ref()?.dates)
     }
 
     #[inline(never)]
@@ -656,6 +617,11 @@ impl ColumnAcc {
     /// then scans on one thread.
     pub(super) fn absorb(&mut self, later: ColumnAcc, records_before: u64) -> bool {
         self.classes.absorb(&later.classes);
+        for (mine, theirs) in self.first_records.iter_mut().zip(later.first_records) {
+            if *mine == 0 && theirs != 0 {
+                *mine = theirs + records_before;
+            }
+        }
         self.min_len = self.min_len.min(later.min_len);
         self.max_len = self.max_len.max(later.max_len);
         self.codes += later.codes;
@@ -760,6 +726,16 @@ impl ColumnAcc {
                 .filter(|&(_, n)| n > 0)
                 .map(|(token, n)| ((*token).to_owned(), n))
                 .collect(),
+            first_records: if self.classes.iter().count() > 1 {
+                CellClass::ALL
+                    .iter()
+                    .filter(|c| self.classes.get(**c) > 0)
+                    .map(|c| (c.as_str(), self.first_records[c.index()]))
+                    .filter(|&(_, r)| r > 0)
+                    .collect()
+            } else {
+                BTreeMap::new()
+            },
             classes: self.classes,
             samples: self.samples,
             min_length: (self.min_len != u64::MAX).then_some(self.min_len),

@@ -4,10 +4,71 @@
 //! as UTC); dates written another way (`15/01/2024`, `2024/01/15`) as
 //! their day, read both day-first and month-first until the column's
 //! date format (known only at the end) says which reading is its own.
+//! Here too: the forms a column's dates are written in, counted, and the
+//! date format they make.
 
-use crate::cell::DateOrder;
+use crate::cell::{DateForm, DateOrder};
 
 use super::stats::date_readings;
+
+/// Date forms: four orders by three separators.
+pub(super) const DATE_SLOTS: usize = 12;
+const DATE_ORDERS: [DateOrder; 4] = [
+    DateOrder::Ymd,
+    DateOrder::Dmy,
+    DateOrder::Mdy,
+    DateOrder::Ambiguous,
+];
+const DATE_SEPARATORS: [u8; 3] = [b'-', b'/', b'.'];
+
+/// The counter of a date form.
+#[inline]
+pub(super) fn date_slot(form: DateForm) -> usize {
+    let order = match form.order {
+        DateOrder::Ymd => 0,
+        DateOrder::Dmy => 1,
+        DateOrder::Mdy => 2,
+        DateOrder::Ambiguous => 3,
+    };
+    let sep = match form.separator {
+        b'/' => 1,
+        b'.' => 2,
+        _ => 0,
+    };
+    order * DATE_SEPARATORS.len() + sep
+}
+
+/// The date format of a column's date cells counted by form, in words.
+pub(super) fn date_format(dates: &[u64; DATE_SLOTS]) -> Option<String> {
+    let mut orders = [0u64; DATE_ORDERS.len()];
+    let mut seps = [0u64; DATE_SEPARATORS.len()];
+    for (slot, &n) in dates.iter().enumerate() {
+        orders[slot / DATE_SEPARATORS.len()] += n;
+        seps[slot % DATE_SEPARATORS.len()] += n;
+    }
+    let (sep_at, &most) = seps.iter().enumerate().max_by_key(|&(_, n)| *n)?;
+    if most == 0 {
+        return None;
+    }
+    let sep = char::from(DATE_SEPARATORS[sep_at]);
+    let has = |o: DateOrder| orders[DATE_ORDERS.iter().position(|&x| x == o).unwrap_or(0)] > 0;
+    let dmy = format!("DD{sep}MM{sep}YYYY");
+    let mdy = format!("MM{sep}DD{sep}YYYY");
+    Some(
+        match (
+            has(DateOrder::Ymd),
+            has(DateOrder::Dmy),
+            has(DateOrder::Mdy),
+        ) {
+            (true, false, false) if !has(DateOrder::Ambiguous) => format!("YYYY{sep}MM{sep}DD"),
+            (true, _, _) => "mixed: year-first and day or month first".to_owned(),
+            (false, true, true) => format!("mixed: {dmy} and {mdy}"),
+            (false, true, false) => dmy,
+            (false, false, true) => mdy,
+            (false, false, false) => format!("ambiguous: {dmy} or {mdy}"),
+        },
+    )
+}
 
 /// A cell's place in time and its text as written.
 #[derive(Clone, Debug)]

@@ -143,6 +143,14 @@ pub struct TypeMoment {
     pub from: String,
     /// Its type there.
     pub to: String,
+    /// In that file, the record (a table's, counted as its issues are)
+    /// where a value of another type first appears, when the file began
+    /// with values of the type before and its reader says where.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record: Option<u64>,
+    /// The same, as a line (records of JSON Lines).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
 }
 
 /// Files that share a schema.

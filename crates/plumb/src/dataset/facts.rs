@@ -13,11 +13,29 @@ pub(crate) struct ColumnFact {
     pub name: String,
     pub kind: String,
     pub rows: u64,
+    /// Where a value of each class or type was first read in the file,
+    /// when the reader says (a column of several): a CSV column's
+    /// `first_records`, a JSON Lines key's `key_first_lines`.
+    pub firsts: Vec<(String, u64)>,
+}
+
+/// A map of names and places as a list.
+fn places(v: Option<&Value>) -> Vec<(String, u64)> {
+    v.and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, n)| Some((k.clone(), n.as_u64()?)))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// One file's facts.
 pub(crate) struct FileFacts {
     pub format: String,
+    /// What the places in a column's `firsts` count: `record` (a table's,
+    /// the header's number included) or `line`.
+    pub unit: &'static str,
     pub container: Option<String>,
     pub view: ViewFlags,
     pub rows: Option<u64>,
@@ -73,6 +91,11 @@ impl FileFacts {
             next_offset: answer.next_offset(),
         });
         FileFacts {
+            unit: if layout == Layout::Outline {
+                "line"
+            } else {
+                "record"
+            },
             format: answer.format().to_owned(),
             container: json
                 .get("container")
@@ -128,6 +151,7 @@ fn schema(layout: Layout, json: &Value) -> (Option<u64>, Option<Vec<ColumnFact>>
                                 .unwrap_or("unknown")
                                 .to_owned(),
                             rows,
+                            firsts: places(c.get("first_records")),
                         })
                     })
                     .collect()
@@ -187,6 +211,7 @@ fn workbook(json: &Value) -> (Option<u64>, Option<Vec<ColumnFact>>) {
                         .unwrap_or("unknown")
                         .to_owned(),
                     rows: c.get("values").and_then(Value::as_u64).unwrap_or(n),
+                    firsts: Vec::new(),
                 });
             }
         }
@@ -206,6 +231,7 @@ fn outline(json: &Value) -> (Option<u64>, Option<Vec<ColumnFact>>) {
                 name: k.clone(),
                 kind: kind_of(t),
                 rows: json["keys"].get(k).and_then(Value::as_u64).unwrap_or(0),
+                firsts: places(json.get("key_first_lines").and_then(|f| f.get(k))),
             })
             .collect();
         return (rows, Some(cols));
@@ -237,6 +263,7 @@ fn outline(json: &Value) -> (Option<u64>, Option<Vec<ColumnFact>>) {
                 name: key.replace("~1", "/").replace("~0", "~"),
                 kind: kind_of(p.get("types")?),
                 rows: held,
+                firsts: Vec::new(),
             })
         })
         .collect();

@@ -102,6 +102,12 @@ struct TypeAcc {
     files: u64,
     rows: u64,
     first: String,
+    /// In the first file: where a value of each class was first read,
+    /// and what those places count (`record`, `line`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    firsts: Vec<(String, u64)>,
+    #[serde(default)]
+    unit: String,
 }
 
 /// Files that share one schema.
@@ -130,6 +136,7 @@ pub(crate) fn run_one(
             let choice = SourceChoice::take(&mut options)?;
             let d = plumb.detect_with(source, format, &choice)?;
             return Ok(FileFacts {
+                unit: "record",
                 format: d.reader.name().to_owned(),
                 container: d.container.map(str::to_owned),
                 view: plumb_core::ViewFlags::exact(),
@@ -249,7 +256,7 @@ impl Partial {
                 line.by = facts.by;
                 if let Some(cols) = facts.columns {
                     line.columns = Some(cols.len() as u64);
-                    p.add_schema(&member.path, cols);
+                    p.add_schema(&member.path, cols, facts.unit);
                 }
                 if let Some(h) = facts.hits {
                     line.hits = Some(h.hits.len() as u64);
@@ -275,7 +282,7 @@ impl Partial {
         p
     }
 
-    fn add_schema(&mut self, path: &str, cols: Vec<super::facts::ColumnFact>) {
+    fn add_schema(&mut self, path: &str, cols: Vec<super::facts::ColumnFact>, unit: &str) {
         let mut schema: Vec<(String, String)> = Vec::with_capacity(cols.len());
         for c in cols {
             schema.push((c.name.clone(), c.kind.clone()));
@@ -296,6 +303,8 @@ impl Partial {
                     files: 1,
                     rows: c.rows,
                     first: path.to_owned(),
+                    firsts: c.firsts,
+                    unit: unit.to_owned(),
                 },
             );
             self.columns.insert(
@@ -554,6 +563,32 @@ impl Partial {
     }
 }
 
+/// Whether a column of type `from` holds a value of `class`: its own
+/// class (or one of its types, `number|string`), a null, or an integer
+/// where floats are.
+fn admits(from: &str, class: &str) -> bool {
+    from.split('|').any(|f| f == class)
+        || matches!(class, "empty" | "sentinel" | "null")
+        || (from == "float" && class == "integer")
+}
+
+/// Where, in a file whose first places of each class are `firsts`, a
+/// column of type `from` first held a value it does not admit: known
+/// only when the file began with values it admits.
+fn changed_at(from: &str, firsts: &[(String, u64)]) -> Option<u64> {
+    let began = firsts
+        .iter()
+        .filter(|(c, _)| admits(from, c))
+        .map(|&(_, at)| at)
+        .min()?;
+    firsts
+        .iter()
+        .filter(|(c, _)| !admits(from, c))
+        .map(|&(_, at)| at)
+        .min()
+        .filter(|&at| at > began)
+}
+
 impl ColumnAcc {
     fn absorb(&mut self, theirs: ColumnAcc) {
         self.files += theirs.files;
@@ -568,7 +603,11 @@ impl ColumnAcc {
                 Some(mine) => {
                     mine.files += t.files;
                     mine.rows += t.rows;
-                    mine.first = mine.first.clone().min(t.first);
+                    if t.first < mine.first {
+                        mine.first = t.first;
+                        mine.firsts = t.firsts;
+                        mine.unit = t.unit;
+                    }
                 }
             }
         }
@@ -592,10 +631,16 @@ impl ColumnAcc {
             .iter()
             .filter(|(k, _)| Some(*k) != first_kind.as_ref())
             .min_by(|a, b| a.1.first.cmp(&b.1.first))
-            .map(|(k, t)| TypeMoment {
-                path: t.first.clone(),
-                from: first_kind.clone().unwrap_or_default(),
-                to: k.clone(),
+            .map(|(k, t)| {
+                let from = first_kind.clone().unwrap_or_default();
+                let at = changed_at(&from, &t.firsts);
+                TypeMoment {
+                    path: t.first.clone(),
+                    record: at.filter(|_| t.unit == "record"),
+                    line: at.filter(|_| t.unit == "line"),
+                    from,
+                    to: k.clone(),
+                }
             });
         let mut types: Vec<TypeGroup> = self
             .types

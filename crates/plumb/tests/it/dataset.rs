@@ -46,7 +46,10 @@ fn planted(dir: &Path) {
         "logs/a.jsonl",
         b"{\"user\": \"ann\", \"n\": 1}\n{\"user\": \"bob\", \"n\": 2}\n",
     );
-    w("logs/b.jsonl", b"{\"username\": \"cy\", \"n\": 3}\n");
+    w(
+        "logs/b.jsonl",
+        b"{\"username\": \"cy\", \"n\": 3}\n{\"username\": \"dy\", \"n\": \"four\"}\n",
+    );
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     gz.write_all(&b"{\"user\": \"dee\", \"n\": 4}\n".repeat(200))
         .unwrap();
@@ -178,6 +181,18 @@ fn the_merged_schema_matches_python_file_by_file() {
         dir.path().join("csv/part-03.csv").to_str().unwrap()
     );
     assert_eq!(amount["type_differs"]["from"], "integer");
+    // Row 40 of its body: record 41, the header being record 1.
+    assert_eq!(amount["type_differs"]["record"], 41, "{amount}");
+    let n = column(&a, "n");
+    assert!(n["type_differs"]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("logs/b.jsonl"));
+    assert_eq!(
+        (&n["type_differs"]["to"], &n["type_differs"]["line"]),
+        (&Value::from("number|string"), &Value::from(2)),
+        "{n}"
+    );
     let ints: Vec<String> = oracle
         .iter()
         .filter(|(_, v)| v["ints"]["amount"] == true && v["rows"].as_u64() > Some(0))
