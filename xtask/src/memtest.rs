@@ -415,6 +415,7 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
     ));
     out.extend(bombs(dir)?);
     out.extend(crate::memtest_hostile::hostile(dir)?);
+    out.extend(crate::memtest_hostile::datasets(dir)?);
     out.extend(layered(dir, size)?);
     out.push(parquet_one_group(dir, size)?);
     Ok(out)

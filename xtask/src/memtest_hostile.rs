@@ -3,7 +3,8 @@
 //! byte or by plumb-testkit's crafted-Parquet writer; a Parquet work bomb
 //! read within a byte budget; a table of ten thousand columns whose
 //! statistics every value fills, and one of empty cells, each also shown
-//! as a person sees it; and remote scans split over threads.
+//! as a person sees it; remote scans split over threads; and datasets of
+//! many files.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -249,4 +250,56 @@ pub(crate) fn remote(server: &plumb_testkit::http::Server, mb: u64) -> Vec<Case>
         out.push((name, PathBuf::from(path), ops));
     }
     out
+}
+
+/// Datasets: a hundred thousand small files in a hundred folders (two
+/// schemas, a planted fault), and two thousand files whose columns all
+/// differ (a hundred thousand names, past the merged columns' cap): the
+/// listing, the per-file lines and the merged columns are capped, so
+/// memory does not grow with the files.
+pub(crate) fn datasets(dir: &Path) -> std::io::Result<Vec<Case>> {
+    let many = dir.join("many");
+    for i in 0..100_000u32 {
+        let folder = many.join(format!("{:03}", i / 1000));
+        if i % 1000 == 0 {
+            std::fs::create_dir_all(&folder)?;
+        }
+        let body = if i == 77_777 {
+            "id,v\n1\n".to_owned()
+        } else {
+            format!("id,v{}\n{i},x\n", i % 2)
+        };
+        std::fs::write(folder.join(format!("f{i:06}.csv")), body)?;
+    }
+    let wide = dir.join("wide");
+    std::fs::create_dir_all(&wide)?;
+    for i in 0..2_000u32 {
+        let head: Vec<String> = (0..50).map(|j| format!("c{i}_{j}")).collect();
+        let row: Vec<String> = (0..50).map(|j| j.to_string()).collect();
+        std::fs::write(
+            wide.join(format!("w{i:05}.csv")),
+            format!("{}\n{}\n", head.join(","), row.join(",")),
+        )?;
+    }
+    let glob = format!("{}/**/*.csv", many.display());
+    Ok(vec![
+        (
+            "100,000 small CSV files (dataset)",
+            many.clone(),
+            vec![
+                cli("inspect", &many, &[]),
+                cli("validate", &many, &[]),
+                cli("search", &many, &["99999"]),
+                cli("detect", &many, &[]),
+                cli("inspect", Path::new(&glob), &[]),
+                screen("inspect", &many, &[]),
+                tool_call(dir, "dataset_many", r#"{"op": "inspect", "path": "many"}"#)?,
+            ],
+        ),
+        (
+            "2,000 files of 50 columns each, every name new (dataset)",
+            wide.clone(),
+            vec![cli("inspect", &wide, &[]), screen("inspect", &wide, &[])],
+        ),
+    ])
 }

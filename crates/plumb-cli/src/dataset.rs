@@ -2,6 +2,7 @@
 //! members, read as one (`plumb::dataset`), shown as JSON or for a
 //! person (the merged view, then a line per file).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicU64;
@@ -13,7 +14,7 @@ use plumb::{Answer, Op, Plumb, Request};
 use crate::args::DatasetArgs;
 use crate::open::Progress;
 use crate::terminal::{present, Screen};
-use crate::{emit, refuse, render};
+use crate::{refuse, render};
 
 /// The names, when they name a dataset: more than one path, a folder,
 /// a glob that is not itself a file's name, or `ARCHIVE::GLOB`.
@@ -76,20 +77,42 @@ pub(crate) fn run(
         Ok(a) => a,
         Err(r) => return refuse(&r, json),
     };
-    let text = if json {
-        answer.to_json().to_string() + "\n"
-    } else {
-        render::answer(answer.layout(), &answer.to_json(), &screen.look(), None)
-    };
+    let verdict = answer.verdict();
     let shown = if json {
-        emit(&text)
+        // Straight from the typed answer to stdout: no JSON tree.
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        answer
+            .write_json(&mut out)
+            .and_then(|()| out.write_all(b"\n"))
+            .and_then(|()| out.flush())
+            .map_err(|e| {
+                if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::from(2)
+                }
+            })
     } else {
-        present(&text, screen)
+        // Read back within the screen's bounds, as a file's answer is.
+        let look = screen.look();
+        let layout = answer.layout();
+        match crate::screen::tree(Box::new(answer)) {
+            Ok(v) => {
+                let mut text = render::answer(layout, &v, &look, None);
+                text.push_str(&crate::screen::cut_note(&v, &look));
+                drop(v);
+                present(&text, screen)
+            }
+            Err(message) => Err(refuse(
+                &plumb::Refusal::new(plumb::RefusalReason::ReadError, message),
+                false,
+            )),
+        }
     };
     if let Err(code) = shown {
         return code;
     }
-    if answer.verdict() == Some(Some(false)) {
+    if verdict == Some(Some(false)) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -69,8 +69,9 @@ pub struct ColumnReport {
     /// class was first read. A cell the column's settling reads again as
     /// another class (a code-shaped float among codes, `NA` among
     /// country codes) keeps its first reading here. Left out otherwise.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub first_records: BTreeMap<&'static str, u64>,
+    /// Boxed: a column of one class (most) costs a pointer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_records: Option<Box<BTreeMap<&'static str, u64>>>,
     /// Up to five distinct non-empty values, verbatim, each cut to the
     /// column's text cap (512 bytes in the first 500 columns, 32 after).
     pub samples: Vec<String>,
@@ -115,9 +116,13 @@ pub(super) fn text_cap(index: usize) -> usize {
 #[derive(Clone, Debug)]
 pub(super) struct ColumnAcc {
     classes: ClassHistogram,
-    /// The record where a cell of each class was first read (by class
-    /// index; 0 until one is: records count from 1).
-    first_records: [u64; 8],
+    /// The record of the column's first cell (records count from 1; 0
+    /// until a cell is read), with its class's index in the top four bits.
+    first: u64,
+    /// The record where a cell of each other class was first read (by
+    /// class index; 0 for none), boxed on a second class: most columns
+    /// have one, and ten thousand columns stay small.
+    later_firsts: Option<Box<[u64; 8]>>,
     samples: Vec<String>,
     /// `u64::MAX` and 0 until a cell is seen.
     min_len: u64,
@@ -131,7 +136,7 @@ pub(super) struct ColumnAcc {
     /// with all its samples stops at once.
     looks: u32,
     /// The most bytes kept of one text (see [`text_cap`]).
-    text_cap: usize,
+    text_cap: u32,
     /// Whether `3,25` may be a number (the delimiter is not a comma).
     decimal_comma: bool,
     /// String cells that are two or three capital letters (`US`, `DEU`).
@@ -142,11 +147,12 @@ pub(super) struct ColumnAcc {
     rare: Option<Box<Rare>>,
     /// Set in a part of the file after the first (a scan on several
     /// threads): the column then keeps up to [`LATER_SAMPLE_ROOM`]
-    /// samples, each with the look it was found on (`sample_looks`), so
-    /// that [`ColumnAcc::absorb`] can pick the samples a one-thread scan
-    /// would have picked.
-    later: bool,
-    sample_looks: Vec<u32>,
+    /// samples, each with the look it was found on, so that
+    /// [`ColumnAcc::absorb`] can pick the samples a one-thread scan would
+    /// have picked. Boxed: a first part, and a one-thread scan, hold none,
+    /// and a pointer is a third of an empty `Vec` in every column.
+    #[allow(clippy::box_collection)]
+    sample_looks: Option<Box<Vec<u32>>>,
 }
 
 /// The samples a column of a later part keeps: enough that, whichever
@@ -224,10 +230,9 @@ impl ColumnAcc {
     /// The accumulator of column `index` (`later`: in a part of the file
     /// after the first).
     fn new(index: usize, decimal_comma: bool, stats: bool, later: bool) -> ColumnAcc {
-        let text_cap = text_cap(index);
+        let text_cap = text_cap(index) as u32;
         ColumnAcc {
-            later,
-            sample_looks: Vec::new(),
+            sample_looks: later.then(Box::default),
             rare: stats.then(|| {
                 Box::new(Rare {
                     stats: plumb_stats::keeps_stats(index)
@@ -238,7 +243,8 @@ impl ColumnAcc {
             decimal_comma,
             codes: 0,
             classes: ClassHistogram::default(),
-            first_records: [0; 8],
+            first: 0,
+            later_firsts: None,
             samples: Vec::new(),
             min_len: u64::MAX,
             max_len: 0,
@@ -263,6 +269,10 @@ pub(super) fn track_columns(
     }
 }
 
+/// The record bits of [`ColumnAcc::first`]: past 2^60 records (a file
+/// no disk holds) the record reads as this.
+const FIRST_RECORD_MASK: u64 = (1 << 60) - 1;
+
 /// How many cells a column compares to its samples at most.
 const SAMPLE_LOOKS: u32 = 4096;
 
@@ -270,13 +280,34 @@ impl ColumnAcc {
     /// Counts a cell of `class`, `len` characters long.
     #[inline(always)]
     fn tally(&mut self, class: CellClass, len: u64, record: u64) {
-        self.classes.add(class);
-        let first = &mut self.first_records[class.index()];
-        if *first == 0 {
-            *first = record;
+        if self.classes.get(class) == 0 {
+            self.first_seen(class.index(), record);
         }
+        self.classes.add(class);
         self.min_len = self.min_len.min(len);
         self.max_len = self.max_len.max(len);
+    }
+
+    /// Notes the record where a class was first read.
+    #[cold]
+    #[inline(never)]
+    fn first_seen(&mut self, class: usize, record: u64) {
+        if self.first == 0 {
+            self.first = record.min(FIRST_RECORD_MASK) | ((class as u64) << 60);
+        } else {
+            self.later_firsts.get_or_insert_with(|| Box::new([0; 8]))[class] = record;
+        }
+    }
+
+    /// The record where a cell of class `class` was first read, if one was.
+    fn first_of(&self, class: usize) -> Option<u64> {
+        if self.first != 0 && (self.first >> 60) as usize == class {
+            return Some(self.first & FIRST_RECORD_MASK);
+        }
+        self.later_firsts
+            .as_ref()
+            .map(|f| f[class])
+            .filter(|&r| r != 0)
     }
 
     /// Offers a cell as a sample while the column still looks for them.
@@ -437,7 +468,7 @@ impl ColumnAcc {
                 }
             }
             CellClass::Date | CellClass::Timestamp => {
-                let cap = self.text_cap;
+                let cap = self.text_cap as usize;
                 let rare = self.rare();
                 if let Some(form) = scan.date {
                     rare.dates[date_slot(form)] += 1;
@@ -466,7 +497,7 @@ impl ColumnAcc {
     /// The range, made on the first number.
     #[inline]
     fn range(&mut self) -> &mut NumericRange {
-        let cap = self.text_cap;
+        let cap = self.text_cap as usize;
         self.range
             .get_or_insert_with(|| Box::new(NumericRange::with_literal_cap(cap)))
     }
@@ -546,9 +577,9 @@ impl ColumnAcc {
         self.looks += 1;
         let lossy;
         let kept = match std::str::from_utf8(cell) {
-            Ok(text) => cap_text(text, self.text_cap).0,
+            Ok(text) => cap_text(text, self.text_cap as usize).0,
             Err(_) => {
-                lossy = lossy_prefix(cell, self.text_cap);
+                lossy = lossy_prefix(cell, self.text_cap as usize);
                 lossy.as_str()
             }
         };
@@ -557,8 +588,8 @@ impl ColumnAcc {
             // should not hold room for four.
             self.samples.reserve_exact(1);
             self.samples.push(kept.to_owned());
-            let room = if self.later {
-                self.sample_looks.push(self.looks - 1);
+            let room = if let Some(looks) = &mut self.sample_looks {
+                looks.push(self.looks - 1);
                 LATER_SAMPLE_ROOM
             } else {
                 SAMPLE_VALUES_CAP
@@ -600,7 +631,7 @@ impl ColumnAcc {
             .or_insert_with(|| PrecisionFact {
                 kind,
                 count: 1,
-                example: lossy_prefix(literal, self.text_cap),
+                example: lossy_prefix(literal, self.text_cap as usize),
                 record,
             });
     }
@@ -616,12 +647,17 @@ impl ColumnAcc {
     /// code-shaped floats begin with one that has no value): the caller
     /// then scans on one thread.
     pub(super) fn absorb(&mut self, later: ColumnAcc, records_before: u64) -> bool {
-        self.classes.absorb(&later.classes);
-        for (mine, theirs) in self.first_records.iter_mut().zip(later.first_records) {
-            if *mine == 0 && theirs != 0 {
-                *mine = theirs + records_before;
-            }
+        // Before the counts join: a class is new here if this part had none.
+        let mut new: Vec<(u64, usize)> = CellClass::ALL
+            .iter()
+            .filter(|c| self.classes.get(**c) == 0)
+            .filter_map(|c| Some((later.first_of(c.index())?, c.index())))
+            .collect();
+        new.sort_unstable();
+        for (record, class) in new {
+            self.first_seen(class, record + records_before);
         }
+        self.classes.absorb(&later.classes);
         self.min_len = self.min_len.min(later.min_len);
         self.max_len = self.max_len.max(later.max_len);
         self.codes += later.codes;
@@ -649,7 +685,8 @@ impl ColumnAcc {
         // look `looks + i`, if it still looked then.
         if self.looks < SAMPLE_LOOKS {
             let looked = self.looks;
-            for (text, at) in later.samples.into_iter().zip(later.sample_looks) {
+            let looks = later.sample_looks.map(|l| *l).unwrap_or_default();
+            for (text, at) in later.samples.into_iter().zip(looks) {
                 if u64::from(looked) + u64::from(at) >= u64::from(SAMPLE_LOOKS) {
                     break;
                 }
@@ -726,16 +763,15 @@ impl ColumnAcc {
                 .filter(|&(_, n)| n > 0)
                 .map(|(token, n)| ((*token).to_owned(), n))
                 .collect(),
-            first_records: if self.classes.iter().count() > 1 {
-                CellClass::ALL
-                    .iter()
-                    .filter(|c| self.classes.get(**c) > 0)
-                    .map(|c| (c.as_str(), self.first_records[c.index()]))
-                    .filter(|&(_, r)| r > 0)
-                    .collect()
-            } else {
-                BTreeMap::new()
-            },
+            first_records: (self.classes.iter().count() > 1).then(|| {
+                Box::new(
+                    CellClass::ALL
+                        .iter()
+                        .filter(|c| self.classes.get(**c) > 0)
+                        .filter_map(|c| Some((c.as_str(), self.first_of(c.index())?)))
+                        .collect(),
+                )
+            }),
             classes: self.classes,
             samples: self.samples,
             min_length: (self.min_len != u64::MAX).then_some(self.min_len),

@@ -250,3 +250,51 @@ proptest! {
         prop_assert_eq!(got, Some(one));
     }
 }
+
+#[test]
+fn the_first_record_of_each_class_is_the_one_pass_record_in_any_part() {
+    // Integers, then text from record 40,001, then an empty cell at
+    // 70,001 and a float at 90,001: each first read where it is.
+    let mut out = String::from("id,amount\n");
+    let mut record = 1u64;
+    while out.len() < SIZE {
+        record += 1;
+        let amount = match record {
+            40_001 => "n/a".to_owned(),
+            70_001 => String::new(),
+            90_001 => "2.5".to_owned(),
+            r => (r % 1000).to_string(),
+        };
+        out.push_str(&format!("{record},{amount}\n"));
+    }
+    assert!(record > 90_001);
+    let opts = CsvOptions::default();
+    let one = sequential(out.as_bytes(), CsvFormat::Csv, &opts);
+    let firsts: Vec<(&str, u64)> = one.columns[1]
+        .first_records
+        .as_ref()
+        .expect("two classes or more: listed")
+        .iter()
+        .map(|(k, v)| (*k, *v))
+        .collect();
+    assert_eq!(
+        firsts,
+        [
+            ("empty", 70_001),
+            ("float", 90_001),
+            ("integer", 2),
+            ("string", 40_001)
+        ]
+    );
+    assert!(
+        one.columns[0].first_records.is_none(),
+        "one class: none listed"
+    );
+    for parts in 2..=5 {
+        let got = parts_only(out.as_bytes(), CsvFormat::Csv, &opts, parts).expect("parts answer");
+        assert_eq!(
+            got.columns[1].first_records, one.columns[1].first_records,
+            "{parts} parts"
+        );
+    }
+}

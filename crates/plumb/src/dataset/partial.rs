@@ -92,7 +92,9 @@ struct ColumnAcc {
     files: u64,
     rows: u64,
     first: String,
-    types: BTreeMap<String, TypeAcc>,
+    /// By type name, sorted: a short list (a map's node would cost more
+    /// than the few types a column has, times thousands of columns).
+    types: Vec<(String, TypeAcc)>,
     types_cut_files: u64,
 }
 
@@ -291,13 +293,12 @@ impl Partial {
             // most either holds. (This partial holds this file alone.)
             if let Some(col) = self.columns.get_mut(&c.name) {
                 col.rows = col.rows.max(c.rows);
-                for t in col.types.values_mut() {
+                for (_, t) in &mut col.types {
                     t.rows = col.rows;
                 }
                 continue;
             }
-            let mut types = BTreeMap::new();
-            types.insert(
+            let types = vec![(
                 c.kind,
                 TypeAcc {
                     files: 1,
@@ -306,7 +307,7 @@ impl Partial {
                     firsts: c.firsts,
                     unit: unit.to_owned(),
                 },
-            );
+            )];
             self.columns.insert(
                 c.name,
                 ColumnAcc {
@@ -596,11 +597,10 @@ impl ColumnAcc {
         self.first = self.first.clone().min(theirs.first);
         self.types_cut_files += theirs.types_cut_files;
         for (kind, t) in theirs.types {
-            match self.types.get_mut(&kind) {
-                None => {
-                    self.types.insert(kind, t);
-                }
-                Some(mine) => {
+            match self.types.binary_search_by(|(k, _)| k.cmp(&kind)) {
+                Err(at) => self.types.insert(at, (kind, t)),
+                Ok(at) => {
+                    let mine = &mut self.types[at].1;
                     mine.files += t.files;
                     mine.rows += t.rows;
                     if t.first < mine.first {
@@ -612,7 +612,7 @@ impl ColumnAcc {
             }
         }
         while self.types.len() > DATASET_TYPES_MAX {
-            if let Some((_, t)) = self.types.pop_last() {
+            if let Some((_, t)) = self.types.pop() {
                 self.types_cut_files += t.files;
             }
         }
@@ -629,7 +629,7 @@ impl ColumnAcc {
         let type_differs = self
             .types
             .iter()
-            .filter(|(k, _)| Some(*k) != first_kind.as_ref())
+            .filter(|(k, _)| Some(k) != first_kind.as_ref())
             .min_by(|a, b| a.1.first.cmp(&b.1.first))
             .map(|(k, t)| {
                 let from = first_kind.clone().unwrap_or_default();
