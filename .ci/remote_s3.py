@@ -115,6 +115,44 @@ def replaced_mid_scan(s3, endpoint):
     print(f"remote s3: an object replaced mid-scan was {'refused' if refused else 'read as it was opened'}")
 
 
+def dataset(s3, env):
+    """A dataset under a prefix: twelve files with drift planted (a
+    column added, a type that turns to text, an empty file, a header
+    alone, a file that is not data), read as s3://bucket/prefix/, as a
+    glob below it, and as the same files on disk: the same answer but
+    for the paths, for inspect, validate and detect."""
+    local = Path(tempfile.mkdtemp())
+    files = {f"part-{i:02}.csv": "id,amount\n" + "".join(f"{i * 100 + r},{r * 7}\n" for r in range(30)) for i in range(8)}
+    files["part-03.csv"] = "id,amount\n" + "".join(f"{r},{'n/a' if r == 17 else r}\n" for r in range(30))
+    files["part-08.csv"] = "id,amount,region\n1,2,north\n"
+    files["part-09.csv"] = ""
+    files["part-10.csv"] = "id,amount\n"
+    files["part-11.csv"] = "\x89PNG\r\n\x1a\n"
+    for name, text in files.items():
+        (local / name).write_bytes(text.encode("latin-1"))
+        s3.put_object(Bucket="plumb-data", Key=f"ds/{name}", Body=text.encode("latin-1"))
+    s3.put_object(Bucket="plumb-data", Key="ds/.hidden.csv", Body=b"secret\n1\n")
+
+    def normal(r, prefix):
+        return json.loads(json.dumps(r).replace(prefix, "ROOT/"))
+
+    for op in ("inspect", "validate", "detect"):
+        l = normal(plumb(env, op, str(local), "--threads", "2"), str(local) + "/")
+        for url in ("s3://plumb-data/ds/", "s3://plumb-data/ds/*.csv"):
+            r = normal(plumb(env, op, url, "--threads", "2"), "s3://plumb-data/ds/")
+            r.pop("named", None)
+            l.pop("named", None)
+            if r != l:
+                failures.append(f"dataset {op} {url}: differs from the local answer: {str(r)[:400]} / {str(l)[:400]}")
+    r = plumb(env, "inspect", "s3://plumb-data/ds/")
+    amount = [c for c in r.get("columns", []) if c["name"] == "amount"]
+    if not amount or not amount[0]["type_differs"] or amount[0]["type_differs"].get("record") != 19:
+        failures.append(f"dataset: the type change in part-03 at record 19 was not found: {amount}")
+    if r.get("totals", {}).get("files") != 12:
+        failures.append(f"dataset: 12 files expected (the hidden one skipped): {r.get('totals')}")
+    print(f"remote s3: a 12-file dataset under a prefix read as on disk")
+
+
 def denied():
     """A store that checks credentials (moto counts the first actions as
     set-up, then checks every request): a key it does not know and a key
@@ -202,6 +240,7 @@ def main():
         r = plumb(env, "inspect", "s3://no-such-bucket/x.csv")
         if r.get("ok") is not False:
             failures.append(f"missing bucket: {r}")
+        dataset(s3, env)
         replaced_mid_scan(s3, endpoint)
         print(f"remote s3: {len(samples)} samples and a {size}-byte log through moto, tail fetched {fetched} bytes, {len(failures)} failures")
     finally:

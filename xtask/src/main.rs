@@ -21,6 +21,7 @@ use clap::{Parser, Subcommand};
 
 mod api;
 mod bench;
+mod bench_datasets;
 mod conformance;
 mod fuzz;
 mod memtest;

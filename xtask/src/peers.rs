@@ -60,7 +60,7 @@ fn generate_narrow(path: &Path, bytes: u64) -> std::io::Result<()> {
     w.flush()
 }
 
-fn found(program: &str, args: &[&str]) -> bool {
+pub(crate) fn found(program: &str, args: &[&str]) -> bool {
     Command::new(program)
         .args(args)
         .output()
@@ -282,7 +282,7 @@ fn search(plumb: &str, dir: &Path, csv: &str, mb: u64) -> Result<(), String> {
 
 /// One row of the whole-process table: a label, plumb's arguments, and
 /// each peer (name, program, arguments).
-type SpeedRow = (
+pub(crate) type SpeedRow = (
     &'static str,
     Vec<String>,
     Vec<(&'static str, String, Vec<String>)>,
@@ -394,6 +394,7 @@ pub fn process(root: &Path, mb: u64) -> Result<bool, String> {
         one.extend(s(&["--threads", "1"]));
         row.2.push(("plumb --threads 1", plumb.clone(), one));
     }
+    rows.extend(crate::bench_datasets::rows(dir.path(), &harness, &plumb)?);
     if xan {
         rows[0]
             .2

@@ -24,7 +24,13 @@ pub(crate) fn names(first: &Path, more: &[PathBuf]) -> Option<Vec<String>> {
         .map(|p| p.to_string_lossy().into_owned())
         .collect();
     let one = &all[0];
+    let remote_prefix = |n: &str| {
+        n.split_once("://").is_some_and(|(scheme, rest)| {
+            scheme.len() < 8 && (rest.ends_with('/') || is_glob(rest))
+        })
+    };
     let dataset = all.len() > 1
+        || remote_prefix(one)
         || first.is_dir()
         || (is_glob(one) && !first.exists())
         || one.split_once("::").is_some_and(|(_, m)| is_glob(m));
@@ -53,7 +59,12 @@ pub(crate) fn run(
     req: &Request,
     json: bool,
 ) -> ExitCode {
-    let data = match Dataset::local(names, &list_options(args)) {
+    let listed = if names.iter().any(|n| n.contains("://")) {
+        remote(names, &list_options(args))
+    } else {
+        Dataset::local(names, &list_options(args))
+    };
+    let data = match listed {
         Ok(d) => d,
         Err(r) => return refuse(&r, json),
     };
@@ -116,5 +127,97 @@ pub(crate) fn run(
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// A dataset of objects in a store: each name a prefix
+/// (`s3://bucket/logs/`), a glob below one (`s3://bucket/logs/*.jsonl`)
+/// or an object. Each object is opened when its turn comes, so requests
+/// in flight are at most the threads.
+#[cfg(feature = "remote")]
+fn remote(names: &[String], opts: &ListOptions) -> Result<Dataset, plumb::Refusal> {
+    let config = plumb_remote::RemoteConfig::from_env()?;
+    let mut members = Vec::new();
+    for name in names {
+        if !plumb_remote::is_remote(name) {
+            return Err(plumb::Refusal::invalid_argument(format!(
+                "`{}` is a local path among remote ones: a dataset is read from one place",
+                plumb_core::echo(name)
+            )));
+        }
+        let (scheme, rest) = name.split_once("://").unwrap_or_default();
+        if !rest.ends_with('/') && !is_glob(rest) {
+            members.push(plumb::dataset::Member::file(name.clone(), None));
+            continue;
+        }
+        // A glob is listed from the folder above its first pattern.
+        let cut = rest
+            .char_indices()
+            .filter(|&(_, c)| c == '/')
+            .map(|(i, _)| i)
+            .take_while(|&i| !is_glob(&rest[..i]))
+            .last()
+            .map_or(rest.len(), |i| i + 1);
+        let prefix = format!("{scheme}://{}", &rest[..cut]);
+        let pattern = &rest[cut..];
+        let matcher = if pattern.is_empty() {
+            None
+        } else {
+            Some(
+                globset::GlobBuilder::new(pattern)
+                    .literal_separator(true)
+                    .build()
+                    .map_err(|e| {
+                        plumb::Refusal::invalid_argument(format!(
+                            "`{}` is not a glob plumb reads: {e}",
+                            plumb_core::echo(name)
+                        ))
+                    })?
+                    .compile_matcher(),
+            )
+        };
+        for (url, size) in plumb_remote::list_prefix(&prefix, &config)? {
+            let below = url.strip_prefix(&prefix).unwrap_or(&url);
+            let hidden = below.split('/').any(|part| part.starts_with('.'));
+            let deep = below.matches('/').count() + 1;
+            if (hidden && !opts.hidden)
+                || opts.depth.is_some_and(|d| deep > d)
+                || !matcher.as_ref().is_none_or(|m| m.is_match(below))
+            {
+                continue;
+            }
+            members.push(plumb::dataset::Member::file(url, Some(size)));
+        }
+    }
+    Ok(Dataset::from_members(
+        names.to_vec(),
+        members,
+        opts,
+        Arc::new(RemoteOpener(config)),
+    ))
+}
+
+#[cfg(not(feature = "remote"))]
+fn remote(names: &[String], _: &ListOptions) -> Result<Dataset, plumb::Refusal> {
+    Err(plumb::Refusal::invalid_argument(format!(
+        "`{}` is a remote address, and this build reads no remote objects",
+        plumb_core::echo(&names[0])
+    )))
+}
+
+/// Opens a remote dataset's objects.
+#[cfg(feature = "remote")]
+#[derive(Debug)]
+struct RemoteOpener(plumb_remote::RemoteConfig);
+
+#[cfg(feature = "remote")]
+impl plumb::dataset::Opener for RemoteOpener {
+    fn open(
+        &self,
+        member: &plumb::dataset::Member,
+        cx: &OpenContext,
+    ) -> Result<Box<dyn plumb::Source>, plumb::Refusal> {
+        let source = plumb_remote::RemoteSource::open(&member.path, &self.0)?;
+        Ok(Box::new(source.with_cancel(cx.cancel.clone())))
     }
 }

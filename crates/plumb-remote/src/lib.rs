@@ -52,6 +52,7 @@
 mod address;
 mod config;
 mod fetch;
+mod list;
 mod runtime;
 mod scrub;
 mod store;
@@ -59,6 +60,7 @@ mod stream;
 
 pub use address::{AllowList, RemoteUrl};
 pub use config::{is_remote, RemoteConfig, REMOTE_ENV};
+pub use list::{list_prefix, REMOTE_LIST_MAX};
 pub use scrub::scrub;
 
 use std::collections::VecDeque;
