@@ -176,15 +176,15 @@ impl LayerArgs {
 pub(crate) struct DatasetArgs {
     /// Folders walked below a folder or `**` glob (1: the folder's own
     /// files) [default: 64]
-    #[arg(long, value_name = "N")]
-    pub(crate) depth: Option<usize>,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) depth: Option<u64>,
     /// List names that start with a dot in folders and globs.
     #[arg(long)]
     pub(crate) hidden: bool,
     /// The most files one call reads [default: 100000]; the answer's
     /// `next.from` names where the next goes on.
-    #[arg(long, value_name = "N")]
-    pub(crate) max_files: Option<usize>,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_files: Option<u64>,
     /// The first path of a dataset to read (an answer's `next.from`).
     #[arg(long, value_name = "PATH")]
     pub(crate) from: Option<String>,

@@ -40,9 +40,13 @@ pub(crate) fn names(first: &Path, more: &[PathBuf]) -> Option<Vec<String>> {
 /// The listing options the flags ask for.
 fn list_options(args: &DatasetArgs) -> ListOptions {
     ListOptions {
-        depth: args.depth,
+        depth: args.depth.map(|d| usize::try_from(d).unwrap_or(usize::MAX)),
         hidden: args.hidden,
-        max_files: args.max_files.unwrap_or(plumb::dataset::DATASET_MAX_FILES),
+        max_files: args
+            .max_files
+            .map_or(plumb::dataset::DATASET_MAX_FILES, |n| {
+                usize::try_from(n).unwrap_or(usize::MAX)
+            }),
         from: args.from.clone(),
     }
 }
