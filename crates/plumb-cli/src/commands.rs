@@ -3,7 +3,7 @@
 //! as JSON or for a person, refused with a reason, and ended with the
 //! exit status the crate docs give.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicU64;
@@ -107,18 +107,7 @@ pub(crate) fn data(
                 v["remote"] = r.clone();
                 show(&v, true, screen)
             } else if common.json {
-                // Straight from the typed answer to stdout: no JSON tree.
-                let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-                a.write_json(&mut out)
-                    .and_then(|()| out.write_all(b"\n"))
-                    .and_then(|()| out.flush())
-                    .map_err(|e| {
-                        if e.kind() == std::io::ErrorKind::BrokenPipe {
-                            ExitCode::SUCCESS
-                        } else {
-                            ExitCode::from(2)
-                        }
-                    })
+                crate::emit_answer(a.as_ref())
             } else if op == Op::Search && req.options.flag("count_only") == Some(true) {
                 count_line(&a.to_json())
             } else if every_page {

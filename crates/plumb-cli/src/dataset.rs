@@ -2,7 +2,6 @@
 //! members, read as one (`plumb::dataset`), shown as JSON or for a
 //! person (the merged view, then a line per file).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicU64;
@@ -94,19 +93,7 @@ pub(crate) fn run(
     };
     let verdict = answer.verdict();
     let shown = if json {
-        // Straight from the typed answer to stdout: no JSON tree.
-        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        answer
-            .write_json(&mut out)
-            .and_then(|()| out.write_all(b"\n"))
-            .and_then(|()| out.flush())
-            .map_err(|e| {
-                if e.kind() == std::io::ErrorKind::BrokenPipe {
-                    ExitCode::SUCCESS
-                } else {
-                    ExitCode::from(2)
-                }
-            })
+        crate::emit_answer(&answer)
     } else {
         // Read back within the screen's bounds, as a file's answer is.
         let look = screen.look();

@@ -40,6 +40,23 @@ pub(crate) fn emit(text: &str) -> Result<(), ExitCode> {
     }
 }
 
+/// Writes an answer's JSON to stdout straight from the typed answer (no
+/// JSON tree), one line; a closed pipe ends quietly.
+pub(crate) fn emit_answer(answer: &dyn plumb::Answer) -> Result<(), ExitCode> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    answer
+        .write_json(&mut out)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush())
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(2)
+            }
+        })
+}
+
 pub(crate) fn refuse(refusal: &Refusal, json: bool) -> ExitCode {
     if json {
         let text = serde_json::to_string(refusal).unwrap_or_default() + "\n";
