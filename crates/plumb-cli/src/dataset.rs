@@ -142,30 +142,12 @@ fn remote(names: &[String], opts: &ListOptions) -> Result<Dataset, plumb::Refusa
             continue;
         }
         // A glob is listed from the folder above its first pattern.
-        let cut = rest
-            .char_indices()
-            .filter(|&(_, c)| c == '/')
-            .map(|(i, _)| i)
-            .take_while(|&i| !is_glob(&rest[..i]))
-            .last()
-            .map_or(rest.len(), |i| i + 1);
-        let prefix = format!("{scheme}://{}", &rest[..cut]);
-        let pattern = &rest[cut..];
+        let (folder, pattern) = plumb::dataset::split_glob(rest);
+        let prefix = format!("{scheme}://{folder}");
         let matcher = if pattern.is_empty() {
             None
         } else {
-            Some(
-                globset::GlobBuilder::new(pattern)
-                    .literal_separator(true)
-                    .build()
-                    .map_err(|e| {
-                        plumb::Refusal::invalid_argument(format!(
-                            "`{}` is not a glob plumb reads: {e}",
-                            plumb_core::echo(name)
-                        ))
-                    })?
-                    .compile_matcher(),
-            )
+            Some(plumb::dataset::Glob::new(pattern, name)?)
         };
         for (url, size) in plumb_remote::list_prefix(&prefix, &config)? {
             let below = url.strip_prefix(&prefix).unwrap_or(&url);

@@ -6,7 +6,9 @@
 
 use std::sync::Arc;
 
-use plumb::dataset::{is_glob, Dataset, ListOptions, Member, OpenContext, Opener};
+use plumb::dataset::{
+    is_glob, split_glob, Dataset, Glob, ListOptions, Member, OpenContext, Opener,
+};
 use plumb::{FileSource, Refusal, Source};
 
 use crate::listing::EntryKind;
@@ -41,19 +43,12 @@ pub(crate) fn dataset(
     if asked.trim().is_empty() {
         return Ok(None);
     }
-    let (base, pattern) = if is_glob(trimmed) {
-        let cut = trimmed
-            .char_indices()
-            .filter(|&(_, c)| c == '/')
-            .map(|(i, _)| i)
-            .take_while(|&i| !is_glob(&trimmed[..i]))
-            .last();
-        match cut {
-            Some(i) => (&trimmed[..i], Some(trimmed)),
-            None => (".", Some(trimmed)),
-        }
-    } else {
-        (trimmed, None)
+    // A glob matches paths from the root, walked from its plain folders.
+    let pattern = is_glob(trimmed).then_some(trimmed);
+    let base = match pattern.map(|p| split_glob(p).0.trim_end_matches('/')) {
+        Some("") => ".",
+        Some(folder) => folder,
+        None => trimmed,
     };
     let dir = match ws.resolve_dir(base) {
         Ok((_, rel)) => rel,
@@ -61,21 +56,7 @@ pub(crate) fn dataset(
         Err(_) if pattern.is_none() => return Ok(None),
         Err(r) => return Err(r),
     };
-    let matcher = match pattern {
-        Some(p) => Some(
-            globset::GlobBuilder::new(p)
-                .literal_separator(true)
-                .build()
-                .map_err(|e| {
-                    Refusal::invalid_argument(format!(
-                        "`{}` is not a glob plumb reads: {e}",
-                        plumb_core::echo(p)
-                    ))
-                })?
-                .compile_matcher(),
-        ),
-        None => None,
-    };
+    let matcher = pattern.map(|p| Glob::new(p, p)).transpose()?;
     let start = dir.to_string_lossy().replace('\\', "/");
     let depth = opts.depth.unwrap_or(plumb::dataset::DATASET_MAX_DEPTH);
     let mut members = Vec::new();

@@ -102,7 +102,7 @@ pub(crate) fn local(names: &[String], opts: &ListOptions) -> Result<Dataset, Ref
         let meta = std::fs::metadata(path);
         if meta.is_err() && is_glob(name) {
             let (base, pattern) = glob_base(name);
-            let matcher = matcher(name, pattern)?;
+            let matcher = Glob::new(pattern, name)?;
             let deep = if pattern.contains("**") {
                 depth
             } else {
@@ -141,6 +141,27 @@ pub(crate) fn local(names: &[String], opts: &ListOptions) -> Result<Dataset, Ref
 
 /// The folder a glob is walked from and the pattern's part below it.
 fn glob_base(name: &str) -> (PathBuf, &str) {
+    let (folder, pattern) = split_glob(name);
+    let base = match folder {
+        "" => ".",
+        "/" => "/",
+        f => f.trim_end_matches('/'),
+    };
+    (PathBuf::from(base), pattern)
+}
+
+/// `name` split before its first part that holds a pattern: the plain
+/// folders above it (with their last `/`; empty when a pattern starts
+/// the name) and the rest. A name with no pattern splits after its last
+/// `/`.
+///
+/// ```
+/// use plumb::dataset::split_glob;
+/// assert_eq!(split_glob("logs/2024/*.csv"), ("logs/2024/", "*.csv"));
+/// assert_eq!(split_glob("bucket/logs/"), ("bucket/logs/", ""));
+/// assert_eq!(split_glob("**/x.json"), ("", "**/x.json"));
+/// ```
+pub fn split_glob(name: &str) -> (&str, &str) {
     let mut cut = 0;
     for (i, c) in name.char_indices() {
         if c == '/' {
@@ -150,22 +171,37 @@ fn glob_base(name: &str) -> (PathBuf, &str) {
             cut = i + 1;
         }
     }
-    let base = if cut == 0 { "." } else { &name[..cut - 1] };
-    let base = if base.is_empty() { "/" } else { base };
-    (PathBuf::from(base), &name[cut..])
+    name.split_at(cut)
 }
 
-fn matcher(name: &str, pattern: &str) -> Result<globset::GlobMatcher, Refusal> {
-    let glob = globset::GlobBuilder::new(pattern)
-        .literal_separator(true)
-        .build()
-        .map_err(|e| {
-            Refusal::invalid_argument(format!(
-                "`{}` is not a glob plumb reads: {e}",
-                plumb_core::echo(name)
-            ))
-        })?;
-    Ok(glob.compile_matcher())
+/// A glob as a dataset matches paths: `*` and `?` never cross a `/`,
+/// `**` crosses folders, `{a,b}` alternates.
+#[derive(Clone, Debug)]
+pub struct Glob(globset::GlobMatcher);
+
+impl Glob {
+    /// The glob `pattern`, from the name a caller gave (`named`, which a
+    /// refusal quotes).
+    ///
+    /// # Errors
+    /// `invalid-argument` for a pattern that does not parse.
+    pub fn new(pattern: &str, named: &str) -> Result<Glob, Refusal> {
+        let glob = globset::GlobBuilder::new(pattern)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| {
+                Refusal::invalid_argument(format!(
+                    "`{}` is not a glob plumb reads: {e}",
+                    plumb_core::echo(named)
+                ))
+            })?;
+        Ok(Glob(glob.compile_matcher()))
+    }
+
+    /// Whether `path` matches.
+    pub fn is_match(&self, path: &str) -> bool {
+        self.0.is_match(path)
+    }
 }
 
 /// Walks `base` to `depth` folders below it (0: its own files), offering
@@ -227,7 +263,7 @@ fn display(path: &Path) -> String {
 /// The members of the zip archive `archive` that `pattern` matches.
 #[cfg(feature = "compression")]
 fn zip_members(archive: &str, pattern: &str, kept: &mut Kept) -> Result<(), Refusal> {
-    let matcher = matcher(pattern, pattern)?;
+    let matcher = Glob::new(pattern, pattern)?;
     let source = FileSource::new(Path::new(archive))?;
     let dir = crate::archive::directory(&source, crate::archive::ZIP_MAX_MEMBERS as usize, None)
         .map_err(|r| r.with_path(archive))?;

@@ -57,7 +57,7 @@ pub use answer::{
     Continuation, DatasetAnswer, DatasetColumn, FileHits, FileLine, SchemaGroup, Totals, TypeGroup,
     TypeMoment,
 };
-pub use list::{is_glob, LocalOpener};
+pub use list::{is_glob, split_glob, Glob, LocalOpener};
 
 pub use partial::{Partial, PARTIAL_VERSION};
 
