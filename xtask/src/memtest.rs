@@ -120,21 +120,40 @@ pub(crate) fn tool_call(dir: &Path, name: &str, args: &str) -> std::io::Result<V
     ])
 }
 
-/// Writes the adversarial files.
-fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
-    let size = mb * MIB;
+/// Writes one group of adversarial files of about `size` bytes each into
+/// a folder of its own, and names the commands to run on them.
+type Stage = fn(&Path, u64) -> std::io::Result<Vec<Case>>;
+
+/// The groups of inputs, written, measured and deleted one after the
+/// other, so the disk holds one group at a time, never all of them.
+const STAGES: [Stage; 8] = [
+    streams,
+    wide,
+    text_and_statistics,
+    |dir, _| bombs(dir),
+    |dir, _| crate::memtest_hostile::hostile(dir),
+    |dir, _| crate::memtest_hostile::datasets(dir),
+    layered,
+    |dir, size| Ok(vec![parquet_one_group(dir, size)?]),
+];
+
+/// The commands every size-driven input takes.
+fn data_ops(p: &Path) -> Vec<Vec<String>> {
+    vec![
+        cli("inspect", p, &[]),
+        cli("select", p, &["--offset", "1000", "--limit", "5"]),
+        cli("validate", p, &[]),
+        // In parts on eight threads, more than this machine has
+        // cores: each part holds its own reader and parser.
+        cli("validate", p, &["--threads", "8"]),
+        cli("inspect", p, &["--threads", "8"]),
+    ]
+}
+
+/// Inputs that one runaway construct fills: a quote, a field, a line,
+/// an array, an object of distinct keys, nesting.
+fn streams(dir: &Path, size: u64) -> std::io::Result<Vec<Case>> {
     let mut out = Vec::new();
-    let data_ops = |p: &Path| -> Vec<Vec<String>> {
-        vec![
-            cli("inspect", p, &[]),
-            cli("select", p, &["--offset", "1000", "--limit", "5"]),
-            cli("validate", p, &[]),
-            // In parts on eight threads, more than this machine has
-            // cores: each part holds its own reader and parser.
-            cli("validate", p, &["--threads", "8"]),
-            cli("inspect", p, &["--threads", "8"]),
-        ]
-    };
 
     let p = dir.join("runaway_quote.csv");
     write_file(&p, |w| {
@@ -215,7 +234,13 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
     let p = dir.join("deep_nesting.json");
     write_file(&p, |w| repeat(w, b"[", size))?;
     out.push(("deep nesting (json)", p.clone(), data_ops(&p)));
+    Ok(out)
+}
 
+/// Wide CSVs: many columns, records at the record cap, long text in
+/// every column.
+fn wide(dir: &Path, _size: u64) -> std::io::Result<Vec<Case>> {
+    let mut out = Vec::new();
     for (name, cols) in [
         ("10 thousand columns (csv)", 10_000usize),
         ("1 million columns (csv)", 1_000_000),
@@ -282,7 +307,13 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
         r#"{"op":"inspect","path":"wide_text.csv","sample_rows":100}"#,
     )?);
     out.push(("10 thousand columns of long text (csv)", p, ops));
+    Ok(out)
+}
 
+/// A text line as long as the file, and files whose every value is new
+/// (statistics at their largest, searches hitting every record).
+fn text_and_statistics(dir: &Path, size: u64) -> std::io::Result<Vec<Case>> {
+    let mut out = Vec::new();
     let p = dir.join("giant_line.txt");
     write_file(&p, |w| {
         repeat(w, "text é ".as_bytes(), size)?;
@@ -413,11 +444,6 @@ fn generate(dir: &Path, mb: u64) -> std::io::Result<Vec<Case>> {
             cli("search", &p, &["w[a-z]+9{3} ", "--count-only"]),
         ],
     ));
-    out.extend(bombs(dir)?);
-    out.extend(crate::memtest_hostile::hostile(dir)?);
-    out.extend(crate::memtest_hostile::datasets(dir)?);
-    out.extend(layered(dir, size)?);
-    out.push(parquet_one_group(dir, size)?);
     Ok(out)
 }
 
@@ -629,22 +655,48 @@ pub fn run(root: &Path, mb: u64, profile: &str) -> Result<bool, String> {
         .prefix("plumb-memtest-")
         .tempdir_in(root.join("target"))
         .map_err(|e| e.to_string())?;
-    eprintln!("generating {mb} MiB inputs in {}", dir.path().display());
-    let mut cases = generate(dir.path(), mb).map_err(|e| e.to_string())?;
-    // Served for as long as the cases run.
-    let server = plumb_testkit::http::Server::start();
-    cases.extend(crate::memtest_hostile::remote(&server, mb));
+    eprintln!(
+        "writing {mb} MiB inputs, a group at a time, in {}",
+        dir.path().display()
+    );
     println!("| input | command | exit | peak RSS (MiB) | verdict |");
     println!("|---|---|---:|---:|---|");
-    let mut all_ok = mcp_case(&plumb, dir.path())?;
-    for (name, _path, ops) in &cases {
+    let mut all_ok = {
+        let folder = dir.path().join("mcp");
+        let ok = mcp_case(&plumb, &folder)?;
+        std::fs::remove_dir_all(&folder).map_err(|e| e.to_string())?;
+        ok
+    };
+    let dir_text = dir.path().display().to_string();
+    for (i, stage) in STAGES.iter().enumerate() {
+        let folder = dir.path().join(format!("group{i}"));
+        std::fs::create_dir_all(&folder).map_err(|e| e.to_string())?;
+        let cases = stage(&folder, mb * MIB).map_err(|e| e.to_string())?;
+        all_ok &= measure(&plumb, &cases, &dir_text)?;
+        std::fs::remove_dir_all(&folder).map_err(|e| e.to_string())?;
+    }
+    // Served for as long as the cases run.
+    let server = plumb_testkit::http::Server::start();
+    all_ok &= measure(
+        &plumb,
+        &crate::memtest_hostile::remote(&server, mb),
+        &dir_text,
+    )?;
+    Ok(all_ok)
+}
+
+/// Runs every command of `cases`, prints a row each, and says whether
+/// all kept within [`RSS_LIMIT_MIB`] and exited 0, 1 or 2. Paths under
+/// `dir_text` are shown as `FILE`.
+fn measure(plumb: &Path, cases: &[Case], dir_text: &str) -> Result<bool, String> {
+    let mut all_ok = true;
+    for (name, _path, ops) in cases {
         for args in ops {
             let started = std::time::Instant::now();
-            let (kib, code) = peak_rss_kib(&plumb, args)?;
+            let (kib, code) = peak_rss_kib(plumb, args)?;
             let mib = kib as f64 / 1024.0;
             let ok = kib <= RSS_LIMIT_MIB * 1024 && (0..=2).contains(&code);
             all_ok &= ok;
-            let dir_text = dir.path().display().to_string();
             let (fed, command) = match args.as_slice() {
                 [flag, file, rest @ ..] if flag == "--stdin" => {
                     let call = Path::new(file).file_name().unwrap_or_default();
@@ -655,7 +707,7 @@ pub fn run(root: &Path, mb: u64, profile: &str) -> Result<bool, String> {
             let shown: Vec<&str> = command
                 .iter()
                 .map(|a| {
-                    if a.starts_with(&dir_text) {
+                    if a.starts_with(dir_text) {
                         "FILE"
                     } else {
                         a.as_str()
