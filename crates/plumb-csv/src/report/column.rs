@@ -145,6 +145,9 @@ pub(super) struct ColumnAcc {
     /// floats), boxed on first need so that ten thousand columns of
     /// text stay small.
     rare: Option<Box<Rare>>,
+    /// Statistics, when asked for: their own box, so that ten thousand
+    /// columns with statistics hold no rare facts they never need.
+    stats: Option<Box<ColumnStats>>,
     /// Set in a part of the file after the first (a scan on several
     /// threads): the column then keeps up to [`LATER_SAMPLE_ROOM`]
     /// samples, each with the look it was found on, so that
@@ -175,9 +178,6 @@ struct Rare {
     code_floats: u64,
     /// The least and greatest of them, with their literals.
     code_float_ends: Option<(CodeFloat, CodeFloat)>,
-    /// Statistics, when asked for (here, so that a column without them
-    /// is no larger than before).
-    stats: Option<Box<ColumnStats>>,
     /// Rows a cap cut before this column (see [`ColumnReport::unread`]).
     unread: u64,
     /// The earliest and latest of its date and timestamp cells.
@@ -196,11 +196,6 @@ impl Rare {
         self.comma_decimals += later.comma_decimals;
         self.unread += later.unread;
         self.date_range.absorb(later.date_range);
-        match (&mut self.stats, later.stats) {
-            (Some(mine), Some(theirs)) => mine.merge(&theirs),
-            (mine @ None, theirs) => *mine = theirs,
-            (Some(_), None) => {}
-        }
         self.code_floats += later.code_floats;
         match (&mut self.code_float_ends, later.code_float_ends) {
             (_, None) => {}
@@ -233,13 +228,9 @@ impl ColumnAcc {
         let text_cap = text_cap(index) as u32;
         ColumnAcc {
             sample_looks: later.then(Box::default),
-            rare: stats.then(|| {
-                Box::new(Rare {
-                    stats: plumb_stats::keeps_stats(index)
-                        .then(|| Box::new(ColumnStats::new(index))),
-                    ..Rare::default()
-                })
-            }),
+            stats: (stats && plumb_stats::keeps_stats(index))
+                .then(|| Box::new(ColumnStats::new(index))),
+            rare: None,
             decimal_comma,
             codes: 0,
             classes: ClassHistogram::default(),
@@ -264,6 +255,9 @@ pub(super) fn track_columns(
     stats: bool,
     later: bool,
 ) {
+    // One reservation for the whole record: pushed one by one, ten
+    // thousand columns would sit in room for 16,384.
+    columns.reserve(n.saturating_sub(columns.len()));
     while columns.len() < n {
         columns.push(ColumnAcc::new(columns.len(), decimal_comma, stats, later));
     }
@@ -359,7 +353,7 @@ impl ColumnAcc {
                 }
             }
         };
-        if let Some(stats) = self.rare.as_mut().and_then(|r| r.stats.as_mut()) {
+        if let Some(stats) = self.stats.as_mut() {
             stats.number(cell, number);
         }
         self.offer_sample(cell);
@@ -382,7 +376,7 @@ impl ColumnAcc {
                 NumberIn::Rounded(value as f64)
             }
         };
-        if let Some(stats) = self.rare.as_mut().and_then(|r| r.stats.as_mut()) {
+        if let Some(stats) = self.stats.as_mut() {
             stats.number(cell, number);
         }
         if value > MAX_SAFE_INTEGER {
@@ -396,7 +390,7 @@ impl ColumnAcc {
     #[inline(never)]
     fn add_long_plain(&mut self, scan: DecimalScan, cell: &[u8], record: u64) {
         self.tally(CellClass::Float, cell.len() as u64, record);
-        if let Some(stats) = self.rare.as_mut().and_then(|r| r.stats.as_mut()) {
+        if let Some(stats) = self.stats.as_mut() {
             stats.number(cell, NumberIn::of_scan(&scan, cell));
         }
         self.add_long_number(scan, cell, record);
@@ -425,7 +419,7 @@ impl ColumnAcc {
             cell.len() as u64
         };
         self.tally(class, len, record);
-        if let Some(stats) = self.rare.as_mut().and_then(|r| r.stats.as_mut()) {
+        if let Some(stats) = self.stats.as_mut() {
             stats.cell(cell, &scan, len);
         }
         match class {
@@ -680,6 +674,11 @@ impl ColumnAcc {
                 return false;
             }
         }
+        match (&mut self.stats, later.stats) {
+            (Some(mine), Some(theirs)) => mine.merge(&theirs),
+            (mine @ None, theirs) => *mine = theirs,
+            (Some(_), None) => {}
+        }
         // The samples this column would have gone on to find: a later
         // sample found on the later part's look `i` was this column's
         // look `looks + i`, if it still looked then.
@@ -712,15 +711,10 @@ impl ColumnAcc {
         let settled = self.settle();
         let date_format = self.date_format();
         let cells: u64 = CellClass::ALL.iter().map(|&c| self.classes.get(c)).sum();
-        let stats = self
-            .rare
-            .as_mut()
-            .and_then(|r| r.stats.take())
-            .map(|mut s| {
-                let nulls =
-                    self.classes.get(CellClass::Empty) + self.classes.get(CellClass::Sentinel);
-                Box::new(s.report(cells, nulls, date_format.as_deref(), settled))
-            });
+        let stats = self.stats.take().map(|mut s| {
+            let nulls = self.classes.get(CellClass::Empty) + self.classes.get(CellClass::Sentinel);
+            Box::new(s.report(cells, nulls, date_format.as_deref(), settled))
+        });
         let decimal_separator = self
             .rare
             .as_ref()
