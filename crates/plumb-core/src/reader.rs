@@ -211,16 +211,30 @@ impl<R: Read> Read for Counted<R> {
 impl Source for FileSource {
     fn open(&self) -> Result<Box<dyn BufRead + Send + '_>, Refusal> {
         let reader = self.file.reader();
+        // A buffer no larger than the file (and one byte to see its end):
+        // a buffer is zeroed when first filled, and a dataset of small
+        // files opens one per file.
+        let capacity = usize::try_from(self.file.len())
+            .map_or(CHUNK_BYTES, |len| len.saturating_add(1).min(CHUNK_BYTES));
         Ok(match &self.progress {
             Some(counter) => Box::new(BufReader::with_capacity(
-                CHUNK_BYTES,
+                capacity,
                 Counted {
                     inner: reader,
                     counter: counter.clone(),
                 },
             )),
-            None => Box::new(BufReader::with_capacity(CHUNK_BYTES, reader)),
+            None => Box::new(BufReader::with_capacity(capacity, reader)),
         })
+    }
+
+    // By position into a buffer of the head's size, without a stream.
+    fn head(&self, max: usize) -> Result<Vec<u8>, Refusal> {
+        let len = usize::try_from(self.file.len()).map_or(max, |len| len.min(max));
+        match self.read_range(0, len) {
+            Some(bytes) => Ok(Vec::from(bytes?)),
+            None => Ok(Vec::new()),
+        }
     }
 
     fn name(&self) -> &str {
