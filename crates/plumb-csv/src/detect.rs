@@ -482,6 +482,29 @@ pub fn detect_preamble(
     }
 }
 
+/// Whether [`detect_preamble`] finds no preamble in `sample`, told
+/// without a parse of its own, where that is plain: `detection` was made
+/// on this same sample with no comment character, every record it read
+/// had the modal field count (confidence 1), the sample held a whole
+/// record, and its first byte opens no `#` line, quoted field or blank
+/// line. Then the first record already has the table's width and is not
+/// a `#` line, so no line above the table is a preamble's. Otherwise
+/// false, and [`detect_preamble`] decides. Every file of a dataset pays
+/// the preamble's parse of its sample: most are regular tables.
+pub(crate) fn plainly_no_preamble(
+    sample: &[u8],
+    detection: &Detection,
+    comment: Option<u8>,
+) -> bool {
+    comment.is_none()
+        && !detection.runs
+        && !detection.partial
+        && detection.confidence >= 1.0
+        && sample
+            .first()
+            .is_some_and(|&b| !matches!(b, b'#' | b'\n' | b'\r') && Some(b) != detection.quote)
+}
+
 /// How one dialect splits the sample.
 struct Profile {
     /// The modal field count (the larger among equally frequent ones).
@@ -589,5 +612,101 @@ fn profile(
         partial,
         clean_quotes: quoted_cleanly && !counts.spanning,
         quoted_records: quoted_cleanly && counts.spanning,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Text of the bytes detection turns on: delimiters, quotes, `#`,
+    /// line breaks and a letter.
+    fn csvish() -> impl Strategy<Value = Vec<u8>> {
+        proptest::collection::vec(prop::sample::select(b"a1,;\t| \"'#\n\r".to_vec()), 0..120)
+    }
+
+    fn no_preamble(sample: &[u8], complete: bool, d: &Detection, comment: Option<u8>) -> bool {
+        detect_preamble(sample, complete, d, comment)
+            == Preamble {
+                lines: 0,
+                marked: false,
+                commented_header: false,
+            }
+    }
+
+    /// Tables: rows of one width (a few cut short or widened), after a
+    /// few lines of anything.
+    fn tables() -> impl Strategy<Value = Vec<u8>> {
+        (
+            proptest::collection::vec(csvish(), 0..3),
+            prop::sample::select(vec![b',', b';', b'\t', b'|']),
+            1usize..5,
+            proptest::collection::vec((0usize..6, any::<bool>()), 1..12),
+        )
+            .prop_map(|(above, delim, width, rows)| {
+                let mut out = Vec::new();
+                for line in above {
+                    out.extend(line);
+                    out.push(b'\n');
+                }
+                for (r, (ragged, quoted)) in rows.into_iter().enumerate() {
+                    let n = if ragged == 0 { width + 1 } else { width };
+                    for c in 0..n {
+                        if c > 0 {
+                            out.push(delim);
+                        }
+                        let cell = format!("{}{c}{r}", if r == 0 { "h" } else { "" });
+                        if quoted && c == 0 {
+                            out.extend(format!("\"{cell}\"").bytes());
+                        } else {
+                            out.extend(cell.bytes());
+                        }
+                    }
+                    out.push(b'\n');
+                }
+                out
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        /// The same over tables, where the shortcut is mostly taken.
+        #[test]
+        fn the_plain_case_agrees_on_tables(sample in tables(), complete in any::<bool>()) {
+            let d = detect_dialect(&sample, complete, None, QuoteMode::Auto);
+            if plainly_no_preamble(&sample, &d, None) {
+                prop_assert!(no_preamble(&sample, complete, &d, None));
+            }
+        }
+
+        /// The shortcut never says "no preamble" where the parse finds one.
+        #[test]
+        fn the_plain_case_agrees_with_the_parse(
+            sample in csvish(),
+            complete in any::<bool>(),
+            given in prop::option::of(prop::sample::select(vec![b',', b';', b'\t', b' '])),
+        ) {
+            let d = detect_dialect(&sample, complete, given.map(|g| (g, false)), QuoteMode::Auto);
+            if plainly_no_preamble(&sample, &d, None) {
+                prop_assert!(no_preamble(&sample, complete, &d, None));
+            }
+        }
+    }
+
+    #[test]
+    fn a_regular_table_is_plain_and_a_titled_one_is_not() {
+        let plain = b"id,name\n1,a\n2,b\n";
+        let d = detect_dialect(plain, true, None, QuoteMode::Auto);
+        assert!(plainly_no_preamble(plain, &d, None));
+        assert!(!plainly_no_preamble(plain, &d, Some(b'#')));
+        let titled = b"Export\nid,name\n1,a\n2,b\n3,c\n";
+        let d = detect_dialect(titled, true, None, QuoteMode::Auto);
+        assert!(!plainly_no_preamble(titled, &d, None));
+        assert_eq!(detect_preamble(titled, true, &d, None).lines, 1);
+        let noted = b"#id,name\n1,a\n2,b\n";
+        let d = detect_dialect(noted, true, None, QuoteMode::Auto);
+        assert!(!plainly_no_preamble(noted, &d, None));
     }
 }

@@ -23,7 +23,7 @@ use crate::dialect::header::{
 };
 use crate::dialect::{HeaderMode, QuoteMode};
 
-use crate::detect::{detect_dialect, detect_preamble, DELIMITER_SAMPLE_BYTES};
+use crate::detect::{detect_dialect, detect_preamble, plainly_no_preamble, DELIMITER_SAMPLE_BYTES};
 use crate::machine::{
     ColumnJudge, CsvParser, CsvSink, Issue, IssueKind, LineEndings, Record, RowRun,
 };
@@ -606,6 +606,9 @@ impl Resolved {
         let mut comment = asked.comment;
         let mut comments_after = 0;
         let skip = asked.skip_lines.unwrap_or_else(|| {
+            if plainly_no_preamble(sample, &detection, asked.comment) {
+                return 0;
+            }
             let found = detect_preamble(sample, eof, &detection, asked.comment);
             preamble = preamble_text(sample, found.lines);
             // A file that opens with `#` notes marks comments so (its
