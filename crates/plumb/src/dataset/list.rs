@@ -245,7 +245,13 @@ fn walk(base: &Path, depth: usize, hidden: bool, kept: &mut Kept, accept: &dyn F
             if !accept(&sub) {
                 continue;
             }
-            let meta = std::fs::metadata(&path).ok();
+            // A link is followed to what it names; any other entry is
+            // asked of its folder (no second walk of the whole path).
+            let meta = if kind.is_symlink() {
+                std::fs::metadata(&path).ok()
+            } else {
+                entry.metadata().ok()
+            };
             if meta.as_ref().is_some_and(|m| m.is_dir()) {
                 continue;
             }

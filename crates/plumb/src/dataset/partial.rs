@@ -375,9 +375,7 @@ impl Partial {
         for (k, n) in other.reasons {
             *self.reasons.entry(k).or_default() += n;
         }
-        self.lines.extend(other.lines);
-        self.lines.sort_by(|a, b| a.path.cmp(&b.path));
-        if self.lines.windows(2).any(|w| w[0].path == w[1].path) {
+        if !merge_by_path(&mut self.lines, other.lines, |l| &l.path) {
             return Err(Refusal::invalid_argument(
                 "these partials do not merge: they hold a file in common",
             ));
@@ -406,8 +404,8 @@ impl Partial {
             }
         }
         self.groups_cut_files += other.groups_cut_files;
-        self.hits.extend(other.hits);
-        self.hits.sort_by(|a, b| a.path.cmp(&b.path));
+        // Hits name files whose lines were just found apart.
+        let _ = merge_by_path(&mut self.hits, other.hits, |h| &h.path);
         self.cut();
         Ok(self)
     }
@@ -475,8 +473,19 @@ impl Partial {
                 version.map_or("none".to_owned(), |v| v.to_string())
             )));
         }
-        serde_json::from_slice(bytes)
-            .map_err(|e| Refusal::invalid_argument(format!("not a partial: {e}")))
+        let mut p: Partial = serde_json::from_slice(bytes)
+            .map_err(|e| Refusal::invalid_argument(format!("not a partial: {e}")))?;
+        // Held as a merge leaves them, whatever the bytes say: lines and
+        // hits in path order, a file's line once, every list within its cap.
+        p.hits.sort_by(|a, b| a.path.cmp(&b.path));
+        let lines = std::mem::take(&mut p.lines);
+        if !merge_by_path(&mut p.lines, lines, |l| &l.path) {
+            return Err(Refusal::invalid_argument(
+                "not a partial: it holds a file's line twice",
+            ));
+        }
+        p.cut();
+        Ok(p)
     }
 
     /// The answer: the merged view of the files held, with the listing's
@@ -663,4 +672,26 @@ impl ColumnAcc {
             type_differs,
         }
     }
+}
+
+/// Puts `theirs` into `mine`, both in path order (stable: equal paths
+/// keep `mine`'s first), and says whether every path is still held once.
+/// Files fold into a thread's partial in path order, so `theirs` mostly
+/// comes after all of `mine`: appended then, without the sort and the
+/// pass that would compare every path held on every file. `mine` is in
+/// order with no path twice (as every partial is: see
+/// [`Partial::from_bytes`]).
+fn merge_by_path<T>(mine: &mut Vec<T>, theirs: Vec<T>, path: impl Fn(&T) -> &String) -> bool {
+    let after = |a: &T, b: &T| path(a) < path(b);
+    let in_order = theirs.windows(2).all(|w| after(&w[0], &w[1]));
+    let follows = match (mine.last(), theirs.first()) {
+        (Some(last), Some(first)) => after(last, first),
+        _ => true,
+    };
+    mine.extend(theirs);
+    if in_order && follows {
+        return true;
+    }
+    mine.sort_by(|a, b| path(a).cmp(path(b)));
+    mine.windows(2).all(|w| path(&w[0]) != path(&w[1]))
 }

@@ -446,6 +446,35 @@ fn a_partial_of_another_version_or_op_does_not_merge() {
     assert!(Partial::from_bytes(b"{}").is_err());
 }
 
+/// Bytes from elsewhere are held to a merge's invariants: lines out of
+/// order are put in order, a file's line twice is refused, and a partial
+/// merged with itself holds its files twice and is refused.
+#[test]
+fn a_partial_read_from_bytes_keeps_path_order_and_each_file_once() {
+    let dir = tempfile::tempdir().unwrap();
+    planted(dir.path());
+    let plumb = Plumb::new();
+    let data =
+        Dataset::local(&[dir.path().display().to_string()], &ListOptions::default()).unwrap();
+    let req = Request::default();
+    let op = DatasetOp::Inspect;
+    let whole = data
+        .scan(&plumb, op, None, &req, &Default::default())
+        .unwrap();
+    let mut value: Value = serde_json::from_slice(&whole.to_bytes()).unwrap();
+    let lines = value["lines"].as_array_mut().unwrap();
+    assert!(lines.len() >= 10);
+    lines.reverse();
+    let reordered = Partial::from_bytes(value.to_string().as_bytes()).unwrap();
+    assert_eq!(reordered.to_bytes(), whole.to_bytes());
+    let first = value["lines"][0].clone();
+    value["lines"].as_array_mut().unwrap().push(first);
+    let r = Partial::from_bytes(value.to_string().as_bytes()).unwrap_err();
+    assert!(r.message().contains("twice"), "{}", r.message());
+    let r = whole.clone().merge(whole).unwrap_err();
+    assert!(r.message().contains("in common"), "{}", r.message());
+}
+
 #[cfg(feature = "compression")]
 #[test]
 fn a_zips_members_are_a_dataset() {
