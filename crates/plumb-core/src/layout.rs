@@ -83,3 +83,45 @@ pub enum Layout {
     /// one line per file in `files`.
     Dataset,
 }
+
+/// A table's shape as an answer states it, typed: the rows and the named
+/// columns (with each one's type and where each class of its values was
+/// first read) that a [`Layout::TableColumns`] answer's JSON holds, and
+/// the faults it counts. A summary over many files (a dataset's merged
+/// schema) reads this instead of building each answer's JSON; an answer
+/// that gives it promises the same facts its JSON states (see
+/// [`crate::Answer::shape`]).
+///
+/// ```
+/// use plumb_core::{Shape, ShapeColumn};
+/// let s = Shape {
+///     rows: Some(2),
+///     columns: vec![ShapeColumn { name: "id".into(), kind: "integer".into(), firsts: vec![] }],
+///     faults: 0,
+///     container: None,
+/// };
+/// assert_eq!(s.columns[0].name, "id");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// The data rows (`row_count`), when counted.
+    pub rows: Option<u64>,
+    /// The named columns, in order (a column without a name is left out).
+    pub columns: Vec<ShapeColumn>,
+    /// The faults the answer counts (`issue_count` and `invalid_count`).
+    pub faults: u64,
+    /// The container the file was read out of (`gzip`), when one was.
+    pub container: Option<String>,
+}
+
+/// One named column of a [`Shape`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShapeColumn {
+    /// Its name.
+    pub name: String,
+    /// Its type, as the JSON names it (`inferred_type`).
+    pub kind: String,
+    /// The record where a value of each class was first read, by class
+    /// name (`first_records`), for a column of several classes.
+    pub firsts: Vec<(String, u64)>,
+}

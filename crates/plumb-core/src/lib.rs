@@ -71,7 +71,7 @@ pub use caps::{
 };
 pub use drive::{drive, PushMachine};
 pub use file::{OpenedFile, SnapshotReader};
-pub use layout::Layout;
+pub use layout::{Layout, Shape, ShapeColumn};
 pub use lines::{Line, Lines, LINE_MAX_BYTES};
 pub use number::{
     compare_integer_literals, float_value_and_precision, integer_json, literal_placeholder,

@@ -473,6 +473,14 @@ pub trait Answer: Debug + Send + Any {
             Layout::Fields
         }
     }
+    /// The table's shape, typed, for an answer of
+    /// [`Layout::TableColumns`] that gives it: the same facts its JSON
+    /// states, without building the JSON. `None` (the default) has a
+    /// reader of many files read them from [`Answer::to_json`].
+    fn shape(&self) -> Option<crate::Shape> {
+        None
+    }
+
     /// For downcasting to the engine's type.
     fn as_any(&self) -> &dyn Any;
 }
@@ -517,9 +525,10 @@ where
 /// order, answer the rest: `layout:` the [`Layout`](crate::Layout)
 /// variant the JSON follows, `verdict:` a validate's `valid` field (a
 /// `bool`, or an `Option<bool>` that is none when the scan stopped
-/// early), and `window:` a field that is an
+/// early), `window:` a field that is an
 /// [`AnswerWindow`](crate::AnswerWindow) (a select's or a search's
-/// window, flattened into the JSON).
+/// window, flattened into the JSON), and `shape:` a method of the type
+/// that gives its [`Shape`](crate::Shape) (see [`Answer::shape`]).
 ///
 /// ```
 /// use plumb_core::{impl_answer, Answer, SelectWindow, ViewFlags};
@@ -548,7 +557,7 @@ where
 /// ```
 #[macro_export]
 macro_rules! impl_answer {
-    ($ty:ty $(, layout: $layout:ident)? $(, verdict: $valid:ident)? $(, window: $window:ident)? $(,)?) => {
+    ($ty:ty $(, layout: $layout:ident)? $(, verdict: $valid:ident)? $(, window: $window:ident)? $(, shape: $shape:ident)? $(,)?) => {
         impl $crate::Answer for $ty {
             fn format(&self) -> &'static str {
                 self.format
@@ -580,6 +589,11 @@ macro_rules! impl_answer {
             $(
             fn layout(&self) -> $crate::Layout {
                 $crate::Layout::$layout
+            }
+            )?
+            $(
+            fn shape(&self) -> Option<$crate::Shape> {
+                self.$shape()
             }
             )?
             fn as_any(&self) -> &dyn std::any::Any {

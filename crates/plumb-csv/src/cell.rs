@@ -475,6 +475,29 @@ pub enum InferredType {
     Mixed,
 }
 
+impl InferredType {
+    /// The kebab-case name used in JSON.
+    ///
+    /// ```
+    /// use plumb_csv::InferredType::*;
+    /// for t in [Empty, Integer, Float, Boolean, Date, Timestamp, String, Mixed] {
+    ///     assert_eq!(serde_json::to_value(t).unwrap(), t.as_str());
+    /// }
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            InferredType::Empty => "empty",
+            InferredType::Integer => "integer",
+            InferredType::Float => "float",
+            InferredType::Boolean => "boolean",
+            InferredType::Date => "date",
+            InferredType::Timestamp => "timestamp",
+            InferredType::String => "string",
+            InferredType::Mixed => "mixed",
+        }
+    }
+}
+
 /// The type a histogram of cell classes supports.
 ///
 /// Only typed cells vote: empties and sentinels are missing values.

@@ -377,6 +377,12 @@ impl Answer for Layered {
         self.inner.layout()
     }
 
+    fn shape(&self) -> Option<plumb_core::Shape> {
+        let mut shape = self.inner.shape()?;
+        shape.container = self.layers.container.map(str::to_owned);
+        Some(shape)
+    }
+
     /// The engine's answer, so that code that knows the engine's types
     /// still finds them.
     fn as_any(&self) -> &dyn std::any::Any {

@@ -116,6 +116,34 @@ pub struct CsvInspect {
     pub sample_shortened: bool,
 }
 
+impl CsvInspect {
+    /// The facts of [`Layout::TableColumns`](plumb_core::Layout) typed,
+    /// equal to what the JSON states (see [`plumb_core::Answer::shape`]).
+    pub fn shape(&self) -> Option<plumb_core::Shape> {
+        Some(plumb_core::Shape {
+            rows: self.row_count,
+            columns: self
+                .columns
+                .iter()
+                .filter_map(|c| {
+                    Some(plumb_core::ShapeColumn {
+                        name: c.name.clone()?,
+                        kind: c.inferred_type.as_str().to_owned(),
+                        firsts: c
+                            .first_records
+                            .iter()
+                            .flat_map(|m| m.iter())
+                            .map(|(k, n)| ((*k).to_owned(), *n))
+                            .collect(),
+                    })
+                })
+                .collect(),
+            faults: self.issue_count,
+            container: None,
+        })
+    }
+}
+
 pub(crate) struct InspectSink {
     header: Option<Vec<String>>,
     columns: Vec<ColumnAcc>,

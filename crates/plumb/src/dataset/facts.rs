@@ -4,11 +4,12 @@
 //! layout joins a dataset's merged schema with no code here naming its
 //! format.
 
-use plumb_core::{Answer, Layout, ViewFlags};
+use plumb_core::{Answer, Layout, Shape, ViewFlags};
 use serde_json::Value;
 
 /// A column (or top-level key) of one file: its name, its type in that
 /// file, and the rows (records) that hold it.
+#[derive(Debug, PartialEq)]
 pub(crate) struct ColumnFact {
     pub name: String,
     pub kind: String,
@@ -31,6 +32,7 @@ fn places(v: Option<&Value>) -> Vec<(String, u64)> {
 }
 
 /// One file's facts.
+#[derive(Debug, PartialEq)]
 pub(crate) struct FileFacts {
     pub format: String,
     /// What the places in a column's `firsts` count: `record` (a table's,
@@ -47,6 +49,7 @@ pub(crate) struct FileFacts {
 }
 
 /// A search's hits in one file.
+#[derive(Debug, PartialEq)]
 pub(crate) struct Hits {
     pub header: Option<Value>,
     pub hits: Vec<Value>,
@@ -70,7 +73,59 @@ fn unit(layout: Layout, hit: Option<&Value>) -> Option<&'static str> {
 }
 
 impl FileFacts {
+    /// The facts of `answer`: from its typed [`Shape`] when it gives one
+    /// (a search excepted: its hits are JSON), else from its JSON.
     pub(crate) fn of_answer(answer: &dyn Answer, search: bool) -> FileFacts {
+        match answer.shape().filter(|_| !search) {
+            Some(shape) => FileFacts::of_shape(answer, shape),
+            None => FileFacts::of_json(answer, search),
+        }
+    }
+
+    /// The facts a [`Shape`] states: the ones [`FileFacts::of_json`]
+    /// reads from the JSON of its layout, with no JSON built (unless the
+    /// file is invalid: its first fault is read from the JSON).
+    fn of_shape(answer: &dyn Answer, shape: Shape) -> FileFacts {
+        let rows = shape.rows;
+        let valid = match answer.verdict() {
+            Some(v) => v,
+            None => Some(shape.faults == 0),
+        };
+        FileFacts {
+            unit: if answer.layout() == Layout::Outline {
+                "line"
+            } else {
+                "record"
+            },
+            format: answer.format().to_owned(),
+            container: shape.container,
+            view: answer.view(),
+            rows,
+            columns: Some(
+                shape
+                    .columns
+                    .into_iter()
+                    .map(|c| ColumnFact {
+                        name: c.name,
+                        kind: c.kind,
+                        rows: rows.unwrap_or(0),
+                        firsts: c.firsts,
+                    })
+                    .collect(),
+            ),
+            valid,
+            fault: if valid == Some(false) {
+                first_fault(&answer.to_json())
+            } else {
+                None
+            },
+            by: None,
+            hits: None,
+        }
+    }
+
+    /// The facts read from the answer's JSON by its layout.
+    fn of_json(answer: &dyn Answer, search: bool) -> FileFacts {
         let json = answer.to_json();
         let layout = answer.layout();
         let (rows, columns) = schema(layout, &json);
@@ -279,5 +334,84 @@ fn kind_of(types: &Value) -> String {
             names.join("|")
         }
         _ => "unknown".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FileFacts;
+    use crate::Plumb;
+    use plumb_core::{BytesSource, FileSource, Op, Request, Source};
+    use std::path::Path;
+
+    /// Every file below `dir` whose name ends in `ext`.
+    fn files(dir: &Path, ext: &str, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                files(&p, ext, out);
+            } else if p.to_string_lossy().ends_with(ext) {
+                out.push(p);
+            }
+        }
+    }
+
+    fn both_ways(plumb: &Plumb, source: &dyn Source, req: &Request) -> bool {
+        let Ok(answer) = plumb.run_source(Op::Inspect, source, None, req) else {
+            return false;
+        };
+        let typed = answer.shape().expect("a CSV inspect gives its shape");
+        let json = FileFacts::of_json(&*answer, false);
+        assert_eq!(
+            FileFacts::of_shape(&*answer, typed),
+            json,
+            "{}",
+            source.name()
+        );
+        true
+    }
+
+    /// The typed facts of a CSV inspect equal the facts its JSON states,
+    /// on every CSV of the conformance suites and on written ones: with
+    /// and without a header, of mixed types, with faults, gzipped.
+    #[test]
+    fn a_csv_shape_states_what_its_json_does() {
+        let plumb = Plumb::new();
+        let req = Request::default();
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance");
+        let mut found = Vec::new();
+        files(&root, ".csv", &mut found);
+        files(&root, ".tsv", &mut found);
+        let mut compared = 0;
+        for path in &found {
+            if let Ok(source) = FileSource::new(path) {
+                compared += usize::from(both_ways(&plumb, &source, &req));
+            }
+        }
+        let written: [&[u8]; 5] = [
+            b"id,v\n1,a\n2,3\n3,\n",
+            b"1,2\n3,4\n",
+            b"a,b\n1,\"open\n2,3\n",
+            b"x;y;z\n1;2\n1,5;2;x;y\n",
+            b"\xef\xbb\xbfname,when\nann,2024-01-02\nbob,2024-02-30\nz,NA\n",
+        ];
+        for (i, bytes) in written.iter().enumerate() {
+            let source = BytesSource::new(format!("w{i}.csv"), bytes.to_vec());
+            assert!(both_ways(&plumb, &source, &req), "w{i}.csv");
+        }
+        if cfg!(feature = "compression") {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            std::io::Write::write_all(&mut gz, b"id,v\n1,a\n2,x\n").unwrap();
+            let source = BytesSource::new("z.csv.gz", gz.finish().unwrap());
+            assert!(both_ways(&plumb, &source, &req));
+        }
+        assert!(
+            compared >= 50 || found.is_empty(),
+            "{compared} of {}",
+            found.len()
+        );
     }
 }
