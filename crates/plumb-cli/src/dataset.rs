@@ -37,8 +37,9 @@ pub(crate) fn names(first: &Path, more: &[PathBuf]) -> Option<Vec<String>> {
 }
 
 /// The listing options the flags ask for.
-fn list_options(args: &DatasetArgs) -> ListOptions {
+fn list_options(args: &DatasetArgs, sizes: bool) -> ListOptions {
     ListOptions {
+        sizes,
         depth: args.depth.map(|d| usize::try_from(d).unwrap_or(usize::MAX)),
         hidden: args.hidden,
         max_files: args
@@ -62,10 +63,13 @@ pub(crate) fn run(
     req: &Request,
     json: bool,
 ) -> ExitCode {
+    // Sizes are asked as files are listed only for a progress bar's total.
+    let after = screen.progress_after(json);
+    let opts = list_options(args, after.is_some());
     let listed = if names.iter().any(|n| n.contains("://")) {
-        remote(names, &list_options(args))
+        remote(names, &opts)
     } else {
-        Dataset::local(names, &list_options(args))
+        Dataset::local(names, &opts)
     };
     let data = match listed {
         Ok(d) => d,
@@ -80,7 +84,7 @@ pub(crate) fn run(
     };
     let counter = Arc::new(AtomicU64::new(0));
     let total = data.members().iter().filter_map(|m| m.bytes).sum::<u64>();
-    let progress = Progress::start(counter.clone(), Some(total), screen.progress_after(json));
+    let progress = Progress::start(counter.clone(), Some(total), after);
     let cx = OpenContext {
         cancel: None,
         progress: Some(counter),

@@ -108,14 +108,18 @@ pub(crate) fn local(names: &[String], opts: &ListOptions) -> Result<Dataset, Ref
             } else {
                 pattern.matches('/').count()
             };
-            walk(&base, deep, opts.hidden, &mut kept, &|p: &str| {
-                matcher.is_match(p)
-            });
+            walk(
+                &base,
+                deep,
+                (opts.hidden, opts.sizes),
+                &mut kept,
+                &|p: &str| matcher.is_match(p),
+            );
         } else if meta.as_ref().is_ok_and(|m| m.is_dir()) {
             walk(
                 path,
                 depth.saturating_sub(1),
-                opts.hidden,
+                (opts.hidden, opts.sizes),
                 &mut kept,
                 &|_| true,
             );
@@ -208,7 +212,13 @@ impl Glob {
 /// every file whose path below `base` `accept`s. A symlinked folder is
 /// not entered (a link may loop); a symlink to a file is a file. A
 /// folder that cannot be read becomes a member refused with the reason.
-fn walk(base: &Path, depth: usize, hidden: bool, kept: &mut Kept, accept: &dyn Fn(&str) -> bool) {
+fn walk(
+    base: &Path,
+    depth: usize,
+    (hidden, sizes): (bool, bool),
+    kept: &mut Kept,
+    accept: &dyn Fn(&str) -> bool,
+) {
     let mut folders = vec![(base.to_path_buf(), String::new(), 0usize)];
     while let Some((dir, rel, level)) = folders.pop() {
         let entries = match std::fs::read_dir(&dir) {
@@ -243,6 +253,10 @@ fn walk(base: &Path, depth: usize, hidden: bool, kept: &mut Kept, accept: &dyn F
                 continue;
             }
             if !accept(&sub) {
+                continue;
+            }
+            if kind.is_file() && !sizes {
+                kept.offer(Member::file(display(&path), None));
                 continue;
             }
             // A link is followed to what it names; any other entry is

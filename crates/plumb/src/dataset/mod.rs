@@ -140,7 +140,7 @@ pub struct Member {
     /// Its path as the answer names it: a local path, an object's URL,
     /// or `ARCHIVE::MEMBER` for a zip's member.
     pub path: String,
-    /// Its size as the listing saw it.
+    /// Its size as the listing saw it (see [`ListOptions::sizes`]).
     pub bytes: Option<u64>,
     /// For a zip's member: its name in the archive.
     pub archive_member: Option<String>,
@@ -226,6 +226,13 @@ pub struct ListOptions {
     pub max_files: usize,
     /// The first path read: the `next.from` of an answer before.
     pub from: Option<String>,
+    /// Asks each file of a folder its size as it is listed (a call to
+    /// the file system a file), for a total known before the files are
+    /// read (a progress bar's). Otherwise a file's size in the answer is
+    /// the size it had when opened, which is the same figure for a file
+    /// that does not change; only a file that cannot be opened then goes
+    /// without one.
+    pub sizes: bool,
 }
 
 impl Default for ListOptions {
@@ -235,6 +242,7 @@ impl Default for ListOptions {
             hidden: false,
             max_files: DATASET_MAX_FILES,
             from: None,
+            sizes: false,
         }
     }
 }
@@ -372,14 +380,20 @@ impl Dataset {
             // A member option the caller gave is replaced by the member listed.
             let _ = req.set("member", serde_json::Value::from(name.clone()));
         }
+        let mut opened = None;
         let outcome = match &member.refused {
             Some((reason, message)) => Err(Refusal::new(*reason, message.clone())),
-            None => self
-                .opener
-                .open(member, cx)
-                .and_then(|source| partial::run_one(plumb, op, format, &req, &*source)),
+            None => self.opener.open(member, cx).and_then(|source| {
+                opened = source.len();
+                partial::run_one(plumb, op, format, &req, &*source)
+            }),
         };
-        Partial::of_file(op, member, start, req.window.limit, outcome)
+        // A member's source is its archive: its size is the listing's.
+        let bytes = match &member.archive_member {
+            Some(_) => member.bytes,
+            None => opened.or(member.bytes),
+        };
+        Partial::of_file(op, member, bytes, start, req.window.limit, outcome)
     }
 
     /// Runs `op` on every member on `req.scan.threads` threads (every

@@ -213,6 +213,7 @@ impl Partial {
     pub(crate) fn of_file(
         op: DatasetOp,
         member: &Member,
+        bytes: Option<u64>,
         start: u64,
         limit: Option<u64>,
         outcome: Result<FileFacts, Refusal>,
@@ -220,8 +221,8 @@ impl Partial {
         let limit = limit.or(Some(plumb_core::SEARCH_DEFAULT_LIMIT as u64));
         let mut p = Partial::empty(op, limit);
         p.files = 1;
-        p.bytes = member.bytes.unwrap_or(0);
-        let mut line = FileLine::new(member.path.clone(), member.bytes);
+        p.bytes = bytes.unwrap_or(0);
+        let mut line = FileLine::new(member.path.clone(), bytes);
         match outcome {
             Err(r) => {
                 p.refused = 1;

@@ -446,6 +446,32 @@ fn a_partial_of_another_version_or_op_does_not_merge() {
     assert!(Partial::from_bytes(b"{}").is_err());
 }
 
+/// Sizes asked at listing (for a progress bar) or taken when each file
+/// is opened give the same answer.
+#[test]
+fn sizes_listed_or_opened_give_the_same_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    planted(dir.path());
+    let plumb = Plumb::new();
+    let name = dir.path().display().to_string();
+    let sized = ListOptions {
+        sizes: true,
+        ..ListOptions::default()
+    };
+    let listed = Dataset::local(std::slice::from_ref(&name), &sized).unwrap();
+    let opened = Dataset::local(std::slice::from_ref(&name), &ListOptions::default()).unwrap();
+    assert!(listed.members().iter().all(|m| m.bytes.is_some()));
+    assert!(opened.members().iter().all(|m| m.bytes.is_none()));
+    let total: u64 = listed.members().iter().filter_map(|m| m.bytes).sum();
+    for op in [DatasetOp::Inspect, DatasetOp::Validate, DatasetOp::Detect] {
+        let req = Request::default();
+        let a = listed.run(&plumb, op, None, &req).unwrap().to_json();
+        let b = opened.run(&plumb, op, None, &req).unwrap().to_json();
+        assert_eq!(a, b, "{op:?}");
+        assert_eq!(a["totals"]["bytes"].as_u64(), Some(total), "{a}");
+    }
+}
+
 /// Bytes from elsewhere are held to a merge's invariants: lines out of
 /// order are put in order, a file's line twice is refused, and a partial
 /// merged with itself holds its files twice and is refused.
