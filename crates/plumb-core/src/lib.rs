@@ -87,7 +87,7 @@ pub use options::{
 pub use parts::{line_cuts, CUT_SEARCH_BYTES};
 pub use reader::{
     answer_generator, schema_by_op, text_stream, Answer, BytesSource, FileSource, FormatReader,
-    SniffScore, Source, WindowCounts, SIGNATURE_SCORE,
+    SniffScore, Source, WindowCounts, FILE_HELD_BYTES, SIGNATURE_SCORE,
 };
 pub use refusal::{Refusal, RefusalReason};
 /// The JSON Schema crate [`FormatReader::answer_schema`] speaks, so a

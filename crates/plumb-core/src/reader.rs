@@ -152,7 +152,16 @@ pub struct FileSource {
     file: OpenedFile,
     progress: Option<Arc<AtomicU64>>,
     cancel: Option<CancelToken>,
+    /// A file of at most [`FILE_HELD_BYTES`], read whole on the first
+    /// [`Source::head`] (shared by the clones).
+    held: Arc<std::sync::OnceLock<Bytes>>,
 }
+
+/// The largest file a [`FileSource`] reads whole when its head is first
+/// asked for, and then hands every head and stream from memory: a small
+/// file is sniffed by several heads and then streamed, each a read of
+/// its own otherwise (a dataset of many small files pays them all).
+pub const FILE_HELD_BYTES: u64 = CHUNK_BYTES as u64;
 
 impl FileSource {
     /// Opens `path` and checks that the opened handle is a regular file.
@@ -170,6 +179,7 @@ impl FileSource {
             file,
             progress: None,
             cancel: None,
+            held: Arc::default(),
         }
     }
 
@@ -210,6 +220,9 @@ impl<R: Read> Read for Counted<R> {
 
 impl Source for FileSource {
     fn open(&self) -> Result<Box<dyn BufRead + Send + '_>, Refusal> {
+        if let Some(held) = self.held.get() {
+            return Ok(Box::new(&held[..]));
+        }
         let reader = self.file.reader();
         // A buffer no larger than the file (and one byte to see its end):
         // a buffer is zeroed when first filled, and a dataset of small
@@ -228,9 +241,23 @@ impl Source for FileSource {
         })
     }
 
-    // By position into a buffer of the head's size, without a stream.
+    // A small file is read whole, once (and counted once); a larger
+    // one's head by position, without a stream.
     fn head(&self, max: usize) -> Result<Vec<u8>, Refusal> {
-        let len = usize::try_from(self.file.len()).map_or(max, |len| len.min(max));
+        let size = self.file.len();
+        if size <= FILE_HELD_BYTES {
+            let held = match self.held.get() {
+                Some(held) => held,
+                None => {
+                    let bytes = self
+                        .read_range(0, size as usize)
+                        .unwrap_or(Ok(Bytes::new()))?;
+                    self.held.get_or_init(|| bytes)
+                }
+            };
+            return Ok(held[..max.min(held.len())].to_vec());
+        }
+        let len = usize::try_from(size).map_or(max, |len| len.min(max));
         match self.read_range(0, len) {
             Some(bytes) => Ok(Vec::from(bytes?)),
             None => Ok(Vec::new()),

@@ -163,3 +163,44 @@ fn read_range_hands_out_bytes_the_same_from_files_and_memory() {
     let part = bytes.read_range(10, 5).unwrap().unwrap();
     assert_eq!(part.as_ptr(), whole[10..].as_ptr());
 }
+
+/// A small file read whole on its first head gives every later head and
+/// stream the bytes it had then, counted once; a larger one is streamed
+/// from the file and its head read by position, the same bytes either way.
+#[test]
+fn a_small_file_is_read_once_and_a_large_one_streamed() {
+    use plumb_core::FILE_HELD_BYTES;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    for size in [
+        0,
+        1,
+        4095,
+        FILE_HELD_BYTES,
+        FILE_HELD_BYTES + 1,
+        3 * FILE_HELD_BYTES,
+    ] {
+        let body: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
+        let path = dir.path().join(format!("f{size}"));
+        std::fs::write(&path, &body).unwrap();
+        let counter = Arc::new(AtomicU64::new(0));
+        let source = FileSource::new(&path)
+            .unwrap()
+            .with_progress(counter.clone());
+        for max in [0, 4, 4096, 1 << 20] {
+            let head = source.head(max).unwrap();
+            assert_eq!(head, body[..max.min(body.len())], "{size} {max}");
+        }
+        // Changed after the first head: a held file keeps what it read.
+        std::fs::write(&path, vec![b'x'; size as usize]).unwrap();
+        let mut streamed = Vec::new();
+        source.open().unwrap().read_to_end(&mut streamed).unwrap();
+        if size <= FILE_HELD_BYTES {
+            assert_eq!(streamed, body, "{size}");
+            assert_eq!(counter.load(Ordering::Relaxed), size, "{size}");
+        } else {
+            assert_eq!(streamed, vec![b'x'; size as usize], "{size}");
+        }
+    }
+}
