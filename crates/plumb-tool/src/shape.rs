@@ -197,6 +197,34 @@ pub fn brief(result: &mut Value) {
     }
 }
 
+/// File lines a dataset's brief form keeps at most: of files refused or
+/// not valid, the first in path order.
+pub const BRIEF_DATASET_FILES: usize = 20;
+
+/// The brief form of a dataset's inspect `result`: the merged view
+/// (totals, columns, schema groups) whole, and of the per-file lines
+/// only those of files refused or not valid (the first
+/// [`BRIEF_DATASET_FILES`]), the others counted into `files_cut`.
+/// Returns how many lines it left out.
+pub fn dataset_brief(result: &mut Value) -> u64 {
+    let Some(Value::Array(lines)) = result.get_mut("files") else {
+        return 0;
+    };
+    let before = lines.len();
+    let mut kept = 0;
+    lines.retain(|l| {
+        let telling = l.get("refusal").is_some() || l.get("valid") == Some(&Value::Bool(false));
+        let keep = telling && kept < BRIEF_DATASET_FILES;
+        kept += usize::from(keep);
+        keep
+    });
+    let left = (before - lines.len()) as u64;
+    if let Some(cut) = result.get_mut("files_cut") {
+        *cut = Value::from(cut.as_u64().unwrap_or(0) + left);
+    }
+    left
+}
+
 /// The [`Detail::Columns`] form of an inspect's `result`: each column
 /// of each columns list as one row of [`COLUMN_FIELDS`] (the figure a
 /// reader lacks, such as a distinct count without `stats`, is null),

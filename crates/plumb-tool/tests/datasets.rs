@@ -50,8 +50,34 @@ fn a_glob_or_folder_keeps_every_workspace_rule() {
     let ws = Workspace::new(r, &["**/secrets/**".to_owned()], &[]).unwrap();
     let tb = Toolbox::new(ws);
     for path in ["logs", "logs/**/*.csv", "./logs/**"] {
-        let v = call(&tb, json!({"op": "inspect", "path": path}));
+        // The brief form keeps the lines of files refused or not valid,
+        // and counts the rest among those cut, with the call for them.
+        let brief = call(&tb, json!({"op": "inspect", "path": path}));
+        let v = call(
+            &tb,
+            json!({"op": "inspect", "path": path, "detail": "full"}),
+        );
         assert_eq!(v["ok"], true, "{v}");
+        assert_eq!(v["result"]["files_cut"], 0, "{v}");
+        let told: Vec<String> = v["result"]["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|l| l["refusal"].is_object() || l["valid"] == false)
+            .map(|l| l["path"].as_str().unwrap().to_owned())
+            .collect();
+        assert!(told.contains(&"logs/out.csv".to_owned()), "{v}");
+        assert_eq!(paths(&brief), told, "{brief}");
+        assert_eq!(
+            brief["result"]["files_cut"].as_u64().unwrap() as usize,
+            paths(&v).len() - told.len(),
+            "{brief}"
+        );
+        assert!(
+            brief["hint"].as_str().unwrap().contains("detail=\"full\""),
+            "{brief}"
+        );
+        assert_eq!(brief["result"]["columns"], v["result"]["columns"]);
         let listed = paths(&v);
         // Never a reserved or hidden file, never a file through the linked folder.
         assert!(
