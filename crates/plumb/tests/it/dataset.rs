@@ -59,6 +59,15 @@ fn planted(dir: &Path) {
     w(".hidden/secret.csv", b"id\n1\n");
 }
 
+/// The planted files in a folder of their own, listed as a dataset.
+fn planted_dataset() -> (tempfile::TempDir, Plumb, Dataset) {
+    let dir = tempfile::tempdir().unwrap();
+    planted(dir.path());
+    let data =
+        Dataset::local(&[dir.path().display().to_string()], &ListOptions::default()).unwrap();
+    (dir, Plumb::new(), data)
+}
+
 fn inspect(dir: &Path, threads: usize) -> Value {
     let data = Dataset::local(&[dir.display().to_string()], &ListOptions::default()).unwrap();
     let mut req = Request::default();
@@ -215,11 +224,7 @@ fn the_merged_schema_matches_python_file_by_file() {
 
 #[test]
 fn partials_merged_over_every_split_equal_the_whole() {
-    let dir = tempfile::tempdir().unwrap();
-    planted(dir.path());
-    let plumb = Plumb::new();
-    let data =
-        Dataset::local(&[dir.path().display().to_string()], &ListOptions::default()).unwrap();
+    let (_dir, plumb, data) = planted_dataset();
     assert_eq!(data.members().len(), 12);
     for op in [DatasetOp::Inspect, DatasetOp::Validate, DatasetOp::Detect] {
         let req = Request::default();
@@ -261,11 +266,7 @@ fn partials_merged_over_every_split_equal_the_whole() {
 
 #[test]
 fn a_search_merges_to_its_limit_in_path_order_over_every_split() {
-    let dir = tempfile::tempdir().unwrap();
-    planted(dir.path());
-    let plumb = Plumb::new();
-    let data =
-        Dataset::local(&[dir.path().display().to_string()], &ListOptions::default()).unwrap();
+    let (dir, plumb, data) = planted_dataset();
     let mut req = Request::default();
     req.set("pattern", Value::from("name1")).unwrap();
     req.set("limit", Value::from(25)).unwrap();
@@ -422,10 +423,7 @@ fn a_listing_is_read_in_calls_with_no_file_lost_or_read_twice() {
 
 #[test]
 fn select_over_a_dataset_is_refused_naming_its_files() {
-    let dir = tempfile::tempdir().unwrap();
-    planted(dir.path());
-    let data =
-        Dataset::local(&[dir.path().display().to_string()], &ListOptions::default()).unwrap();
+    let (_dir, _, data) = planted_dataset();
     let r = DatasetOp::of(plumb::Op::Select, &data).unwrap_err();
     assert_eq!(r.reason().as_str(), "invalid-argument");
     assert!(r.message().contains("part-00.csv"), "{}", r.message());
@@ -477,11 +475,7 @@ fn sizes_listed_or_opened_give_the_same_answer() {
 /// merged with itself holds its files twice and is refused.
 #[test]
 fn a_partial_read_from_bytes_keeps_path_order_and_each_file_once() {
-    let dir = tempfile::tempdir().unwrap();
-    planted(dir.path());
-    let plumb = Plumb::new();
-    let data =
-        Dataset::local(&[dir.path().display().to_string()], &ListOptions::default()).unwrap();
+    let (_dir, plumb, data) = planted_dataset();
     let req = Request::default();
     let op = DatasetOp::Inspect;
     let whole = data
