@@ -86,17 +86,23 @@ pub enum Layout {
 
 /// A table's shape as an answer states it, typed: the rows and the named
 /// columns (with each one's type and where each class of its values was
-/// first read) that a [`Layout::TableColumns`] answer's JSON holds, and
-/// the faults it counts. A summary over many files (a dataset's merged
-/// schema) reads this instead of building each answer's JSON; an answer
-/// that gives it promises the same facts its JSON states (see
-/// [`crate::Answer::shape`]).
+/// first read) that a [`Layout::TableColumns`] answer's JSON holds (or,
+/// for a file of records laid out as [`Layout::Outline`], its records'
+/// top-level keys), and the faults it counts. A summary over many files
+/// (a dataset's merged schema) reads this instead of building each
+/// answer's JSON; an answer that gives it promises the same facts its
+/// JSON states (see [`crate::Answer::shape`]).
 ///
 /// ```
 /// use plumb_core::{Shape, ShapeColumn};
 /// let s = Shape {
 ///     rows: Some(2),
-///     columns: vec![ShapeColumn { name: "id".into(), kind: "integer".into(), firsts: vec![] }],
+///     columns: vec![ShapeColumn {
+///         name: "id".into(),
+///         kind: "integer".into(),
+///         rows: None,
+///         firsts: vec![],
+///     }],
 ///     faults: 0,
 ///     container: None,
 /// };
@@ -104,7 +110,8 @@ pub enum Layout {
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shape {
-    /// The data rows (`row_count`), when counted.
+    /// The data rows (a table's `row_count`, the records read), when
+    /// counted.
     pub rows: Option<u64>,
     /// The named columns, in order (a column without a name is left out).
     pub columns: Vec<ShapeColumn>,
@@ -119,9 +126,13 @@ pub struct Shape {
 pub struct ShapeColumn {
     /// Its name.
     pub name: String,
-    /// Its type, as the JSON names it (`inferred_type`).
+    /// Its type, as the JSON names it (`inferred_type`; several types a
+    /// key holds joined by `|`, in name order).
     pub kind: String,
-    /// The record where a value of each class was first read, by class
-    /// name (`first_records`), for a column of several classes.
+    /// The rows that hold it, when not every row does (`None`: the
+    /// shape's `rows`).
+    pub rows: Option<u64>,
+    /// Where a value of each class was first read, by class name
+    /// (`first_records`, `key_first_lines`), for a column of several.
     pub firsts: Vec<(String, u64)>,
 }

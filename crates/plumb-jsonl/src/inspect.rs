@@ -133,6 +133,40 @@ pub struct JsonlInspect {
     pub outline: serde_json::Value,
 }
 
+impl JsonlInspect {
+    /// The records' top-level keys as a table's columns, typed: equal to
+    /// what the JSON's `key_types`, `keys` and `key_first_lines` state
+    /// (see [`plumb_core::Answer::shape`]).
+    pub fn shape(&self) -> Option<plumb_core::Shape> {
+        let columns = self
+            .key_types
+            .iter()
+            .map(|(key, types)| plumb_core::ShapeColumn {
+                name: key.clone(),
+                kind: if types.is_empty() {
+                    "unknown".to_owned()
+                } else {
+                    types.keys().copied().collect::<Vec<_>>().join("|")
+                },
+                rows: Some(self.keys.get(key).copied().unwrap_or(0)),
+                firsts: self
+                    .key_first_lines
+                    .get(key)
+                    .into_iter()
+                    .flatten()
+                    .map(|(class, line)| ((*class).to_owned(), *line))
+                    .collect(),
+            })
+            .collect();
+        Some(plumb_core::Shape {
+            rows: Some(self.rows_scanned),
+            columns,
+            faults: self.invalid_count,
+            container: None,
+        })
+    }
+}
+
 /// The types of a record's root and of its top-level keys: the one
 /// part of inspect's per-record facts that [`Structure`] and
 /// [`ValueBuilder`] (the other parts, composed with [`Tee`]) do not keep.

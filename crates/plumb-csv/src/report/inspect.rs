@@ -129,6 +129,7 @@ impl CsvInspect {
                     Some(plumb_core::ShapeColumn {
                         name: c.name.clone()?,
                         kind: c.inferred_type.as_str().to_owned(),
+                        rows: None,
                         firsts: c
                             .first_records
                             .iter()

@@ -108,7 +108,7 @@ impl FileFacts {
                     .map(|c| ColumnFact {
                         name: c.name,
                         kind: c.kind,
-                        rows: rows.unwrap_or(0),
+                        rows: c.rows.or(rows).unwrap_or(0),
                         firsts: c.firsts,
                     })
                     .collect(),
@@ -410,6 +410,39 @@ mod tests {
         }
         assert!(
             compared >= 50 || found.is_empty(),
+            "{compared} of {}",
+            found.len()
+        );
+    }
+
+    /// The same for JSON Lines: the records' top-level keys, their types
+    /// and counts, and the lines where a key's type first changed.
+    #[test]
+    fn a_json_lines_shape_states_what_its_json_does() {
+        let plumb = Plumb::new();
+        let req = Request::default();
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance");
+        let mut found = Vec::new();
+        files(&root, ".jsonl", &mut found);
+        files(&root, ".ndjson", &mut found);
+        let mut compared = 0;
+        for path in &found {
+            if let Ok(source) = FileSource::new(path) {
+                compared += usize::from(both_ways(&plumb, &source, &req));
+            }
+        }
+        let written: [&[u8]; 4] = [
+            b"{\"id\":1,\"v\":\"a\"}\n{\"id\":2,\"v\":3}\n{\"id\":3}\n",
+            b"{\"a\":1}\nnot json\n{\"a\":[1]}\n",
+            b"[1,2]\n{\"k\":null}\n\"text\"\n",
+            b"{\"x\":{\"y\":1}}\n{\"x\":true,\"z\":1.5}\n\n",
+        ];
+        for (i, bytes) in written.iter().enumerate() {
+            let source = BytesSource::new(format!("w{i}.jsonl"), bytes.to_vec());
+            assert!(both_ways(&plumb, &source, &req), "w{i}.jsonl");
+        }
+        assert!(
+            compared >= 10 || found.is_empty(),
             "{compared} of {}",
             found.len()
         );
