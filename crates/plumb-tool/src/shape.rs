@@ -201,14 +201,17 @@ pub fn brief(result: &mut Value) {
 /// not valid, the first in path order.
 pub const BRIEF_DATASET_FILES: usize = 20;
 
-/// The brief form of a dataset's inspect `result`: the merged view
-/// (totals, columns, schema groups) whole, and of the per-file lines
-/// only those of files refused or not valid (the first
-/// [`BRIEF_DATASET_FILES`]), the others counted into `files_cut`.
-/// Returns how many lines it left out.
-pub fn dataset_brief(result: &mut Value) -> u64 {
+/// The brief form of a dataset's inspect `result` (when `detail` asks
+/// for it): the merged view (totals, columns, schema groups) whole, and
+/// of the per-file lines only those of files refused or not valid (the
+/// first [`BRIEF_DATASET_FILES`]), the others counted into `files_cut`.
+/// Returns the hint that names the call for them, when any was left out.
+pub fn dataset_brief(result: &mut Value, detail: Detail) -> Option<String> {
+    if detail != Detail::Brief {
+        return None;
+    }
     let Some(Value::Array(lines)) = result.get_mut("files") else {
-        return 0;
+        return None;
     };
     let before = lines.len();
     let mut kept = 0;
@@ -222,7 +225,11 @@ pub fn dataset_brief(result: &mut Value) -> u64 {
     if let Some(cut) = result.get_mut("files_cut") {
         *cut = Value::from(cut.as_u64().unwrap_or(0) + left);
     }
-    left
+    (left > 0).then(|| {
+        format!(
+            "{left} file lines are left out of the brief form, which keeps those of files refused or not valid (the first {BRIEF_DATASET_FILES}); inspect with detail=\"full\" for every file's line"
+        )
+    })
 }
 
 /// The [`Detail::Columns`] form of an inspect's `result`: each column

@@ -425,10 +425,9 @@ impl Toolbox {
                 // An inspect is shaped for the agent: brief unless asked
                 // in full, and its columns from the window's start.
                 let mut columns = None;
-                let mut brief_left = 0;
-                if op == plumb::Op::Inspect && format == "dataset" && a.detail == Detail::Brief {
-                    brief_left = crate::shape::dataset_brief(&mut bounded.value);
-                }
+                let brief_hint = (op == plumb::Op::Inspect && format == "dataset")
+                    .then(|| crate::shape::dataset_brief(&mut bounded.value, a.detail))
+                    .flatten();
                 if op == plumb::Op::Inspect && format != "dataset" {
                     match a.detail {
                         Detail::Brief => crate::shape::brief(&mut bounded.value),
@@ -510,12 +509,8 @@ impl Toolbox {
                         "the scan stopped at its budget, max_scan_bytes={b} (bytes of text; of values decoded, for Parquet), before the end: counts are lower bounds; call again with a larger max_scan_bytes to read further"
                     ));
                 }
-                if brief_left > 0 {
+                if let Some(files) = brief_hint {
                     let base = envelope["hint"].as_str().map(str::to_owned);
-                    let files = format!(
-                        "{brief_left} file lines are left out of the brief form, which keeps those of files refused or not valid (the first {}); inspect with detail=\"full\" for every file's line",
-                        crate::shape::BRIEF_DATASET_FILES
-                    );
                     envelope["hint"] = Value::from(join_hint(base.as_deref(), Some(&files)));
                 }
                 // The columns' hint is written after the fit (which may cut
