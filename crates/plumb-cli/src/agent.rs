@@ -4,10 +4,9 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::Args;
-use plumb::{Refusal, Source};
+use plumb::Refusal;
 use serde_json::Value;
 
 use crate::{emit, plumb, refuse};
@@ -53,7 +52,7 @@ impl Agent {
                 ..plumb_remote::RemoteConfig::from_env()?
             };
             toolbox = toolbox.with_remote(
-                plumb_tool::RemoteOpener(Arc::new(
+                plumb_tool::RemoteOpener(std::sync::Arc::new(
                     move |path: &str, cancel: Option<plumb_core::CancelToken>| {
                         if !plumb_remote::is_remote(path) {
                             return None;
@@ -63,7 +62,7 @@ impl Agent {
                                 .and_then(|url| {
                                     plumb_remote::RemoteSource::open(url.as_str(), &config)
                                 })
-                                .map(|s| Box::new(s.with_cancel(cancel)) as Box<dyn Source>),
+                                .map(|s| Box::new(s.with_cancel(cancel)) as Box<dyn plumb::Source>),
                         )
                     },
                 )),
