@@ -530,6 +530,27 @@ struct Profile {
 }
 
 impl Profile {
+    /// The profile of records of these field counts; `quoting` is
+    /// `(clean_quotes, quoted_records)`.
+    fn of(
+        records: Vec<usize>,
+        partial: bool,
+        (clean_quotes, quoted_records): (bool, bool),
+    ) -> Profile {
+        let splits = records.iter().any(|&n| n >= 2);
+        let total = records.len();
+        let (mode, score) = modal(records).unwrap_or((0, 0));
+        Profile {
+            mode,
+            score,
+            total,
+            splits,
+            partial,
+            clean_quotes,
+            quoted_records,
+        }
+    }
+
     fn share(&self) -> f64 {
         self.score as f64 / self.total.max(1) as f64
     }
@@ -615,18 +636,7 @@ fn plain_profile(sample: &[u8], complete: bool, delimiter: u8) -> Profile {
     if (complete || partial) && start < sample.len() {
         records.push(fields(&sample[start..]));
     }
-    let splits = records.iter().any(|&n| n >= 2);
-    let total = records.len();
-    let (mode, score) = modal(records).unwrap_or((0, 0));
-    Profile {
-        mode,
-        score,
-        total,
-        splits,
-        partial,
-        clean_quotes: false,
-        quoted_records: false,
-    }
+    Profile::of(records, partial, (false, false))
 }
 
 /// [`profile`] by the parser itself.
@@ -655,19 +665,14 @@ fn parsed_profile(
     // on one line each (clean quotes) or some across lines.
     let quoted_cleanly =
         quote.is_some_and(|q| opens_a_field(sample, delimiter, q)) && counts.issues == 0;
-    let records = counts.fields;
-    let splits = records.iter().any(|&n| n >= 2);
-    let total = records.len();
-    let (mode, score) = modal(records).unwrap_or((0, 0));
-    Profile {
-        mode,
-        score,
-        total,
-        splits,
+    Profile::of(
+        counts.fields,
         partial,
-        clean_quotes: quoted_cleanly && !counts.spanning,
-        quoted_records: quoted_cleanly && counts.spanning,
-    }
+        (
+            quoted_cleanly && !counts.spanning,
+            quoted_cleanly && counts.spanning,
+        ),
+    )
 }
 
 #[cfg(test)]

@@ -363,7 +363,9 @@ mod tests {
         let Ok(answer) = plumb.run_source(Op::Inspect, source, None, req) else {
             return false;
         };
-        let typed = answer.shape().expect("a CSV inspect gives its shape");
+        let typed = answer
+            .shape()
+            .expect("a CSV or JSON Lines inspect gives its shape");
         let json = FileFacts::of_json(&*answer, false);
         assert_eq!(
             FileFacts::of_shape(&*answer, typed),
@@ -374,23 +376,35 @@ mod tests {
         true
     }
 
+    /// Compares both ways every conformance file whose name ends in one
+    /// of `exts`, and each of `written` (named `w{i}.{ext}`); returns how
+    /// many conformance files were compared, and how many were found.
+    fn compare_all(plumb: &Plumb, exts: &[&str], written: &[&[u8]], ext: &str) -> (usize, usize) {
+        let req = Request::default();
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance");
+        let mut found = Vec::new();
+        for e in exts {
+            files(&root, e, &mut found);
+        }
+        let mut compared = 0;
+        for path in &found {
+            if let Ok(source) = FileSource::new(path) {
+                compared += usize::from(both_ways(plumb, &source, &req));
+            }
+        }
+        for (i, bytes) in written.iter().enumerate() {
+            let source = BytesSource::new(format!("w{i}.{ext}"), bytes.to_vec());
+            assert!(both_ways(plumb, &source, &req), "w{i}.{ext}");
+        }
+        (compared, found.len())
+    }
+
     /// The typed facts of a CSV inspect equal the facts its JSON states,
     /// on every CSV of the conformance suites and on written ones: with
     /// and without a header, of mixed types, with faults, gzipped.
     #[test]
     fn a_csv_shape_states_what_its_json_does() {
         let plumb = Plumb::new();
-        let req = Request::default();
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance");
-        let mut found = Vec::new();
-        files(&root, ".csv", &mut found);
-        files(&root, ".tsv", &mut found);
-        let mut compared = 0;
-        for path in &found {
-            if let Ok(source) = FileSource::new(path) {
-                compared += usize::from(both_ways(&plumb, &source, &req));
-            }
-        }
         let written: [&[u8]; 5] = [
             b"id,v\n1,a\n2,3\n3,\n",
             b"1,2\n3,4\n",
@@ -398,53 +412,28 @@ mod tests {
             b"x;y;z\n1;2\n1,5;2;x;y\n",
             b"\xef\xbb\xbfname,when\nann,2024-01-02\nbob,2024-02-30\nz,NA\n",
         ];
-        for (i, bytes) in written.iter().enumerate() {
-            let source = BytesSource::new(format!("w{i}.csv"), bytes.to_vec());
-            assert!(both_ways(&plumb, &source, &req), "w{i}.csv");
-        }
+        let (compared, found) = compare_all(&plumb, &[".csv", ".tsv"], &written, "csv");
         if cfg!(feature = "compression") {
             let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
             std::io::Write::write_all(&mut gz, b"id,v\n1,a\n2,x\n").unwrap();
             let source = BytesSource::new("z.csv.gz", gz.finish().unwrap());
-            assert!(both_ways(&plumb, &source, &req));
+            assert!(both_ways(&plumb, &source, &Request::default()));
         }
-        assert!(
-            compared >= 50 || found.is_empty(),
-            "{compared} of {}",
-            found.len()
-        );
+        assert!(compared >= 50 || found == 0, "{compared} of {found}");
     }
 
     /// The same for JSON Lines: the records' top-level keys, their types
     /// and counts, and the lines where a key's type first changed.
     #[test]
     fn a_json_lines_shape_states_what_its_json_does() {
-        let plumb = Plumb::new();
-        let req = Request::default();
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance");
-        let mut found = Vec::new();
-        files(&root, ".jsonl", &mut found);
-        files(&root, ".ndjson", &mut found);
-        let mut compared = 0;
-        for path in &found {
-            if let Ok(source) = FileSource::new(path) {
-                compared += usize::from(both_ways(&plumb, &source, &req));
-            }
-        }
         let written: [&[u8]; 4] = [
             b"{\"id\":1,\"v\":\"a\"}\n{\"id\":2,\"v\":3}\n{\"id\":3}\n",
             b"{\"a\":1}\nnot json\n{\"a\":[1]}\n",
             b"[1,2]\n{\"k\":null}\n\"text\"\n",
             b"{\"x\":{\"y\":1}}\n{\"x\":true,\"z\":1.5}\n\n",
         ];
-        for (i, bytes) in written.iter().enumerate() {
-            let source = BytesSource::new(format!("w{i}.jsonl"), bytes.to_vec());
-            assert!(both_ways(&plumb, &source, &req), "w{i}.jsonl");
-        }
-        assert!(
-            compared >= 10 || found.is_empty(),
-            "{compared} of {}",
-            found.len()
-        );
+        let (compared, found) =
+            compare_all(&Plumb::new(), &[".jsonl", ".ndjson"], &written, "jsonl");
+        assert!(compared >= 10 || found == 0, "{compared} of {found}");
     }
 }
