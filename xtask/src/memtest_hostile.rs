@@ -281,6 +281,32 @@ pub(crate) fn datasets(dir: &Path) -> std::io::Result<Vec<Case>> {
             format!("{}\n{}\n", head.join(","), row.join(",")),
         )?;
     }
+    // Wide files whose columns hold many values, so every full budget
+    // fills: their statistics merged across files, names shifting from
+    // file to file so the union passes the statistics' column cap.
+    let stats = dir.join("stats");
+    std::fs::create_dir_all(&stats)?;
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    for f in 0..8u64 {
+        let head: Vec<String> = (0..300u64)
+            .map(|c| format!("c{:03}", (c * 7 + f * 53) % 700))
+            .collect();
+        let mut text = head.join(",");
+        text.push('\n');
+        for _ in 0..3_000 {
+            let row: Vec<String> = (0..300)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    (state % 1_000_000_000).to_string()
+                })
+                .collect();
+            text.push_str(&row.join(","));
+            text.push('\n');
+        }
+        std::fs::write(stats.join(format!("s{f}.csv")), text)?;
+    }
     let glob = format!("{}/**/*.csv", many.display());
     Ok(vec![
         (
@@ -288,6 +314,7 @@ pub(crate) fn datasets(dir: &Path) -> std::io::Result<Vec<Case>> {
             many.clone(),
             vec![
                 cli("inspect", &many, &[]),
+                cli("inspect", &many, &["--stats"]),
                 cli("validate", &many, &[]),
                 cli("search", &many, &["99999"]),
                 cli("detect", &many, &[]),
@@ -299,7 +326,19 @@ pub(crate) fn datasets(dir: &Path) -> std::io::Result<Vec<Case>> {
         (
             "2,000 files of 50 columns each, every name new (dataset)",
             wide.clone(),
-            vec![cli("inspect", &wide, &[]), screen("inspect", &wide, &[])],
+            vec![
+                cli("inspect", &wide, &[]),
+                cli("inspect", &wide, &["--stats"]),
+                screen("inspect", &wide, &[]),
+            ],
+        ),
+        (
+            "8 files of 300 columns of distinct numbers, statistics merged (dataset)",
+            stats.clone(),
+            vec![
+                cli("inspect", &stats, &["--stats"]),
+                screen("inspect", &stats, &["--stats"]),
+            ],
         ),
     ])
 }

@@ -33,9 +33,16 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("plumb-csv", &["plumb-core", "plumb-stats"]),
     ("plumb-json", &["plumb-core", "plumb-stats"]),
     ("plumb-jsonl", &["plumb-core", "plumb-json", "plumb-stats"]),
+    // The dispatcher; a dataset merges the engines' statistics sketches.
     (
         "plumb",
-        &["plumb-core", "plumb-csv", "plumb-json", "plumb-jsonl"],
+        &[
+            "plumb-core",
+            "plumb-csv",
+            "plumb-json",
+            "plumb-jsonl",
+            "plumb-stats",
+        ],
     ),
     // A format written on the public seam alone, as a downstream one.
     ("plumb-parquet", &["plumb-core", "plumb-stats"]),

@@ -362,6 +362,11 @@ pub struct ScanBounds {
     /// answer is then sampled. Bounds the work of a file that expands
     /// far past its size (a decompression or dictionary bomb).
     pub max_scan_bytes: Option<u64>,
+    /// Inspect with statistics only: the answer also keeps each column's
+    /// statistics sketches ([`Answer::take_sketches`](crate::Answer::take_sketches)),
+    /// for a merge with other files'. Off by default: a lone file's
+    /// answer needs only their report.
+    pub sketches: bool,
     /// A search only: hits passed over (counted, not returned) before
     /// the first one kept. A search for the last hits (a negative
     /// offset) counts them first and passes over all but those.

@@ -508,6 +508,19 @@ pub trait Answer: Debug + Send + Any {
         None
     }
 
+    /// The statistics of each named column, settled and ready to merge
+    /// with the same columns' elsewhere, when the request asked for them
+    /// ([`ScanBounds::sketches`](crate::ScanBounds::sketches)) beside
+    /// statistics: a `plumb_stats::ColumnSketches` to downcast (named
+    /// here without the type, since `plumb-stats` builds on this crate).
+    /// Taken out, not copied: they may hold megabytes, and a merge
+    /// consumes them. `None` (the default, and after a first take): the
+    /// reader keeps none, and a merge across files says that file's
+    /// statistics are missing.
+    fn take_sketches(&mut self) -> Option<Box<dyn Any + Send>> {
+        None
+    }
+
     /// For downcasting to the engine's type.
     fn as_any(&self) -> &dyn Any;
 }
@@ -584,7 +597,7 @@ where
 /// ```
 #[macro_export]
 macro_rules! impl_answer {
-    ($ty:ty $(, layout: $layout:ident)? $(, verdict: $valid:ident)? $(, window: $window:ident)? $(, shape: $shape:ident)? $(,)?) => {
+    ($ty:ty $(, layout: $layout:ident)? $(, verdict: $valid:ident)? $(, window: $window:ident)? $(, shape: $shape:ident)? $(, sketches: $sketches:ident)? $(,)?) => {
         impl $crate::Answer for $ty {
             fn format(&self) -> &'static str {
                 self.format
@@ -621,6 +634,11 @@ macro_rules! impl_answer {
             $(
             fn shape(&self) -> Option<$crate::Shape> {
                 self.$shape()
+            }
+            )?
+            $(
+            fn take_sketches(&mut self) -> Option<Box<dyn std::any::Any + Send>> {
+                self.$sketches()
             }
             )?
             fn as_any(&self) -> &dyn std::any::Any {

@@ -158,7 +158,8 @@ pub fn inspect<R: BufRead>(
     format: CsvFormat,
     opts: &CsvOptions,
 ) -> Result<CsvInspect, Refusal> {
-    let mut sink = report::InspectSink::new(sample_rows(opts), opts.stats);
+    let mut sink = report::InspectSink::new(sample_rows(opts), opts.stats)
+        .keeping_sketches(opts.scan.sketches);
     let summary = scan::scan(
         stream.within(opts.scan.max_scan_bytes),
         format.dialect(opts),

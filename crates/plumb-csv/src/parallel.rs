@@ -353,7 +353,7 @@ pub fn inspect_in_parts(
     let Some((summary, sinks)) = run_parts(source, &plan, opts.header, false, |first| {
         Some(
             if first {
-                InspectSink::new(rows, opts.stats)
+                InspectSink::new(rows, opts.stats).keeping_sketches(opts.scan.sketches)
             } else {
                 InspectSink::later_part(opts.stats)
             }

@@ -46,7 +46,7 @@ pub const OUTLINE_KEY_SAMPLES: usize = 5;
 /// Paths an outline lists when the caller sets no budget.
 pub const OUTLINE_LIST_DEFAULT: usize = 60;
 
-const TYPES: [&str; 6] = ["object", "array", "string", "number", "boolean", "null"];
+const TYPES: [&str; 6] = plumb_stats::JSON_KINDS;
 
 #[derive(Default)]
 struct Node {
@@ -605,6 +605,26 @@ impl Outline {
             );
         }
         Value::Object(e)
+    }
+
+    /// The statistics of each top-level key of the records (the root's
+    /// members), settled for a merge with other files' (see
+    /// `plumb_core::ScanBounds::sketches`): a key whose path keeps none
+    /// (past [`plumb_stats::STATS_MAX_COLUMNS`], or only nulls) has none.
+    pub fn key_sketches(&self) -> plumb_stats::ColumnSketches {
+        let columns = self.nodes[0]
+            .members
+            .iter()
+            .filter_map(|(key, id)| {
+                let n = self.nodes.get(*id as usize)?;
+                let st = n.stats.as_ref()?;
+                Some((
+                    text_of(key).into_string(),
+                    plumb_stats::ColumnSketch::new((**st).clone(), n.seen(), n.types[5]),
+                ))
+            })
+            .collect();
+        plumb_stats::ColumnSketches { columns }
     }
 
     /// Whether values were left out for the node cap, or statistics for

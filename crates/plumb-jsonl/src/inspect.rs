@@ -131,9 +131,22 @@ pub struct JsonlInspect {
     /// `outline_paths` listed, all counted. A line that turns out not
     /// to be JSON adds the values read before its fault.
     pub outline: serde_json::Value,
+    /// With statistics and [`plumb_core::ScanBounds::sketches`]: each
+    /// top-level key's settled statistics, for a merge with other files'
+    /// (not part of the JSON).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub sketches: Option<plumb_stats::ColumnSketches>,
 }
 
 impl JsonlInspect {
+    /// The top-level keys' statistics sketches, taken out (see
+    /// [`plumb_core::Answer::take_sketches`]).
+    pub fn take_sketches(&mut self) -> Option<Box<dyn std::any::Any + Send>> {
+        let s = self.sketches.take()?;
+        Some(Box::new(s))
+    }
+
     /// The records' top-level keys as a table's columns, typed: equal to
     /// what the JSON's `key_types`, `keys` and `key_first_lines` state
     /// (see [`plumb_core::Answer::shape`]).
@@ -560,7 +573,7 @@ pub fn inspect_outlined<R: BufRead>(
 ) -> Result<JsonlInspect, Refusal> {
     let listing = outline.into();
     let (sink, bom) = scan(stream, opts, listing, plumb_json::OUTLINE_MAX_NODES)?;
-    Ok(answer(sink, bom, listing.paths))
+    Ok(answer(sink, bom, listing.paths, opts.sketches))
 }
 
 /// Reads a stream's records into inspect's facts; returns them and the
@@ -611,7 +624,14 @@ pub(crate) fn scan<R: BufRead>(
 }
 
 /// The answer from the facts of a whole file.
-pub(crate) fn answer(sink: InspectLines, bom: bool, outline_paths: usize) -> JsonlInspect {
+/// With `sketches`, it keeps the top-level keys' statistics
+/// ([`JsonlInspect::sketches`]).
+pub(crate) fn answer(
+    sink: InspectLines,
+    bom: bool,
+    outline_paths: usize,
+    sketches: bool,
+) -> JsonlInspect {
     let max_depth = sink.st.max_depth();
     let (dups, precision) = sink.st.into_reports();
     let mut line_dups = sink.dups;
@@ -664,5 +684,6 @@ pub(crate) fn answer(sink: InspectLines, bom: bool, outline_paths: usize) -> Jso
         sample_shortened: sink.sample_cuts.contains(&true),
         bom,
         outline: sink.outline.to_json(outline_paths),
+        sketches: sketches.then(|| sink.outline.key_sketches()),
     }
 }

@@ -162,7 +162,7 @@ pub fn inspect_in_parts(
             return Ok(None);
         }
     }
-    Ok(Some(answer(first, bom, listing.paths)))
+    Ok(Some(answer(first, bom, listing.paths, opts.sketches)))
 }
 
 /// Searches `source` (see [`crate::search()`]) on

@@ -115,4 +115,23 @@ impl StatsBudget {
             STATS_LEAN_BUDGET
         }
     }
+
+    /// The least of two budgets in each part: what statistics made
+    /// within each merge into ([`ValueStats::merge`](crate::ValueStats::merge)).
+    ///
+    /// ```
+    /// use plumb_stats::{STATS_FULL_BUDGET, STATS_LEAN_BUDGET};
+    /// assert_eq!(STATS_FULL_BUDGET.leaner(STATS_LEAN_BUDGET), STATS_LEAN_BUDGET);
+    /// assert_eq!(STATS_FULL_BUDGET.leaner(STATS_FULL_BUDGET), STATS_FULL_BUDGET);
+    /// ```
+    #[must_use]
+    pub fn leaner(self, other: StatsBudget) -> StatsBudget {
+        StatsBudget {
+            top_counters: self.top_counters.min(other.top_counters),
+            exact_distinct: self.exact_distinct.min(other.exact_distinct),
+            hll_precision: self.hll_precision.min(other.hll_precision),
+            quantile_k: self.quantile_k.min(other.quantile_k),
+            text_bytes: self.text_bytes.min(other.text_bytes),
+        }
+    }
 }

@@ -41,8 +41,22 @@ impl DaySketch {
     }
 
     /// Takes in the days of another part of the column.
+    /// A sketch of a smaller `k` merges at its size (see
+    /// [`ValueStats::merge`](crate::ValueStats::merge)).
     pub fn merge(&mut self, other: &DaySketch) {
+        if other.days.k() < self.days.k() {
+            self.days = self.days.within(other.days.k());
+        }
         self.days.merge(&other.days);
+    }
+
+    /// This sketch within `budget`'s size: itself when it is of that
+    /// size, else an empty one of it that took this one in.
+    #[must_use]
+    pub fn within(&self, budget: &StatsBudget) -> DaySketch {
+        DaySketch {
+            days: self.days.within(budget.quantile_k),
+        }
     }
 
     /// The dates at [`STATS_QUANTILES`], each written by `text` from its
@@ -68,6 +82,41 @@ impl DaySketch {
             estimate("kll", &[("rank_error", self.days.rank_error())])
         };
         Some((quantiles, accuracy))
+    }
+}
+
+/// A [`DaySketch`] as written: its `k` and its sketch's levels.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct DaysState {
+    k: u32,
+    days: crate::state::QuantilesState,
+}
+
+/// Written as its levels, like [`ValueStats`](crate::ValueStats).
+impl serde::Serialize for DaySketch {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        DaysState {
+            k: self.days.k(),
+            days: self.days.state(),
+        }
+        .serialize(s)
+    }
+}
+
+/// Read back only within [`STATS_FULL_BUDGET`](crate::STATS_FULL_BUDGET)'s
+/// `k` and as a sketch could hold it.
+impl<'de> serde::Deserialize<'de> for DaySketch {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<DaySketch, D::Error> {
+        let s = DaysState::deserialize(d)?;
+        if !(8..=crate::STATS_FULL_BUDGET.quantile_k).contains(&s.k) {
+            return Err(serde::de::Error::custom(format!(
+                "a day sketch of k {}",
+                s.k
+            )));
+        }
+        Quantiles::from_state(s.days, s.k)
+            .map(|days| DaySketch { days })
+            .map_err(serde::de::Error::custom)
     }
 }
 

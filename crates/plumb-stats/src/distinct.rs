@@ -206,6 +206,64 @@ impl Distinct {
         }
     }
 
+    /// The count as written ([`crate::state`]).
+    pub(crate) fn state(&self) -> crate::state::DistinctState {
+        crate::state::DistinctState {
+            exact: self.exact.as_ref().map(|set| {
+                let mut hashes: Vec<u64> = set.iter().collect();
+                hashes.sort_unstable();
+                hashes
+            }),
+            registers: self
+                .exact
+                .is_none()
+                .then(|| crate::state::Hex(self.registers.clone())),
+            precision: self.precision,
+        }
+    }
+
+    /// The count a state describes, made within `precision` (at most
+    /// the budget's) and `exact_cap`; an error says what no count holds.
+    pub(crate) fn from_state(
+        s: crate::state::DistinctState,
+        max_precision: u8,
+        exact_cap: usize,
+    ) -> Result<Distinct, String> {
+        let p = s.precision;
+        if !(4..=max_precision).contains(&p) {
+            return Err(format!("a distinct count of precision {p}"));
+        }
+        let mut d = Distinct::new(p, exact_cap);
+        match (s.exact, s.registers) {
+            (Some(hashes), None) => {
+                if hashes.len() > exact_cap {
+                    return Err(format!(
+                        "an exact distinct set of {} hashes, past its cap of {exact_cap}",
+                        hashes.len()
+                    ));
+                }
+                for h in hashes {
+                    if !d.exact.as_mut().is_some_and(|set| set.insert(h)) {
+                        return Err("a hash twice in an exact distinct set".into());
+                    }
+                }
+            }
+            (None, Some(crate::state::Hex(registers))) => {
+                let top = 64 - p + 1;
+                if registers.len() != 1 << p || registers.iter().any(|&r| r > top) {
+                    return Err(format!(
+                        "{} registers of precision {p} (each at most {top})",
+                        registers.len()
+                    ));
+                }
+                d.exact = None;
+                d.registers = registers;
+            }
+            _ => return Err("a distinct count with both or neither of a set and registers".into()),
+        }
+        Ok(d)
+    }
+
     /// The count: exact, or the sketch's estimate rounded.
     pub(crate) fn count(&self) -> u64 {
         match &self.exact {

@@ -48,6 +48,8 @@ mod distinct;
 mod moments;
 mod quantile;
 mod report;
+mod sketch;
+mod state;
 mod top;
 
 use std::collections::BTreeMap;
@@ -69,6 +71,8 @@ pub use report::{
 use distinct::Distinct;
 use quantile::Quantiles;
 use report::estimate;
+pub use sketch::{ColumnSketch, ColumnSketches, DateSketch};
+pub use state::JSON_KINDS;
 use top::TopValues;
 pub use top::TOP_COUNTERS_MAX;
 
@@ -98,8 +102,10 @@ struct TextRange {
     max_len: u64,
     total_len: u64,
     count: u64,
-    /// Whether a value longer than the kept bytes was compared.
-    long: bool,
+    /// The most bytes of a value compared: past the kept bytes, the
+    /// range is of the values' starts. (A length, not a flag, so that
+    /// statistics merged into a leaner budget tell the same.)
+    max_bytes: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -303,14 +309,13 @@ impl ValueStats {
     pub fn add_text(&mut self, bytes: &[u8], chars: u64) {
         let cap = self.budget.text_bytes;
         let kept = &bytes[..bytes.len().min(cap)];
-        let long = bytes.len() > cap;
         match &mut self.text {
             Some(t) => {
                 t.count += 1;
                 t.total_len += chars;
                 t.min_len = t.min_len.min(chars);
                 t.max_len = t.max_len.max(chars);
-                t.long |= long;
+                t.max_bytes = t.max_bytes.max(bytes.len() as u64);
                 let key = prefix_key(kept);
                 // Equal keys (a shared first eight bytes, or a value
                 // shorter than eight bytes that is a prefix of the other)
@@ -336,16 +341,35 @@ impl ValueStats {
                     max_len: chars,
                     total_len: chars,
                     count: 1,
-                    long,
+                    max_bytes: bytes.len() as u64,
                 }));
             }
         }
     }
 
-    /// Takes in the statistics of other values of the same column (made
-    /// with the same budget): the figures are those of all the values,
-    /// within each estimate's error.
+    /// Takes in the statistics of other values of the same column: the
+    /// figures are those of all the values, within each estimate's error.
+    /// Statistics of another budget merge at the leaner of the two
+    /// ([`StatsBudget::leaner`]), as if every value had been counted
+    /// within it: the exact figures, and whether each figure is exact,
+    /// do not depend on which side was leaner or in what order
+    /// statistics merged; the estimates may differ within their error.
     pub fn merge(&mut self, other: &ValueStats) {
+        let budget = self.budget.leaner(other.budget);
+        if budget != self.budget {
+            let mut lean = ValueStats::new(budget).with_kind_names(self.kind_names);
+            lean.merge_within(self);
+            *self = lean;
+        }
+        self.merge_within(other);
+    }
+
+    /// [`ValueStats::merge`] within this side's budget, which is no
+    /// fuller than the other's in any part.
+    fn merge_within(&mut self, other: &ValueStats) {
+        if self.kind_names.is_empty() {
+            self.kind_names = other.kind_names;
+        }
         self.cut_start = match (self.cut_start, other.cut_start) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -372,7 +396,11 @@ impl ValueStats {
                 a.rounded += b.rounded;
                 a.tiny += b.tiny;
             }
-            (None, Some(b)) => self.numbers = Some(b.clone()),
+            (None, Some(b)) => {
+                let mut n = b.clone();
+                n.quantiles = b.quantiles.within(self.budget.quantile_k);
+                self.numbers = Some(n);
+            }
             _ => {}
         }
         match (&mut self.text, &other.text) {
@@ -381,17 +409,32 @@ impl ValueStats {
                 a.total_len += b.total_len;
                 a.min_len = a.min_len.min(b.min_len);
                 a.max_len = a.max_len.max(b.max_len);
-                a.long |= b.long;
-                if b.min < a.min {
-                    a.min.clone_from(&b.min);
-                    a.min_key = b.min_key;
+                a.max_bytes = a.max_bytes.max(b.max_bytes);
+                // Cut to this side's kept bytes: the least of values cut
+                // is the cut of their least.
+                let cap = self.budget.text_bytes;
+                let (min, max) = (
+                    &b.min[..b.min.len().min(cap)],
+                    &b.max[..b.max.len().min(cap)],
+                );
+                if min < a.min.as_slice() {
+                    a.min = min.to_vec();
+                    a.min_key = prefix_key(min);
                 }
-                if b.max > a.max {
-                    a.max.clone_from(&b.max);
-                    a.max_key = b.max_key;
+                if max > a.max.as_slice() {
+                    a.max = max.to_vec();
+                    a.max_key = prefix_key(max);
                 }
             }
-            (None, Some(b)) => self.text = Some(b.clone()),
+            (None, Some(b)) => {
+                let cap = self.budget.text_bytes;
+                let mut t = b.clone();
+                t.min.truncate(cap);
+                t.max.truncate(cap);
+                t.min_key = prefix_key(&t.min);
+                t.max_key = prefix_key(&t.max);
+                self.text = Some(t);
+            }
             _ => {}
         }
     }
@@ -451,7 +494,7 @@ impl ValueStats {
             .as_ref()
             .map(|n| self.numbers_report(n, &mut accuracy));
         let text = self.text.as_ref().map(|t| {
-            let range = if t.long {
+            let range = if t.max_bytes > self.budget.text_bytes as u64 {
                 estimate(
                     "prefix",
                     &[("compared_bytes", self.budget.text_bytes as f64)],
@@ -579,6 +622,92 @@ impl ValueStats {
     /// The budget these statistics were made with.
     pub fn budget(&self) -> StatsBudget {
         self.budget
+    }
+
+    fn state(&self) -> state::StatsState {
+        state::StatsState {
+            budget: state::BudgetState::of(self.budget),
+            kinds: self.kind_names.iter().map(|k| (*k).to_owned()).collect(),
+            cut_start: self.cut_start,
+            distinct: self.distinct.state(),
+            top: self.top.state(),
+            numbers: self.numbers.as_ref().map(|n| state::NumbersState {
+                moments: n.moments.state(),
+                quantiles: n.quantiles.state(),
+                count: n.count,
+                non_finite: n.non_finite,
+                rounded: n.rounded,
+                tiny: n.tiny,
+            }),
+            text: self.text.as_ref().map(|t| state::TextState {
+                min: state::Hex(t.min.clone()),
+                max: state::Hex(t.max.clone()),
+                min_len: t.min_len,
+                max_len: t.max_len,
+                total_len: t.total_len,
+                count: t.count,
+                max_bytes: t.max_bytes,
+            }),
+        }
+    }
+
+    fn from_state(s: state::StatsState) -> Result<ValueStats, String> {
+        let budget = s.budget.budget()?;
+        let mut v = ValueStats::new(budget).with_kind_names(state::kind_names(&s.kinds)?);
+        v.cut_start = s.cut_start;
+        v.distinct = Distinct::from_state(s.distinct, budget.hll_precision, budget.exact_distinct)?;
+        v.top = TopValues::from_state(s.top, budget.top_counters, budget.text_bytes)?;
+        if let Some(n) = s.numbers {
+            if n.rounded > n.count || n.tiny > n.rounded || n.non_finite > n.count {
+                return Err("number counts that do not add up".into());
+            }
+            v.numbers = Some(Box::new(NumberStats {
+                moments: moments::Moments::from_state(n.moments)?,
+                quantiles: Quantiles::from_state(n.quantiles, budget.quantile_k)?,
+                count: n.count,
+                non_finite: n.non_finite,
+                rounded: n.rounded,
+                tiny: n.tiny,
+            }));
+        }
+        if let Some(t) = s.text {
+            let cap = budget.text_bytes;
+            if t.min.0.len() > cap || t.max.0.len() > cap || t.min.0 > t.max.0 || t.count == 0 {
+                return Err("a text range no values have".into());
+            }
+            v.text = Some(Box::new(TextRange {
+                min_key: prefix_key(&t.min.0),
+                max_key: prefix_key(&t.max.0),
+                min: t.min.0,
+                max: t.max.0,
+                min_len: t.min_len,
+                max_len: t.max_len,
+                total_len: t.total_len,
+                count: t.count,
+                max_bytes: t.max_bytes,
+            }));
+        }
+        Ok(v)
+    }
+}
+
+/// Written as the plain data each sketch holds (hashes, registers,
+/// counters, levels, sums; doubles as their bits), so that statistics
+/// made in one process merge in another.
+impl serde::Serialize for ValueStats {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.state().serialize(s)
+    }
+}
+
+/// Read back only as a scan could have made it: every size is held to
+/// the budget the state names and the budget to [`STATS_FULL_BUDGET`]
+/// before anything is built; kind names must be none or
+/// [`JSON_KINDS`]. Anything else is an error that says what is wrong.
+impl<'de> serde::Deserialize<'de> for ValueStats {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ValueStats, D::Error> {
+        let s = state::StatsState::deserialize(d)?;
+        ValueStats::from_state(s).map_err(serde::de::Error::custom)
     }
 }
 

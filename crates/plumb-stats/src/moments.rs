@@ -419,6 +419,54 @@ impl Moments {
         self.n += other.n;
     }
 
+    /// The moments as written ([`crate::state`]).
+    pub(crate) fn state(&self) -> crate::state::MomentsState {
+        let f = self.float;
+        crate::state::MomentsState {
+            n: self.n,
+            exact: self.exact.map(|e| crate::state::ExactState {
+                scale: e.scale,
+                sum: e.sum.to_string(),
+                squares: e.squares.to_string(),
+            }),
+            float: [f.sum, f.compensation, f.magnitude, f.mean, f.m2].map(f64::to_bits),
+        }
+    }
+
+    /// The moments a state describes; an error says what no moments
+    /// hold.
+    pub(crate) fn from_state(s: crate::state::MomentsState) -> Result<Moments, String> {
+        let exact = match s.exact {
+            None => None,
+            Some(e) => {
+                let (Ok(sum), Ok(squares)) = (e.sum.parse::<i128>(), e.squares.parse::<i128>())
+                else {
+                    return Err("exact sums that are not integers".into());
+                };
+                if e.scale > EXACT_SCALE_MAX || squares < 0 {
+                    return Err(format!("exact sums at scale {}", e.scale));
+                }
+                Some(ExactSums {
+                    scale: e.scale,
+                    sum,
+                    squares,
+                })
+            }
+        };
+        let [sum, compensation, magnitude, mean, m2] = s.float.map(f64::from_bits);
+        Ok(Moments {
+            n: s.n,
+            exact,
+            float: FloatSums {
+                sum,
+                compensation,
+                magnitude,
+                mean,
+                m2,
+            },
+        })
+    }
+
     /// The figures; None when no number was counted. `rounded`: some
     /// value was known only as a double that may misstate it (see
     /// [`NumberIn::is_faithful`]).

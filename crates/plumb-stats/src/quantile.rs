@@ -81,6 +81,11 @@ impl Quantiles {
         2.296 / f64::from(self.k).powf(0.9723)
     }
 
+    /// Its `k`.
+    pub(crate) fn k(&self) -> u32 {
+        self.k
+    }
+
     /// Values counted.
     pub(crate) fn len(&self) -> u64 {
         self.n
@@ -196,6 +201,67 @@ impl Quantiles {
         self.compacted |= other.compacted;
         self.measure();
         self.compress();
+    }
+
+    /// This sketch as one of `k`: itself when it is, else an empty one
+    /// of `k` that took it in.
+    pub(crate) fn within(&self, k: u32) -> Quantiles {
+        if self.k == k.max(8) {
+            return self.clone();
+        }
+        let mut q = Quantiles::new(k);
+        q.merge(self);
+        q
+    }
+
+    /// The sketch as written ([`crate::state`]).
+    pub(crate) fn state(&self) -> crate::state::QuantilesState {
+        crate::state::QuantilesState {
+            levels: self.levels.clone(),
+            n: self.n,
+            coin: self.coin,
+            compacted: self.compacted,
+        }
+    }
+
+    /// The sketch a state describes, of `k`; an error says what no
+    /// sketch holds (more values than its levels' room, a level above
+    /// the lowest out of order, weights other than the count).
+    pub(crate) fn from_state(s: crate::state::QuantilesState, k: u32) -> Result<Quantiles, String> {
+        let mut q = Quantiles::new(k);
+        if s.levels.is_empty() || s.levels.len() > 64 || s.coin == 0 {
+            return Err(format!("a quantile sketch of {} levels", s.levels.len()));
+        }
+        if s.levels
+            .iter()
+            .skip(1)
+            .any(|l| l.windows(2).any(|w| w[0] > w[1]))
+        {
+            return Err("a quantile sketch level out of order".into());
+        }
+        let weight = s.levels.iter().enumerate().try_fold(0u64, |sum, (h, l)| {
+            (l.len() as u64).checked_mul(1u64 << h)?.checked_add(sum)
+        });
+        // A compaction moves half of an even run up at twice the weight:
+        // the levels always weigh the values counted.
+        if weight != Some(s.n) || (!s.compacted && s.levels.len() > 1) {
+            return Err(format!(
+                "a quantile sketch whose levels do not weigh its {} values",
+                s.n
+            ));
+        }
+        q.levels = s.levels;
+        q.measure();
+        if q.held >= q.room || q.levels[0].len() >= q.caps[0] {
+            return Err(format!(
+                "a quantile sketch holding {} values, past its room",
+                q.held
+            ));
+        }
+        q.n = s.n;
+        q.coin = s.coin;
+        q.compacted = s.compacted;
+        Ok(q)
     }
 
     /// The nearest-rank `q`-quantiles, each `q` in `[0, 1]`, of the

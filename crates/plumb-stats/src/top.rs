@@ -474,6 +474,67 @@ impl TopValues {
         self.n = n;
     }
 
+    /// The summary as written ([`crate::state`]).
+    pub(crate) fn state(&self) -> crate::state::TopState {
+        crate::state::TopState {
+            counters: self
+                .counters
+                .iter()
+                .zip(&self.counts)
+                .map(|(c, &count)| crate::state::CounterState {
+                    hash: c.hash,
+                    count,
+                    error: c.error,
+                    text: crate::state::Hex(c.text.clone()),
+                    len: c.len,
+                    kind: c.kind,
+                })
+                .collect(),
+            reused: self.reused,
+            gate: self.alpha.iter().map(|a| a & MISSES).collect(),
+            n: self.n,
+        }
+    }
+
+    /// The summary a state describes, with `k` counters and `text_cap`
+    /// bytes of text; an error says what no summary holds.
+    pub(crate) fn from_state(
+        s: crate::state::TopState,
+        k: usize,
+        text_cap: usize,
+    ) -> Result<TopValues, String> {
+        let mut t = TopValues::new(k, text_cap);
+        if s.counters.len() > t.k {
+            return Err(format!(
+                "{} top-value counters, past {}",
+                s.counters.len(),
+                t.k
+            ));
+        }
+        if !s.gate.is_empty() && (!s.reused || s.gate.len() != gate_len(t.k)) {
+            return Err(format!("a top-values gate of {} slots", s.gate.len()));
+        }
+        if s.gate.iter().any(|&g| g > MISSES) {
+            return Err("a top-values gate slot past its range".into());
+        }
+        for c in s.counters {
+            if c.text.0.len() > text_cap || c.len < c.text.0.len() as u64 || c.count == 0 {
+                return Err("a top-value counter whose text, length or count no value has".into());
+            }
+            if t.index.get(c.hash).is_some() {
+                return Err("a value held by two top-value counters".into());
+            }
+            t.take(c.hash, c.count, c.error, (&c.text.0, c.len, c.kind));
+        }
+        t.alpha = s.gate;
+        if !t.alpha.is_empty() {
+            t.tally_counters();
+        }
+        t.reused = s.reused;
+        t.n = s.n;
+        Ok(t)
+    }
+
     /// The `limit` largest counts, largest first (ties by text, then
     /// kind).
     pub(crate) fn top(&self, limit: usize) -> Vec<TopEntry> {

@@ -383,6 +383,10 @@ impl Answer for Layered {
         Some(shape)
     }
 
+    fn take_sketches(&mut self) -> Option<Box<dyn std::any::Any + Send>> {
+        self.inner.take_sketches()
+    }
+
     /// The engine's answer, so that code that knows the engine's types
     /// still finds them.
     fn as_any(&self) -> &dyn std::any::Any {

@@ -148,6 +148,30 @@ fn columns_table(a: &Value, columns: &[Value], look: &Look, out: &mut String) {
         ]);
     }
     out.push_str(&grid.layout(look, false));
+    // With statistics: the same grid a file's inspect shows, of every
+    // file that gave them (`≈` marks an estimate).
+    if let Some(t) = super::inspect::stats_grid(columns, "name") {
+        out.push_str(&look.paint("\nstatistics\n", Paint::Bold));
+        out.push_str(&t.layout(look, true));
+        let partial: Vec<String> = columns
+            .iter()
+            .filter(|c| c["stats"].is_object() && n(&c["stats"]["files"]) < n(&c["files"]))
+            .map(|c| {
+                format!(
+                    "{} ({} of {} files)",
+                    c["name"].as_str().unwrap_or(""),
+                    n(&c["stats"]["files"]),
+                    n(&c["files"])
+                )
+            })
+            .collect();
+        if !partial.is_empty() {
+            out.push_str(&format!(
+                "(statistics of only some files: {})\n",
+                partial.join(", ")
+            ));
+        }
+    }
     if n(&a["column_entries_cut"]) > 0 {
         out.push_str(&format!(
             "(columns past the first {} names: {} file-columns not listed)\n",

@@ -494,7 +494,7 @@ pub(super) fn inspect_tree(a: &Value, look: &Look, size: Option<String>) -> Stri
 /// One line per item that has statistics: its name (by `name_key`, else
 /// its index), the counts, the commonest value, the moments and
 /// quartiles; an estimate is marked `≈`. None when no item has any.
-fn stats_grid(items: &[Value], name_key: &str) -> Option<Grid> {
+pub(super) fn stats_grid(items: &[Value], name_key: &str) -> Option<Grid> {
     let with: Vec<&Value> = items.iter().filter(|i| i["stats"].is_object()).collect();
     if with.is_empty() {
         return None;

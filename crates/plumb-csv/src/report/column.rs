@@ -13,7 +13,7 @@ use plumb_core::{
     DecimalScan, NumericRange, PrecisionKind, MAX_SAFE_INTEGER, SAMPLE_TEXT_BYTES,
     SAMPLE_VALUES_CAP,
 };
-use plumb_stats::{NumberIn, StatsReport};
+use plumb_stats::{ColumnSketch, NumberIn, StatsReport};
 
 use crate::cell::{
     infer_column_type, number_class, scan_cell, CellClass, ClassHistogram, InferredType,
@@ -707,13 +707,27 @@ impl ColumnAcc {
 
     /// The column's facts; `rows` is how many rows were read, so that
     /// those without a cell here are told.
-    pub(super) fn report(mut self, index: usize, name: Option<String>, rows: u64) -> ColumnReport {
+    /// With `keep`, also the column's settled statistics, to merge with
+    /// other files' (see [`plumb_core::ScanBounds::sketches`]).
+    pub(super) fn report(
+        mut self,
+        index: usize,
+        name: Option<String>,
+        rows: u64,
+        keep: bool,
+    ) -> (ColumnReport, Option<ColumnSketch>) {
         let settled = self.settle();
         let date_format = self.date_format();
         let cells: u64 = CellClass::ALL.iter().map(|&c| self.classes.get(c)).sum();
-        let stats = self.stats.take().map(|mut s| {
+        let mut kept = None;
+        let stats = self.stats.take().map(|s| {
             let nulls = self.classes.get(CellClass::Empty) + self.classes.get(CellClass::Sentinel);
-            Box::new(s.report(cells, nulls, date_format.as_deref(), settled))
+            let sketch = s.settle(cells, nulls, date_format.as_deref(), settled);
+            let report = Box::new(sketch.report());
+            if keep {
+                kept = Some(sketch);
+            }
+            report
         });
         let decimal_separator = self
             .rare
@@ -744,7 +758,7 @@ impl ColumnAcc {
             .as_ref()
             .map_or([0; SENTINEL_TOKENS.len()], |r| r.sentinels);
         let unread = self.rare.as_ref().map_or(0, |r| r.unread);
-        ColumnReport {
+        let report = ColumnReport {
             index,
             name,
             inferred_type: infer_column_type(&self.classes),
@@ -776,7 +790,8 @@ impl ColumnAcc {
             date_format,
             decimal_separator,
             stats,
-        }
+        };
+        (report, kept)
     }
 }
 

@@ -114,9 +114,22 @@ pub struct CsvInspect {
     /// Whether [`INSPECT_SAMPLE_BUDGET_BYTES`] ended the sample before the
     /// rows asked for.
     pub sample_shortened: bool,
+    /// With statistics and [`plumb_core::ScanBounds::sketches`]: each
+    /// named column's settled statistics, for a merge with other files'
+    /// (not part of the JSON).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub sketches: Option<plumb_stats::ColumnSketches>,
 }
 
 impl CsvInspect {
+    /// The columns' statistics sketches, taken out (see
+    /// [`plumb_core::Answer::take_sketches`]).
+    pub fn take_sketches(&mut self) -> Option<Box<dyn std::any::Any + Send>> {
+        let s = self.sketches.take()?;
+        Some(Box::new(s))
+    }
+
     /// The facts of [`Layout::TableColumns`](plumb_core::Layout) typed,
     /// equal to what the JSON states (see [`plumb_core::Answer::shape`]).
     pub fn shape(&self) -> Option<plumb_core::Shape> {
@@ -161,6 +174,8 @@ pub(crate) struct InspectSink {
     decimal_comma: bool,
     /// Whether columns keep statistics.
     stats: bool,
+    /// Whether the answer keeps the columns' settled statistics.
+    sketches: bool,
     /// Whether this sink reads a part of the file after the first (see
     /// [`InspectSink::later_part`]).
     later: bool,
@@ -175,6 +190,7 @@ impl InspectSink {
     pub fn new(sample_rows: usize, stats: bool) -> InspectSink {
         InspectSink {
             stats,
+            sketches: false,
             decimal_comma: false,
             header: None,
             columns: Vec::new(),
@@ -198,6 +214,15 @@ impl InspectSink {
     pub fn with_column_cap(self, cap: usize) -> InspectSink {
         InspectSink {
             column_cap: cap.min(COLUMN_TRACK_CAP),
+            ..self
+        }
+    }
+
+    /// Keeps each column's settled statistics in the answer
+    /// ([`CsvInspect::sketches`]) when `keep`.
+    pub fn keeping_sketches(self, keep: bool) -> InspectSink {
+        InspectSink {
+            sketches: keep && self.stats,
             ..self
         }
     }
@@ -288,12 +313,18 @@ impl InspectSink {
             self.stats,
             self.later,
         );
+        let mut sketches = self.sketches.then(plumb_stats::ColumnSketches::default);
         let columns: Vec<ColumnReport> = accs
             .into_iter()
             .enumerate()
             .map(|(i, acc)| {
                 let name = header.as_ref().and_then(|h| h.get(i).cloned());
-                acc.report(i, name, s.rows)
+                let (report, sketch) = acc.report(i, name, s.rows, sketches.is_some());
+                if let (Some(all), Some(sketch), Some(name)) = (&mut sketches, sketch, &report.name)
+                {
+                    all.columns.push((name.clone(), sketch));
+                }
+                report
             })
             .collect();
         // Columns past the tracked ones are counted, not described, and
@@ -327,6 +358,7 @@ impl InspectSink {
             bom: s.bom,
             sample: self.sample,
             sample_shortened: self.sample_shortened,
+            sketches,
         }
     }
 }

@@ -7,7 +7,7 @@
 //! separators. Held equal by: `stats.rs::tests::date_parts_by_place_equal_t
 //! he_split_of_every_scanned_date`.
 
-use plumb_stats::{DateRange, DaySketch, NumberIn, StatsBudget, StatsReport, ValueStats};
+use plumb_stats::{ColumnSketch, DateSketch, DaySketch, NumberIn, StatsBudget, ValueStats};
 
 use crate::cell::{digits, CellClass, CellScan, DateOrder};
 
@@ -208,16 +208,17 @@ impl ColumnStats {
         }
     }
 
-    /// The report, given the column's cells, nulls, settled date format
-    /// (the date range is given only when the format is one) and how it
-    /// settled the cells held apart.
-    pub(crate) fn report(
-        &mut self,
+    /// The statistics settled, given the column's cells, nulls, settled
+    /// date format (the dates are kept only when the format is one) and
+    /// how it settled the cells held apart: what the report is made
+    /// from, and what merges with the same column's in other files.
+    pub(crate) fn settle(
+        mut self,
         count: u64,
         nulls: u64,
         date_format: Option<&str>,
         settled: Settled,
-    ) -> StatsReport {
+    ) -> ColumnSketch {
         if let Some(held) = self.held.take() {
             let floats = if settled.floats_are_text {
                 &held.floats_as_text
@@ -229,26 +230,26 @@ impl ColumnStats {
                 self.values.merge(&held.tokens_as_text);
             }
         }
-        let mut r = self.values.report(count, nulls);
         let slot = match date_format {
             Some(f) if f.starts_with("YYYY") || f.starts_with("DD") => Some(0),
             Some(f) if f.starts_with("MM") => Some(1),
             _ => None,
         };
-        if let Some((s, (lo, hi))) = slot.and_then(|s| Some((s, self.dates[s]?))) {
-            let iso = |k: u32| format!("{:04}-{:02}-{:02}", k / 10_000, k / 100 % 100, k % 100);
-            let quantiles = self.days[s].as_ref().and_then(|d| d.report(iso));
-            r.dates = Some(DateRange {
-                min: iso(lo),
-                max: iso(hi),
-                quantiles: quantiles.as_ref().map(|q| q.0.clone()),
-            });
-            r.accuracy.insert("dates", plumb_stats::Accuracy::Exact);
-            if let Some((_, accuracy)) = quantiles {
-                r.accuracy.insert("date_quantiles", accuracy);
-            }
+        let dates = match (slot, date_format) {
+            (Some(s), Some(format)) => self.dates[s].map(|(min, max)| DateSketch {
+                format: format.to_owned(),
+                min,
+                max,
+                days: self.days[s].take().map(|d| *d),
+            }),
+            _ => None,
+        };
+        ColumnSketch {
+            values: self.values,
+            count,
+            nulls,
+            dates,
         }
-        r
     }
 }
 

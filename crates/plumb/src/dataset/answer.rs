@@ -117,6 +117,10 @@ pub struct DatasetColumn {
     pub types_cut_files: u64,
     /// Where its type first differs from its type in the first file.
     pub type_differs: Option<TypeMoment>,
+    /// With statistics asked for (`stats`): the column's, merged across
+    /// the files that gave them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stats: Option<super::DatasetStats>,
 }
 
 /// The files in which a column has one type.

@@ -46,6 +46,8 @@ pub(crate) struct FileFacts {
     pub fault: Option<Value>,
     pub by: Option<String>,
     pub hits: Option<Hits>,
+    /// With statistics: each named column's settled statistics.
+    pub sketches: Option<plumb_stats::ColumnSketches>,
 }
 
 /// A search's hits in one file.
@@ -75,11 +77,17 @@ fn unit(layout: Layout, hit: Option<&Value>) -> Option<&'static str> {
 impl FileFacts {
     /// The facts of `answer`: from its typed [`Shape`] when it gives one
     /// (a search excepted: its hits are JSON), else from its JSON.
-    pub(crate) fn of_answer(answer: &dyn Answer, search: bool) -> FileFacts {
-        match answer.shape().filter(|_| !search) {
+    /// A reader's statistics sketches are taken out of the answer.
+    pub(crate) fn of_answer(answer: &mut dyn Answer, search: bool) -> FileFacts {
+        let sketches = answer
+            .take_sketches()
+            .and_then(|s| s.downcast::<plumb_stats::ColumnSketches>().ok());
+        let mut facts = match answer.shape().filter(|_| !search) {
             Some(shape) => FileFacts::of_shape(answer, shape),
             None => FileFacts::of_json(answer, search),
-        }
+        };
+        facts.sketches = sketches.map(|s| *s);
+        facts
     }
 
     /// The facts a [`Shape`] states: the ones [`FileFacts::of_json`]
@@ -121,6 +129,7 @@ impl FileFacts {
             },
             by: None,
             hits: None,
+            sketches: None,
         }
     }
 
@@ -167,6 +176,7 @@ impl FileFacts {
             },
             by: None,
             hits,
+            sketches: None,
         }
     }
 }

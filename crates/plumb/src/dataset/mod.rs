@@ -47,6 +47,7 @@ mod answer;
 mod facts;
 mod list;
 mod partial;
+mod stats;
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -60,6 +61,7 @@ pub use answer::{
 pub use list::{is_glob, split_glob, Glob, LocalOpener};
 
 pub use partial::{Partial, PARTIAL_VERSION};
+pub use stats::DatasetStats;
 
 use crate::Plumb;
 
@@ -375,6 +377,8 @@ impl Dataset {
         if !first {
             req.window.offset = None;
         }
+        // Statistics merge across files from each file's sketches.
+        req.scan.sketches |= asks_stats(op, &req);
         let start = req.window.offset.unwrap_or(0);
         if let Some(name) = &member.archive_member {
             // A member option the caller gave is replaced by the member listed.
@@ -464,6 +468,9 @@ impl Dataset {
             // The files are the parts: each is read on one thread.
             per_file.scan.threads = Some(1);
         }
+        // Statistics merge across files in a fixed order (see
+        // `fan_out_ordered`).
+        let stats = asks_stats(op, req);
         let run = |i: usize| {
             let m = &self.members[i];
             self.partial_with(plumb, op, format, &per_file, m, i == 0, cx)
@@ -486,7 +493,11 @@ impl Dataset {
         let mut start = 0;
         while start < self.members.len() {
             let end = (start + batch).min(self.members.len());
-            total = total.merge(fan_out(threads, start..end, &run, cx)?)?;
+            total = total.merge(if stats {
+                fan_out_ordered(threads, start..end, &run, cx)?
+            } else {
+                fan_out(threads, start..end, &run, cx)?
+            })?;
             start = end;
             if total.limit_reached() {
                 break;
@@ -507,6 +518,87 @@ impl Dataset {
             self.unnamed,
         )
     }
+}
+
+/// Whether `req` asks an inspect for statistics (read through the
+/// option's declaration: a caller may give it as text, which each reader
+/// normalizes in its turn).
+fn asks_stats(op: DatasetOp, req: &Request) -> bool {
+    op == DatasetOp::Inspect
+        && req.options.get("stats").is_some_and(|v| {
+            plumb_json::STATS_OPTION.normalize(v).ok() == Some(serde_json::Value::Bool(true))
+        })
+}
+
+/// [`fan_out`] merging in one order at any thread count: the files are
+/// cut into runs of a length that follows from their number alone, each
+/// run folded in path order on one thread, and the runs' partials merged
+/// in order. Statistics' estimates depend on the order sketches merge in
+/// (see [`DatasetStats`]), and an answer is the same at 1 and N threads.
+///
+/// Runs are read a wave at a time: the first alone, then as many at once
+/// as keep the statistics of the widest file seen so far within
+/// [`plumb_stats::STATS_SPLIT_BYTES`] beyond one file's (as a split scan
+/// of one file does, [`plumb_stats::stats_parts`]), so memory stays
+/// bounded however wide the files are.
+fn fan_out_ordered(
+    threads: usize,
+    range: std::ops::Range<usize>,
+    run: &(dyn Fn(usize) -> Partial + Sync),
+    cx: &OpenContext,
+) -> Result<Partial, Refusal> {
+    let run_len = (range.len() / 64).clamp(1, 32);
+    let runs: Vec<std::ops::Range<usize>> = range
+        .clone()
+        .step_by(run_len)
+        .map(|s| s..(s + run_len).min(range.end))
+        .collect();
+    let fold = |r: &std::ops::Range<usize>| -> Result<Partial, Refusal> {
+        let mut acc: Option<Partial> = None;
+        for i in r.clone() {
+            if cx.cancel.as_ref().is_some_and(CancelToken::is_cancelled) {
+                return Err(Refusal::aborted(0));
+            }
+            let p = run(i);
+            acc = Some(match acc {
+                None => p,
+                Some(a) => a.merge(p)?,
+            });
+        }
+        acc.ok_or_else(|| Refusal::aborted(0))
+    };
+    let mut out: Option<Partial> = None;
+    let mut widest = 0;
+    let mut at = 0;
+    while at < runs.len() {
+        let width = if at == 0 {
+            1
+        } else {
+            plumb_stats::stats_parts(threads.max(1), widest)
+        };
+        let wave = &runs[at..(at + width).min(runs.len())];
+        at += wave.len();
+        let parts: Vec<Result<Partial, Refusal>> = if wave.len() == 1 {
+            vec![fold(&wave[0])]
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = wave.iter().map(|r| s.spawn(|| fold(r))).collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| Err(Refusal::aborted(0))))
+                    .collect()
+            })
+        };
+        for p in parts {
+            let p = p?;
+            widest = widest.max(p.widest_file());
+            out = Some(match out {
+                None => p,
+                Some(acc) => acc.merge(p)?,
+            });
+        }
+    }
+    out.ok_or_else(|| Refusal::aborted(0))
 }
 
 /// Runs `run` on `range` across `threads` threads, each folding what

@@ -20,6 +20,7 @@ use super::answer::{
     TypeMoment,
 };
 use super::facts::FileFacts;
+use super::stats::StatsAcc;
 use super::{
     DatasetOp, Member, DATASET_COLUMNS_MAX, DATASET_GROUPS_MAX, DATASET_LINES_MAX,
     DATASET_TYPES_MAX, GROUP_COLUMNS_SHOWN, GROUP_EXAMPLES,
@@ -96,6 +97,9 @@ struct ColumnAcc {
     /// than the few types a column has, times thousands of columns).
     types: Vec<(String, TypeAcc)>,
     types_cut_files: u64,
+    /// With statistics: the column's, merged across files.
+    #[serde(default, skip_serializing_if = "StatsAcc::is_empty")]
+    stats: StatsAcc,
 }
 
 /// A column's files of one type.
@@ -150,11 +154,12 @@ pub(crate) fn run_one(
                     .ok()
                     .and_then(|v| v.as_str().map(str::to_owned)),
                 hits: None,
+                sketches: None,
             });
         }
     };
-    let answer = plumb.run_source(core_op, source, format, req)?;
-    Ok(FileFacts::of_answer(&*answer, op == DatasetOp::Search))
+    let mut answer = plumb.run_source(core_op, source, format, req)?;
+    Ok(FileFacts::of_answer(&mut *answer, op == DatasetOp::Search))
 }
 
 /// FNV-1a, 64 bits: a fingerprint that is the same in every build and
@@ -209,6 +214,12 @@ impl Partial {
         self.files
     }
 
+    /// The most columns (or keys) of a file whose line it holds.
+    pub(crate) fn widest_file(&self) -> usize {
+        let most = self.lines.iter().filter_map(|l| l.columns).max();
+        most.map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX))
+    }
+
     /// The partial of one file from its facts or its refusal.
     pub(crate) fn of_file(
         op: DatasetOp,
@@ -259,7 +270,7 @@ impl Partial {
                 line.by = facts.by;
                 if let Some(cols) = facts.columns {
                     line.columns = Some(cols.len() as u64);
-                    p.add_schema(&member.path, cols, facts.unit);
+                    p.add_schema(&member.path, cols, facts.unit, facts.sketches);
                 }
                 if let Some(h) = facts.hits {
                     line.hits = Some(h.hits.len() as u64);
@@ -285,8 +296,19 @@ impl Partial {
         p
     }
 
-    fn add_schema(&mut self, path: &str, cols: Vec<super::facts::ColumnFact>, unit: &str) {
+    fn add_schema(
+        &mut self,
+        path: &str,
+        cols: Vec<super::facts::ColumnFact>,
+        unit: &str,
+        sketches_in: Option<plumb_stats::ColumnSketches>,
+    ) {
         let mut schema: Vec<(String, String)> = Vec::with_capacity(cols.len());
+        // A name twice keeps its first column's statistics, as its type.
+        let mut sketches: BTreeMap<String, plumb_stats::ColumnSketch> = BTreeMap::new();
+        for (name, sketch) in sketches_in.into_iter().flat_map(|s| s.columns) {
+            sketches.entry(name).or_insert(sketch);
+        }
         for c in cols {
             schema.push((c.name.clone(), c.kind.clone()));
             // A name twice in one file (a header that repeats one) is one
@@ -309,9 +331,11 @@ impl Partial {
                     unit: unit.to_owned(),
                 },
             )];
+            let stats = StatsAcc::of(sketches.remove(&c.name));
             self.columns.insert(
                 c.name,
                 ColumnAcc {
+                    stats,
                     files: 1,
                     rows: c.rows,
                     first: path.to_owned(),
@@ -422,6 +446,7 @@ impl Partial {
                 self.column_entries_cut += c.files;
             }
         }
+        super::stats::cut(&mut self.columns, |c| &mut c.stats);
         while self.groups.len() > DATASET_GROUPS_MAX {
             if let Some((_, g)) = self.groups.pop_last() {
                 self.groups_cut_files += g.files;
@@ -533,8 +558,15 @@ impl Partial {
         });
         let valid =
             (self.op == DatasetOp::Validate).then_some(self.invalid == 0 && self.refused == 0);
+        // Statistics asked for and missing from some column's files (a
+        // column past the statistics' cap, a reader that keeps none): the
+        // view is not the whole's.
+        let stats_cut = columns.iter().any(|c| c.stats.is_some())
+            && columns
+                .iter()
+                .any(|c| c.stats.as_ref().is_none_or(|s| s.files < c.files));
         let view = plumb_core::ViewFlags {
-            exact: self.exact && left == 0 && !(search && next.is_some()),
+            exact: self.exact && left == 0 && !(search && next.is_some()) && !stats_cut,
             sampled: self.sampled || left > 0,
             converted: self.converted,
         };
@@ -606,6 +638,7 @@ impl ColumnAcc {
         self.rows += theirs.rows;
         self.first = self.first.clone().min(theirs.first);
         self.types_cut_files += theirs.types_cut_files;
+        self.stats.absorb(theirs.stats);
         for (kind, t) in theirs.types {
             match self.types.binary_search_by(|(k, _)| k.cmp(&kind)) {
                 Err(at) => self.types.insert(at, (kind, t)),
@@ -671,6 +704,7 @@ impl ColumnAcc {
             types,
             types_cut_files: self.types_cut_files,
             type_differs,
+            stats: self.stats.finish(),
         }
     }
 }

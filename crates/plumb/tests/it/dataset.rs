@@ -526,3 +526,192 @@ fn a_zips_members_are_a_dataset() {
         .unwrap()
         .ends_with("pack.zip::b.csv"));
 }
+
+fn stats_request(threads: usize) -> Request {
+    let mut req = Request::default();
+    req.set("stats", Value::from("true")).unwrap();
+    req.scan.threads = Some(threads);
+    req
+}
+
+/// A merged column's statistics with the figures it names
+/// order-dependent left out (and their errors, which may differ too;
+/// their methods may not): what every grouping of the files agrees on.
+fn order_free(stats: &Value) -> Value {
+    let mut v = stats.clone();
+    for f in stats["order_dependent"].as_array().into_iter().flatten() {
+        let f = f.as_str().unwrap();
+        match f {
+            "top" => v["top"] = Value::Null,
+            "date_quantiles" => v["dates"]["quantiles"] = Value::Null,
+            _ => v["numbers"][f] = Value::Null,
+        }
+        v["accuracy"][f] = stats["accuracy"][f]["estimate"].clone();
+    }
+    v
+}
+
+/// The answer with each column's statistics held to what every
+/// grouping agrees on.
+fn order_free_answer(a: &Value) -> Value {
+    let mut a = a.clone();
+    for c in a["columns"].as_array_mut().unwrap() {
+        if !c["stats"].is_null() {
+            c["stats"] = order_free(&c["stats"]);
+        }
+    }
+    a
+}
+
+#[test]
+fn statistics_merged_over_every_split_agree_on_every_order_free_figure() {
+    let (_dir, plumb, data) = planted_dataset();
+    let req = stats_request(2);
+    let whole = data
+        .run(&plumb, DatasetOp::Inspect, None, &req)
+        .unwrap()
+        .to_json();
+    // Sixty names in each part pass the top values' counters: their
+    // counts are estimates that depend on the merge order, and say so.
+    let name = &column(&whole, "name")["stats"];
+    assert_eq!(
+        name["order_dependent"],
+        serde_json::json!(["top"]),
+        "{name}"
+    );
+    assert_eq!(name["accuracy"]["distinct"], "exact");
+    let want = order_free_answer(&whole);
+    let parts: Vec<Partial> = data
+        .members()
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let p = data.partial(&plumb, DatasetOp::Inspect, None, &req, m, i == 0);
+            Partial::from_bytes(&p.to_bytes()).unwrap()
+        })
+        .collect();
+    for mask in 0u32..(1 << parts.len()) {
+        let mut a = Partial::empty(DatasetOp::Inspect, None);
+        let mut b = Partial::empty(DatasetOp::Inspect, None);
+        for (i, p) in parts.iter().enumerate() {
+            if mask & (1 << i) != 0 {
+                a = p.clone().merge(a).unwrap();
+            } else {
+                b = b.merge(p.clone()).unwrap();
+            }
+        }
+        let b = Partial::from_bytes(&b.to_bytes()).unwrap();
+        let merged = if mask % 2 == 0 {
+            a.merge(b)
+        } else {
+            b.merge(a)
+        }
+        .unwrap();
+        let got = order_free_answer(&data.finish(merged).to_json());
+        assert_eq!(got, want, "split {mask:b}");
+    }
+}
+
+#[test]
+fn statistics_across_files_equal_pythons_over_the_files_it_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    planted(dir.path());
+    let data =
+        Dataset::local(&[dir.path().display().to_string()], &ListOptions::default()).unwrap();
+    let a = data
+        .run(&Plumb::new(), DatasetOp::Inspect, None, &stats_request(2))
+        .unwrap()
+        .to_json();
+    let script = r#"
+import csv, json, sys, os
+cols = {}
+for d, subs, files in os.walk(sys.argv[1]):
+    subs[:] = [s for s in subs if not s.startswith('.')]
+    for f in files:
+        p = os.path.join(d, f)
+        try:
+            if f.endswith('.csv'):
+                with open(p, newline='', encoding='utf-8') as fh:
+                    rows = list(csv.reader(fh))
+                got = {}
+                for r in rows[1:]:
+                    for h, v in zip(rows[0], r):
+                        got.setdefault(h, []).append(v)
+                for h in (rows[0] if rows else []):
+                    got.setdefault(h, [])
+            elif f.endswith('.jsonl'):
+                got = {}
+                with open(p, encoding='utf-8') as fh:
+                    for line in fh:
+                        if line.strip():
+                            for k, v in json.loads(line).items():
+                                got.setdefault(k, []).append(v)
+            else:
+                continue
+        except Exception:
+            continue
+        for k, vs in got.items():
+            cols.setdefault(k, {'files': 0, 'values': []})
+            cols[k]['files'] += 1
+            cols[k]['values'] += vs
+out = {}
+for k, c in cols.items():
+    vs = c['values']
+    written = [v if isinstance(v, str) else json.dumps(v) for v in vs]
+    ints = all(isinstance(v, int) or (isinstance(v, str) and v.lstrip('-').isdigit()) for v in vs)
+    out[k] = {'files': c['files'], 'count': len(vs),
+              'distinct': len(set((type(v).__name__, w) for v, w in zip(vs, written))),
+              'sum': sum(int(v) for v in vs) if ints and vs else None}
+print(json.dumps(out))
+"#;
+    let Ok(run) = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(dir.path())
+        .output()
+    else {
+        eprintln!("python3 is not here: the oracle is skipped");
+        return;
+    };
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let oracle: BTreeMap<String, Value> = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(oracle.len(), a["columns"].as_array().unwrap().len());
+    for (name, want) in &oracle {
+        let s = &column(&a, name)["stats"];
+        assert_eq!(s["files"], want["files"], "{name}: {s}");
+        assert_eq!(s["count"], want["count"], "{name}");
+        assert_eq!(s["accuracy"]["count"], "exact");
+        if s["accuracy"]["distinct"] == "exact" {
+            assert_eq!(s["distinct"], want["distinct"], "{name}");
+        }
+        if !want["sum"].is_null() {
+            assert_eq!(s["numbers"]["sum"], want["sum"], "{name}");
+            assert_eq!(s["accuracy"]["sum"], "exact", "{name}");
+        }
+    }
+    // The integer column sums over four parts and the added file.
+    assert!(oracle["id"]["sum"].as_u64() > Some(0));
+}
+
+#[test]
+fn statistics_never_change_with_the_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    planted(dir.path());
+    let data =
+        Dataset::local(&[dir.path().display().to_string()], &ListOptions::default()).unwrap();
+    let run = |n: usize| {
+        data.run(&Plumb::new(), DatasetOp::Inspect, None, &stats_request(n))
+            .unwrap()
+            .to_json()
+            .to_string()
+    };
+    let one = run(1);
+    assert!(one.contains("order_dependent"), "{one}");
+    for n in [2, 3, 8] {
+        assert_eq!(run(n), one, "{n} threads");
+    }
+}
