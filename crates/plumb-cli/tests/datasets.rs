@@ -96,3 +96,67 @@ fn the_view_fits_and_shows_the_merged_columns_first() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.lines().any(|l| l.contains("b.csv:2: 3,30")), "{text}");
 }
+
+/// Parquet files of the conformance suite (copied into a folder of the
+/// test's own): each field of one leaf merges its statistics across
+/// files, counts and exact sums adding up to the files' own, the same
+/// at one thread and two.
+#[test]
+fn parquet_statistics_merge_across_files_to_their_sums() {
+    let suite = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/conformance/parquet-testing/data");
+    let names = [
+        "alltypes_plain.parquet",
+        "alltypes_plain.snappy.parquet",
+        "alltypes_tiny_pages_plain.parquet",
+    ];
+    if !names.iter().all(|n| suite.join(n).is_file()) {
+        eprintln!("note: ../shared/conformance/parquet-testing is absent; skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for n in names {
+        std::fs::copy(suite.join(n), dir.path().join(n)).unwrap();
+    }
+    let d = dir.path().display().to_string();
+    let (merged, code) = json(&["inspect", &d, "--stats", "--json", "--threads", "2"]);
+    assert_eq!(code, 0, "{merged}");
+    let (one, _) = json(&["inspect", &d, "--stats", "--json", "--threads", "1"]);
+    assert_eq!(one, merged);
+    let files: Vec<Value> = names
+        .iter()
+        .map(|n| json(&["inspect", &format!("{d}/{n}"), "--stats", "--json"]).0)
+        .collect();
+    let mut checked = 0;
+    for c in merged["columns"].as_array().unwrap() {
+        let name = c["name"].as_str().unwrap();
+        let own: Vec<&Value> = files
+            .iter()
+            .filter_map(|f| {
+                f["columns"]
+                    .as_array()?
+                    .iter()
+                    .find(|col| col["path"] == name)
+                    .map(|col| &col["stats"])
+            })
+            .collect();
+        let s = &c["stats"];
+        assert_eq!(s["files"], own.len(), "{name}");
+        let total = |k: &str| own.iter().map(|o| o[k].as_u64().unwrap()).sum::<u64>();
+        assert_eq!(s["count"], total("count"), "{name}");
+        assert_eq!(s["nulls"], total("nulls"), "{name}");
+        if own
+            .iter()
+            .all(|o| o["accuracy"]["sum"] == "exact" && o["numbers"]["sum"].is_i64())
+        {
+            let sum: i64 = own
+                .iter()
+                .map(|o| o["numbers"]["sum"].as_i64().unwrap())
+                .sum();
+            assert_eq!(s["numbers"]["sum"], sum, "{name}");
+            assert_eq!(s["accuracy"]["sum"], "exact", "{name}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 4, "{checked} integer columns summed");
+}

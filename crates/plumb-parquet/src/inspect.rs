@@ -67,6 +67,22 @@ pub struct ParquetInspect {
     pub metadata_keys: Vec<String>,
     /// Bytes read from the source to answer.
     pub bytes_fetched: u64,
+    /// With statistics and [`plumb_core::ScanBounds::sketches`]: each
+    /// top-level field's settled statistics, for a merge with other
+    /// files' (a field of one leaf column; a nested field's leaves have
+    /// none). Not part of the JSON.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub sketches: Option<plumb_stats::ColumnSketches>,
+}
+
+impl ParquetInspect {
+    /// The fields' statistics sketches, taken out (see
+    /// [`plumb_core::Answer::take_sketches`]).
+    pub fn take_sketches(&mut self) -> Option<Box<dyn std::any::Any + Send>> {
+        let s = self.sketches.take()?;
+        Some(Box::new(s))
+    }
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -169,7 +185,7 @@ pub struct WriterStatistics {
     pub min_max_exact: bool,
 }
 
-impl_answer!(ParquetInspect, layout: ColumnarSchema);
+impl_answer!(ParquetInspect, layout: ColumnarSchema, sketches: take_sketches);
 
 pub(crate) fn inspect(opened: &Opened) -> Result<ParquetInspect, Refusal> {
     let meta = opened.reader.metadata();
@@ -228,6 +244,7 @@ pub(crate) fn inspect(opened: &Opened) -> Result<ParquetInspect, Refusal> {
             })
             .unwrap_or_default(),
         bytes_fetched: opened.chunks.fetched(),
+        sketches: None,
     })
 }
 

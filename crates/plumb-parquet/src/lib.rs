@@ -272,10 +272,16 @@ impl FormatReader for ParquetReader {
                 let threads = req.scan.threads.filter(|&t| t > 0).unwrap_or_else(|| {
                     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
                 });
-                let (reports, stopped) = scan::scan(&opened, threads, req.scan.max_scan_bytes)?;
-                for (column, report) in answer.columns.iter_mut().zip(reports) {
-                    column.stats = Some(report);
+                let (sketches, stopped) = scan::scan(&opened, threads, req.scan.max_scan_bytes)?;
+                let mut kept = plumb_stats::ColumnSketches::default();
+                for (column, sketch) in answer.columns.iter_mut().zip(sketches) {
+                    column.stats = Some(sketch.report());
+                    // A field of one leaf is a dataset's column of its name.
+                    if req.scan.sketches && column.path == column.column {
+                        kept.columns.push((column.column.clone(), sketch));
+                    }
                 }
+                answer.sketches = req.scan.sketches.then_some(kept);
                 if stopped {
                     answer.view = ViewFlags::sampled().with_cut(answer.view.converted);
                 }

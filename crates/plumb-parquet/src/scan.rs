@@ -14,7 +14,7 @@ use parquet::schema::types::ColumnDescriptor;
 use serde_json::Value;
 
 use plumb_core::{Refusal, RefusalReason, COLUMN_TRACK_CAP};
-use plumb_stats::{NumberIn, StatsBudget, StatsReport, ValueStats, STATS_MAX_COLUMNS};
+use plumb_stats::{ColumnSketch, NumberIn, StatsBudget, ValueStats, STATS_MAX_COLUMNS};
 
 use crate::budget::Budget;
 use crate::value::{self, Leaf};
@@ -32,7 +32,8 @@ struct Gathered {
 }
 
 /// Reads every value of the first [`STATS_MAX_COLUMNS`] leaf columns and
-/// returns each one's statistics, in column order, and whether a column
+/// returns each one's statistics (settled, to report or to merge with
+/// other files'), in column order, and whether a column
 /// stopped at its share of `max_bytes` (see [`crate::budget`]). Columns
 /// are shared out among `threads` threads (a column is one thread's,
 /// whole): a column's figures do not depend on how many there were.
@@ -40,7 +41,7 @@ pub(crate) fn scan(
     opened: &Opened,
     threads: usize,
     max_bytes: Option<u64>,
-) -> Result<(Vec<StatsReport>, bool), Refusal> {
+) -> Result<(Vec<ColumnSketch>, bool), Refusal> {
     let meta = opened.reader.metadata();
     let n = meta
         .file_metadata()
@@ -118,11 +119,11 @@ pub(crate) fn scan(
     Ok(gathered(all.into_iter().map(|(_, r)| r).collect()))
 }
 
-/// A column's report, and whether it stopped at its budget.
-type Column = (StatsReport, bool);
+/// A column's statistics, and whether it stopped at its budget.
+type Column = (ColumnSketch, bool);
 
-/// The columns' reports, and whether any stopped at its budget.
-fn gathered(columns: Vec<Column>) -> (Vec<StatsReport>, bool) {
+/// The columns' statistics, and whether any stopped at its budget.
+fn gathered(columns: Vec<Column>) -> (Vec<ColumnSketch>, bool) {
     let stopped = columns.iter().any(|(_, s)| *s);
     (columns.into_iter().map(|(r, _)| r).collect(), stopped)
 }
@@ -154,7 +155,8 @@ fn column(opened: &Opened, c: usize, budget: Budget) -> Result<Column, Refusal> 
             break;
         }
     }
-    Ok((g.stats.report(g.count, g.nulls), g.budget.out()))
+    let out = g.budget.out();
+    Ok((ColumnSketch::new(g.stats, g.count, g.nulls), out))
 }
 
 fn gather(reader: ColumnReader, descr: &ColumnDescriptor, g: &mut Gathered) -> Result<(), Refusal> {
