@@ -16,7 +16,7 @@ fuzz_target!(|input: &[u8]| {
     let plumb = Plumb::new();
     let format = FORMATS[usize::from(ctl & 3)];
     let op = Op::ALL[usize::from(ctl >> 2) % 3];
-    let opts = Request {
+    let mut opts = Request {
         // A select with the top bit set asks for a window from the end:
         // CSV and JSON Lines answer it, JSON refuses it.
         window: Window {
@@ -31,14 +31,30 @@ fuzz_target!(|input: &[u8]| {
             threads: None,
             // A byte budget on some scans: a stop anywhere in the text.
             max_scan_bytes: (op != Op::Select && ctl & 0x40 != 0).then_some(u64::from(ctl >> 3)),
+            // Some inspects keep their statistics' sketches too (with
+            // statistics asked for below).
+            sketches: op == Op::Inspect && ctl & 0x10 != 0,
             // A search passes over its first hits on some inputs.
             skip_hits: if op == Op::Search { u64::from(ctl & 3) } else { 0 },
         },
         ..Request::default()
     };
+    if opts.scan.sketches {
+        opts.set("stats", true.into()).expect("a flag");
+    }
     let source = BytesSource::new("input", data.to_vec());
     match plumb.run_source(op, &source, Some(format), &opts) {
-        Ok(answer) => {
+        Ok(mut answer) => {
+            // Sketches handed on write a state that reads back to them.
+            if let Some(taken) = answer.take_sketches() {
+                let sketches = taken
+                    .downcast::<plumb_stats::ColumnSketches>()
+                    .expect("column sketches");
+                let bytes = serde_json::to_vec(&*sketches).expect("a state");
+                let back: plumb_stats::ColumnSketches =
+                    serde_json::from_slice(&bytes).expect("a state written reads back");
+                assert!(back == *sketches);
+            }
             let json = answer.to_json();
             assert_eq!(json["ok"], true);
             assert_eq!(json["format"], format);
