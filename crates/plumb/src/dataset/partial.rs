@@ -29,8 +29,10 @@ use crate::layers::SourceChoice;
 use crate::Plumb;
 
 /// The version of [`Partial`]'s serialized form. A partial of another
-/// version is refused by [`Partial::merge`] and [`Partial::from_bytes`].
-pub const PARTIAL_VERSION: u32 = 1;
+/// version is refused by [`Partial::merge`] and [`Partial::from_bytes`]:
+/// a reader of an older form would drop what it does not know (version 2
+/// carries each column's statistics sketches).
+pub const PARTIAL_VERSION: u32 = 2;
 
 /// The result of an op over some of a dataset's files, in a form that
 /// serializes (serde; [`Partial::to_bytes`]), travels to another
