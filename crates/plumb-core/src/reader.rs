@@ -567,8 +567,10 @@ where
 /// `bool`, or an `Option<bool>` that is none when the scan stopped
 /// early), `window:` a field that is an
 /// [`AnswerWindow`](crate::AnswerWindow) (a select's or a search's
-/// window, flattened into the JSON), and `shape:` a method of the type
-/// that gives its [`Shape`](crate::Shape) (see [`Answer::shape`]).
+/// window, flattened into the JSON), `shape:` a method of the type
+/// that gives its [`Shape`](crate::Shape) (see [`Answer::shape`]), and
+/// `sketches:` an `Option` field (skipped by serde) whose value
+/// [`Answer::take_sketches`] takes out.
 ///
 /// ```
 /// use plumb_core::{impl_answer, Answer, SelectWindow, ViewFlags};
@@ -638,7 +640,8 @@ macro_rules! impl_answer {
             )?
             $(
             fn take_sketches(&mut self) -> Option<Box<dyn std::any::Any + Send>> {
-                self.$sketches()
+                let taken = self.$sketches.take()?;
+                Some(Box::new(taken))
             }
             )?
             fn as_any(&self) -> &dyn std::any::Any {

@@ -11,7 +11,7 @@ use crate::{
     HeaderMode, QuoteMode, SelectOptions,
 };
 
-impl_answer!(CsvInspect, layout: TableColumns, shape: shape, sketches: take_sketches);
+impl_answer!(CsvInspect, layout: TableColumns, shape: shape, sketches: sketches);
 impl_answer!(CsvValidate, verdict: valid);
 impl_answer!(CsvSelect, layout: Rows, window: window);
 impl_answer!(CsvSearch, layout: RowHits, window: window);

@@ -140,13 +140,6 @@ pub struct JsonlInspect {
 }
 
 impl JsonlInspect {
-    /// The top-level keys' statistics sketches, taken out (see
-    /// [`plumb_core::Answer::take_sketches`]).
-    pub fn take_sketches(&mut self) -> Option<Box<dyn std::any::Any + Send>> {
-        let s = self.sketches.take()?;
-        Some(Box::new(s))
-    }
-
     /// The records' top-level keys as a table's columns, typed: equal to
     /// what the JSON's `key_types`, `keys` and `key_first_lines` state
     /// (see [`plumb_core::Answer::shape`]).

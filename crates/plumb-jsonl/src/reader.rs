@@ -7,7 +7,7 @@ use plumb_core::{
 use crate::{inspect_source, select, JsonlInspect, JsonlSearch, JsonlSelect, JsonlValidate};
 
 impl_answer!(JsonlSearch, layout: ValueHits, window: window);
-impl_answer!(JsonlInspect, layout: Outline, shape: shape, sketches: take_sketches);
+impl_answer!(JsonlInspect, layout: Outline, shape: shape, sketches: sketches);
 impl_answer!(JsonlValidate, verdict: valid);
 impl_answer!(JsonlSelect, layout: Records, window: window);
 

@@ -76,15 +76,6 @@ pub struct ParquetInspect {
     pub sketches: Option<plumb_stats::ColumnSketches>,
 }
 
-impl ParquetInspect {
-    /// The fields' statistics sketches, taken out (see
-    /// [`plumb_core::Answer::take_sketches`]).
-    pub fn take_sketches(&mut self) -> Option<Box<dyn std::any::Any + Send>> {
-        let s = self.sketches.take()?;
-        Some(Box::new(s))
-    }
-}
-
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }
@@ -185,7 +176,7 @@ pub struct WriterStatistics {
     pub min_max_exact: bool,
 }
 
-impl_answer!(ParquetInspect, layout: ColumnarSchema, sketches: take_sketches);
+impl_answer!(ParquetInspect, layout: ColumnarSchema, sketches: sketches);
 
 pub(crate) fn inspect(opened: &Opened) -> Result<ParquetInspect, Refusal> {
     let meta = opened.reader.metadata();

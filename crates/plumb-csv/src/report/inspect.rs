@@ -123,13 +123,6 @@ pub struct CsvInspect {
 }
 
 impl CsvInspect {
-    /// The columns' statistics sketches, taken out (see
-    /// [`plumb_core::Answer::take_sketches`]).
-    pub fn take_sketches(&mut self) -> Option<Box<dyn std::any::Any + Send>> {
-        let s = self.sketches.take()?;
-        Some(Box::new(s))
-    }
-
     /// The facts of [`Layout::TableColumns`](plumb_core::Layout) typed,
     /// equal to what the JSON states (see [`plumb_core::Answer::shape`]).
     pub fn shape(&self) -> Option<plumb_core::Shape> {
