@@ -520,6 +520,15 @@ impl Dataset {
     }
 }
 
+/// Merges `p` into what `acc` holds, or holds `p` when it holds none.
+fn fold_in(acc: &mut Option<Partial>, p: Partial) -> Result<(), Refusal> {
+    *acc = Some(match acc.take() {
+        None => p,
+        Some(a) => a.merge(p)?,
+    });
+    Ok(())
+}
+
 /// Whether `req` asks an inspect for statistics (read through the
 /// option's declaration: a caller may give it as text, which each reader
 /// normalizes in its turn).
@@ -559,11 +568,7 @@ fn fan_out_ordered(
             if cx.cancel.as_ref().is_some_and(CancelToken::is_cancelled) {
                 return Err(Refusal::aborted(0));
             }
-            let p = run(i);
-            acc = Some(match acc {
-                None => p,
-                Some(a) => a.merge(p)?,
-            });
+            fold_in(&mut acc, run(i))?;
         }
         acc.ok_or_else(|| Refusal::aborted(0))
     };
@@ -592,10 +597,7 @@ fn fan_out_ordered(
         for p in parts {
             let p = p?;
             widest = widest.max(p.widest_file());
-            out = Some(match out {
-                None => p,
-                Some(acc) => acc.merge(p)?,
-            });
+            fold_in(&mut out, p)?;
         }
     }
     out.ok_or_else(|| Refusal::aborted(0))
@@ -655,11 +657,7 @@ fn fan_out(
     }
     let mut out: Option<Partial> = None;
     for r in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        let p = r?;
-        out = Some(match out {
-            None => p,
-            Some(acc) => acc.merge(p)?,
-        });
+        fold_in(&mut out, r?)?;
     }
     out.ok_or_else(|| Refusal::aborted(0))
 }
