@@ -290,9 +290,9 @@ impl CsvParser {
 
     /// Alternates the two paths: whole blocks while the block path can
     /// take them, the byte machine for what it cannot (one block's worth
-    /// at a time, so the block path resumes as soon as it may). When the
-    /// sink keeps fields the block path never runs and the byte machine
-    /// takes the whole input.
+    /// at a time, so the block path resumes as soon as it may). While the
+    /// sink keeps fields the byte machine takes a line at a time, so the
+    /// block path resumes once it stops.
     #[inline]
     fn run<S: Events>(
         &mut self,
@@ -310,7 +310,10 @@ impl CsvParser {
                 self.run_blocks(input, i, base, sink)?;
             }
             let end = if sink.keep_fields() {
-                n
+                // To the next line feed: a record that ends there may be
+                // the sink's last kept one (a header decided), and the
+                // block path then takes the rest.
+                memchr::memchr(b'\n', &input[*i..]).map_or(n, |k| *i + k + 1)
             } else {
                 (*i + BLOCK).min(n)
             };
