@@ -34,6 +34,8 @@ fuzz_target!(|input: &[u8]| {
             // Some inspects keep their statistics' sketches too (with
             // statistics asked for below).
             sketches: op == Op::Inspect && ctl & 0x10 != 0,
+            // Some inspects are brief, as a dataset asks of each file.
+            brief: op == Op::Inspect && ctl & 0x08 != 0,
             // A search passes over its first hits on some inputs.
             skip_hits: if op == Op::Search { u64::from(ctl & 3) } else { 0 },
         },

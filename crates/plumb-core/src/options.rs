@@ -367,6 +367,12 @@ pub struct ScanBounds {
     /// for a merge with other files'. Off by default: a lone file's
     /// answer needs only their report.
     pub sketches: bool,
+    /// Inspect only: the answer may leave out what a merge of files'
+    /// answers does not read (sample rows, sample values, the ends of
+    /// date columns), left empty or null, never made up; types, counts,
+    /// places first seen, faults and statistics are those of a full
+    /// inspect. A dataset's inspect asks each file for this.
+    pub brief: bool,
     /// A search only: hits passed over (counted, not returned) before
     /// the first one kept. A search for the last hits (a negative
     /// offset) counts them first and passes over all but those.

@@ -159,7 +159,8 @@ pub fn inspect<R: BufRead>(
     opts: &CsvOptions,
 ) -> Result<CsvInspect, Refusal> {
     let mut sink = report::InspectSink::new(sample_rows(opts), opts.stats)
-        .keeping_sketches(opts.scan.sketches);
+        .keeping_sketches(opts.scan.sketches)
+        .brief(opts.scan.brief);
     let summary = scan::scan(
         stream.within(opts.scan.max_scan_bytes),
         format.dialect(opts),

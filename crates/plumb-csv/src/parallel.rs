@@ -357,6 +357,7 @@ pub fn inspect_in_parts(
             } else {
                 InspectSink::later_part(opts.stats)
             }
+            .brief(opts.scan.brief)
             .with_column_cap(cap),
         )
     }) else {

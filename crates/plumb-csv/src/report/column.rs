@@ -21,7 +21,7 @@ use crate::cell::{
 };
 
 use super::dates::{date_format, date_slot, DateRange, DATE_SLOTS};
-use super::inspect::{INSPECT_NARROW_TEXT_BYTES, INSPECT_WIDE_TEXT_COLUMNS};
+use super::inspect::{Tracking, INSPECT_NARROW_TEXT_BYTES, INSPECT_WIDE_TEXT_COLUMNS};
 use super::lossy_prefix;
 use super::shape::{char_count, code_shaped, code_shaped_float, comma_decimal};
 use super::stats::{ColumnStats, Settled};
@@ -137,6 +137,8 @@ pub(super) struct ColumnAcc {
     looks: u32,
     /// The most bytes kept of one text (see [`text_cap`]).
     text_cap: u32,
+    /// Keeps no samples and no date ends (a brief inspect's column).
+    brief: bool,
     /// Whether `3,25` may be a number (the delimiter is not a comma).
     decimal_comma: bool,
     /// String cells that are two or three capital letters (`US`, `DEU`).
@@ -224,14 +226,15 @@ type CodeFloat = (f64, Vec<u8>);
 impl ColumnAcc {
     /// The accumulator of column `index` (`later`: in a part of the file
     /// after the first).
-    fn new(index: usize, decimal_comma: bool, stats: bool, later: bool) -> ColumnAcc {
+    pub(super) fn new(index: usize, how: Tracking) -> ColumnAcc {
         let text_cap = text_cap(index) as u32;
         ColumnAcc {
-            sample_looks: later.then(Box::default),
-            stats: (stats && plumb_stats::keeps_stats(index))
+            brief: how.brief,
+            sample_looks: how.later.then(Box::default),
+            stats: (how.stats && plumb_stats::keeps_stats(index))
                 .then(|| Box::new(ColumnStats::new(index))),
             rare: None,
-            decimal_comma,
+            decimal_comma: how.decimal_comma,
             codes: 0,
             classes: ClassHistogram::default(),
             first: 0,
@@ -241,25 +244,9 @@ impl ColumnAcc {
             max_len: 0,
             range: None,
             precision: BTreeMap::new(),
-            looks: 0,
+            looks: if how.brief { SAMPLE_LOOKS } else { 0 },
             text_cap,
         }
-    }
-}
-
-/// Grows `columns` to `n` accumulators, each made for its index.
-pub(super) fn track_columns(
-    columns: &mut Vec<ColumnAcc>,
-    n: usize,
-    decimal_comma: bool,
-    stats: bool,
-    later: bool,
-) {
-    // One reservation for the whole record: pushed one by one, ten
-    // thousand columns would sit in room for 16,384.
-    columns.reserve(n.saturating_sub(columns.len()));
-    while columns.len() < n {
-        columns.push(ColumnAcc::new(columns.len(), decimal_comma, stats, later));
     }
 }
 
@@ -462,13 +449,15 @@ impl ColumnAcc {
                 }
             }
             CellClass::Date | CellClass::Timestamp => {
-                let cap = self.text_cap as usize;
+                let (cap, brief) = (self.text_cap as usize, self.brief);
                 let rare = self.rare();
                 if let Some(form) = scan.date {
                     rare.dates[date_slot(form)] += 1;
                 }
-                rare.date_range
-                    .add(scan.trimmed, scan.date.map(|f| f.order), cap);
+                if !brief {
+                    rare.date_range
+                        .add(scan.trimmed, scan.date.map(|f| f.order), cap);
+                }
             }
             CellClass::String if code_shaped(scan.trimmed) => self.codes += 1,
             _ => {}

@@ -27,7 +27,7 @@ use plumb_core::{Refusal, ViewFlags, COLUMN_TRACK_CAP};
 use crate::machine::{Issue, IssueReport, Record};
 use crate::scan::{RowSink, ScanSummary};
 
-use super::column::{text_cap, track_columns, ColumnAcc, ColumnReport};
+use super::column::{text_cap, ColumnAcc, ColumnReport};
 use super::{lossy_prefix, DialectReport, IssueList};
 
 /// The columns whose kept text (sample values, precision examples, the
@@ -46,6 +46,27 @@ pub const INSPECT_NARROW_TEXT_BYTES: usize = 32;
 /// rows are added while they fit (the first always, its cells cut as
 /// above), and `sample_shortened` says when the budget ended the sample.
 pub const INSPECT_SAMPLE_BUDGET_BYTES: usize = 1 << 20;
+
+/// How an inspect's columns are kept: whether `3,25` may be a number,
+/// with statistics, for a later part of a split scan, and brief (the
+/// scan's [`plumb_core::ScanBounds::brief`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Tracking {
+    pub decimal_comma: bool,
+    pub stats: bool,
+    pub later: bool,
+    pub brief: bool,
+}
+
+/// Grows `columns` to `n` accumulators, each made for its index.
+pub(super) fn track_columns(columns: &mut Vec<ColumnAcc>, n: usize, how: Tracking) {
+    // One reservation for the whole record: pushed one by one, ten
+    // thousand columns would sit in room for 16,384.
+    columns.reserve(n.saturating_sub(columns.len()));
+    while columns.len() < n {
+        columns.push(ColumnAcc::new(columns.len(), how));
+    }
+}
 
 /// The first [`COLUMN_TRACK_CAP`] cells of a record, each cut to its
 /// column's [`text_cap`]: what inspect keeps of a header or a sample
@@ -177,6 +198,8 @@ pub(crate) struct InspectSink {
     column_cap: usize,
     /// Whether a record was wider than `column_cap`.
     too_wide: bool,
+    /// Whether the answer leaves out sample rows and kept texts.
+    brief: bool,
 }
 
 impl InspectSink {
@@ -197,6 +220,33 @@ impl InspectSink {
             later: false,
             column_cap: COLUMN_TRACK_CAP,
             too_wide: false,
+            brief: false,
+        }
+    }
+
+    /// A brief sink when `brief` ([`plumb_core::ScanBounds::brief`]):
+    /// no sample rows, and columns that keep no text.
+    pub fn brief(self, brief: bool) -> InspectSink {
+        InspectSink {
+            brief,
+            sample_rows: if brief { 0 } else { self.sample_rows },
+            ..self
+        }
+    }
+
+    /// Grows the columns to `n` accumulators.
+    fn track(&mut self, n: usize) {
+        let how = self.tracking();
+        track_columns(&mut self.columns, n, how);
+    }
+
+    /// How this sink's columns are kept.
+    fn tracking(&self) -> Tracking {
+        Tracking {
+            decimal_comma: self.decimal_comma,
+            stats: self.stats,
+            later: self.later,
+            brief: self.brief,
         }
     }
 
@@ -266,13 +316,11 @@ impl InspectSink {
         self.widest = self.widest.max(later.widest);
         for (i, theirs) in later.columns.into_iter().enumerate() {
             if i == self.columns.len() {
-                track_columns(
-                    &mut self.columns,
-                    i + 1,
-                    self.decimal_comma,
-                    self.stats,
-                    false,
-                );
+                let how = Tracking {
+                    later: false,
+                    ..self.tracking()
+                };
+                track_columns(&mut self.columns, i + 1, how);
             }
             if !self.columns[i].absorb(theirs, records_before) {
                 return false;
@@ -295,17 +343,12 @@ impl InspectSink {
     }
 
     pub fn finish(self, format: &'static str, s: &ScanSummary) -> CsvInspect {
+        let how = self.tracking();
         let header = self.header;
         let width = self.widest.max(header.as_ref().map_or(0, Vec::len));
         let tracked = width.min(COLUMN_TRACK_CAP);
         let mut accs = self.columns;
-        track_columns(
-            &mut accs,
-            tracked,
-            self.decimal_comma,
-            self.stats,
-            self.later,
-        );
+        track_columns(&mut accs, tracked, how);
         let mut sketches = self.sketches.then(plumb_stats::ColumnSketches::default);
         let columns: Vec<ColumnReport> = accs
             .into_iter()
@@ -378,13 +421,7 @@ impl RowSink for InspectSink {
         if let Some(acc) = self.columns.get_mut(index) {
             acc.add_plain(content, record);
         } else if index < self.tracked_of(index + 1) {
-            track_columns(
-                &mut self.columns,
-                index + 1,
-                self.decimal_comma,
-                self.stats,
-                self.later,
-            );
+            self.track(index + 1);
             self.columns[index].add(content, record);
         }
     }
@@ -413,13 +450,7 @@ impl RowSink for InspectSink {
         }
         let tracked = self.tracked_of(n);
         if self.columns.len() < tracked {
-            track_columns(
-                &mut self.columns,
-                tracked,
-                self.decimal_comma,
-                self.stats,
-                self.later,
-            );
+            self.track(tracked);
         }
         for (acc, cell) in self.columns.iter_mut().zip(row.iter()) {
             acc.add(cell, row.number);

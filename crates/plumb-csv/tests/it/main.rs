@@ -2,6 +2,7 @@
 //! every parser case run whole, split at every byte and byte by byte.
 
 mod blocks;
+mod brief;
 mod cell;
 mod conformance;
 mod lines;

@@ -377,8 +377,10 @@ impl Dataset {
         if !first {
             req.window.offset = None;
         }
-        // Statistics merge across files from each file's sketches.
+        // Statistics merge across files from each file's sketches, and
+        // the merged view reads no sample rows, samples or date ends.
         req.scan.sketches |= asks_stats(op, &req);
+        req.scan.brief |= op == DatasetOp::Inspect;
         let start = req.window.offset.unwrap_or(0);
         if let Some(name) = &member.archive_member {
             // A member option the caller gave is replaced by the member listed.
