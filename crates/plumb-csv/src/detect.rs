@@ -12,6 +12,7 @@
 
 use std::ops::ControlFlow;
 
+use crate::block::{below, Masks, BLOCK};
 use crate::dialect::QuoteMode;
 use crate::machine::{CsvParser, CsvSink, Issue, Record};
 
@@ -617,8 +618,8 @@ fn profile(
 /// [`parsed_profile`] by `tests::the_plain_profile_is_the_parsed_one`.
 fn plain_profile(sample: &[u8], complete: bool, delimiter: u8) -> Profile {
     let mut records = Vec::new();
-    // Lines are short and many: the delimiters are counted eight bytes
-    // at a time over the whole sample, and a line's fields are the count
+    // Lines are short and many: the delimiters are counted a block at a
+    // time over the whole sample, and a line's fields are the count
     // at its end less the count at its start (a line break is never
     // counted, so the count is the same at either side of one).
     let mut start = 0;
@@ -638,47 +639,40 @@ fn plain_profile(sample: &[u8], complete: bool, delimiter: u8) -> Profile {
         at_start = before;
     };
     let mut total = 0;
-    let words = sample.chunks_exact(8);
-    // The last few bytes, padded; the padding is masked out.
-    let tail = words.remainder().len();
-    let mut last = [0u8; 8];
-    last[..tail].copy_from_slice(words.remainder());
-    let words = words.map(|w| (<[u8; 8]>::try_from(w).unwrap_or_default(), u64::MAX));
-    let last = (last, (1u64 << (8 * tail)) - 1);
-    for (k, (word, valid)) in words.chain([last]).enumerate() {
-        let x = u64::from_le_bytes(word);
-        let mut breaks = byte_mask(x, b'\n') | byte_mask(x, b'\r');
-        let delims = byte_mask(x, delimiter) & !breaks & valid;
-        while breaks != 0 {
-            let bit = breaks.trailing_zeros();
-            let before = bytes_set(delims & ((1u64 << bit) - 1));
-            line_end(k * 8 + bit as usize / 8, total + before, &mut records);
-            breaks &= breaks - 1;
+    if delimiter == b'\n' || delimiter == b'\r' {
+        // No table splits so, and the block classifier would count the
+        // byte as a delimiter only: counted a byte at a time.
+        for (end, &b) in sample.iter().enumerate() {
+            if b == b'\n' || b == b'\r' {
+                line_end(end, total, &mut records);
+            }
         }
-        total += bytes_set(delims);
+    } else {
+        let blocks = sample.chunks_exact(BLOCK);
+        // The last few bytes, padded with zeros whose bits are masked out.
+        let tail = blocks.remainder().len();
+        let mut last = [0u8; BLOCK];
+        last[..tail].copy_from_slice(blocks.remainder());
+        let blocks = blocks.map(|b| (<[u8; BLOCK]>::try_from(b).unwrap_or([0; BLOCK]), u64::MAX));
+        for (k, (block, valid)) in blocks.chain([(last, below(tail as u32))]).enumerate() {
+            // A dialect without a quote passes the delimiter as its quote.
+            let m = Masks::of(&block, delimiter, delimiter);
+            let delims = m.delimiter & valid;
+            let mut breaks = m.lf | m.cr;
+            while breaks != 0 {
+                let bit = breaks.trailing_zeros();
+                let before = (delims & below(bit)).count_ones() as usize;
+                line_end(k * BLOCK + bit as usize, total + before, &mut records);
+                breaks &= breaks - 1;
+            }
+            total += delims.count_ones() as usize;
+        }
     }
     let partial = !complete && records.is_empty();
     if (complete || partial) && start < sample.len() {
         records.push(1 + total - at_start);
     }
     Profile::of(records, partial, (false, false))
-}
-
-/// The high bit of each byte of `x` that equals `b`, and no other bit:
-/// exact, with no carry from one byte into the next.
-fn byte_mask(x: u64, b: u8) -> u64 {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let v = x ^ (0x0101_0101_0101_0101 * u64::from(b));
-    // A byte's high bit is set here when any of its bits is.
-    let nonzero = ((v & LOW7) + LOW7) | v;
-    !nonzero & !LOW7
-}
-
-/// The bytes a [`byte_mask`] marks: each mark moved to its byte's low
-/// bit and the eight summed into the top byte by one multiply (a
-/// portable build has no population count instruction).
-fn bytes_set(mask: u64) -> usize {
-    ((mask >> 7).wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize
 }
 
 /// [`profile`] by the parser itself.
