@@ -224,8 +224,7 @@ impl Rare {
 type CodeFloat = (f64, Vec<u8>);
 
 impl ColumnAcc {
-    /// The accumulator of column `index` (`later`: in a part of the file
-    /// after the first).
+    /// The accumulator of column `index`, kept as `how` says.
     pub(super) fn new(index: usize, how: Tracking) -> ColumnAcc {
         let text_cap = text_cap(index) as u32;
         ColumnAcc {

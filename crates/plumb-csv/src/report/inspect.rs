@@ -198,7 +198,8 @@ pub(crate) struct InspectSink {
     column_cap: usize,
     /// Whether a record was wider than `column_cap`.
     too_wide: bool,
-    /// Whether the answer leaves out sample rows and kept texts.
+    /// Whether the answer leaves out sample rows, sample values and
+    /// date ends.
     brief: bool,
 }
 
@@ -225,7 +226,8 @@ impl InspectSink {
     }
 
     /// A brief sink when `brief` ([`plumb_core::ScanBounds::brief`]):
-    /// no sample rows, and columns that keep no text.
+    /// no sample rows, and columns that keep no sample values and no
+    /// date ends.
     pub fn brief(self, brief: bool) -> InspectSink {
         InspectSink {
             brief,
