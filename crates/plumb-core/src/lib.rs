@@ -55,6 +55,7 @@ mod number;
 mod op;
 mod options;
 mod parts;
+pub mod ranges;
 mod reader;
 mod refusal;
 mod search;
@@ -85,6 +86,7 @@ pub use options::{
     COMMON_OPTIONS, HEADER_OPTION, SCAN_MAX_PARTS,
 };
 pub use parts::{line_cuts, CUT_SEARCH_BYTES};
+pub use ranges::{RangePart, RangePlan, RANGE_MAX_PARTS};
 pub use reader::{
     answer_generator, schema_by_op, text_stream, Answer, BytesSource, FileSource, FormatReader,
     SniffScore, Source, WindowCounts, FILE_HELD_BYTES, SIGNATURE_SCORE,

@@ -27,6 +27,7 @@ use crate::file::OpenedFile;
 use crate::layout::Layout;
 use crate::op::Op;
 use crate::options::{OptionSpec, Request};
+use crate::ranges::{RangePart, RangePlan};
 use crate::refusal::Refusal;
 use crate::stream::{TextStream, CHUNK_BYTES};
 use crate::view::ViewFlags;
@@ -743,5 +744,55 @@ pub trait FormatReader: Send + Sync {
     /// first), so no reader returns the head when the tail was asked for.
     fn selects_from_end(&self) -> bool {
         false
+    }
+
+    /// Cuts `op` on `source` into about `parts` byte ranges that scan
+    /// apart (see [`crate::ranges`]); `None` (the default) when this
+    /// reader does not split `op`, or this file is not worth splitting.
+    /// `req` is checked as for the op itself.
+    ///
+    /// # Errors
+    /// A read error while reading the head or looking for cuts.
+    fn plan_ranges(
+        &self,
+        source: &dyn Source,
+        op: Op,
+        req: &Request,
+        parts: usize,
+    ) -> Result<Option<RangePlan>, Refusal> {
+        let _ = (source, op, req, parts);
+        Ok(None)
+    }
+
+    /// Scans range `index` of `plan` for `op`. Never fails: what stops
+    /// the range (a refusal, a fault, a plan that is not this file's)
+    /// leaves it unsettled, and the join then gives nothing. Unsettled by
+    /// default.
+    fn scan_range(
+        &self,
+        source: &dyn Source,
+        op: Op,
+        req: &Request,
+        plan: &RangePlan,
+        index: usize,
+    ) -> RangePart {
+        let _ = (source, op, req, plan);
+        RangePart { index, state: None }
+    }
+
+    /// The answer to `op` from the parts of every range of `plan` (in
+    /// any order): the answer a scan of the whole file gives, or `None`
+    /// when the parts cannot give it (one is unsettled or missing, or
+    /// their guesses do not hold), for the caller to scan the whole file.
+    /// `None` by default.
+    fn join_ranges(
+        &self,
+        op: Op,
+        req: &Request,
+        plan: &RangePlan,
+        parts: &[RangePart],
+    ) -> Option<Box<dyn Answer>> {
+        let _ = (op, req, plan, parts);
+        None
     }
 }

@@ -34,7 +34,7 @@
 use plumb_core::ScanBounds;
 use std::sync::{Arc, Condvar, Mutex};
 
-use plumb_core::{line_cuts, text_stream, Query, Refusal, Source, SCAN_MAX_PARTS};
+use plumb_core::{line_cuts, text_stream, Query, Refusal, Source, RANGE_MAX_PARTS, SCAN_MAX_PARTS};
 use plumb_stats::stats_parts;
 
 use crate::detect::DELIMITER_SAMPLE_BYTES;
@@ -81,35 +81,37 @@ pub fn validate_source(
 
 /// What a split scan stands on: the dialect asked, the one the head
 /// settles, and where the file is cut.
-struct Plan {
+pub(crate) struct Plan {
     asked: Asked,
     resolved: Resolved,
-    cuts: Vec<u64>,
+    pub cuts: Vec<u64>,
     /// The most fields a line of the head holds (delimiters counted
     /// whether quoted or not): at least the record width when the head's
     /// records are one line each.
     head_width: usize,
 }
 
-/// Reads the head and finds the cuts for a scan in up to `parts` parts
-/// (with `stats`, no more than [`stats_parts`] allows for the head's
-/// width); `None` when the file is not to be split (see the module's
-/// header).
-fn plan(
+/// What the head of a file settles for a split scan.
+pub(crate) struct Head {
+    pub asked: Asked,
+    pub resolved: Resolved,
+    /// The quote whose count before a cut must be even (the head shows
+    /// quoted line breaks).
+    pub parity: Option<u8>,
+    /// Line feeds in the head.
+    pub line_feeds: usize,
+    /// See [`Plan::head_width`].
+    pub width: usize,
+}
+
+/// Reads the first [`DELIMITER_SAMPLE_BYTES`] of text and settles the
+/// dialect as the first part's scan will: every part of a split scan,
+/// wherever it runs, reads the same head to the same dialect.
+pub(crate) fn read_head(
     source: &dyn Source,
     format: CsvFormat,
     opts: &CsvOptions,
-    parts: usize,
-    stats: bool,
-) -> Result<Option<Plan>, Refusal> {
-    let Some(len) = source.len() else {
-        return Ok(None);
-    };
-    if !opts.scan.reads_whole(len) || parts < 2 {
-        return Ok(None);
-    }
-    // The dialect as the first part will settle it, read here from the
-    // same head so that the later parts can start at once.
+) -> Result<Head, Refusal> {
     let mut head = text_stream(source)?;
     let mut sample = Vec::new();
     let mut eof = false;
@@ -128,37 +130,76 @@ fn plan(
     // Quoted line breaks in the head: cut where the quotes before the cut
     // are even in number, or most cuts would land inside a field.
     let parity = resolved.quote.filter(|&q| quoted_line_break(&sample, q));
-    // Records of kilobytes and more gain nothing from parts, and each
-    // part would hold its own: a head of fewer than
-    // [`CSV_PARALLEL_MIN_HEAD_LINES`] lines is read on one thread.
-    if memchr::memchr_iter(b'\n', &sample).count() < CSV_PARALLEL_MIN_HEAD_LINES {
-        return Ok(None);
-    }
-    let head_width = sample
+    let line_feeds = memchr::memchr_iter(b'\n', &sample).count();
+    let width = sample
         .split(|&b| b == b'\n')
         .map(|line| memchr::memchr_iter(resolved.delimiter, line).count() + 1)
         .max()
         .unwrap_or(1);
-    drop(sample);
-    let mut parts = parts.min(SCAN_MAX_PARTS);
+    Ok(Head {
+        asked,
+        resolved,
+        parity,
+        line_feeds,
+        width,
+    })
+}
+
+/// Reads the head and finds the cuts for a scan in up to `parts` parts
+/// (with `stats`, no more than [`stats_parts`] allows for the head's
+/// width); `None` when the file is not to be split (see the module's
+/// header). A scan on threads takes at most [`SCAN_MAX_PARTS`]; range
+/// tasks (`tasks`) take up to [`RANGE_MAX_PARTS`], and no file whose head
+/// shows quoted line breaks: its cuts are found by counting the quotes of
+/// the whole file, a pass the planner is not to make.
+pub(crate) fn plan(
+    source: &dyn Source,
+    format: CsvFormat,
+    opts: &CsvOptions,
+    (parts, tasks): (usize, bool),
+    stats: bool,
+) -> Result<Option<Plan>, Refusal> {
+    let Some(len) = source.len() else {
+        return Ok(None);
+    };
+    if !opts.scan.reads_whole(len) || parts < 2 {
+        return Ok(None);
+    }
+    // The dialect as the first part will settle it, read here from the
+    // same head so that the later parts can start at once.
+    let head = read_head(source, format, opts)?;
+    // Records of kilobytes and more gain nothing from parts, and each
+    // part would hold its own: a head of fewer than
+    // [`CSV_PARALLEL_MIN_HEAD_LINES`] lines is read on one thread.
+    if head.line_feeds < CSV_PARALLEL_MIN_HEAD_LINES {
+        return Ok(None);
+    }
+    if tasks && head.parity.is_some() {
+        return Ok(None);
+    }
+    let mut parts = parts.min(if tasks {
+        RANGE_MAX_PARTS
+    } else {
+        SCAN_MAX_PARTS
+    });
     if stats {
-        parts = stats_parts(parts, head_width);
+        parts = stats_parts(parts, head.width);
         if parts < 2 {
             return Ok(None);
         }
     }
-    let cuts = line_cuts(source, len, parts, FIRST_PART_MIN_BYTES, parity)?;
+    let cuts = line_cuts(source, len, parts, FIRST_PART_MIN_BYTES, head.parity)?;
     Ok(cuts.map(|cuts| Plan {
-        asked,
-        resolved,
+        asked: head.asked,
+        resolved: head.resolved,
         cuts,
-        head_width,
+        head_width: head.width,
     }))
 }
 
 /// Where a part of a split scan starts, counted in the parts before it.
 #[derive(Clone, Copy, Debug, Default)]
-struct Before {
+pub(crate) struct Before {
     /// Records the parser numbered (the header included).
     records: u64,
     /// Data rows.
@@ -196,20 +237,8 @@ fn run_parts<S: RowSink + Send>(
                 let make = &make;
                 scope.spawn(move || {
                     let mut sink = make(start == 0)?;
-                    let stream = plumb_core::part_stream(source, start, end);
-                    let summary = if start == 0 {
-                        scan(stream, plan.asked, header, None, &mut sink)
-                    } else {
-                        scan_resolved(
-                            stream,
-                            (Vec::new(), None),
-                            later,
-                            HeaderMode::Absent,
-                            None,
-                            &mut sink,
-                        )
-                    };
-                    sink.part_done();
+                    let summary =
+                        scan_part(source, (plan.asked, later), header, (start, end), &mut sink);
                     summary.ok().map(|s| (s, sink))
                 })
             })
@@ -232,42 +261,79 @@ fn run_parts<S: RowSink + Send>(
         }
         match merged.as_mut() {
             None => {
-                let r = &plan.resolved;
-                let same = s.delimiter == r.delimiter
-                    && s.runs == r.runs
-                    && s.quote == r.quote
-                    && s.comment == r.comment
-                    && s.skipped_lines == r.skip_lines
-                    && s.width.is_some();
-                if !same {
+                if !first_as_planned(&s, &plan.resolved) {
                     return None;
                 }
                 sinks.push((sink, Before::default()));
                 merged = Some(s);
             }
-            Some(m) => {
-                if s.width.is_some_and(|w| Some(w) != m.width) {
-                    return None;
-                }
-                let before = Before {
-                    records: m.records,
-                    rows: m.rows,
-                    lines: m.line_breaks,
-                };
-                sinks.push((sink, before));
-                m.stopped = s.stopped;
-                m.line_breaks += s.line_breaks;
-                m.rows += s.rows;
-                m.records += s.records;
-                m.blank_lines += s.blank_lines;
-                m.comment_lines += s.comment_lines;
-                m.endings.lf += s.endings.lf;
-                m.endings.crlf += s.endings.crlf;
-                m.endings.cr += s.endings.cr;
-            }
+            Some(m) => sinks.push((sink, add_part(m, &s)?)),
         }
     }
     merged.map(|m| (m, sinks))
+}
+
+/// Scans the part `start..end` of `source` into `sink`: the first part
+/// as a whole scan starts (the dialect `asked` settled on its head), a
+/// later one with the head's dialect (`later`), outside quotes and with
+/// no header.
+pub(crate) fn scan_part<S: RowSink>(
+    source: &dyn Source,
+    (asked, later): (Asked, Resolved),
+    header: HeaderMode,
+    (start, end): (u64, u64),
+    sink: &mut S,
+) -> Result<ScanSummary, Refusal> {
+    let stream = plumb_core::part_stream(source, start, end);
+    let summary = if start == 0 {
+        scan(stream, asked, header, None, sink)
+    } else {
+        scan_resolved(
+            stream,
+            (Vec::new(), None),
+            later,
+            HeaderMode::Absent,
+            None,
+            sink,
+        )
+    };
+    sink.part_done();
+    summary
+}
+
+/// Whether the first part read the file with the dialect the later
+/// parts were read with (`resolved`), skipped the lines it planned, and
+/// settled a width.
+pub(crate) fn first_as_planned(s: &ScanSummary, r: &Resolved) -> bool {
+    s.delimiter == r.delimiter
+        && s.runs == r.runs
+        && s.quote == r.quote
+        && s.comment == r.comment
+        && s.skipped_lines == r.skip_lines
+        && s.width.is_some()
+}
+
+/// Adds the summary `s` of a later part to `m`, the parts' before it,
+/// and says what came before it; `None` when its rows are not as wide.
+pub(crate) fn add_part(m: &mut ScanSummary, s: &ScanSummary) -> Option<Before> {
+    if s.width.is_some_and(|w| Some(w) != m.width) {
+        return None;
+    }
+    let before = Before {
+        records: m.records,
+        rows: m.rows,
+        lines: m.line_breaks,
+    };
+    m.stopped = s.stopped;
+    m.line_breaks += s.line_breaks;
+    m.rows += s.rows;
+    m.records += s.records;
+    m.blank_lines += s.blank_lines;
+    m.comment_lines += s.comment_lines;
+    m.endings.lf += s.endings.lf;
+    m.endings.crlf += s.endings.crlf;
+    m.endings.cr += s.endings.cr;
+    Some(before)
 }
 
 /// Validates `source` in up to `parts` parts (at most [`SCAN_MAX_PARTS`])
@@ -284,7 +350,7 @@ pub fn validate_in_parts(
     opts: &CsvOptions,
     parts: usize,
 ) -> Result<Option<CsvValidate>, Refusal> {
-    let Some(plan) = plan(source, format, opts, parts, false)? else {
+    let Some(plan) = plan(source, format, opts, (parts, false), false)? else {
         return Ok(None);
     };
     let Some((summary, sinks)) = run_parts(source, &plan, opts.header, false, |_| {
@@ -340,7 +406,7 @@ pub fn inspect_in_parts(
     opts: &CsvOptions,
     parts: usize,
 ) -> Result<Option<CsvInspect>, Refusal> {
-    let Some(plan) = plan(source, format, opts, parts, opts.stats)? else {
+    let Some(plan) = plan(source, format, opts, (parts, false), opts.stats)? else {
         return Ok(None);
     };
     // Statistics were budgeted for the head's width: no part tracks more.
@@ -438,7 +504,7 @@ pub fn search_in_parts(
     if query.offset != 0 || query.skip_hits > 0 || query.conditions.is_some() {
         return Ok(None);
     }
-    let Some(plan) = plan(source, format, opts, parts, false)? else {
+    let Some(plan) = plan(source, format, opts, (parts, false), false)? else {
         return Ok(None);
     };
     let handoff = Arc::new(Handoff::default());

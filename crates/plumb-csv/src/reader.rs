@@ -1,8 +1,8 @@
 //! The CSV and TSV [`FormatReader`]s.
 
 use plumb_core::{
-    impl_answer, text_stream, Answer, FormatReader, Op, OptionKind, OptionSpec, Refusal, Request,
-    SniffScore, Source,
+    impl_answer, text_stream, Answer, FormatReader, Op, OptionKind, OptionSpec, RangePart,
+    RangePlan, Refusal, Request, SniffScore, Source,
 };
 
 use crate::dialect::{parse_comment, parse_delimiter};
@@ -184,6 +184,49 @@ impl FormatReader for CsvReader {
     fn validate(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
         let o = self.options(req)?;
         Ok(Box::new(crate::validate_source(source, self.format, &o)?))
+    }
+
+    fn plan_ranges(
+        &self,
+        source: &dyn Source,
+        op: Op,
+        req: &Request,
+        parts: usize,
+    ) -> Result<Option<RangePlan>, Refusal> {
+        if op != Op::Validate {
+            return Ok(None);
+        }
+        crate::plan_validate_ranges(source, self.format, &self.options(req)?, parts)
+    }
+
+    fn scan_range(
+        &self,
+        source: &dyn Source,
+        op: Op,
+        req: &Request,
+        plan: &RangePlan,
+        index: usize,
+    ) -> RangePart {
+        match self.options(req) {
+            Ok(o) if op == Op::Validate => {
+                crate::scan_validate_range(source, self.format, &o, plan, index)
+            }
+            _ => RangePart { index, state: None },
+        }
+    }
+
+    fn join_ranges(
+        &self,
+        op: Op,
+        _req: &Request,
+        plan: &RangePlan,
+        parts: &[RangePart],
+    ) -> Option<Box<dyn Answer>> {
+        if op != Op::Validate {
+            return None;
+        }
+        let answer = crate::join_validate_ranges(self.format, plan, parts)?;
+        Some(Box::new(answer))
     }
 
     fn search(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {

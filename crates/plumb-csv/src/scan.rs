@@ -449,8 +449,9 @@ impl<S: RowJudge> ColumnJudge for Resolver<'_, S> {
     }
 }
 
-/// What every scan learns besides the report.
-#[derive(Clone, Debug)]
+/// What every scan learns besides the report; serialized as a range's
+/// part of a split validate (see `crate::ranges`).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct ScanSummary {
     pub delimiter: u8,
     /// Whether a run of delimiters counted as one.

@@ -24,6 +24,7 @@
 mod inspect;
 mod ops;
 mod parallel;
+mod ranges;
 mod reader;
 mod search;
 mod splitter;
@@ -45,6 +46,7 @@ pub use parallel::{
     inspect_in_parts, inspect_source, search_in_parts, search_source, validate_in_parts,
     validate_source, PARALLEL_MIN_BYTES,
 };
+pub use ranges::{join_validate_ranges, plan_validate_ranges, scan_validate_range};
 pub use reader::{JsonlReader, JSONL_OPTIONS};
 pub use search::{search, JsonlSearch, RecordHit};
 pub use splitter::{InPlace, Line, LineSink, LineSplitter, JSONL_MAX_LINE_BYTES};

@@ -68,31 +68,39 @@ pub fn validate_in_parts(
 ) -> Result<Option<JsonlValidate>, Refusal> {
     // Each part's counts when every line of it is valid, else `None`
     // (an invalid line, a refusal, a thread that panicked).
-    let Some(results) = in_parts(source, opts, parts, |stream| match validate(stream, opts) {
-        Ok(v) if v.valid == Some(true) && v.view.exact => Some((v.rows_scanned, v.blank_lines)),
-        _ => None,
-    })?
-    else {
+    let Some(results) = in_parts(source, opts, parts, |stream| valid_part(stream, opts))? else {
         return Ok(None);
     };
-    let (mut rows, mut blank) = (0, 0);
-    for part in results {
-        // Where and what the first fault is, a sequential scan says.
-        let Some((r, b)) = part else {
-            return Ok(None);
-        };
-        rows += r;
-        blank += b;
+    // Where and what the first fault is, a sequential scan says.
+    results
+        .into_iter()
+        .collect::<Option<Vec<_>>>()
+        .map_or(Ok(None), |counts| Ok(Some(valid_whole(&counts))))
+}
+
+/// A part's rows and blank lines when every line of it is valid, else
+/// `None` (an invalid line, a refusal).
+pub(crate) fn valid_part<R: std::io::BufRead>(
+    stream: TextStream<R>,
+    opts: &ScanBounds,
+) -> Option<(u64, u64)> {
+    match validate(stream, opts) {
+        Ok(v) if v.valid == Some(true) && v.view.exact => Some((v.rows_scanned, v.blank_lines)),
+        _ => None,
     }
-    Ok(Some(JsonlValidate {
+}
+
+/// The answer of a file whose every part is valid, from their counts.
+pub(crate) fn valid_whole(parts: &[(u64, u64)]) -> JsonlValidate {
+    JsonlValidate {
         ok: true,
         format: "jsonl",
         view: ViewFlags::of_scan(false),
         valid: Some(true),
         first_invalid: None,
-        rows_scanned: rows,
-        blank_lines: blank,
-    }))
+        rows_scanned: parts.iter().map(|p| p.0).sum(),
+        blank_lines: parts.iter().map(|p| p.1).sum(),
+    }
 }
 
 /// Inspects `source` on [`ScanBounds::thread_count`] threads when it is a
@@ -254,22 +262,7 @@ fn in_parts<T: Send>(
     parts: usize,
     read: impl Fn(TextStream<Box<dyn std::io::BufRead + Send + '_>>) -> Option<T> + Sync,
 ) -> Result<Option<Vec<Option<T>>>, Refusal> {
-    let Some(len) = source.len() else {
-        return Ok(None);
-    };
-    if !opts.reads_whole(len) {
-        return Ok(None);
-    }
-    // The first part holds the whole head that a one-thread scan judges
-    // (the NUL sniff), so that its verdict on the head is the same.
-    let Some(cuts) = line_cuts(
-        source,
-        len,
-        parts.clamp(1, SCAN_MAX_PARTS),
-        BINARY_SNIFF_BYTES as u64,
-        None,
-    )?
-    else {
+    let Some(cuts) = cuts(source, opts, parts.min(SCAN_MAX_PARTS))? else {
         return Ok(None);
     };
     let read = &read;
@@ -286,4 +279,23 @@ fn in_parts<T: Send>(
             .map(|h| h.join().ok().flatten())
             .collect()
     })))
+}
+
+/// Where `source` is cut into up to `parts` parts: 0, the line starts near equal shares, and its
+/// length; `None` when the file cannot be split (no random access, a row
+/// cap, too small to cut).
+pub(crate) fn cuts(
+    source: &dyn Source,
+    opts: &ScanBounds,
+    parts: usize,
+) -> Result<Option<Vec<u64>>, Refusal> {
+    let Some(len) = source.len() else {
+        return Ok(None);
+    };
+    if !opts.reads_whole(len) {
+        return Ok(None);
+    }
+    // The first part holds the whole head that a one-thread scan judges
+    // (the NUL sniff), so that its verdict on the head is the same.
+    line_cuts(source, len, parts.max(1), BINARY_SNIFF_BYTES as u64, None)
 }

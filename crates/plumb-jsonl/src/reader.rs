@@ -1,7 +1,8 @@
 //! The JSON Lines [`FormatReader`].
 
 use plumb_core::{
-    impl_answer, text_stream, Answer, FormatReader, Refusal, Request, SniffScore, Source,
+    impl_answer, text_stream, Answer, FormatReader, Op, RangePart, RangePlan, Refusal, Request,
+    SniffScore, Source,
 };
 
 use crate::{inspect_source, select, JsonlInspect, JsonlSearch, JsonlSelect, JsonlValidate};
@@ -82,6 +83,47 @@ impl FormatReader for JsonlReader {
 
     fn validate(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
         Ok(Box::new(crate::validate_source(source, &req.scan)?))
+    }
+
+    fn plan_ranges(
+        &self,
+        source: &dyn Source,
+        op: Op,
+        req: &Request,
+        parts: usize,
+    ) -> Result<Option<RangePlan>, Refusal> {
+        if op != Op::Validate {
+            return Ok(None);
+        }
+        crate::plan_validate_ranges(source, &req.scan, parts)
+    }
+
+    fn scan_range(
+        &self,
+        source: &dyn Source,
+        op: Op,
+        req: &Request,
+        plan: &RangePlan,
+        index: usize,
+    ) -> RangePart {
+        if op != Op::Validate {
+            return RangePart { index, state: None };
+        }
+        crate::scan_validate_range(source, &req.scan, plan, index)
+    }
+
+    fn join_ranges(
+        &self,
+        op: Op,
+        _req: &Request,
+        plan: &RangePlan,
+        parts: &[RangePart],
+    ) -> Option<Box<dyn Answer>> {
+        if op != Op::Validate {
+            return None;
+        }
+        let answer = crate::join_validate_ranges(plan, parts)?;
+        Some(Box::new(answer))
     }
 
     fn search(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {

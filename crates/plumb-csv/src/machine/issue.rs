@@ -147,7 +147,7 @@ impl From<&Issue> for IssueReport {
 }
 
 /// Counts of record terminators by kind.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct LineEndings {
     /// `\n` alone.
     pub lf: u64,

@@ -11,6 +11,7 @@ mod parallel;
 mod parallel_inspect;
 mod parallel_search;
 mod parser;
+mod ranges;
 mod row_names;
 mod runs;
 mod search;

@@ -9,14 +9,18 @@ use proptest::prelude::*;
 
 const SIZE: usize = 3 << 20;
 
-fn sequential(bytes: &[u8], format: CsvFormat, opts: &CsvOptions) -> Result<CsvValidate, Refusal> {
+pub(super) fn sequential(
+    bytes: &[u8],
+    format: CsvFormat,
+    opts: &CsvOptions,
+) -> Result<CsvValidate, Refusal> {
     let src = BytesSource::new("t.csv", bytes.to_vec());
     let answer = validate(text_stream(&src)?, format, opts);
     answer
 }
 
 /// The parts' answer, or `None` when they fell back.
-fn parts_only(
+pub(super) fn parts_only(
     bytes: &[u8],
     format: CsvFormat,
     opts: &CsvOptions,
@@ -42,7 +46,7 @@ fn in_parts(
 /// Rows of four fields from `kinds`, repeated to `SIZE`: plain, quoted
 /// with a delimiter, quoted with a line break, doubled quotes, CRLF,
 /// blank lines; `bad` puts one broken row after that many rows.
-fn csv(kinds: &[u8], sep: u8, bad: Option<(usize, u8)>) -> Vec<u8> {
+pub(super) fn csv(kinds: &[u8], sep: u8, bad: Option<(usize, u8)>) -> Vec<u8> {
     let s = sep as char;
     let mut out = format!("id{s}name{s}note{s}amount\n").into_bytes();
     let mut i = 0usize;

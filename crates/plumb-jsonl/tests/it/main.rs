@@ -4,6 +4,7 @@
 mod parallel;
 mod parallel_inspect;
 mod parallel_search;
+mod ranges;
 mod search;
 mod tail;
 

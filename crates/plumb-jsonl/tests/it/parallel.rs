@@ -6,7 +6,7 @@ use plumb_core::{text_stream, BytesSource, ScanBounds, BINARY_SNIFF_BYTES};
 use plumb_jsonl::{validate, validate_in_parts};
 use proptest::prelude::*;
 
-fn sequential(bytes: &[u8]) -> Result<plumb_jsonl::JsonlValidate, plumb_core::Refusal> {
+pub(super) fn sequential(bytes: &[u8]) -> Result<plumb_jsonl::JsonlValidate, plumb_core::Refusal> {
     let src = BytesSource::new("t.jsonl", bytes.to_vec());
     let answer = validate(text_stream(&src)?, &ScanBounds::default());
     answer
@@ -23,7 +23,7 @@ fn in_parts(bytes: &[u8], parts: usize) -> Result<plumb_jsonl::JsonlValidate, pl
 
 /// Lines of records, blank lines, CRLF endings and (when `bad` says
 /// where) one broken line, past the first part's minimum.
-fn jsonl(lines: &[(u8, u32)], bad: Option<usize>) -> Vec<u8> {
+pub(super) fn jsonl(lines: &[(u8, u32)], bad: Option<usize>) -> Vec<u8> {
     let mut out = Vec::new();
     let mut i = 0usize;
     while out.len() < BINARY_SNIFF_BYTES * 3 {

@@ -7,7 +7,9 @@
 //! [`Partial`]: a versioned, serializable result with one merge,
 //! associative and commutative, so the partials of any split of the
 //! files, made on any threads or machines, merge to the same bytes as
-//! the whole. [`Dataset::finish`] makes the answer.
+//! the whole. [`Dataset::finish`] makes the answer. To run elsewhere,
+//! [`Dataset::plan`] lists the work as [`Task`]s (a file, or a byte range
+//! of a large one) and [`Dataset::settle`] joins the ranges of each file.
 //!
 //! ```
 //! use plumb::dataset::{Dataset, DatasetOp, ListOptions, Partial};
@@ -48,6 +50,7 @@ mod facts;
 mod list;
 mod partial;
 mod stats;
+mod tasks;
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -62,6 +65,7 @@ pub use list::{is_glob, split_glob, Glob, LocalOpener};
 
 pub use partial::{Partial, PARTIAL_VERSION};
 pub use stats::DatasetStats;
+pub use tasks::{Task, TaskRange};
 
 use crate::Plumb;
 
@@ -137,7 +141,7 @@ impl DatasetOp {
 }
 
 /// A file of a dataset.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Member {
     /// Its path as the answer names it: a local path, an object's URL,
     /// or `ARCHIVE::MEMBER` for a zip's member.
@@ -391,7 +395,7 @@ impl Dataset {
             Some((reason, message)) => Err(Refusal::new(*reason, message.clone())),
             None => self.opener.open(member, cx).and_then(|source| {
                 opened = source.len();
-                partial::run_one(plumb, op, format, &req, &*source)
+                tasks::run_one(plumb, op, format, &req, &*source)
             }),
         };
         // A member's source is its archive: its size is the listing's.

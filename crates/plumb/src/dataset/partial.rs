@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use plumb_core::{Refusal, Request, Source};
+use plumb_core::Refusal;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -21,18 +21,17 @@ use super::answer::{
 };
 use super::facts::FileFacts;
 use super::stats::StatsAcc;
+use super::tasks::PendingFile;
 use super::{
     DatasetOp, Member, DATASET_COLUMNS_MAX, DATASET_GROUPS_MAX, DATASET_LINES_MAX,
     DATASET_TYPES_MAX, GROUP_COLUMNS_SHOWN, GROUP_EXAMPLES,
 };
-use crate::layers::SourceChoice;
-use crate::Plumb;
 
 /// The version of [`Partial`]'s serialized form. A partial of another
 /// version is refused by [`Partial::merge`] and [`Partial::from_bytes`]:
-/// a reader of an older form would drop what it does not know (version 2
-/// carries each column's statistics sketches).
-pub const PARTIAL_VERSION: u32 = 2;
+/// a reader of an older form would drop what it does not know (version 3
+/// carries the files pending on their byte ranges).
+pub const PARTIAL_VERSION: u32 = 3;
 
 /// The result of an op over some of a dataset's files, in a form that
 /// serializes (serde; [`Partial::to_bytes`]), travels to another
@@ -87,6 +86,10 @@ pub struct Partial {
     groups: BTreeMap<String, GroupAcc>,
     groups_cut_files: u64,
     hits: Vec<FileHits>,
+    /// Files read by byte ranges whose parts are not joined yet, by path
+    /// (see [`super::Dataset::settle`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    ranges: BTreeMap<String, PendingFile>,
 }
 
 /// A column across files.
@@ -125,43 +128,6 @@ struct GroupAcc {
     columns: Vec<(String, String)>,
     columns_total: u64,
     examples: Vec<String>,
-}
-
-/// Runs one op on one opened file.
-pub(crate) fn run_one(
-    plumb: &Plumb,
-    op: DatasetOp,
-    format: Option<&str>,
-    req: &Request,
-    source: &dyn Source,
-) -> Result<FileFacts, Refusal> {
-    let core_op = match op {
-        DatasetOp::Inspect => plumb_core::Op::Inspect,
-        DatasetOp::Validate => plumb_core::Op::Validate,
-        DatasetOp::Search => plumb_core::Op::Search,
-        DatasetOp::Detect => {
-            let mut options = req.options.clone();
-            let choice = SourceChoice::take(&mut options)?;
-            let d = plumb.detect_with(source, format, &choice)?;
-            return Ok(FileFacts {
-                unit: "record",
-                format: d.reader.name().to_owned(),
-                container: d.container.map(str::to_owned),
-                view: plumb_core::ViewFlags::exact(),
-                rows: None,
-                columns: None,
-                valid: None,
-                fault: None,
-                by: serde_json::to_value(d.by)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned)),
-                hits: None,
-                sketches: None,
-            });
-        }
-    };
-    let mut answer = plumb.run_source(core_op, source, format, req)?;
-    Ok(FileFacts::of_answer(&mut *answer, op == DatasetOp::Search))
 }
 
 /// FNV-1a, 64 bits: a fingerprint that is the same in every build and
@@ -203,7 +169,27 @@ impl Partial {
             groups: BTreeMap::new(),
             groups_cut_files: 0,
             hits: Vec::new(),
+            ranges: BTreeMap::new(),
         }
+    }
+
+    /// The partial of one byte range of a file: the file pending.
+    pub(crate) fn pending(op: DatasetOp, limit: Option<u64>, file: PendingFile) -> Partial {
+        let limit = limit.or(Some(plumb_core::SEARCH_DEFAULT_LIMIT as u64));
+        let mut p = Partial::empty(op, limit);
+        p.ranges.insert(file.member.path.clone(), file);
+        p
+    }
+
+    /// Takes out the files pending on their ranges, in path order.
+    pub(crate) fn take_pending(&mut self) -> Vec<PendingFile> {
+        std::mem::take(&mut self.ranges).into_values().collect()
+    }
+
+    /// The files pending on their byte ranges: merged from range tasks,
+    /// not yet joined by [`super::Dataset::settle`].
+    pub fn pending_files(&self) -> usize {
+        self.ranges.len()
     }
 
     /// The op this partial answers.
@@ -433,6 +419,26 @@ impl Partial {
         self.groups_cut_files += other.groups_cut_files;
         // Hits name files whose lines were just found apart.
         let _ = merge_by_path(&mut self.hits, other.hits, |h| &h.path);
+        for (path, theirs) in other.ranges {
+            match self.ranges.get_mut(&path) {
+                None => {
+                    self.ranges.insert(path, theirs);
+                }
+                Some(mine) => mine.absorb(theirs)?,
+            }
+        }
+        // A file read whole on one side and by ranges on the other would
+        // count twice once its ranges join.
+        let whole = |path: &String| {
+            self.lines
+                .binary_search_by(|l| l.path.as_str().cmp(path))
+                .is_ok()
+        };
+        if self.ranges.keys().any(whole) {
+            return Err(Refusal::invalid_argument(
+                "these partials do not merge: they hold a file in common (whole, and by ranges)",
+            ));
+        }
         self.cut();
         Ok(self)
     }
@@ -512,19 +518,70 @@ impl Partial {
                 "not a partial: it holds a file's line twice",
             ));
         }
+        // Pending files by their own paths, each range's part once.
+        for file in p.take_pending() {
+            let parts = file.parts;
+            let mut one = PendingFile {
+                parts: Vec::new(),
+                ..file
+            };
+            one.absorb(PendingFile {
+                parts,
+                ..one.clone()
+            })?;
+            match p.ranges.get_mut(&one.member.path) {
+                Some(held) => held.absorb(one)?,
+                None => {
+                    p.ranges.insert(one.member.path.clone(), one);
+                }
+            }
+        }
         p.cut();
         Ok(p)
+    }
+
+    /// This partial with every file left pending refused (it was not
+    /// answered, and is never dropped).
+    fn refuse_pending(mut self) -> Partial {
+        let mut refused = Partial::empty(self.op, self.limit);
+        for file in self.take_pending() {
+            let clean = file.parts.iter().filter(|p| p.settled()).count();
+            let refusal = Refusal::invalid_argument(format!(
+                "`{}` was read in {} byte ranges, and their parts were not joined ({} in, \
+                 {clean} clean): settle the partial (Dataset::settle) and run the tasks it gives back",
+                plumb_core::echo(&file.member.path),
+                file.plan.ranges(),
+                file.parts.len(),
+            ));
+            let limit = self.limit;
+            let one = Partial::of_file(
+                self.op,
+                &file.member,
+                Some(file.plan.len),
+                0,
+                limit,
+                Err(refusal),
+            );
+            // Pending files have distinct paths: they merge.
+            if let Ok(merged) = refused.clone().merge(one) {
+                refused = merged;
+            }
+        }
+        self.clone().merge(refused).unwrap_or(self)
     }
 
     /// The answer: the merged view of the files held, with the listing's
     /// facts (`named`, the files left and where the next call starts).
     pub(crate) fn finish(
-        self,
+        mut self,
         named: Vec<String>,
         left: u64,
         next_from: Option<String>,
         unnamed: u64,
     ) -> DatasetAnswer {
+        if !self.ranges.is_empty() {
+            self = self.refuse_pending();
+        }
         let search = self.op == DatasetOp::Search;
         let held: u64 = self.hits.iter().map(|h| h.hits.len() as u64).sum();
         let next = if search && self.limit_reached() {

@@ -8,6 +8,7 @@ mod budget;
 #[cfg(feature = "compression")]
 mod containers;
 mod dataset;
+mod dataset_ranges;
 mod detect;
 mod encodings;
 mod entry;
