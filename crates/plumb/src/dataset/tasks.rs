@@ -225,13 +225,7 @@ impl Dataset {
             .open(&task.member, &OpenContext::default())
             .ok()
             .and_then(|source| {
-                let reader = plumb.registry().by_name(&range.plan.format)?;
-                let mut checked = req.clone();
-                SourceChoice::take(&mut checked.options).ok()?;
-                plumb
-                    .registry()
-                    .check_options(reader.as_ref(), core_op(op), &mut checked)
-                    .ok()?;
+                let (reader, checked) = planner(plumb, op, req, &range.plan)?;
                 Some(reader.scan_range(&*source, core_op(op), &checked, &range.plan, range.index))
             })
             .unwrap_or(RangePart {
@@ -336,6 +330,23 @@ fn checked_reader(
     Some((detected.reader, checked))
 }
 
+/// The reader that made `plan`, and `req` checked for it.
+fn planner(
+    plumb: &Plumb,
+    op: DatasetOp,
+    req: &Request,
+    plan: &RangePlan,
+) -> Option<(std::sync::Arc<dyn plumb_core::FormatReader>, Request)> {
+    let reader = plumb.registry().by_name(&plan.format)?;
+    let mut checked = req.clone();
+    SourceChoice::take(&mut checked.options).ok()?;
+    plumb
+        .registry()
+        .check_options(reader.as_ref(), core_op(op), &mut checked)
+        .ok()?;
+    Some((reader, checked))
+}
+
 /// A pending file's facts from its ranges' parts, when they join.
 fn join(plumb: &Plumb, op: DatasetOp, req: &Request, file: &PendingFile) -> Option<FileFacts> {
     let ranges = file.plan.ranges();
@@ -343,13 +354,7 @@ fn join(plumb: &Plumb, op: DatasetOp, req: &Request, file: &PendingFile) -> Opti
     if !complete {
         return None;
     }
-    let reader = plumb.registry().by_name(&file.plan.format)?;
-    let mut checked = req.clone();
-    SourceChoice::take(&mut checked.options).ok()?;
-    plumb
-        .registry()
-        .check_options(reader.as_ref(), core_op(op), &mut checked)
-        .ok()?;
+    let (reader, checked) = planner(plumb, op, req, &file.plan)?;
     let mut answer = reader.join_ranges(core_op(op), &checked, &file.plan, &file.parts)?;
     Some(FileFacts::of_answer(&mut *answer, op == DatasetOp::Search))
 }
