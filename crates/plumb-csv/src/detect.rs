@@ -173,6 +173,19 @@ pub fn detect_dialect(
     delimiter: Option<(u8, bool)>,
     quote: QuoteMode,
 ) -> Detection {
+    detect_dialect_with(sample, complete, delimiter, quote, true)
+}
+
+/// [`detect_dialect`], with `settle_early`: a reading no later candidate
+/// can beat ends the search. Without it every candidate is profiled (the
+/// reference the early end is held to, in the tests).
+pub(crate) fn detect_dialect_with(
+    sample: &[u8],
+    complete: bool,
+    delimiter: Option<(u8, bool)>,
+    quote: QuoteMode,
+    settle_early: bool,
+) -> Detection {
     let one = |(d, runs): (u8, bool)| -> (Profile, Detection) {
         let given;
         let quotes: &[Option<u8>] = match quote {
@@ -209,11 +222,28 @@ pub fn detect_dialect(
     if let Some(d) = delimiter {
         return one(d).1;
     }
+    // Where no quote the dialect may read occurs in the sample, every
+    // delimiter reads its lines as its records, so none scores more
+    // records than there are lines and none reads quoted records: a
+    // reading in which every record has the modal width (two fields or
+    // more) wins against every later candidate, the extended ones
+    // included (they must score strictly more), and the search ends
+    // there. Most files of a dataset are such tables.
+    let unquoted = settle_early
+        && match quote {
+            QuoteMode::Auto => memchr::memchr2(b'"', b'\'', sample).is_none(),
+            QuoteMode::Char(q) => memchr::memchr(q, sample).is_none(),
+            QuoteMode::Off => true,
+        };
+    let mut settled = false;
     // The seed's rule: the delimiter whose modal count (two fields or
     // more) the most records share; ties to the earlier candidate.
-    let best_of = |candidates: &mut dyn Iterator<Item = (u8, bool)>| {
+    let mut best_of = |candidates: &mut dyn Iterator<Item = (u8, bool)>| {
         let mut best: Option<(Profile, Detection)> = None;
         for candidate in candidates {
+            if settled {
+                break;
+            }
             // A delimiter the sample never holds splits no record: its
             // profile would be passed over below, so it is not made.
             if memchr::memchr(candidate.0, sample).is_none() {
@@ -224,6 +254,7 @@ pub fn detect_dialect(
                 continue;
             }
             if best.as_ref().is_none_or(|(b, _)| p.beats_delimiter(b)) {
+                settled = unquoted && p.score == p.total;
                 best = Some((p, detection));
             }
         }

@@ -150,3 +150,65 @@ fn a_regular_table_is_plain_and_a_titled_one_is_not() {
     let d = detect_dialect(noted, true, None, QuoteMode::Auto);
     assert!(!plainly_no_preamble(noted, &d, None));
 }
+
+/// Tables of any delimiter, the extended ones among them, whose cells
+/// may hold other candidates, with or without a quote anywhere.
+fn tables_of_any_delimiter() -> impl Strategy<Value = Vec<u8>> {
+    (
+        prop::sample::select(vec![b',', b';', b'\t', b'|', b':', b' ']),
+        1usize..5,
+        proptest::collection::vec(
+            (
+                0usize..8,
+                prop::sample::select(b"a1;:| \t,\"'".to_vec()),
+                0usize..6,
+            ),
+            1..14,
+        ),
+        any::<bool>(),
+    )
+        .prop_map(|(delim, width, rows, crlf)| {
+            let mut out = Vec::new();
+            for (r, (ragged, stray, at)) in rows.into_iter().enumerate() {
+                let n = match ragged {
+                    0 => width + 1,
+                    1 => width.saturating_sub(1).max(1),
+                    _ => width,
+                };
+                for c in 0..n {
+                    if c > 0 {
+                        out.push(delim);
+                    }
+                    out.extend(format!("v{c}{r}").bytes());
+                    if c == at {
+                        out.push(stray);
+                    }
+                }
+                out.extend_from_slice(if crlf { b"\r\n" } else { b"\n" });
+            }
+            out
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8192))]
+
+    /// Ending the search at a reading no later candidate can beat gives
+    /// the detection that profiling every candidate gives, under every
+    /// quote mode.
+    #[test]
+    fn settling_early_detects_what_every_candidate_detects(
+        sample in prop_oneof![tables_of_any_delimiter(), tables(), csvish(), unquoted()],
+        complete in any::<bool>(),
+        quote in prop::sample::select(vec![
+            QuoteMode::Auto,
+            QuoteMode::Off,
+            QuoteMode::Char(b'"'),
+            QuoteMode::Char(b'\''),
+        ]),
+    ) {
+        let early = detect_dialect_with(&sample, complete, None, quote, true);
+        let every = detect_dialect_with(&sample, complete, None, quote, false);
+        prop_assert_eq!(early, every, "{:?}", String::from_utf8_lossy(&sample));
+    }
+}
