@@ -186,6 +186,11 @@ impl Partial {
         std::mem::take(&mut self.ranges).into_values().collect()
     }
 
+    /// Holds `file` pending again (taken out by [`Partial::take_pending`]).
+    pub(crate) fn keep_pending(&mut self, file: PendingFile) {
+        self.ranges.insert(file.member.path.clone(), file);
+    }
+
     /// The files pending on their byte ranges: merged from range tasks,
     /// not yet joined by [`super::Dataset::settle`].
     pub fn pending_files(&self) -> usize {

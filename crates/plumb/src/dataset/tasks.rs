@@ -55,6 +55,15 @@ pub(crate) struct PendingFile {
 }
 
 impl PendingFile {
+    /// The task that reads this file whole.
+    pub(crate) fn whole(self) -> Task {
+        Task {
+            member: self.member,
+            first: self.first,
+            range: None,
+        }
+    }
+
     /// Takes in `other`'s parts of the same plan. Of two parts of one
     /// range (a task retried) the settled one is kept, and of two settled
     /// ones the one whose serialized form sorts last, so the order
@@ -244,11 +253,13 @@ impl Dataset {
         )
     }
 
-    /// Joins the ranges of every pending file of `partial` into the
-    /// file's partial, and gives back, beside the partial, a whole-file
-    /// task for each file whose ranges did not join: run them
-    /// ([`Dataset::run_task`]) and merge their partials in before
-    /// [`Dataset::finish`].
+    /// Joins the ranges of every pending file of `partial` whose ranges
+    /// are all in into the file's partial, and gives back, beside the
+    /// partial, a whole-file task for each such file whose ranges did not
+    /// join: run them ([`Dataset::run_task`]) and merge their partials in
+    /// before [`Dataset::finish`]. A file with ranges still out stays
+    /// pending, so a driver may settle as parts arrive and hold only the
+    /// files in flight.
     ///
     /// # Errors
     /// As [`Partial::merge`].
@@ -260,7 +271,12 @@ impl Dataset {
         mut partial: Partial,
     ) -> Result<(Partial, Vec<Task>), Refusal> {
         let mut reruns = Vec::new();
+        let mut waiting = Vec::new();
         for file in partial.take_pending() {
+            if file.parts.len() < file.plan.ranges() {
+                waiting.push(file);
+                continue;
+            }
             match join(plumb, op, req, &file) {
                 Some(facts) => {
                     let one = Partial::of_file(
@@ -273,19 +289,19 @@ impl Dataset {
                     );
                     partial = partial.merge(one)?;
                 }
-                None => reruns.push(Task {
-                    member: file.member,
-                    first: file.first,
-                    range: None,
-                }),
+                None => reruns.push(file.whole()),
             }
+        }
+        for file in waiting {
+            partial.keep_pending(file);
         }
         Ok((partial, reruns))
     }
 
     /// The answer from a merged partial that may hold pending files:
     /// settles it ([`Dataset::settle`]), runs here the whole-file tasks
-    /// of files whose ranges did not join, and finishes.
+    /// of files whose ranges did not join or are not all in, and
+    /// finishes.
     ///
     /// # Errors
     /// As [`Partial::merge`].
@@ -297,7 +313,8 @@ impl Dataset {
         req: &Request,
         partial: Partial,
     ) -> Result<DatasetAnswer, Refusal> {
-        let (mut partial, reruns) = self.settle(plumb, op, req, partial)?;
+        let (mut partial, mut reruns) = self.settle(plumb, op, req, partial)?;
+        reruns.extend(partial.take_pending().into_iter().map(PendingFile::whole));
         for task in &reruns {
             partial = partial.merge(self.run_task(plumb, op, format, req, task))?;
         }

@@ -218,11 +218,28 @@ fn a_file_left_pending_is_refused_never_dropped() {
             .contains("settle"),
         "{line}"
     );
-    // Settled, the file with a range missing runs again whole.
-    let (_, reruns) = data.settle(&plumb, op, &req, merged).unwrap();
+    // Settled, the file with a range missing stays pending, and joins
+    // when its last range comes in.
+    let (settled, reruns) = data.settle(&plumb, op, &req, merged.clone()).unwrap();
     let mut again: Vec<&str> = reruns.iter().map(file_name).collect();
     again.sort_unstable();
-    assert_eq!(again, ["a-big.csv", "b-big-bad.csv", "f-big-bad.jsonl"]);
+    assert_eq!(again, ["b-big-bad.csv", "f-big-bad.jsonl"]);
+    assert_eq!(settled.pending_files(), 1);
+    let late = data.run_task(&plumb, op, None, &req, &tasks[last]);
+    let (settled, reruns) = data
+        .settle(&plumb, op, &req, settled.merge(late).unwrap())
+        .unwrap();
+    assert!(reruns.is_empty());
+    assert_eq!(settled.pending_files(), 0);
+    // Completed here, the file with a range missing is read whole: the
+    // answer is the whole run's.
+    let whole = data.run(&plumb, op, None, &req).unwrap().to_json();
+    assert_eq!(
+        data.complete(&plumb, op, None, &req, merged)
+            .unwrap()
+            .to_json(),
+        whole
+    );
 }
 
 #[test]
