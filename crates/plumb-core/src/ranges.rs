@@ -26,6 +26,7 @@
 //! [`FormatReader::scan_range`]: crate::FormatReader::scan_range
 //! [`FormatReader::join_ranges`]: crate::FormatReader::join_ranges
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -92,6 +93,66 @@ impl RangePlan {
             && self.cuts.last() == Some(&self.len)
             && self.cuts.windows(2).all(|w| w[0] < w[1])
     }
+
+    /// The part of range `index` that found `state` (`None`: unsettled),
+    /// stamped with the range's bytes and the file's size, so that
+    /// [`RangePlan::states`] takes it into this plan only.
+    ///
+    /// ```
+    /// use plumb_core::RangePlan;
+    /// let plan = RangePlan { format: "jsonl".into(), len: 30, cuts: vec![0, 10, 30] };
+    /// let other = RangePlan { len: 31, cuts: vec![0, 10, 31], ..plan.clone() };
+    /// let parts = [plan.part(1, Some(7u64)), plan.part(0, Some(5u64)), plan.part(1, Some(9u64))];
+    /// assert_eq!(plan.states::<u64>(&parts), Some(vec![5, 7]));
+    /// assert_eq!(other.states::<u64>(&parts), None);
+    /// assert_eq!(plan.states::<u64>(&parts[..2]), Some(vec![5, 7]));
+    /// assert_eq!(plan.states::<u64>(&parts[..1]), None);
+    /// ```
+    pub fn part<T: Serialize>(&self, index: usize, state: Option<T>) -> RangePart {
+        let state = state.zip(self.range(index)).and_then(|(of, range)| {
+            serde_json::to_value(Stamped {
+                range,
+                len: self.len,
+                of,
+            })
+            .ok()
+        });
+        RangePart { index, state }
+    }
+
+    /// The states of every range of this plan, in range order, from
+    /// `parts` given in any order (of a range given twice, the first);
+    /// `None` when the plan is not well formed, or a range's part is
+    /// missing, unsettled, not of this plan's bytes, or not a `T`.
+    pub fn states<T: DeserializeOwned>(&self, parts: &[RangePart]) -> Option<Vec<T>> {
+        if !self.is_well_formed() {
+            return None;
+        }
+        let mut states: Vec<Option<T>> = std::iter::repeat_with(|| None)
+            .take(self.ranges())
+            .collect();
+        for part in parts {
+            let slot = states.get_mut(part.index)?;
+            if slot.is_some() {
+                continue;
+            }
+            let stamped: Stamped<T> = serde_json::from_value(part.state.clone()?).ok()?;
+            if (Some(stamped.range), stamped.len) != (self.range(part.index), self.len) {
+                return None;
+            }
+            *slot = Some(stamped.of);
+        }
+        states.into_iter().collect()
+    }
+}
+
+/// A range's state with the bytes it read (`start..end`) and
+/// the file's size.
+#[derive(Serialize, Deserialize)]
+struct Stamped<T> {
+    range: (u64, u64),
+    len: u64,
+    of: T,
 }
 
 /// What the scan of one range found, in a form the reader that planned

@@ -64,7 +64,9 @@ pub use parallel::{
     inspect_in_parts, inspect_source, search_in_parts, search_source, validate_in_parts,
     validate_source, CSV_PARALLEL_MIN_BYTES, CSV_PARALLEL_MIN_HEAD_LINES,
 };
-pub use ranges::{join_validate_ranges, plan_validate_ranges, scan_validate_range};
+pub use ranges::{
+    join_search_ranges, join_validate_ranges, plan_ranges, scan_search_range, scan_validate_range,
+};
 pub use reader::CsvReader;
 pub use report::{
     ColumnRef, ColumnReport, CsvInspect, CsvSearch, CsvSelect, CsvValidate, DialectReport,

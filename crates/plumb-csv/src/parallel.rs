@@ -201,11 +201,11 @@ pub(crate) fn plan(
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Before {
     /// Records the parser numbered (the header included).
-    records: u64,
+    pub records: u64,
     /// Data rows.
-    rows: u64,
+    pub rows: u64,
     /// Line breaks, quoted ones included.
-    lines: u64,
+    pub lines: u64,
 }
 
 /// Scans each part of `plan` on its own thread into a sink made by

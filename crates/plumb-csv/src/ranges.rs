@@ -1,47 +1,54 @@
-//! CSV/TSV validate in byte ranges that run apart (see
-//! [`plumb_core::ranges`]): the split scan of [`crate::validate_in_parts`]
-//! with each part a task of its own, wherever it runs.
+//! CSV/TSV validate and search in byte ranges that run apart (see
+//! [`plumb_core::ranges`]): the split scans of
+//! [`crate::validate_in_parts`] and [`crate::search_in_parts`] with each
+//! part a task of its own, wherever it runs.
 //!
 //! The plan is the split scan's: the head settles the dialect, and the
-//! file is cut at line feeds (where quotes are even in number, when the
-//! head shows quoted line breaks). Each range reads the head again and
+//! file is cut at line feeds. Each range reads the head again and
 //! settles the same dialect from the same bytes, so no range needs
 //! another's answer before it starts. A range's part is its scan
-//! summary, kept only when the range ran clean (no issue, no ragged row,
-//! read to its end; the first range read the dialect it planned); the
-//! join adds the parts as the split scan adds its threads', and gives
-//! the one-thread answer, or nothing when any part is missing, unsettled,
-//! read with another dialect or not as wide: the caller then validates
-//! the whole file, which places the fault.
+//! summary (with a search's hits and counts), kept only when the range
+//! ran clean (no issue, no ragged row, read to its end or, searching, to
+//! the hit past the limit; the first range with the dialect it planned);
+//! the join adds the parts as the split scan adds its threads', and gives
+//! the one-thread answer, or nothing when any part is missing,
+//! unsettled, read with another dialect or not as wide: the caller then
+//! scans the whole file, which places the fault.
+//!
+//! A search names its column by the header, which only the first range
+//! reads: a later range reads the file's first record itself (and no
+//! further) to resolve it, as the first range will.
 
-use plumb_core::{RangePart, RangePlan, Refusal, Source};
+use plumb_core::{Query, RangePart, RangePlan, Refusal, Source};
 use serde::{Deserialize, Serialize};
 
-use crate::parallel::{add_part, first_as_planned, plan, read_head, scan_part};
-use crate::report::{CsvValidate, ValidateSink};
-use crate::scan::ScanSummary;
+use crate::parallel::{add_part, first_as_planned, plan, read_head, scan_part, Before, Head};
+use crate::report::{
+    fetch_hits, ColumnProbe, ColumnRef, CsvSearch, CsvValidate, SearchSink, ValidateSink,
+};
+use crate::scan::{RowSink, ScanSummary};
 use crate::{CsvFormat, CsvOptions};
 
-/// A range's part: the bytes it read, the dialect it read them with,
-/// and what it counted.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct PartState {
-    /// The range's bytes, `start..end`, and the file's size: a part is
-    /// joined only into the plan it was scanned by.
-    range: (u64, u64),
-    len: u64,
-    /// Delimiter, runs, quote and comment character.
-    dialect: (u8, bool, Option<u8>, Option<u8>),
+/// Delimiter, runs, quote and comment character.
+type Dialect = (u8, bool, Option<u8>, Option<u8>);
+
+/// A range's part: the dialect it read with, what it counted, and, for
+/// a search, what it found.
+#[derive(Debug, Serialize, Deserialize)]
+struct PartState<T> {
+    dialect: Dialect,
     summary: ScanSummary,
+    found: T,
 }
 
-/// Plans a validate of `source` in up to `parts` byte ranges; `None`
-/// when the split scan would not split it (a small file, a row cap, a
-/// head of long records; see [`crate::validate_in_parts`]).
+/// Plans a scan of `source` in up to `parts` byte ranges, for validate
+/// or search; `None` when the split scan would not split it (a small
+/// file, a row cap, a head of long records or with quoted line breaks;
+/// see [`crate::validate_in_parts`]).
 ///
 /// # Errors
 /// A read error while reading the head or looking for cuts.
-pub fn plan_validate_ranges(
+pub fn plan_ranges(
     source: &dyn Source,
     format: CsvFormat,
     opts: &CsvOptions,
@@ -68,46 +75,17 @@ pub fn scan_validate_range(
     plan: &RangePlan,
     index: usize,
 ) -> RangePart {
-    let state = range_state(source, format, opts, plan, index)
-        .ok()
-        .flatten()
-        .and_then(|s| serde_json::to_value(s).ok());
-    RangePart { index, state }
-}
-
-fn range_state(
-    source: &dyn Source,
-    format: CsvFormat,
-    opts: &CsvOptions,
-    plan: &RangePlan,
-    index: usize,
-) -> Result<Option<PartState>, Refusal> {
-    let planned = plan.format == format.name()
-        && plan.fits_lines(source, index)
-        && opts.scan.reads_whole(plan.len);
-    let Some(range) = plan.range(index).filter(|_| planned) else {
-        return Ok(None);
-    };
-    let head = read_head(source, format, opts)?;
-    let later = head.resolved.for_later_part();
-    let mut sink = ValidateSink::default();
-    let summary = scan_part(
-        source,
-        (head.asked, later.clone()),
-        opts.header,
-        range,
-        &mut sink,
-    )?;
-    let clean = !summary.stopped && summary.ragged_rows == 0 && sink.issue_count() == 0;
-    if !clean || (index == 0 && !first_as_planned(&summary, &head.resolved)) {
-        return Ok(None);
-    }
-    Ok(Some(PartState {
-        range,
-        len: plan.len,
-        dialect: (later.delimiter, later.runs, later.quote, later.comment),
-        summary,
-    }))
+    let state = scan_range(source, (format, opts), plan, index, |_| {
+        Some(ValidateSink::default())
+    })
+    .and_then(|(summary, sink, dialect)| {
+        (!summary.stopped && sink.issue_count() == 0).then_some(PartState {
+            dialect,
+            summary,
+            found: (),
+        })
+    });
+    plan.part(index, state)
 }
 
 /// The validate answer of the whole file from the parts of every range
@@ -119,33 +97,151 @@ pub fn join_validate_ranges(
     plan: &RangePlan,
     parts: &[RangePart],
 ) -> Option<CsvValidate> {
-    if plan.format != format.name() || !plan.is_well_formed() {
-        return None;
-    }
-    let mut states: Vec<Option<PartState>> = vec![None; plan.ranges()];
-    for part in parts {
-        let state: PartState = serde_json::from_value(part.state.clone()?).ok()?;
-        if (Some(state.range), state.len) != (plan.range(part.index), plan.len) {
+    let whole = join(format, plan, parts, |_, (), _| Some(true))?;
+    Some(ValidateSink::default().finish(format.name(), &whole))
+}
+
+/// Searches range `index` of `plan` for `query` in `column` (see
+/// [`crate::search()`]), its hits' cells read back; unsettled when the
+/// plan is not this file's, the range did not run clean (an issue, a row
+/// not judged whole), or the search is not one a split search answers
+/// (from an offset, of the last hits, by conditions).
+pub fn scan_search_range(
+    source: &dyn Source,
+    (format, opts): (CsvFormat, &CsvOptions),
+    (query, column): (&Query, Option<ColumnRef>),
+    plan: &RangePlan,
+    index: usize,
+) -> RangePart {
+    let splits = query.offset == 0 && query.skip_hits == 0 && query.conditions.is_none();
+    let state = scan_range(source, (format, opts), plan, index, |head| {
+        if !splits {
             return None;
         }
-        let slot = states.get_mut(part.index)?;
-        if slot.is_none() {
-            *slot = Some(state);
+        let Some(first) = plan.range(0).filter(|_| index > 0) else {
+            return Some(SearchSink::new(query.clone(), column.clone(), true));
+        };
+        let mut probe = ColumnProbe::new(column.clone());
+        let later = head.resolved.for_later_part();
+        scan_part(source, (head.asked, later), opts.header, first, &mut probe).ok()?;
+        let resolved = probe.resolved?.ok()?;
+        Some(SearchSink::later_part(query.clone(), resolved))
+    })
+    .and_then(|(summary, mut sink, dialect)| {
+        let (_, end) = plan.range(index)?;
+        sink.close_span(end);
+        fetch_hits(&mut sink, source, &summary).ok()?;
+        Some(PartState {
+            dialect,
+            summary,
+            found: sink.into_state()?,
+        })
+    });
+    plan.part(index, state)
+}
+
+/// The search answer of the whole file from the parts of every range of
+/// `plan`, in any order: the hits and counts one thread finds, stopping
+/// where it stops; `None` when they cannot give it (see the module's
+/// header).
+pub fn join_search_ranges(
+    format: CsvFormat,
+    query: &Query,
+    plan: &RangePlan,
+    parts: &[RangePart],
+) -> Option<CsvSearch> {
+    let mut whole: Option<SearchSink> = None;
+    let summary = join(format, plan, parts, |summary, found, before| {
+        let mut part = SearchSink::from_state(query.clone(), found)?;
+        match (whole.as_mut(), before) {
+            (None, _) => whole = Some(part),
+            (Some(w), Some(before)) => {
+                let kept = w.room_for(&part)?;
+                part.keep_first(kept);
+                w.absorb(part, before.rows, before.lines);
+            }
+            (Some(_), None) => return None,
         }
+        Some(!summary.stopped)
+    })?;
+    let whole = whole?;
+    // A column past every row's is refused, as one thread refuses it.
+    if whole.column_index().is_some_and(|c| c >= summary.widest) {
+        return None;
     }
+    Some(whole.finish(format.name(), &summary))
+}
+
+/// Reads the head of `source`, checks that range `index` is one `plan`
+/// cut from this file, and scans it into the sink `make` gives (told the
+/// head); the range's summary, its sink and the dialect a later range
+/// reads with, or `None` when the plan is not this file's, the range was
+/// refused, holds ragged rows, or (the first) did not read the dialect
+/// planned.
+fn scan_range<S: RowSink>(
+    source: &dyn Source,
+    (format, opts): (CsvFormat, &CsvOptions),
+    plan: &RangePlan,
+    index: usize,
+    make: impl FnOnce(&Head) -> Option<S>,
+) -> Option<(ScanSummary, S, Dialect)> {
+    let planned = plan.format == format.name()
+        && plan.fits_lines(source, index)
+        && opts.scan.reads_whole(plan.len);
+    let range = plan.range(index).filter(|_| planned)?;
+    let head = read_head(source, format, opts).ok()?;
+    let mut sink = make(&head)?;
+    let later = head.resolved.for_later_part();
+    let summary = scan_part(
+        source,
+        (head.asked, later.clone()),
+        opts.header,
+        range,
+        &mut sink,
+    )
+    .ok()?;
+    let clean = summary.ragged_rows == 0;
+    if !clean || (index == 0 && !first_as_planned(&summary, &head.resolved)) {
+        return None;
+    }
+    let dialect = (later.delimiter, later.runs, later.quote, later.comment);
+    Some((summary, sink, dialect))
+}
+
+/// Takes the parts of every range of `plan` in file order, checks each
+/// was read with the first range's dialect and is as wide, adds their
+/// summaries, and hands each to `take` with the whole's summary so far
+/// and what came before it (`None` for the first); `take` says whether
+/// to go on (a search stops at the hit past its limit). The whole's
+/// summary, or `None` when a part is missing or does not join.
+fn join<T: serde::de::DeserializeOwned>(
+    format: CsvFormat,
+    plan: &RangePlan,
+    parts: &[RangePart],
+    mut take: impl FnMut(&ScanSummary, T, Option<Before>) -> Option<bool>,
+) -> Option<ScanSummary> {
+    if plan.format != format.name() {
+        return None;
+    }
+    let states: Vec<PartState<T>> = plan.states(parts)?;
     let mut states = states.into_iter();
-    let first = states.next()??;
+    let first = states.next()?;
     let dialect = first.dialect;
     let mut whole = first.summary;
     if (whole.delimiter, whole.runs, whole.quote, whole.comment) != dialect {
         return None;
     }
+    if !take(&whole, first.found, None)? {
+        return Some(whole);
+    }
     for state in states {
-        let state = state?;
         if state.dialect != dialect {
             return None;
         }
-        add_part(&mut whole, &state.summary)?;
+        let before = add_part(&mut whole, &state.summary)?;
+        if !take(&whole, state.found, Some(before))? {
+            break;
+        }
     }
-    Some(ValidateSink::default().finish(format.name(), &whole))
+    Some(whole)
 }

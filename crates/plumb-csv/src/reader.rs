@@ -193,10 +193,18 @@ impl FormatReader for CsvReader {
         req: &Request,
         parts: usize,
     ) -> Result<Option<RangePlan>, Refusal> {
-        if op != Op::Validate {
+        let splits = match op {
+            Op::Validate => true,
+            Op::Search => {
+                let q = plumb_core::Query::judging_conditions(req)?;
+                q.offset == 0 && q.skip_hits == 0 && q.conditions.is_none()
+            }
+            _ => false,
+        };
+        if !splits {
             return Ok(None);
         }
-        crate::plan_validate_ranges(source, self.format, &self.options(req)?, parts)
+        crate::plan_ranges(source, self.format, &self.options(req)?, parts)
     }
 
     fn scan_range(
@@ -207,9 +215,14 @@ impl FormatReader for CsvReader {
         plan: &RangePlan,
         index: usize,
     ) -> RangePart {
-        match self.options(req) {
-            Ok(o) if op == Op::Validate => {
-                crate::scan_validate_range(source, self.format, &o, plan, index)
+        let Ok(o) = self.options(req) else {
+            return RangePart { index, state: None };
+        };
+        match (op, plumb_core::Query::judging_conditions(req)) {
+            (Op::Validate, _) => crate::scan_validate_range(source, self.format, &o, plan, index),
+            (Op::Search, Ok(query)) => {
+                let column = req.options.text("column").map(ColumnRef::parse);
+                crate::scan_search_range(source, (self.format, &o), (&query, column), plan, index)
             }
             _ => RangePart { index, state: None },
         }
@@ -218,15 +231,23 @@ impl FormatReader for CsvReader {
     fn join_ranges(
         &self,
         op: Op,
-        _req: &Request,
+        req: &Request,
         plan: &RangePlan,
         parts: &[RangePart],
     ) -> Option<Box<dyn Answer>> {
-        if op != Op::Validate {
-            return None;
+        match op {
+            Op::Validate => Some(Box::new(crate::join_validate_ranges(
+                self.format,
+                plan,
+                parts,
+            )?)),
+            Op::Search => {
+                let query = plumb_core::Query::judging_conditions(req).ok()?;
+                let answer = crate::join_search_ranges(self.format, &query, plan, parts)?;
+                Some(Box::new(answer))
+            }
+            _ => None,
         }
-        let answer = crate::join_validate_ranges(self.format, plan, parts)?;
-        Some(Box::new(answer))
     }
 
     fn search(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {

@@ -46,7 +46,9 @@ pub use parallel::{
     inspect_in_parts, inspect_source, search_in_parts, search_source, validate_in_parts,
     validate_source, PARALLEL_MIN_BYTES,
 };
-pub use ranges::{join_validate_ranges, plan_validate_ranges, scan_validate_range};
+pub use ranges::{
+    join_search_ranges, join_validate_ranges, plan_ranges, scan_search_range, scan_validate_range,
+};
 pub use reader::{JsonlReader, JSONL_OPTIONS};
 pub use search::{search, JsonlSearch, RecordHit};
 pub use splitter::{InPlace, Line, LineSink, LineSplitter, JSONL_MAX_LINE_BYTES};

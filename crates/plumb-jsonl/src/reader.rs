@@ -92,10 +92,17 @@ impl FormatReader for JsonlReader {
         req: &Request,
         parts: usize,
     ) -> Result<Option<RangePlan>, Refusal> {
-        if op != Op::Validate {
-            return Ok(None);
+        match op {
+            Op::Validate => crate::plan_ranges(source, &req.scan, parts),
+            Op::Search => {
+                let query = plumb_core::Query::judging_conditions(req)?;
+                if query.offset != 0 || query.skip_hits != 0 {
+                    return Ok(None);
+                }
+                crate::plan_ranges(source, &req.scan, parts)
+            }
+            _ => Ok(None),
         }
-        crate::plan_validate_ranges(source, &req.scan, parts)
     }
 
     fn scan_range(
@@ -106,24 +113,36 @@ impl FormatReader for JsonlReader {
         plan: &RangePlan,
         index: usize,
     ) -> RangePart {
-        if op != Op::Validate {
-            return RangePart { index, state: None };
+        match op {
+            Op::Validate => crate::scan_validate_range(source, &req.scan, plan, index),
+            Op::Search => match plumb_core::Query::judging_conditions(req) {
+                Ok(query) => {
+                    let field = req.options.text("field");
+                    crate::scan_search_range(source, &req.scan, (field, &query), plan, index)
+                }
+                Err(_) => RangePart { index, state: None },
+            },
+            _ => RangePart { index, state: None },
         }
-        crate::scan_validate_range(source, &req.scan, plan, index)
     }
 
     fn join_ranges(
         &self,
         op: Op,
-        _req: &Request,
+        req: &Request,
         plan: &RangePlan,
         parts: &[RangePart],
     ) -> Option<Box<dyn Answer>> {
-        if op != Op::Validate {
-            return None;
+        match op {
+            Op::Validate => Some(Box::new(crate::join_validate_ranges(plan, parts)?)),
+            Op::Search => {
+                let query = plumb_core::Query::judging_conditions(req).ok()?;
+                let field = req.options.text("field");
+                let answer = crate::join_search_ranges((field, &query), plan, parts)?;
+                Some(Box::new(answer))
+            }
+            _ => None,
         }
-        let answer = crate::join_validate_ranges(plan, parts)?;
-        Some(Box::new(answer))
     }
 
     fn search(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {

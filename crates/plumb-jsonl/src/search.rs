@@ -9,7 +9,7 @@
 use std::io::BufRead;
 use std::ops::ControlFlow;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use plumb_core::{Conditions, Query, Refusal, SearchProgress, SearchWindow, TextStream, ViewFlags};
@@ -20,7 +20,7 @@ use plumb_json::{
 use crate::splitter::{Line, LineSink};
 
 /// One record that matched.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RecordHit {
     /// The 0-based record (the `offset` a select of it takes).
     pub record: u64,
@@ -79,6 +79,22 @@ pub struct JsonlSearch {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+/// What a search of one byte range found, in a form that travels (see
+/// [`crate::scan_search_range`]): the sink's counts and hits, its
+/// records and lines numbered from the range's start.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct SearchState {
+    hits: Vec<RecordHit>,
+    before_hit: Vec<(u64, u64, u64, bool)>,
+    progress: SearchProgress,
+    cut: bool,
+    invalid: u64,
+    oversized: u64,
+    unjudged: u64,
+    records: u64,
+    lines: u64,
 }
 
 pub(crate) struct SearchLines<'q> {
@@ -216,6 +232,47 @@ impl<'q> SearchLines<'q> {
             stopped_at: None,
             budget: false,
         })
+    }
+
+    /// What this search found, to travel; `None` when it stopped at its
+    /// byte budget (a range's state is only ever of a range read whole).
+    pub(crate) fn into_state(self) -> Option<SearchState> {
+        (!self.budget && self.stopped_at.is_none()).then_some(SearchState {
+            hits: self.hits,
+            before_hit: self.before_hit,
+            progress: self.progress,
+            cut: self.cut,
+            invalid: self.invalid,
+            oversized: self.oversized,
+            unjudged: self.unjudged,
+            records: self.index,
+            lines: self.lines,
+        })
+    }
+
+    /// The search of `query` at `pointer` that found `state`, as if it
+    /// had read that range here; `None` when the state is not one such
+    /// a search gives (a hit for each place before one, no more hits than
+    /// the limit).
+    pub(crate) fn from_state(
+        query: &'q Query,
+        pointer: Option<Pointer>,
+        state: SearchState,
+    ) -> Option<SearchLines<'q>> {
+        let mut sink = SearchLines::new(query, pointer).ok()?;
+        if state.hits.len() != state.before_hit.len() || state.hits.len() > query.limit {
+            return None;
+        }
+        sink.hits = state.hits;
+        sink.before_hit = state.before_hit;
+        sink.progress = state.progress;
+        sink.cut = state.cut;
+        sink.invalid = state.invalid;
+        sink.oversized = state.oversized;
+        sink.unjudged = state.unjudged;
+        sink.index = state.records;
+        sink.lines = state.lines;
+        Some(sink)
     }
 
     /// Reads `stream` to its end or to the hit past the limit.

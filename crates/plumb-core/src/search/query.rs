@@ -168,7 +168,17 @@ impl Query {
 
 /// Where a search stopped, and how many hits it saw: the part of every
 /// search answer that says how to go on.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 pub struct SearchProgress {
     /// Hits seen from the offset on: returned ones, plus the one past the
     /// limit that stopped the scan.

@@ -3,7 +3,7 @@
 
 use std::ops::ControlFlow;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use plumb_core::{echo, Refusal, RefusalReason, TailSelectWindow, ViewFlags, COLUMN_TRACK_CAP};
@@ -255,6 +255,38 @@ impl Serialize for SelectCell {
                 m.end()
             }
         }
+    }
+}
+
+/// Reads back what [`SelectCell`]'s serialization writes (a search part
+/// of a byte range travels with its hits' cells).
+impl<'de> Deserialize<'de> for SelectCell {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Count {
+            omitted_cells: u64,
+        }
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Form {
+            Missing(()),
+            Text(String),
+            Cut {
+                #[serde(rename = "$truncated")]
+                kept: String,
+                bytes: u64,
+            },
+            Omitted {
+                #[serde(rename = "$summary")]
+                summary: Count,
+            },
+        }
+        Ok(match Form::deserialize(de)? {
+            Form::Missing(()) => SelectCell::Missing,
+            Form::Text(t) => SelectCell::Text(t),
+            Form::Cut { kept, bytes } => SelectCell::Cut { kept, bytes },
+            Form::Omitted { summary } => SelectCell::Omitted(summary.omitted_cells),
+        })
     }
 }
 

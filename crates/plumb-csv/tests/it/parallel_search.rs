@@ -11,14 +11,14 @@ use serde_json::json;
 const SIZE: usize = 3 << 20;
 
 /// A count-only query from the options a caller gives.
-fn counting(options: &[(&str, &str)]) -> Query {
+pub(super) fn counting(options: &[(&str, &str)]) -> Query {
     let mut query = listing(options, 0);
     query.count_only = true;
     query
 }
 
 /// A query returning up to `limit` hits.
-fn listing(options: &[(&str, &str)], limit: usize) -> Query {
+pub(super) fn listing(options: &[(&str, &str)], limit: usize) -> Query {
     let mut req = Request::default();
     for (k, v) in options {
         let value = match *v {
@@ -33,9 +33,15 @@ fn listing(options: &[(&str, &str)], limit: usize) -> Query {
 }
 
 /// Search options and the column searched.
-type Case = (&'static [(&'static str, &'static str)], Option<ColumnRef>);
+pub(super) type Case = (&'static [(&'static str, &'static str)], Option<ColumnRef>);
 
 fn table(header: bool, seed: u64) -> Vec<u8> {
+    rows(header, seed, "\n")
+}
+
+/// A table whose quoted cells hold no line break (`break_with` in their
+/// place): a head with quoted line breaks is not cut into range tasks.
+pub(super) fn rows(header: bool, seed: u64, break_with: &str) -> Vec<u8> {
     let mut out = Vec::new();
     if header {
         out.extend_from_slice(b"id,status,amount,note\n");
@@ -51,7 +57,7 @@ fn table(header: bool, seed: u64) -> Vec<u8> {
             _ => format!("{}", x % 100_000),
         };
         let note = if x.is_multiple_of(11) {
-            "\"two\nlines, \"\"quoted\"\"\"".to_owned()
+            format!("\"two{break_with}lines, \"\"quoted\"\"\"")
         } else {
             format!("n{}", x % 997)
         };

@@ -1,17 +1,135 @@
-//! CSV validate in byte ranges run as tasks of their own: each range's
-//! part travels as bytes, the parts join in any order (a range given
-//! twice counting once), and the join answers exactly when the split
-//! scan on threads does, with the one-thread answer; otherwise it gives
-//! nothing and the caller validates the whole file.
+//! CSV validate and search in byte ranges run as tasks of their own:
+//! each range's part travels as bytes, the parts join in any order (a
+//! range given twice counting once), and the join answers exactly when
+//! the split scan on threads does, with the one-thread answer; otherwise
+//! it gives nothing and the caller scans the whole file.
 
-use plumb_core::{BytesSource, RangePart, RangePlan};
+use plumb_core::{text_stream, BytesSource, Query, RangePart, RangePlan};
 use plumb_csv::{
-    join_validate_ranges, plan_validate_ranges, scan_validate_range, CsvFormat, CsvOptions,
-    CsvValidate,
+    join_search_ranges, join_validate_ranges, plan_ranges, scan_search_range, scan_validate_range,
+    ColumnRef, CsvFormat, CsvOptions, CsvValidate, HeaderMode,
 };
 use proptest::prelude::*;
 
 use super::parallel::{csv, parts_only, sequential};
+use super::parallel_search::{counting, listing, rows, Case};
+
+/// Every range of `plan` searched, each part through bytes, in reverse
+/// with the last one twice.
+fn searched_parts(
+    src: &BytesSource,
+    opts: &CsvOptions,
+    (query, column): (&Query, Option<ColumnRef>),
+    plan: &RangePlan,
+) -> Vec<RangePart> {
+    let mut got: Vec<RangePart> = (0..plan.ranges())
+        .map(|i| {
+            let part = scan_search_range(
+                src,
+                (CsvFormat::Csv, opts),
+                (query, column.clone()),
+                plan,
+                i,
+            );
+            serde_json::from_slice(&serde_json::to_vec(&part).unwrap()).unwrap()
+        })
+        .collect();
+    got.reverse();
+    got.push(got[0].clone());
+    got
+}
+
+/// The one-thread search (or its refusal) and the ranges' join, as
+/// debug text.
+fn search_both(
+    bytes: &[u8],
+    opts: &CsvOptions,
+    (query, column): (&Query, Option<ColumnRef>),
+    n: usize,
+) -> (String, Option<String>) {
+    let src = BytesSource::new("t.csv", bytes.to_vec());
+    let one = plumb_csv::search(
+        text_stream(&src).unwrap(),
+        CsvFormat::Csv,
+        opts,
+        query,
+        column.clone(),
+        Some(&src),
+    );
+    let plan = plan_ranges(&src, CsvFormat::Csv, opts, n)
+        .unwrap()
+        .expect("a file of megabytes is cut");
+    let got = searched_parts(&src, opts, (query, column), &plan);
+    let joined = join_search_ranges(CsvFormat::Csv, query, &plan, &got);
+    (
+        format!("{one:?}"),
+        joined.map(|s| format!("{:?}", Ok::<_, ()>(s))),
+    )
+}
+
+#[test]
+fn searched_ranges_join_to_the_one_thread_hits_for_any_limit() {
+    let bytes = rows(true, 5, " ");
+    let opts = CsvOptions::default();
+    let cases: [Case; 3] = [
+        (&[("where", "= n5")], Some(ColumnRef::parse("note"))),
+        (&[("where", "is null")], Some(ColumnRef::parse("1"))),
+        (&[("pattern", "quoted")], None),
+    ];
+    for (options, column) in cases {
+        for n in [2, 5, 40] {
+            let (one, joined) = search_both(&bytes, &opts, (&counting(options), column.clone()), n);
+            assert!(one.contains("total: "), "{one}");
+            assert_eq!(
+                joined.as_deref(),
+                Some(one.as_str()),
+                "count {options:?} {n}"
+            );
+            for limit in [0, 1, 7, 33, 150, 10_000] {
+                let query = listing(options, limit);
+                let (one, joined) = search_both(&bytes, &opts, (&query, column.clone()), n);
+                assert_eq!(
+                    joined.as_deref(),
+                    Some(one.as_str()),
+                    "{options:?} limit {limit}, {n} ranges"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_searched_column_resolves_in_every_range_as_in_the_first() {
+    // No header: the first row's width, read by each range from the head.
+    let bytes = rows(false, 3, " ");
+    let opts = CsvOptions {
+        header: HeaderMode::Absent,
+        ..CsvOptions::default()
+    };
+    let query = listing(&[("where", "= pending")], 25);
+    let (one, joined) = search_both(&bytes, &opts, (&query, Some(ColumnRef::parse("1"))), 6);
+    assert!(one.contains("RowHit"), "{one}");
+    assert_eq!(joined.as_deref(), Some(one.as_str()));
+    // A column past the width, or a name no header has: refused by one
+    // thread, joined by none (the caller reads the whole file).
+    for (opts, bytes, column) in [
+        (opts.clone(), bytes.clone(), "9"),
+        (CsvOptions::default(), rows(true, 3, " "), "nope"),
+    ] {
+        let (one, joined) = search_both(&bytes, &opts, (&query, Some(ColumnRef::parse(column))), 4);
+        assert!(one.starts_with("Err("), "{one}");
+        assert_eq!(joined, None, "{column}");
+    }
+    // A search from an offset is not cut.
+    let mut from = listing(&[("where", "= ok")], 5);
+    from.offset = 10;
+    let src = BytesSource::new("t.csv", rows(true, 3, " "));
+    let plan = plan_ranges(&src, CsvFormat::Csv, &CsvOptions::default(), 3)
+        .unwrap()
+        .unwrap();
+    let got = searched_parts(&src, &CsvOptions::default(), (&from, None), &plan);
+    assert!(got.iter().all(|p| !p.settled()));
+}
 
 /// Each range scanned on its own, its part sent through bytes.
 fn parts(src: &BytesSource, opts: &CsvOptions, plan: &RangePlan) -> Vec<RangePart> {
@@ -26,7 +144,7 @@ fn parts(src: &BytesSource, opts: &CsvOptions, plan: &RangePlan) -> Vec<RangePar
 
 fn planned(bytes: &[u8], opts: &CsvOptions, n: usize) -> (BytesSource, RangePlan) {
     let src = BytesSource::new("t.csv", bytes.to_vec());
-    let plan = plan_validate_ranges(&src, CsvFormat::Csv, opts, n)
+    let plan = plan_ranges(&src, CsvFormat::Csv, opts, n)
         .unwrap()
         .expect("a file of megabytes is cut");
     (src, plan)
@@ -73,10 +191,7 @@ fn a_head_with_quoted_line_breaks_is_not_cut_into_ranges() {
     let opts = CsvOptions::default();
     let bytes = csv(&[0, 2, 1], b',', None);
     let src = BytesSource::new("t.csv", bytes.clone());
-    assert_eq!(
-        plan_validate_ranges(&src, CsvFormat::Csv, &opts, 4).unwrap(),
-        None
-    );
+    assert_eq!(plan_ranges(&src, CsvFormat::Csv, &opts, 4).unwrap(), None);
     // Threads in one process still split it, counting its quotes.
     assert!(parts_only(&bytes, CsvFormat::Csv, &opts, 4).is_some());
 }
@@ -144,8 +259,34 @@ fn a_plan_that_is_not_the_files_is_never_read() {
 /// parts do not join.
 fn joined(bytes: &[u8], opts: &CsvOptions, n: usize) -> Option<CsvValidate> {
     let src = BytesSource::new("t.csv", bytes.to_vec());
-    let plan = plan_validate_ranges(&src, CsvFormat::Csv, opts, n).unwrap()?;
+    let plan = plan_ranges(&src, CsvFormat::Csv, opts, n).unwrap()?;
     join_validate_ranges(CsvFormat::Csv, &plan, &parts(&src, opts, &plan))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(10))]
+    /// Any table, any number of ranges, any query and limit: the joined
+    /// search is the one-thread search.
+    #[test]
+    fn any_ranges_search_as_one_thread(
+        seed in proptest::num::u64::ANY,
+        n in 2usize..12,
+        which in 0usize..4,
+        limit in 0usize..3000,
+        count in proptest::bool::ANY,
+    ) {
+        let bytes = rows(true, seed, " ");
+        let (options, column): (&[(&str, &str)], _) = [
+            (&[("where", "= failed")][..], Some(ColumnRef::parse("status"))),
+            (&[("where", ">= 9007199254740993")][..], Some(ColumnRef::parse("2"))),
+            (&[("pattern", "quoted")][..], None),
+            (&[("where", "!= ok")][..], Some(ColumnRef::parse("status"))),
+        ][which]
+            .clone();
+        let query = if count { counting(options) } else { listing(options, limit) };
+        let (one, joined) = search_both(&bytes, &CsvOptions::default(), (&query, column), n);
+        prop_assert_eq!(joined.as_deref(), Some(one.as_str()));
+    }
 }
 
 proptest! {

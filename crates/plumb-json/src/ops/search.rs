@@ -18,7 +18,7 @@
 use std::io::BufRead;
 use std::ops::ControlFlow;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use plumb_core::{
@@ -45,7 +45,7 @@ pub const MATCHED_VALUE_BYTES: usize = 256;
 /// The value that decided a hit, shown beside a hit whose own value was
 /// cut or summarized to fit [`SEARCH_VALUE_BUDGET_BYTES`] (which may
 /// leave out exactly what matched).
-#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Matched {
     /// Its RFC 6901 pointer inside the hit's value.
     pub pointer: String,

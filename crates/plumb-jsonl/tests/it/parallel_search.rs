@@ -12,7 +12,7 @@ const SIZE: usize = 3 << 20;
 
 /// A file of records with blank lines, CRLF endings, lines that are not
 /// JSON, multibyte text, and (with `oversized`) one line past the cap.
-fn file(seed: u64, oversized: bool) -> Vec<u8> {
+pub(super) fn file(seed: u64, oversized: bool) -> Vec<u8> {
     let mut out = Vec::new();
     let mut i = 0u64;
     while out.len() < SIZE {
@@ -42,7 +42,7 @@ fn file(seed: u64, oversized: bool) -> Vec<u8> {
     out
 }
 
-fn query(options: &[(&str, &str)], limit: usize, count_only: bool) -> Query {
+pub(super) fn query(options: &[(&str, &str)], limit: usize, count_only: bool) -> Query {
     let mut req = Request::default();
     for (k, v) in options {
         req.set(k, json!(v)).unwrap();

@@ -1,13 +1,99 @@
-//! JSON Lines validate in byte ranges run as tasks of their own: parts
-//! travel as bytes and join in any order to the one-thread answer when
-//! every line is valid; a range with an invalid line is unsettled and the
+//! JSON Lines validate and search in byte ranges run as tasks of their
+//! own: parts travel as bytes and join in any order to the one-thread
+//! answer; a validate range with an invalid line is unsettled and the
 //! join gives nothing, for the caller to validate the whole file.
 
-use plumb_core::{BytesSource, RangePart, RangePlan, ScanBounds};
-use plumb_jsonl::{join_validate_ranges, plan_validate_ranges, scan_validate_range};
+use plumb_core::{text_stream, BytesSource, Query, RangePart, RangePlan, ScanBounds};
+use plumb_jsonl::{
+    join_search_ranges, join_validate_ranges, plan_ranges, scan_search_range, scan_validate_range,
+};
 use proptest::prelude::*;
 
 use super::parallel::{jsonl, sequential};
+use super::parallel_search::{file, query};
+
+/// Every range of `plan` searched, each part through bytes, given in
+/// reverse with the first one twice.
+fn search_parts(
+    src: &BytesSource,
+    field: Option<&str>,
+    q: &Query,
+    plan: &RangePlan,
+) -> Vec<RangePart> {
+    let mut parts: Vec<RangePart> = (0..plan.ranges())
+        .map(|i| {
+            let part = scan_search_range(src, &ScanBounds::default(), (field, q), plan, i);
+            serde_json::from_slice(&serde_json::to_vec(&part).unwrap()).unwrap()
+        })
+        .collect();
+    parts.reverse();
+    parts.push(parts[parts.len() - 1].clone());
+    parts
+}
+
+/// The one-thread search and the ranges' join, as JSON text.
+fn searched(bytes: &[u8], field: Option<&str>, q: &Query, n: usize) -> (String, Option<String>) {
+    let src = BytesSource::new("t.jsonl", bytes.to_vec());
+    let one = plumb_jsonl::search(text_stream(&src).unwrap(), field, q).unwrap();
+    let plan = plan_ranges(&src, &ScanBounds::default(), n)
+        .unwrap()
+        .expect("a file of megabytes is cut");
+    assert!(plan.ranges() >= n.min(8), "{} ranges", plan.ranges());
+    let parts = search_parts(&src, field, q, &plan);
+    let joined = join_search_ranges((field, q), &plan, &parts);
+    (
+        serde_json::to_string(&one).unwrap(),
+        joined.map(|j| serde_json::to_string(&j).unwrap()),
+    )
+}
+
+#[test]
+fn searched_ranges_join_to_the_one_thread_hits_for_any_limit() {
+    for oversized in [false, true] {
+        let bytes = file(7, oversized);
+        let q = |limit, count| query(&[("where", "< 12")], limit, count);
+        for n in [2, 5, 40] {
+            for limit in [0, 1, 9, 150, 500, 100_000] {
+                let (one, joined) = searched(&bytes, Some("/n"), &q(limit, false), n);
+                assert_eq!(joined.as_deref(), Some(one.as_str()), "{limit}, {n} ranges");
+            }
+            let (one, joined) = searched(&bytes, Some("/n"), &q(0, true), n);
+            assert_eq!(joined.as_deref(), Some(one.as_str()), "count, {n} ranges");
+        }
+    }
+}
+
+#[test]
+fn a_searched_range_missing_or_of_another_plan_joins_nothing() {
+    let bytes = file(8, false);
+    let src = BytesSource::new("t.jsonl", bytes.clone());
+    let q = query(&[("where", "= failed")], 50, false);
+    let field = Some("/status");
+    let plan = plan_ranges(&src, &ScanBounds::default(), 4)
+        .unwrap()
+        .unwrap();
+    let parts = search_parts(&src, field, &q, &plan);
+    assert!(join_search_ranges((field, &q), &plan, &parts).is_some());
+    // Range 1 left out (the list is reversed: it is second to last).
+    let mut missing = parts.clone();
+    missing.retain(|p| p.index != 1);
+    assert!(join_search_ranges((field, &q), &plan, &missing).is_none());
+    let other = RangePlan {
+        cuts: vec![0, plan.cuts[1], plan.len],
+        ..plan.clone()
+    };
+    assert!(join_search_ranges((field, &q), &other, &parts).is_none());
+    // A search from an offset, or of the last hits, is not cut.
+    let mut later = q.clone();
+    later.offset = 10;
+    assert!(search_parts(&src, field, &later, &plan)
+        .iter()
+        .all(|p| !p.settled()));
+    // A bad pointer settles nothing: the whole file's search refuses it.
+    assert!(search_parts(&src, Some("status"), &q, &plan)
+        .iter()
+        .all(|p| !p.settled()));
+}
 
 fn parts(src: &BytesSource, plan: &RangePlan) -> Vec<RangePart> {
     (0..plan.ranges())
@@ -22,7 +108,7 @@ fn parts(src: &BytesSource, plan: &RangePlan) -> Vec<RangePart> {
 fn a_plan_of_another_file_or_a_missing_range_joins_nothing() {
     let bytes = jsonl(&[(0, 1), (1, 2), (5, 7)], None);
     let src = BytesSource::new("t.jsonl", bytes.clone());
-    let plan = plan_validate_ranges(&src, &ScanBounds::default(), 3)
+    let plan = plan_ranges(&src, &ScanBounds::default(), 3)
         .unwrap()
         .unwrap();
     let got = parts(&src, &plan);
@@ -44,13 +130,33 @@ fn a_plan_of_another_file_or_a_missing_range_joins_nothing() {
     // Too small to cut, or one part asked: no plan.
     let small = BytesSource::new("s.jsonl", b"{}\n[]\n".to_vec());
     assert_eq!(
-        plan_validate_ranges(&small, &ScanBounds::default(), 4).unwrap(),
+        plan_ranges(&small, &ScanBounds::default(), 4).unwrap(),
         None
     );
-    assert_eq!(
-        plan_validate_ranges(&src, &ScanBounds::default(), 1).unwrap(),
-        None
-    );
+    assert_eq!(plan_ranges(&src, &ScanBounds::default(), 1).unwrap(), None);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(10))]
+    /// Any file, any number of ranges, any query and limit: the joined
+    /// search is the one-thread search.
+    #[test]
+    fn any_ranges_search_as_one_thread(
+        seed in proptest::num::u64::ANY,
+        n in 2usize..12,
+        which in 0usize..3,
+        limit in 0usize..3000,
+        count_only in proptest::bool::ANY,
+    ) {
+        let bytes = file(seed, false);
+        let (options, field): (&[(&str, &str)], _) = [
+            (&[("where", "= failed")][..], Some("/status")),
+            (&[("pattern", "é")][..], None),
+            (&[("pattern", "^U4"), ("ignore_case", "true")][..], Some("/user/name")),
+        ][which];
+        let (one, joined) = searched(&bytes, field, &query(options, limit, count_only), n);
+        prop_assert_eq!(joined.as_deref(), Some(one.as_str()));
+    }
 }
 
 proptest! {
@@ -67,7 +173,7 @@ proptest! {
         let bytes = jsonl(&lines, bad);
         let one = sequential(&bytes).unwrap();
         let src = BytesSource::new("t.jsonl", bytes);
-        let Some(plan) = plan_validate_ranges(&src, &ScanBounds::default(), n).unwrap() else {
+        let Some(plan) = plan_ranges(&src, &ScanBounds::default(), n).unwrap() else {
             return Ok(());
         };
         let mut got = parts(&src, &plan);

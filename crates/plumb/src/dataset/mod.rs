@@ -377,10 +377,7 @@ impl Dataset {
         first: bool,
         cx: &OpenContext,
     ) -> Partial {
-        let mut req = req.clone();
-        if !first {
-            req.window.offset = None;
-        }
+        let mut req = tasks::file_request(req, first);
         // Statistics merge across files from each file's sketches, and
         // the merged view reads no sample rows, samples or date ends.
         req.scan.sketches |= asks_stats(op, &req);
@@ -481,14 +478,7 @@ impl Dataset {
             let m = &self.members[i];
             self.partial_with(plumb, op, format, &per_file, m, i == 0, cx)
         };
-        let mut total = Partial::empty(
-            op,
-            req.window.limit.or(if op == DatasetOp::Search {
-                Some(plumb_core::SEARCH_DEFAULT_LIMIT as u64)
-            } else {
-                None
-            }),
-        );
+        let mut total = Partial::empty(op, req.window.limit);
         // A search reads batches in path order and stops at its limit;
         // every other op reads every file.
         let batch = if op == DatasetOp::Search {

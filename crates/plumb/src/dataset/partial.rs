@@ -29,9 +29,10 @@ use super::{
 
 /// The version of [`Partial`]'s serialized form. A partial of another
 /// version is refused by [`Partial::merge`] and [`Partial::from_bytes`]:
-/// a reader of an older form would drop what it does not know (version 3
-/// carries the files pending on their byte ranges).
-pub const PARTIAL_VERSION: u32 = 3;
+/// a reader of an older form would drop what it does not know (version 4
+/// carries the files pending on their byte ranges, for validate and
+/// search, each range's account stamped with the bytes it read).
+pub const PARTIAL_VERSION: u32 = 4;
 
 /// The result of an op over some of a dataset's files, in a form that
 /// serializes (serde; [`Partial::to_bytes`]), travels to another
@@ -144,8 +145,11 @@ fn fingerprint(columns: &[(String, String)]) -> String {
 }
 
 impl Partial {
-    /// The partial of no files: the identity of [`Partial::merge`].
+    /// The partial of no files: the identity of [`Partial::merge`] for
+    /// the partials of `op` under the request's `limit` (a search's
+    /// default limit when `None`, as its files' partials take it).
     pub fn empty(op: DatasetOp, limit: Option<u64>) -> Partial {
+        let limit = limit.or(Some(plumb_core::SEARCH_DEFAULT_LIMIT as u64));
         Partial {
             version: PARTIAL_VERSION,
             op,
@@ -175,7 +179,6 @@ impl Partial {
 
     /// The partial of one byte range of a file: the file pending.
     pub(crate) fn pending(op: DatasetOp, limit: Option<u64>, file: PendingFile) -> Partial {
-        let limit = limit.or(Some(plumb_core::SEARCH_DEFAULT_LIMIT as u64));
         let mut p = Partial::empty(op, limit);
         p.ranges.insert(file.member.path.clone(), file);
         p
@@ -222,7 +225,6 @@ impl Partial {
         limit: Option<u64>,
         outcome: Result<FileFacts, Refusal>,
     ) -> Partial {
-        let limit = limit.or(Some(plumb_core::SEARCH_DEFAULT_LIMIT as u64));
         let mut p = Partial::empty(op, limit);
         p.files = 1;
         p.bytes = bytes.unwrap_or(0);

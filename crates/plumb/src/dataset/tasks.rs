@@ -142,11 +142,13 @@ fn core_op(op: DatasetOp) -> Op {
 
 impl Dataset {
     /// The tasks of `op` over this dataset's members, in path order: a
-    /// task per file, except that with `range_bytes` a validate cuts each
-    /// file of at least twice that many bytes into ranges of about that
-    /// size, where its reader splits a scan (CSV/TSV and JSON Lines read
-    /// as they are stored; not a compressed file, a transcoded one, a
-    /// zip's member, or a CSV whose head shows quoted line breaks). The
+    /// task per file, except that with `range_bytes` a validate or a
+    /// search cuts each file of at least twice that many bytes into
+    /// ranges of about that size, where its reader splits a scan (CSV/TSV
+    /// and JSON Lines read as they are stored; not a compressed file, a
+    /// transcoded one, a zip's member, or a CSV whose head shows quoted
+    /// line breaks; a search only from its file's first record, and by
+    /// one column in CSV). The
     /// planner opens those large files and reads their heads and a little
     /// at each cut; a file it cannot plan stays whole, and its task says
     /// why when it runs.
@@ -166,8 +168,11 @@ impl Dataset {
                 range: None,
             };
             let plan = range_bytes
-                .filter(|_| op == DatasetOp::Validate)
-                .and_then(|size| self.plan_file(plumb, op, format, req, member, size));
+                .filter(|_| matches!(op, DatasetOp::Validate | DatasetOp::Search))
+                .and_then(|size| {
+                    let req = file_request(req, i == 0);
+                    self.plan_file(plumb, op, format, &req, member, size)
+                });
             match plan {
                 Some(plan) => tasks.extend((0..plan.ranges()).map(|index| Task {
                     range: Some(TaskRange {
@@ -229,6 +234,7 @@ impl Dataset {
         let Some(range) = &task.range else {
             return self.partial(plumb, op, format, req, &task.member, task.first);
         };
+        let req = &file_request(req, task.first);
         let part = self
             .opener
             .open(&task.member, &OpenContext::default())
@@ -277,7 +283,7 @@ impl Dataset {
                 waiting.push(file);
                 continue;
             }
-            match join(plumb, op, req, &file) {
+            match join(plumb, op, &file_request(req, file.first), &file) {
                 Some(facts) => {
                     let one = Partial::of_file(
                         op,
@@ -320,6 +326,16 @@ impl Dataset {
         }
         Ok(self.finish(partial))
     }
+}
+
+/// The request one file of a dataset is read with: a search's offset
+/// applies to the call's first file alone.
+pub(crate) fn file_request(req: &Request, first: bool) -> Request {
+    let mut req = req.clone();
+    if !first {
+        req.window.offset = None;
+    }
+    req
 }
 
 /// The reader that reads `source` as it is stored (no compression, no

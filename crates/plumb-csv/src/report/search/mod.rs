@@ -11,7 +11,7 @@
 
 use std::ops::ControlFlow;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use plumb_core::{
     Conditions, Query, Refusal, SearchProgress, SearchWindow, Subject, Verdict, ViewFlags,
@@ -22,6 +22,10 @@ use crate::machine::Judged;
 use crate::machine::{Issue, Record, RowRun};
 use crate::parallel::Publisher;
 use crate::scan::{Feed, FeedResult, Resolver, RowJudge, RowSink, ScanSummary};
+
+mod parts;
+
+pub(crate) use parts::ColumnProbe;
 
 use super::judge::{cell_subject, same_bytes, trim_blanks, Quick};
 use super::select::{budget_cells, Fit, Head};
@@ -43,7 +47,7 @@ pub const CSV_SEARCH_ROW_CELLS: usize = 256;
 pub const CSV_SEARCH_FETCH_BYTES: usize = 4 << 20;
 
 /// One row that matched.
-#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RowHit {
     /// The 0-based data row (the `offset` a select of it takes).
     pub row: u64,
@@ -205,61 +209,6 @@ impl SearchSink {
             resolved: true,
             ..SearchSink::new(query, None, true)
         }
-    }
-
-    /// Ends the byte range of a hit whose row ended its part: the row
-    /// ends where the next part starts.
-    pub fn close_span(&mut self, end: u64) {
-        if let Some(i) = self.open_span.take() {
-            if let Some(span) = self.to_fetch.get_mut(i) {
-                span.2 = Some(end);
-            }
-        }
-    }
-
-    /// How many of `later`'s hits (the next part of a split search) this
-    /// search keeps: as many as its limit leaves room for. `None` when
-    /// they cannot be cut there exactly: a hit to be dropped may have
-    /// marked the part's answer cut.
-    pub fn room_for(&self, later: &SearchSink) -> Option<usize> {
-        let room = self.query.limit.saturating_sub(self.hits.len());
-        if self.progress.has_more {
-            return Some(0);
-        }
-        if later.hits.len() > room && later.cut {
-            return None;
-        }
-        Some(room.min(later.hits.len()))
-    }
-
-    /// Keeps the first `n` hits, noting the row of the first one dropped
-    /// (where a one-thread search would have stopped).
-    pub fn keep_first(&mut self, n: usize) {
-        if let Some(dropped) = self.hits.get(n) {
-            self.stopped_at = Some(dropped.row);
-            self.hits.truncate(n);
-            self.to_fetch.retain(|&(hit, _, _)| hit < n);
-        }
-    }
-
-    /// Takes in the next part of a split search (its hits read back, cut
-    /// to [`SearchSink::room_for`] by [`SearchSink::keep_first`]), whose
-    /// rows and lines are offset by the `rows` data rows and `lines` line
-    /// breaks before it: the hits and counts are those one thread would
-    /// have found, stopping where it would have stopped.
-    pub fn absorb(&mut self, mut later: SearchSink, rows: u64, lines: u64) {
-        if self.progress.has_more {
-            return;
-        }
-        for hit in &mut later.hits {
-            hit.row += rows;
-            hit.line += lines;
-        }
-        let kept = later.hits.len() as u64;
-        self.progress
-            .join_part(&later.progress, kept, later.stopped_at, rows);
-        self.cut |= later.cut;
-        self.hits.append(&mut later.hits);
     }
 
     /// Issues seen.
