@@ -38,6 +38,14 @@ pub(super) fn view(a: &Value, look: &Look) -> String {
     if !formats.is_empty() && a["op"] != "search" {
         head.push(formats.join(", "));
     }
+    if let Some(total) = a["total"].as_u64() {
+        let at_least = if a["total_exact"] == true {
+            ""
+        } else {
+            "at least "
+        };
+        head.push(format!("{at_least}{total} hits"));
+    }
     for (reason, c) in a["refusals"].as_object().into_iter().flatten() {
         head.push(look.paint(&format!("{} refused ({reason})", n(c)), Paint::Warn));
     }

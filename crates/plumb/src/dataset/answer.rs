@@ -53,6 +53,16 @@ pub struct DatasetAnswer {
     /// Search: the hits returned.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub returned: Option<u64>,
+    /// Search: the hits counted in every file read, when the limit was
+    /// not met (every file was then read); left out when it was (the
+    /// files past the last hit were not read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+    /// Search, beside `total`: whether it is every hit of the dataset
+    /// (every file read whole and counted exactly, none refused, none
+    /// left for another call).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_exact: Option<bool>,
     /// Search: the most hits returned.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<u64>,

@@ -58,6 +58,9 @@ pub(crate) struct Hits {
     pub more: bool,
     pub unit: Option<&'static str>,
     pub next_offset: Option<u64>,
+    /// The hits its search counted (`total`), and whether that is every
+    /// hit (`total_exact`); `None` from a search that counts none.
+    pub total: Option<(u64, bool)>,
 }
 
 /// The field of a hit that holds its place in the unit a search's
@@ -153,6 +156,10 @@ impl FileFacts {
             more: answer.window().is_some_and(|w| w.has_more),
             unit: unit(layout, json.pointer("/hits/0")),
             next_offset: answer.next_offset(),
+            total: json.get("total").and_then(Value::as_u64).map(|n| {
+                let exact = json.get("total_exact").and_then(Value::as_bool);
+                (n, exact == Some(true))
+            }),
         });
         FileFacts {
             unit: if layout == Layout::Outline {

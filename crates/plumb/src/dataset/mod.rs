@@ -46,6 +46,7 @@
 //! what is kept stays exact (see [`Partial`]).
 
 mod answer;
+mod columns;
 mod facts;
 mod list;
 mod partial;

@@ -16,15 +16,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::answer::{
-    Continuation, DatasetAnswer, DatasetColumn, FileHits, FileLine, SchemaGroup, Totals, TypeGroup,
-    TypeMoment,
+    Continuation, DatasetAnswer, DatasetColumn, FileHits, FileLine, SchemaGroup, Totals,
 };
+use super::columns::{fingerprint, ColumnAcc, GroupAcc, TypeAcc};
 use super::facts::FileFacts;
 use super::stats::StatsAcc;
 use super::tasks::PendingFile;
 use super::{
     DatasetOp, Member, DATASET_COLUMNS_MAX, DATASET_GROUPS_MAX, DATASET_LINES_MAX,
-    DATASET_TYPES_MAX, GROUP_COLUMNS_SHOWN, GROUP_EXAMPLES,
+    GROUP_COLUMNS_SHOWN, GROUP_EXAMPLES,
 };
 
 /// The version of [`Partial`]'s serialized form. A partial of another
@@ -87,61 +87,16 @@ pub struct Partial {
     groups: BTreeMap<String, GroupAcc>,
     groups_cut_files: u64,
     hits: Vec<FileHits>,
+    /// A search: the hits its files counted, and whether each file's
+    /// count is exact; `None` once the limit is held (the files past the
+    /// last hit held need not be read, so no count is the same in every
+    /// grouping).
+    hits_total: Option<u64>,
+    hits_total_exact: bool,
     /// Files read by byte ranges whose parts are not joined yet, by path
     /// (see [`super::Dataset::settle`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     ranges: BTreeMap<String, PendingFile>,
-}
-
-/// A column across files.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct ColumnAcc {
-    files: u64,
-    rows: u64,
-    first: String,
-    /// By type name, sorted: a short list (a map's node would cost more
-    /// than the few types a column has, times thousands of columns).
-    types: Vec<(String, TypeAcc)>,
-    types_cut_files: u64,
-    /// With statistics: the column's, merged across files.
-    #[serde(default, skip_serializing_if = "StatsAcc::is_empty")]
-    stats: StatsAcc,
-}
-
-/// A column's files of one type.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct TypeAcc {
-    files: u64,
-    rows: u64,
-    first: String,
-    /// In the first file: where a value of each class was first read,
-    /// and what those places count (`record`, `line`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    firsts: Vec<(String, u64)>,
-    #[serde(default)]
-    unit: String,
-}
-
-/// Files that share one schema.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct GroupAcc {
-    files: u64,
-    columns: Vec<(String, String)>,
-    columns_total: u64,
-    examples: Vec<String>,
-}
-
-/// FNV-1a, 64 bits: a fingerprint that is the same in every build and
-/// on every machine, which a std hasher does not promise.
-fn fingerprint(columns: &[(String, String)]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for (name, kind) in columns {
-        for b in name.bytes().chain([0x1f]).chain(kind.bytes()).chain([0x1e]) {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    format!("{h:016x}")
 }
 
 impl Partial {
@@ -173,6 +128,8 @@ impl Partial {
             groups: BTreeMap::new(),
             groups_cut_files: 0,
             hits: Vec::new(),
+            hits_total: (op == DatasetOp::Search).then_some(0),
+            hits_total_exact: op == DatasetOp::Search,
             ranges: BTreeMap::new(),
         }
     }
@@ -232,6 +189,8 @@ impl Partial {
         match outcome {
             Err(r) => {
                 p.refused = 1;
+                // A file not read may hold hits.
+                p.hits_total_exact = false;
                 // A search counts nothing it might not have read in
                 // another grouping: its refusals are its lines alone.
                 if op != DatasetOp::Search {
@@ -269,6 +228,8 @@ impl Partial {
                 }
                 if let Some(h) = facts.hits {
                     line.hits = Some(h.hits.len() as u64);
+                    p.hits_total = Some(h.total.map_or(0, |t| t.0));
+                    p.hits_total_exact = h.total.is_some_and(|t| t.1);
                     if !h.hits.is_empty() || h.more {
                         p.hits.push(FileHits {
                             path: member.path.clone(),
@@ -424,6 +385,8 @@ impl Partial {
             }
         }
         self.groups_cut_files += other.groups_cut_files;
+        self.hits_total = self.hits_total.zip(other.hits_total).map(|(a, b)| a + b);
+        self.hits_total_exact &= other.hits_total_exact;
         // Hits name files whose lines were just found apart.
         let _ = merge_by_path(&mut self.hits, other.hits, |h| &h.path);
         for (path, theirs) in other.ranges {
@@ -485,6 +448,8 @@ impl Partial {
             }
             self.hits.truncate(keep);
             if self.limit_reached() {
+                self.hits_total = None;
+                self.hits_total_exact = false;
                 // A file past the last hit held may not have been read in
                 // another grouping: none is named.
                 if let Some(last) = self.hits.last().map(|h| h.path.clone()) {
@@ -663,114 +628,16 @@ impl Partial {
             groups_cut_files: schema.then_some(self.groups_cut_files),
             hits: search.then_some(self.hits),
             returned: search.then_some(held),
+            total: self.hits_total.filter(|_| search),
+            total_exact: self
+                .hits_total
+                .filter(|_| search)
+                .map(|_| self.hits_total_exact && left == 0),
             limit: self.limit,
             has_more: next.is_some(),
             next,
             files: self.lines,
             files_cut: self.lines_cut,
-        }
-    }
-}
-
-/// Whether a column of type `from` holds a value of `class`: its own
-/// class (or one of its types, `number|string`), a null, or an integer
-/// where floats are.
-fn admits(from: &str, class: &str) -> bool {
-    from.split('|').any(|f| f == class)
-        || matches!(class, "empty" | "sentinel" | "null")
-        || (from == "float" && class == "integer")
-}
-
-/// Where, in a file whose first places of each class are `firsts`, a
-/// column of type `from` first held a value it does not admit: known
-/// only when the file began with values it admits.
-fn changed_at(from: &str, firsts: &[(String, u64)]) -> Option<u64> {
-    let began = firsts
-        .iter()
-        .filter(|(c, _)| admits(from, c))
-        .map(|&(_, at)| at)
-        .min()?;
-    firsts
-        .iter()
-        .filter(|(c, _)| !admits(from, c))
-        .map(|&(_, at)| at)
-        .min()
-        .filter(|&at| at > began)
-}
-
-impl ColumnAcc {
-    fn absorb(&mut self, theirs: ColumnAcc) {
-        self.files += theirs.files;
-        self.rows += theirs.rows;
-        self.first = self.first.clone().min(theirs.first);
-        self.types_cut_files += theirs.types_cut_files;
-        self.stats.absorb(theirs.stats);
-        for (kind, t) in theirs.types {
-            match self.types.binary_search_by(|(k, _)| k.cmp(&kind)) {
-                Err(at) => self.types.insert(at, (kind, t)),
-                Ok(at) => {
-                    let mine = &mut self.types[at].1;
-                    mine.files += t.files;
-                    mine.rows += t.rows;
-                    if t.first < mine.first {
-                        mine.first = t.first;
-                        mine.firsts = t.firsts;
-                        mine.unit = t.unit;
-                    }
-                }
-            }
-        }
-        while self.types.len() > DATASET_TYPES_MAX {
-            if let Some((_, t)) = self.types.pop() {
-                self.types_cut_files += t.files;
-            }
-        }
-    }
-
-    fn finish(self, name: String) -> DatasetColumn {
-        // The type of the first file that holds the column; where another
-        // first appears is where the column's type first differs.
-        let first_kind = self
-            .types
-            .iter()
-            .find(|(_, t)| t.first == self.first)
-            .map(|(k, _)| k.clone());
-        let type_differs = self
-            .types
-            .iter()
-            .filter(|(k, _)| Some(k) != first_kind.as_ref())
-            .min_by(|a, b| a.1.first.cmp(&b.1.first))
-            .map(|(k, t)| {
-                let from = first_kind.clone().unwrap_or_default();
-                let at = changed_at(&from, &t.firsts);
-                TypeMoment {
-                    path: t.first.clone(),
-                    record: at.filter(|_| t.unit == "record"),
-                    line: at.filter(|_| t.unit == "line"),
-                    from,
-                    to: k.clone(),
-                }
-            });
-        let mut types: Vec<TypeGroup> = self
-            .types
-            .into_iter()
-            .map(|(kind, t)| TypeGroup {
-                kind,
-                files: t.files,
-                rows: t.rows,
-                first: t.first,
-            })
-            .collect();
-        types.sort_by(|a, b| b.files.cmp(&a.files).then_with(|| a.first.cmp(&b.first)));
-        DatasetColumn {
-            name,
-            files: self.files,
-            rows: self.rows,
-            first: self.first,
-            types,
-            types_cut_files: self.types_cut_files,
-            type_differs,
-            stats: self.stats.finish(),
         }
     }
 }

@@ -275,6 +275,8 @@ fn a_search_merges_to_its_limit_in_path_order_over_every_split() {
         .unwrap()
         .to_json();
     assert_eq!(whole["returned"], 25, "{whole}");
+    // The limit met, the files past the last hit are not read: no total.
+    assert!(whole.get("total").is_none(), "{whole}");
     // name1, name10..name19 in each part of 60 rows: 11 a file.
     let per: Vec<u64> = whole["hits"]
         .as_array()
@@ -327,6 +329,77 @@ fn a_search_merges_to_its_limit_in_path_order_over_every_split() {
     assert_eq!(next["hits"][0]["path"], last["path"]);
     assert_eq!(next["hits"][0]["start"], row + 1);
     assert_eq!(next["hits"][0]["hits"].as_array().unwrap().len(), 8);
+}
+
+/// A count of every hit: each file's count added, the same over every
+/// split of the partials, and exact only where every file was read: the
+/// planted set's refused files (a truncated gzip, a file that is not
+/// data) leave it a lower bound, the clean CSV parts alone make it exact.
+#[test]
+fn a_count_adds_every_files_count_and_says_when_it_is_every_hit() {
+    let (dir, plumb, data) = planted_dataset();
+    let mut req = Request::default();
+    req.set("pattern", Value::from("name1"))
+        .unwrap()
+        .set("count_only", Value::from(true))
+        .unwrap();
+    // The oracle: rows of the clean CSV parts holding the pattern.
+    let expected: u64 = (0..4)
+        .map(|i| {
+            let text = std::fs::read_to_string(dir.path().join(format!("csv/part-{i:02}.csv")));
+            let text = text.unwrap();
+            text.lines().skip(1).filter(|l| l.contains("name1")).count() as u64
+        })
+        .sum();
+    let whole = data
+        .run(&plumb, DatasetOp::Search, None, &req)
+        .unwrap()
+        .to_json();
+    assert_eq!(whole["total"], expected, "{whole}");
+    assert_eq!(whole["returned"], 0);
+    assert_eq!(whole["total_exact"], false, "refused files may hold hits");
+    let parts: Vec<Partial> = data
+        .members()
+        .iter()
+        .enumerate()
+        .map(|(i, m)| data.partial(&plumb, DatasetOp::Search, None, &req, m, i == 0))
+        .collect();
+    for mask in (0u32..(1 << parts.len())).step_by(7) {
+        let (mut a, mut b) = (
+            Partial::empty(DatasetOp::Search, None),
+            Partial::empty(DatasetOp::Search, None),
+        );
+        for (i, p) in parts.iter().enumerate() {
+            if mask & (1 << i) != 0 {
+                a = a.merge(p.clone()).unwrap()
+            } else {
+                b = p.clone().merge(b).unwrap()
+            }
+        }
+        assert_eq!(
+            data.finish(a.merge(b).unwrap()).to_json(),
+            whole,
+            "{mask:b}"
+        );
+    }
+    let clean: Vec<String> = (0..4)
+        .map(|i| {
+            dir.path()
+                .join(format!("csv/part-{i:02}.csv"))
+                .display()
+                .to_string()
+        })
+        .collect();
+    let parts = Dataset::local(&clean, &ListOptions::default()).unwrap();
+    let counted = parts
+        .run(&plumb, DatasetOp::Search, None, &req)
+        .unwrap()
+        .to_json();
+    assert_eq!(
+        (&counted["total"], &counted["total_exact"]),
+        (&Value::from(expected), &Value::from(true)),
+        "{counted}"
+    );
 }
 
 #[test]

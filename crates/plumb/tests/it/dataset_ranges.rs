@@ -320,7 +320,8 @@ fn a_partial_read_from_bytes_holds_each_range_once_in_order() {
 /// A search of the dataset as tasks: the large files cut into ranges
 /// (a CSV searched by a column of its header too), the partials merged
 /// in reverse, settled and finished: the local run's answer, for a limit
-/// met in the first file, one met in a later file, and one never met.
+/// met in the first file, one met in a later file, one never met, and a
+/// count.
 #[test]
 fn searched_ranges_answer_as_the_local_run() {
     let (_dir, plumb, data) = dataset();
@@ -347,9 +348,13 @@ fn searched_ranges_answer_as_the_local_run() {
     let mut from = cases[1].clone();
     from.set("offset", serde_json::json!(40)).unwrap();
     cases.push(from);
+    let mut count = cases[0].clone();
+    count.set("count_only", serde_json::json!(true)).unwrap();
+    cases.push(count);
     for req in cases {
         let whole = data.run(&plumb, op, None, &req).unwrap().to_json();
-        assert!(whole["returned"].as_u64().unwrap() > 0, "{whole}");
+        let found = whole["returned"].as_u64().unwrap() + whole["total"].as_u64().unwrap_or(0);
+        assert!(found > 0, "{whole}");
         let tasks = data.plan(&plumb, op, None, &req, Some(RANGE));
         let ranged = tasks.iter().filter(|t| t.range.is_some()).count();
         assert!(ranged >= 20, "{ranged} range tasks");
