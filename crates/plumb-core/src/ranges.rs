@@ -20,6 +20,11 @@
 //! assert_eq!(plan.range(1), Some((100, 300)));
 //! let part = RangePart { index: 1, state: None };
 //! assert!(!part.settled());
+//! // A plan is a claim: cuts out of order, or more ranges than any
+//! // planner makes, are not read.
+//! let unordered = RangePlan { cuts: vec![0, 200, 100, 300], ..plan.clone() };
+//! let many = RangePlan { len: 5000, cuts: (0..=5000).collect(), ..plan.clone() };
+//! assert!(plan.is_well_formed() && !unordered.is_well_formed() && !many.is_well_formed());
 //! ```
 //!
 //! [`FormatReader::plan_ranges`]: crate::FormatReader::plan_ranges
@@ -85,10 +90,11 @@ impl RangePlan {
     }
 
     /// Whether the cuts are well formed: 0 first, `len` last, strictly
-    /// increasing, at least two ranges. A plan read from elsewhere is a
-    /// claim, checked before a range is read.
+    /// increasing, at least two ranges and at most [`RANGE_MAX_PARTS`]. A
+    /// plan read from elsewhere is a claim, checked before a range is
+    /// read or its parts are joined.
     pub fn is_well_formed(&self) -> bool {
-        self.cuts.len() >= 3
+        (3..=RANGE_MAX_PARTS + 1).contains(&self.cuts.len())
             && self.cuts.first() == Some(&0)
             && self.cuts.last() == Some(&self.len)
             && self.cuts.windows(2).all(|w| w[0] < w[1])

@@ -524,12 +524,17 @@ pub fn infer_column_type(h: &ClassHistogram) -> InferredType {
         (CellClass::Timestamp, InferredType::Timestamp),
         (CellClass::String, InferredType::String),
     ];
-    let voters: Vec<InferredType> = kinds
-        .iter()
-        .filter(|(c, _)| voted(*c))
-        .map(|&(_, t)| t)
-        .collect();
-    match voters.as_slice() {
+    // Every column of every file is judged here: the voters are held
+    // in place, not in a vector of their own.
+    let mut voters = [InferredType::Empty; 6];
+    let mut n = 0;
+    for &(c, t) in &kinds {
+        if voted(c) {
+            voters[n] = t;
+            n += 1;
+        }
+    }
+    match &voters[..n] {
         [] => InferredType::Empty,
         [one] => *one,
         [InferredType::Integer, InferredType::Float] => InferredType::Float,
