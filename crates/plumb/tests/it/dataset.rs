@@ -222,6 +222,54 @@ fn the_merged_schema_matches_python_file_by_file() {
     assert_eq!(a["groups"][0]["files"], 3, "{}", a["groups"]);
 }
 
+/// A validate counts the rows of each file it found valid, as Python's
+/// csv and json count them, and those of no other file (one that stopped
+/// at a fault counted only the rows before it).
+#[test]
+fn a_validate_counts_the_rows_of_its_valid_files_as_python_does() {
+    let (dir, plumb, _) = planted_dataset();
+    // And a file with a short row, and a JSON Lines file with a broken
+    // line, after valid ones.
+    std::fs::write(dir.path().join("csv/part-09.csv"), "a,b\n1,2\n3\n4,5\n").unwrap();
+    std::fs::write(dir.path().join("logs/d.jsonl"), "{\"a\": 1}\n{\"a\": }\n").unwrap();
+    // A JSON document: its validate counts its top-level members, which
+    // are not rows.
+    std::fs::write(dir.path().join("misc/config.json"), "{\"a\": 1, \"b\": 2}").unwrap();
+    let data =
+        Dataset::local(&[dir.path().display().to_string()], &ListOptions::default()).unwrap();
+    let Some(oracle) = oracle(dir.path()) else {
+        eprintln!("python3 is not here: the oracle is skipped");
+        return;
+    };
+    let v = data
+        .run(&plumb, DatasetOp::Validate, None, &Request::default())
+        .unwrap()
+        .to_json();
+    let mut counted = 0;
+    let mut sum = 0;
+    for line in v["files"].as_array().unwrap() {
+        let path = line["path"].as_str().unwrap();
+        if line["valid"] == true && line["format"] != "json" {
+            let rows = oracle[path]["rows"].as_u64().expect("python read it");
+            assert_eq!(line["rows"], rows, "{line}");
+            counted += 1;
+            sum += rows;
+        } else {
+            assert!(line.get("rows").is_none(), "{line}");
+        }
+    }
+    let t = &v["totals"];
+    assert!(counted >= 6, "{v}");
+    assert_eq!(t["rows"], sum, "{t}");
+    assert_eq!(t["valid"], counted + 1, "{t}");
+    assert_eq!(t["invalid"], 2, "{t}");
+    // Files read and not valid have no count, nor has the JSON document;
+    // refused ones are counted as refused.
+    let n = |k: &str| t[k].as_u64().unwrap();
+    assert_eq!(n("rows_unknown_files"), n("invalid") + 1, "{t}");
+    assert_eq!(n("files"), n("valid") + n("invalid") + n("refused"), "{t}");
+}
+
 #[test]
 fn partials_merged_over_every_split_equal_the_whole() {
     let (_dir, plumb, data) = planted_dataset();
