@@ -12,7 +12,9 @@
 //! whole-file task, which finds and places the fault. The answer is the
 //! one a run of whole files gives, byte for byte.
 
-use plumb_core::{Op, RangePart, RangePlan, Refusal, Request, Source};
+use std::sync::Arc;
+
+use plumb_core::{FormatReader, Op, RangePart, RangePlan, Refusal, Request, Source};
 use serde::{Deserialize, Serialize};
 
 use super::facts::FileFacts;
@@ -346,9 +348,9 @@ fn checked_reader(
     format: Option<&str>,
     req: &Request,
     source: &dyn plumb_core::Source,
-) -> Option<(std::sync::Arc<dyn plumb_core::FormatReader>, Request)> {
-    let mut checked = req.clone();
-    let choice = SourceChoice::take(&mut checked.options).ok()?;
+) -> Option<(Arc<dyn FormatReader>, Request)> {
+    let mut options = req.options.clone();
+    let choice = SourceChoice::take(&mut options).ok()?;
     if choice.member.is_some() {
         return None;
     }
@@ -356,11 +358,7 @@ fn checked_reader(
     if detected.container.is_some() || detected.encoding.is_some() {
         return None;
     }
-    plumb
-        .registry()
-        .check_options(detected.reader.as_ref(), core_op(op), &mut checked)
-        .ok()?;
-    Some((detected.reader, checked))
+    checked(plumb, op, req, detected.reader)
 }
 
 /// The reader that made `plan`, and `req` checked for it.
@@ -369,8 +367,18 @@ fn planner(
     op: DatasetOp,
     req: &Request,
     plan: &RangePlan,
-) -> Option<(std::sync::Arc<dyn plumb_core::FormatReader>, Request)> {
-    let reader = plumb.registry().by_name(&plan.format)?;
+) -> Option<(Arc<dyn FormatReader>, Request)> {
+    checked(plumb, op, req, plumb.registry().by_name(&plan.format)?)
+}
+
+/// `reader` with `req` as it reads it: the source options taken out,
+/// the rest checked against what the reader declares.
+fn checked(
+    plumb: &Plumb,
+    op: DatasetOp,
+    req: &Request,
+    reader: Arc<dyn FormatReader>,
+) -> Option<(Arc<dyn FormatReader>, Request)> {
     let mut checked = req.clone();
     SourceChoice::take(&mut checked.options).ok()?;
     plumb
