@@ -45,6 +45,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod answer_impl;
 mod cancel;
 mod caps;
 mod drive;

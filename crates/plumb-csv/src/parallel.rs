@@ -500,8 +500,7 @@ pub fn search_in_parts(
     column: Option<ColumnRef>,
     parts: usize,
 ) -> Result<Option<CsvSearch>, Refusal> {
-    // Conditions judge whole rows, their cells kept: one thread.
-    if query.offset != 0 || query.skip_hits > 0 || query.conditions.is_some() {
+    if !splits(query) {
         return Ok(None);
     }
     let Some(plan) = plan(source, format, opts, (parts, false), false)? else {
@@ -555,6 +554,13 @@ pub fn search_in_parts(
         }
     }
     Ok(whole.map(|w| w.finish(format.name(), &summary)))
+}
+
+/// Whether a split search answers `query`: one from the first row that
+/// keeps every hit, by one column or any (conditions judge whole rows,
+/// their cells kept: one thread).
+pub(crate) fn splits(query: &Query) -> bool {
+    query.from_first() && query.conditions.is_none()
 }
 
 /// The column the first part of a split search resolved, for the later

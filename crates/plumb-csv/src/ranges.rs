@@ -22,7 +22,9 @@
 use plumb_core::{Query, RangePart, RangePlan, Refusal, Source};
 use serde::{Deserialize, Serialize};
 
-use crate::parallel::{add_part, first_as_planned, plan, read_head, scan_part, Before, Head};
+use crate::parallel::{
+    add_part, first_as_planned, plan, read_head, scan_part, splits, Before, Head,
+};
 use crate::report::{
     fetch_hits, ColumnProbe, ColumnRef, CsvSearch, CsvValidate, SearchSink, ValidateSink,
 };
@@ -113,7 +115,7 @@ pub fn scan_search_range(
     plan: &RangePlan,
     index: usize,
 ) -> RangePart {
-    let splits = query.offset == 0 && query.skip_hits == 0 && query.conditions.is_none();
+    let splits = splits(query);
     let state = scan_range(source, (format, opts), plan, index, |head| {
         if !splits {
             return None;

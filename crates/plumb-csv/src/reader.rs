@@ -12,7 +12,7 @@ use crate::{
 };
 
 impl_answer!(CsvInspect, layout: TableColumns, shape: shape, sketches: sketches);
-impl_answer!(CsvValidate, verdict: valid);
+impl_answer!(CsvValidate, verdict: valid, rows: rows_read);
 impl_answer!(CsvSelect, layout: Rows, window: window);
 impl_answer!(CsvSearch, layout: RowHits, window: window);
 
@@ -195,10 +195,7 @@ impl FormatReader for CsvReader {
     ) -> Result<Option<RangePlan>, Refusal> {
         let splits = match op {
             Op::Validate => true,
-            Op::Search => {
-                let q = plumb_core::Query::judging_conditions(req)?;
-                q.offset == 0 && q.skip_hits == 0 && q.conditions.is_none()
-            }
+            Op::Search => crate::parallel::splits(&plumb_core::Query::judging_conditions(req)?),
             _ => false,
         };
         if !splits {

@@ -226,6 +226,14 @@ pub struct JsonlValidate {
     pub blank_lines: u64,
 }
 
+impl JsonlValidate {
+    /// The file's records, when it was read whole and found valid (see
+    /// [`plumb_core::Answer::rows`]).
+    pub fn rows_read(&self) -> Option<u64> {
+        (self.valid == Some(true) && self.view.exact).then_some(self.rows_scanned)
+    }
+}
+
 struct ValidateLines {
     parser: JsonParser,
     cap: RowCap,

@@ -217,7 +217,7 @@ pub fn search_in_parts(
     parts: usize,
 ) -> Result<Option<JsonlSearch>, Refusal> {
     let pointer = field.map(Pointer::parse).transpose()?;
-    if query.offset != 0 || query.skip_hits > 0 {
+    if !query.from_first() {
         return Ok(None);
     }
     // A refusal of the query itself is the caller's, not a part's.

@@ -106,7 +106,7 @@ pub fn scan_search_range(
     index: usize,
 ) -> RangePart {
     let state = planned(source, opts, plan, index)
-        .filter(|_| query.offset == 0 && query.skip_hits == 0)
+        .filter(|_| query.from_first())
         .and_then(|(start, end)| {
             let pointer = field.map(Pointer::parse).transpose().ok()?;
             let sink = SearchLines::new(query, pointer).ok()?;
@@ -126,7 +126,7 @@ pub fn join_search_ranges(
     plan: &RangePlan,
     parts: &[RangePart],
 ) -> Option<JsonlSearch> {
-    if plan.format != FORMAT || query.offset != 0 || query.skip_hits != 0 {
+    if plan.format != FORMAT || !query.from_first() {
         return None;
     }
     let pointer = field.map(Pointer::parse).transpose().ok()?;

@@ -9,7 +9,7 @@ use crate::{inspect_source, select, JsonlInspect, JsonlSearch, JsonlSelect, Json
 
 impl_answer!(JsonlSearch, layout: ValueHits, window: window);
 impl_answer!(JsonlInspect, layout: Outline, shape: shape, sketches: sketches);
-impl_answer!(JsonlValidate, verdict: valid);
+impl_answer!(JsonlValidate, verdict: valid, rows: rows_read);
 impl_answer!(JsonlSelect, layout: Records, window: window);
 
 /// The options JSON Lines declares: how many paths inspect's outline
@@ -96,7 +96,7 @@ impl FormatReader for JsonlReader {
             Op::Validate => crate::plan_ranges(source, &req.scan, parts),
             Op::Search => {
                 let query = plumb_core::Query::judging_conditions(req)?;
-                if query.offset != 0 || query.skip_hits != 0 {
+                if !query.from_first() {
                     return Ok(None);
                 }
                 crate::plan_ranges(source, &req.scan, parts)

@@ -31,6 +31,24 @@ pub struct Query {
 }
 
 impl Query {
+    /// Whether the search starts at the first unit and keeps every hit
+    /// from there (no offset, no hits passed over): the searches a scan
+    /// split into parts answers, each part from its own start.
+    ///
+    /// ```
+    /// use plumb_core::{Query, Request};
+    /// let mut req = Request::default();
+    /// req.set("pattern", serde_json::json!("x"))?;
+    /// let mut q = Query::from_request(&req)?;
+    /// assert!(q.from_first());
+    /// q.offset = 3;
+    /// assert!(!q.from_first());
+    /// # Ok::<(), plumb_core::Refusal>(())
+    /// ```
+    pub fn from_first(&self) -> bool {
+        self.offset == 0 && self.skip_hits == 0
+    }
+
     /// The query the request's shared search options ask for: exactly
     /// one of `pattern` and `where`.
     ///

@@ -40,6 +40,14 @@ pub struct CsvValidate {
     pub blank_lines: u64,
 }
 
+impl CsvValidate {
+    /// The file's data rows, when it was read whole and found valid (see
+    /// [`plumb_core::Answer::rows`]).
+    pub fn rows_read(&self) -> Option<u64> {
+        (self.valid == Some(true) && self.view.exact).then_some(self.rows_scanned)
+    }
+}
+
 #[derive(Default)]
 pub(crate) struct ValidateSink {
     issues: IssueList,

@@ -145,19 +145,8 @@ impl FileFacts {
             Some(v) => v,
             None => counted_faults(&json).map(|n| n == 0),
         };
-        // A validate of a table or of JSON Lines that read the whole file
-        // and found it valid counted its rows (records) as an inspect
-        // counts them; one that stopped at a fault (or a budget) counted
-        // only those before it. A JSON document's validate counts the
-        // items of its top-level array or object, its inspect one row
-        // for an object: not taken.
-        let rows_kind = matches!(answer.format(), "csv" | "tsv" | "jsonl");
-        let whole = rows_kind && answer.verdict() == Some(Some(true)) && answer.view().exact;
-        let rows = rows.or_else(|| {
-            whole
-                .then(|| json.get("rows_scanned").and_then(Value::as_u64))
-                .flatten()
-        });
+        // A validate counts rows only where it read the whole file.
+        let rows = rows.or_else(|| answer.rows());
         let hits = search.then(|| Hits {
             header: ["header", "columns"]
                 .iter()
