@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Every target, named after the public entry point it drives.
-pub const TARGETS: [&str; 18] = [
+pub const TARGETS: [&str; 19] = [
     "containers",
     "layers",
     "text_stream",
@@ -26,6 +26,7 @@ pub const TARGETS: [&str; 18] = [
     "csv_search",
     "parquet_reader",
     "sheets_reader",
+    "range_parts",
 ];
 
 fn seeds(target: &str, root: &Path, data: &Path) -> Vec<PathBuf> {

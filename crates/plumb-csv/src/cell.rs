@@ -401,6 +401,16 @@ impl ClassHistogram {
         self.counts[to.index()] += n;
     }
 
+    /// The counts by class index (a column's state for a scan's part).
+    pub(crate) fn counts(&self) -> [u64; 8] {
+        self.counts
+    }
+
+    /// The histogram of these counts by class index.
+    pub(crate) fn from_counts(counts: [u64; 8]) -> ClassHistogram {
+        ClassHistogram { counts }
+    }
+
     /// Adds the counts of `other` (a later part of the same column).
     pub(crate) fn absorb(&mut self, other: &ClassHistogram) {
         for (mine, theirs) in self.counts.iter_mut().zip(other.counts) {

@@ -65,7 +65,8 @@ pub use parallel::{
     validate_source, CSV_PARALLEL_MIN_BYTES, CSV_PARALLEL_MIN_HEAD_LINES,
 };
 pub use ranges::{
-    join_search_ranges, join_validate_ranges, plan_ranges, scan_search_range, scan_validate_range,
+    join_inspect_ranges, join_search_ranges, join_validate_ranges, plan_ranges, scan_inspect_range,
+    scan_search_range, scan_validate_range,
 };
 pub use reader::CsvReader;
 pub use report::{

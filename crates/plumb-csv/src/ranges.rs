@@ -1,7 +1,8 @@
-//! CSV/TSV validate and search in byte ranges that run apart (see
-//! [`plumb_core::ranges`]): the split scans of
-//! [`crate::validate_in_parts`] and [`crate::search_in_parts`] with each
-//! part a task of its own, wherever it runs.
+//! CSV/TSV validate, search and inspect in byte ranges that run apart
+//! (see [`plumb_core::ranges`]): the split scans of
+//! [`crate::validate_in_parts`], [`crate::search_in_parts`] and
+//! [`crate::inspect_in_parts`] with each part a task of its own,
+//! wherever it runs.
 //!
 //! The plan is the split scan's: the head settles the dialect, and the
 //! file is cut at line feeds. Each range reads the head again and
@@ -18,6 +19,13 @@
 //! A search names its column by the header, which only the first range
 //! reads: a later range reads the file's first record itself (and no
 //! further) to resolve it, as the first range will.
+//!
+//! An inspect's part is its column facts (see `InspectState`), without
+//! statistics: their sketches merge only within their error, so an
+//! inspect with statistics is not cut, and its file is read whole. A
+//! part read back is a claim about the range it names: its counts are
+//! held to the range's bytes, and its columns to its rows, before
+//! anything adds them.
 
 use plumb_core::{Query, RangePart, RangePlan, Refusal, Source};
 use serde::{Deserialize, Serialize};
@@ -26,7 +34,8 @@ use crate::parallel::{
     add_part, first_as_planned, plan, read_head, scan_part, splits, Before, Head,
 };
 use crate::report::{
-    fetch_hits, ColumnProbe, ColumnRef, CsvSearch, CsvValidate, SearchSink, ValidateSink,
+    fetch_hits, ColumnProbe, ColumnRef, CsvInspect, CsvSearch, CsvValidate, InspectSink,
+    InspectState, SearchSink, ValidateSink,
 };
 use crate::scan::{RowSink, ScanSummary};
 use crate::{CsvFormat, CsvOptions};
@@ -174,6 +183,101 @@ pub fn join_search_ranges(
     Some(whole.finish(format.name(), &summary))
 }
 
+/// Inspects range `index` of `plan` (see [`crate::inspect()`]);
+/// unsettled when the plan is not this file's, the range did not run
+/// clean (an issue, a ragged row), or statistics are asked for.
+pub fn scan_inspect_range(
+    source: &dyn Source,
+    format: CsvFormat,
+    opts: &CsvOptions,
+    plan: &RangePlan,
+    index: usize,
+) -> RangePart {
+    let state = scan_range(source, (format, opts), plan, index, |_| {
+        (!opts.stats).then(|| inspect_sink(opts, index == 0))
+    })
+    .and_then(|(summary, sink, dialect)| {
+        Some(PartState {
+            dialect,
+            summary,
+            found: sink.into_state()?,
+        })
+    });
+    plan.part(index, state)
+}
+
+/// The inspect answer of the whole file from the parts of every range
+/// of `plan`, in any order: what one thread reports; `None` when they
+/// cannot give it (see the module's header; and, as a split inspect on
+/// threads, a sample of rows that the first range did not fill).
+pub fn join_inspect_ranges(
+    format: CsvFormat,
+    opts: &CsvOptions,
+    plan: &RangePlan,
+    parts: &[RangePart],
+) -> Option<CsvInspect> {
+    if opts.stats {
+        return None;
+    }
+    let mut whole: Option<InspectSink> = None;
+    let summary = join(format, plan, parts, |s, state: InspectState, before| {
+        let b = before.unwrap_or_default();
+        let counts = (
+            s.rows.checked_sub(b.rows)?,
+            s.records.checked_sub(b.records)?,
+        );
+        let mut like = inspect_sink(opts, before.is_none());
+        like.dialect(s.delimiter);
+        let part = like.with_state(state, counts, plan.len)?;
+        match (whole.as_mut(), before) {
+            (None, None) => whole = Some(part),
+            (Some(w), Some(b)) => {
+                if !w.absorb(part, b.records) {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+        Some(true)
+    })?;
+    let whole = whole.filter(InspectSink::sample_settled)?;
+    Some(whole.finish(format.name(), &summary))
+}
+
+/// The sink a range's inspect reads into: the first range's keeps the
+/// sample rows, a later one what its columns need to join.
+fn inspect_sink(opts: &CsvOptions, first: bool) -> InspectSink {
+    if first {
+        InspectSink::new(crate::sample_rows(opts), false)
+    } else {
+        InspectSink::later_part(false)
+    }
+    .brief(opts.scan.brief)
+}
+
+/// Whether every count of `s` is one a scan of `bytes` bytes could
+/// give (a record, a line, a row each take a byte at least, but the
+/// last): a part read back is a claim, and counts past that would
+/// overflow the sums of a join.
+fn within(s: &ScanSummary, bytes: u64) -> bool {
+    let most = bytes.saturating_add(1);
+    [
+        s.rows,
+        s.records,
+        s.line_breaks,
+        s.blank_lines,
+        s.comment_lines,
+        s.skipped_lines,
+        s.ragged_rows,
+        s.endings.lf,
+        s.endings.crlf,
+        s.endings.cr,
+        u64::try_from(s.widest).unwrap_or(u64::MAX),
+    ]
+    .iter()
+    .all(|&n| n <= most)
+}
+
 /// Reads the head of `source`, checks that range `index` is one `plan`
 /// cut from this file, and scans it into the sink `make` gives (told the
 /// head); the range's summary, its sink and the dialect a later range
@@ -226,6 +330,14 @@ fn join<T: serde::de::DeserializeOwned>(
         return None;
     }
     let states: Vec<PartState<T>> = plan.states(parts)?;
+    let sizes = plan.cuts.windows(2).map(|w| w[1] - w[0]);
+    if !states
+        .iter()
+        .zip(sizes)
+        .all(|(p, size)| within(&p.summary, size))
+    {
+        return None;
+    }
     let mut states = states.into_iter();
     let first = states.next()?;
     let dialect = first.dialect;

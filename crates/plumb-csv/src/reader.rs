@@ -193,15 +193,17 @@ impl FormatReader for CsvReader {
         req: &Request,
         parts: usize,
     ) -> Result<Option<RangePlan>, Refusal> {
+        let o = self.options(req)?;
         let splits = match op {
             Op::Validate => true,
             Op::Search => crate::parallel::splits(&plumb_core::Query::judging_conditions(req)?),
+            Op::Inspect => !o.stats,
             _ => false,
         };
         if !splits {
             return Ok(None);
         }
-        crate::plan_ranges(source, self.format, &self.options(req)?, parts)
+        crate::plan_ranges(source, self.format, &o, parts)
     }
 
     fn scan_range(
@@ -217,6 +219,7 @@ impl FormatReader for CsvReader {
         };
         match (op, plumb_core::Query::judging_conditions(req)) {
             (Op::Validate, _) => crate::scan_validate_range(source, self.format, &o, plan, index),
+            (Op::Inspect, _) => crate::scan_inspect_range(source, self.format, &o, plan, index),
             (Op::Search, Ok(query)) => {
                 let column = req.options.text("column").map(ColumnRef::parse);
                 crate::scan_search_range(source, (self.format, &o), (&query, column), plan, index)
@@ -241,6 +244,11 @@ impl FormatReader for CsvReader {
             Op::Search => {
                 let query = plumb_core::Query::judging_conditions(req).ok()?;
                 let answer = crate::join_search_ranges(self.format, &query, plan, parts)?;
+                Some(Box::new(answer))
+            }
+            Op::Inspect => {
+                let o = self.options(req).ok()?;
+                let answer = crate::join_inspect_ranges(self.format, &o, plan, parts)?;
                 Some(Box::new(answer))
             }
             _ => None,

@@ -55,7 +55,7 @@ pub use ops::{
     WILDCARD,
 };
 pub use outline::{
-    same_key, Outline, OutlineOptions, OUTLINE_COLLAPSE_KEYS, OUTLINE_KEY_SAMPLES,
+    same_key, Outline, OutlineOptions, OutlineState, OUTLINE_COLLAPSE_KEYS, OUTLINE_KEY_SAMPLES,
     OUTLINE_LIST_DEFAULT, OUTLINE_MAX_NODES, OUTLINE_SAMPLES, OUTLINE_SAMPLE_BYTES,
 };
 pub use parallel::{
@@ -73,7 +73,7 @@ pub use reader::{
 };
 pub use sink::{JsonSink, Null, Tee};
 pub use structure::{
-    DuplicateKey, DuplicateReport, PrecisionFact, PrecisionReport, Structure,
+    DuplicateKey, DuplicateReport, PrecisionFact, PrecisionReport, Structure, StructureState,
     DUPLICATE_KEY_TOTAL_CAP, DUPLICATE_KEY_TRACK_CAP,
 };
 pub use subtree::Subtree;

@@ -24,6 +24,9 @@ use serde_json::{json, Map, Value};
 use crate::parser::{Scalar, ScalarKind};
 use crate::sink::JsonSink;
 
+mod state;
+pub use state::OutlineState;
+
 /// The most paths an outline keeps.
 pub const OUTLINE_MAX_NODES: usize = 2_000;
 

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::hash::{BuildHasher, RandomState};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use plumb_core::{PrecisionKind, FIRST_ISSUES_CAP};
 
@@ -25,8 +25,18 @@ pub const DUPLICATE_KEY_TOTAL_CAP: usize = 100_000;
 /// built only past this many keys.
 const LINEAR_KEYS: usize = 32;
 
+/// What a [`Structure`] found, as it travels between processes (see
+/// [`Structure::to_state`]).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StructureState {
+    duplicates: DuplicateReport,
+    precision: PrecisionReport,
+    max_depth: usize,
+}
+
 /// A key that appears twice in one object.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DuplicateKey {
     /// The pointer of the object.
     pub pointer: String,
@@ -35,7 +45,7 @@ pub struct DuplicateKey {
 }
 
 /// Duplicate keys found: legal JSON, reported, never failed.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DuplicateReport {
     /// How many repeated keys were found.
     pub count: u64,
@@ -46,7 +56,7 @@ pub struct DuplicateReport {
 }
 
 /// A number literal a double would misstate.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PrecisionFact {
     /// Where the number stands.
     pub pointer: String,
@@ -57,7 +67,7 @@ pub struct PrecisionFact {
 }
 
 /// The number literals a double would misstate.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PrecisionReport {
     /// How many were found.
     pub count: u64,
@@ -343,19 +353,57 @@ impl Structure {
     /// threads): counts add, the first facts stay in text order up to
     /// the cap, the deeper nesting stands. Both must be between values.
     pub fn absorb(&mut self, later: &Structure) {
+        // Saturating: a part read back from another process is a claim.
         let d = &mut self.duplicates;
-        d.count += later.duplicates.count;
+        d.count = d.count.saturating_add(later.duplicates.count);
         d.checked_fully &= later.duplicates.checked_fully;
         d.first.extend(later.duplicates.first.iter().cloned());
         d.first.truncate(FIRST_ISSUES_CAP);
         let p = &mut self.precision;
-        p.count += later.precision.count;
+        p.count = p.count.saturating_add(later.precision.count);
         for (kind, n) in &later.precision.by_kind {
-            *p.by_kind.entry(*kind).or_default() += n;
+            let mine = p.by_kind.entry(*kind).or_default();
+            *mine = mine.saturating_add(*n);
         }
         p.first.extend(later.precision.first.iter().cloned());
         p.first.truncate(FIRST_ISSUES_CAP);
         self.max_depth = self.max_depth.max(later.max_depth);
+    }
+
+    /// What this structure found, to travel to a join of the parts of a
+    /// file read apart ([`Structure::absorb`] on the other side); `None`
+    /// inside a value.
+    pub fn to_state(&self) -> Option<StructureState> {
+        self.open.is_empty().then(|| StructureState {
+            duplicates: self.duplicates.clone(),
+            precision: self.precision.clone(),
+            max_depth: self.max_depth,
+        })
+    }
+
+    /// A structure between values that found what `state` says.
+    ///
+    /// # Errors
+    /// What is wrong, for a state no structure makes: more first facts
+    /// than are kept, or than counted, or counts by kind that do not add
+    /// up to the count.
+    pub fn from_state(state: StructureState) -> Result<Structure, String> {
+        let (d, p) = (&state.duplicates, &state.precision);
+        let by_kind = p.by_kind.values().try_fold(0u64, |a, &n| a.checked_add(n));
+        let fits = d.first.len() <= FIRST_ISSUES_CAP
+            && (d.first.len() as u64) <= d.count
+            && p.first.len() <= FIRST_ISSUES_CAP
+            && (p.first.len() as u64) <= p.count
+            && by_kind == Some(p.count);
+        if !fits {
+            return Err("a structure's facts that no scan finds".into());
+        }
+        Ok(Structure {
+            duplicates: state.duplicates,
+            precision: state.precision,
+            max_depth: state.max_depth,
+            ..Structure::default()
+        })
     }
 
     /// Takes both reports.

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::BufRead;
 use std::ops::ControlFlow;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use plumb_core::{
@@ -21,6 +21,9 @@ use plumb_json::{
 use crate::ops::{drive, oversized_message, InvalidLine};
 use crate::splitter::{Line, LineSink};
 
+mod state;
+pub(crate) use state::InspectState;
+
 /// Records in the inspect sample when none is asked for.
 pub const JSONL_SAMPLE_ROWS_DEFAULT: usize = 3;
 
@@ -32,7 +35,7 @@ pub const JSONL_SAMPLE_ROWS_MAX: usize = 100;
 pub const KEY_HISTOGRAM_CAP: usize = 500;
 
 /// A duplicate key, with its line.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LineDuplicate {
     /// The 1-based line of the record.
     pub line: u64,
@@ -43,7 +46,7 @@ pub struct LineDuplicate {
 }
 
 /// A number a double would misstate, with its line.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LinePrecision {
     /// The 1-based line of the record.
     pub line: u64,
@@ -56,7 +59,7 @@ pub struct LinePrecision {
 }
 
 /// Duplicate keys across records.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LineDuplicates {
     /// How many were found.
     pub count: u64,
@@ -67,7 +70,7 @@ pub struct LineDuplicates {
 }
 
 /// Precision facts across records.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LinePrecisionReport {
     /// How many were found.
     pub count: u64,
@@ -569,6 +572,13 @@ pub fn inspect_outlined<R: BufRead>(
     Ok(answer(sink, bom, listing.paths, opts.sketches))
 }
 
+/// The sample records an inspect keeps.
+pub(crate) fn sample_rows(opts: &ScanBounds) -> usize {
+    opts.sample_rows
+        .unwrap_or(JSONL_SAMPLE_ROWS_DEFAULT)
+        .min(JSONL_SAMPLE_ROWS_MAX)
+}
+
 /// Reads a stream's records into inspect's facts; returns them and the
 /// BOM flag. With statistics, the outline keeps at most `stats_paths`
 /// paths (a part of a split scan: see `parallel.rs`).
@@ -597,10 +607,7 @@ pub(crate) fn scan<R: BufRead>(
         sample: Vec::new(),
         sample_cuts: Vec::new(),
         absorbed_rows: 0,
-        sample_rows: opts
-            .sample_rows
-            .unwrap_or(JSONL_SAMPLE_ROWS_DEFAULT)
-            .min(JSONL_SAMPLE_ROWS_MAX),
+        sample_rows: sample_rows(opts),
         dups: LineDuplicates::default(),
         precision: LinePrecisionReport::default(),
         outline: if listing.stats {

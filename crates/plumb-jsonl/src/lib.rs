@@ -47,7 +47,8 @@ pub use parallel::{
     validate_source, PARALLEL_MIN_BYTES,
 };
 pub use ranges::{
-    join_search_ranges, join_validate_ranges, plan_ranges, scan_search_range, scan_validate_range,
+    join_inspect_ranges, join_search_ranges, join_validate_ranges, plan_ranges, scan_inspect_range,
+    scan_search_range, scan_validate_range,
 };
 pub use reader::{JsonlReader, JSONL_OPTIONS};
 pub use search::{search, JsonlSearch, RecordHit};

@@ -1,6 +1,7 @@
-//! JSON Lines validate and search in byte ranges that run apart (see
-//! [`plumb_core::ranges`]): the split scans of [`crate::validate_in_parts`]
-//! and [`crate::search_in_parts`] with each part a task of its own,
+//! JSON Lines validate, search and inspect in byte ranges that run apart
+//! (see [`plumb_core::ranges`]): the split scans of
+//! [`crate::validate_in_parts`], [`crate::search_in_parts`] and
+//! [`crate::inspect_in_parts`] with each part a task of its own,
 //! wherever it runs. A record is one line, so a range cut at a line
 //! break needs nothing from the ranges before it.
 //!
@@ -11,12 +12,19 @@
 //! records and lines numbered from the range's start (its first hits up
 //! to the limit, each with the counts before it); the join takes the
 //! parts in file order, offsetting each by the ones before, up to the
-//! limit and the hit past it, as one thread stops.
+//! limit and the hit past it, as one thread stops. An inspect range's
+//! part is its facts (keys, types, the outline, samples, first facts;
+//! see `InspectState`) when every line of it is valid and they can join,
+//! without statistics (their sketches merge only within their error, so
+//! an inspect with statistics is not cut); the join adds them as the
+//! split scan on threads does, each part checked against its range's
+//! bytes first.
 
 use plumb_core::{Query, RangePart, RangePlan, Refusal, ScanBounds, Source, RANGE_MAX_PARTS};
 use plumb_json::Pointer;
 use serde::{Deserialize, Serialize};
 
+use crate::inspect::{answer, sample_rows, scan, InspectLines, InspectState, JsonlInspect};
 use crate::ops::JsonlValidate;
 use crate::parallel::{cuts, valid_part, valid_whole};
 use crate::search::{JsonlSearch, SearchLines, SearchState};
@@ -91,6 +99,69 @@ pub fn join_validate_ranges(plan: &RangePlan, parts: &[RangePart]) -> Option<Jso
     let counts: Vec<Counts> = plan.states(parts)?;
     let counts: Vec<(u64, u64)> = counts.iter().map(|c| (c.rows, c.blank_lines)).collect();
     Some(valid_whole(&counts))
+}
+
+/// An inspect range's part: its facts, and whether the range stripped a
+/// byte-order mark (only the first can).
+#[derive(Debug, Serialize, Deserialize)]
+struct InspectPart {
+    bom: bool,
+    facts: InspectState,
+}
+
+/// Inspects range `index` of `plan` (see [`crate::inspect()`]);
+/// unsettled when the plan is not this file's, a line of the range is
+/// not valid, its facts cannot join (a top-level key past the tracked
+/// ones, an outline cut or collapsed), or `outline` asks for statistics.
+pub fn scan_inspect_range(
+    source: &dyn Source,
+    opts: &ScanBounds,
+    outline: plumb_json::OutlineOptions,
+    plan: &RangePlan,
+    index: usize,
+) -> RangePart {
+    let state = planned(source, opts, plan, index)
+        .filter(|_| !outline.stats)
+        .and_then(|(start, end)| {
+            let stream = plumb_core::part_stream(source, start, end);
+            let (facts, bom) = scan(stream, opts, outline, plumb_json::OUTLINE_MAX_NODES).ok()?;
+            Some(InspectPart {
+                bom,
+                facts: facts.into_state()?,
+            })
+        });
+    plan.part(index, state)
+}
+
+/// The inspect answer of the whole file from the parts of every range
+/// of `plan`, in any order: what one thread reports; `None` when a part
+/// is missing, unsettled, not of this plan, not one a scan of its range
+/// makes, or the parts do not join.
+pub fn join_inspect_ranges(
+    opts: &ScanBounds,
+    outline: plumb_json::OutlineOptions,
+    plan: &RangePlan,
+    parts: &[RangePart],
+) -> Option<JsonlInspect> {
+    if plan.format != FORMAT || outline.stats {
+        return None;
+    }
+    let states: Vec<InspectPart> = plan.states(parts)?;
+    let mut whole: Option<(InspectLines, bool)> = None;
+    for (index, part) in states.into_iter().enumerate() {
+        let (start, end) = plan.range(index)?;
+        let facts = InspectLines::from_state(part.facts, end - start, sample_rows(opts))?;
+        match whole.as_mut() {
+            None => whole = Some((facts, part.bom)),
+            Some((w, _)) => {
+                if part.bom || !w.absorb(facts) {
+                    return None;
+                }
+            }
+        }
+    }
+    let (whole, bom) = whole?;
+    Some(answer(whole, bom, outline.paths, opts.sketches))
 }
 
 /// Searches range `index` of `plan` for `query` at `field` (see

@@ -101,6 +101,9 @@ impl FormatReader for JsonlReader {
                 }
                 crate::plan_ranges(source, &req.scan, parts)
             }
+            Op::Inspect if !plumb_json::outline_options(req).stats => {
+                crate::plan_ranges(source, &req.scan, parts)
+            }
             _ => Ok(None),
         }
     }
@@ -122,6 +125,10 @@ impl FormatReader for JsonlReader {
                 }
                 Err(_) => RangePart { index, state: None },
             },
+            Op::Inspect => {
+                let outline = plumb_json::outline_options(req);
+                crate::scan_inspect_range(source, &req.scan, outline, plan, index)
+            }
             _ => RangePart { index, state: None },
         }
     }
@@ -139,6 +146,11 @@ impl FormatReader for JsonlReader {
                 let query = plumb_core::Query::judging_conditions(req).ok()?;
                 let field = req.options.text("field");
                 let answer = crate::join_search_ranges((field, &query), plan, parts)?;
+                Some(Box::new(answer))
+            }
+            Op::Inspect => {
+                let outline = plumb_json::outline_options(req);
+                let answer = crate::join_inspect_ranges(&req.scan, outline, plan, parts)?;
                 Some(Box::new(answer))
             }
             _ => None,

@@ -59,7 +59,17 @@ pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
 
 /// How reading a literal as a double would misstate it.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum PrecisionKind {

@@ -6,9 +6,16 @@
 //! Reference (for the long integers' kept ends): the whole literal's order.
 //! Held equal by:
 //! `tests/it/number.rs::long_integer_ends_match_the_whole_literal_order`.
+//!
+//! A range serializes (for a scan's parts that join in another process)
+//! as its ends; read back, it is a claim: ends out of order, a fraction
+//! of more digits than a short one holds, a kept integer that its own
+//! literal or cap contradicts, or a NaN end are refused, as no scan
+//! makes them.
 
 use std::cmp::Ordering;
 
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::{
@@ -26,8 +33,12 @@ use super::{
 /// let (min, max) = r.bounds();
 /// assert_eq!(min, serde_json::json!(-4));
 /// assert_eq!(max["$literal"], "9007199254740993");
+/// // It travels as its ends, and comes back equal.
+/// let again: NumericRange = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+/// assert_eq!(again, r);
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RangeState", into = "RangeState")]
 pub struct NumericRange {
     // Integers that fit an i64 stay numbers (the common case, no
     // allocation); longer ones are kept as literal text.
@@ -283,6 +294,80 @@ impl NumericRange {
 /// The most digits after the point a short fraction has.
 const SHORT_DIGITS: u32 = 15;
 
+/// A [`NumericRange`] as it serializes: each kind's two ends (a kind's
+/// ends are set together), doubles as their bits (JSON has no infinity).
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RangeState {
+    small: Option<(i64, i64)>,
+    short: Option<((i64, u32), (i64, u32))>,
+    long: Option<(LongInt, LongInt)>,
+    float: Option<(u64, u64)>,
+    cap: usize,
+}
+
+impl From<NumericRange> for RangeState {
+    fn from(r: NumericRange) -> RangeState {
+        RangeState {
+            small: r.small_min.zip(r.small_max),
+            short: r.short_min.zip(r.short_max),
+            long: r.int_min.zip(r.int_max).map(|(a, b)| (*a, *b)),
+            float: r
+                .float_min
+                .zip(r.float_max)
+                .map(|(a, b)| (a.to_bits(), b.to_bits())),
+            cap: r.literal_cap,
+        }
+    }
+}
+
+impl TryFrom<RangeState> for NumericRange {
+    type Error = String;
+
+    fn try_from(s: RangeState) -> Result<NumericRange, String> {
+        if !(1..=MAX_NUMBER_LITERAL_BYTES).contains(&s.cap) {
+            return Err(format!("a literal cap of {} bytes", s.cap));
+        }
+        let ordered = |o: Ordering, what: &str| match o {
+            Ordering::Greater => Err(format!("{what} ends out of order")),
+            _ => Ok(()),
+        };
+        if let Some((lo, hi)) = s.small {
+            ordered(lo.cmp(&hi), "integer")?;
+        }
+        if let Some((lo, hi)) = s.short {
+            if lo.1 > SHORT_DIGITS || hi.1 > SHORT_DIGITS {
+                return Err("a short fraction of more than 15 digits".into());
+            }
+            ordered(compare_short(lo, hi), "fraction")?;
+        }
+        let float = s.float.map(|(a, b)| (f64::from_bits(a), f64::from_bits(b)));
+        if let Some((lo, hi)) = float {
+            if lo.is_nan() || hi.is_nan() {
+                return Err("a NaN end".into());
+            }
+            ordered(lo.total_cmp(&hi), "float")?;
+        }
+        if let Some((lo, hi)) = &s.long {
+            lo.check(s.cap)?;
+            hi.check(s.cap)?;
+            ordered(lo.cmp(hi), "long integer")?;
+        }
+        let (long_min, long_max) = s.long.map(|(a, b)| (Box::new(a), Box::new(b))).unzip();
+        Ok(NumericRange {
+            small_min: s.small.map(|e| e.0),
+            small_max: s.small.map(|e| e.1),
+            short_min: s.short.map(|e| e.0),
+            short_max: s.short.map(|e| e.1),
+            int_min: long_min,
+            int_max: long_max,
+            float_min: float.map(|e| e.0),
+            float_max: float.map(|e| e.1),
+            literal_cap: s.cap,
+        })
+    }
+}
+
 /// Orders two short fractions exactly: at most fifteen digits each, so
 /// scaling one to the other's digits fits an `i128`.
 #[inline]
@@ -315,7 +400,8 @@ fn replace_if(slot: &mut Option<Box<LongInt>>, new: &LongInt, want: Ordering) {
 /// numbers costs no more than one of short ones. Order stays exact but
 /// between two literals of one sign and length whose kept digits agree:
 /// the first seen stays (both show the same).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct LongInt {
     negative: bool,
     /// The significant digits (no sign, no leading zeros), at most
@@ -340,6 +426,32 @@ impl LongInt {
             digits: magnitude.len(),
             literal: (literal.len() <= cap).then(|| literal.to_owned()),
             bytes: literal.len(),
+        }
+    }
+
+    /// Whether this is what [`LongInt::of`] makes of some literal under
+    /// `cap`: its own literal when it keeps one, else a sign, the first
+    /// `cap` significant digits of a longer literal and their count.
+    fn check(&self, cap: usize) -> Result<(), String> {
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        let fits = match &self.literal {
+            Some(l) => {
+                let unsigned = l.strip_prefix(['-', '+']).unwrap_or(l);
+                digits(unsigned) && *self == LongInt::of(l, cap)
+            }
+            None => {
+                self.bytes > cap
+                    && self.kept.len() == self.digits.min(cap)
+                    && self.digits <= self.bytes
+                    && (self.kept.is_empty() || digits(&self.kept))
+                    && !self.kept.starts_with('0')
+                    && (self.digits > 0 || !self.negative)
+            }
+        };
+        if fits {
+            Ok(())
+        } else {
+            Err("a long integer end that no literal makes".into())
         }
     }
 

@@ -417,3 +417,107 @@ proptest::proptest! {
         proptest::prop_assert_eq!(max, shown(pick(Ordering::Greater)));
     }
 }
+
+/// A range through its serialized form.
+fn through_json(r: &NumericRange) -> NumericRange {
+    serde_json::from_str(&serde_json::to_string(r).unwrap()).unwrap()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+    /// A range of any literals (short and long integers, short and long
+    /// fractions, exponents, infinities) comes back equal through its
+    /// serialized form, and one merged from two read back bounds as the
+    /// range of every literal.
+    #[test]
+    fn a_range_travels_and_merges_as_it_was(
+        lits in proptest::collection::vec(
+            "[-+]?[0-9]{1,30}(\\.[0-9]{1,20})?([eE][-+]?[0-9]{1,3})?",
+            0..16,
+        ),
+        split in 0usize..16,
+        small_cap in 1usize..40,
+        capped in proptest::bool::ANY,
+    ) {
+        let cap = if capped { small_cap } else { MAX_NUMBER_LITERAL_BYTES };
+        let add = |lits: &[String]| {
+            let mut r = NumericRange::with_literal_cap(cap);
+            for l in lits {
+                if l.contains(['.', 'e', 'E']) {
+                    r.add_literal(l);
+                } else {
+                    r.add_integer(l);
+                }
+            }
+            r
+        };
+        let split = split.min(lits.len());
+        let whole = add(&lits);
+        proptest::prop_assert_eq!(&through_json(&whole), &whole);
+        let mut first = through_json(&add(&lits[..split]));
+        first.merge(&through_json(&add(&lits[split..])));
+        proptest::prop_assert_eq!(first.bounds(), whole.bounds());
+    }
+}
+
+/// A serialized range is a claim: ends no scan makes are refused.
+#[test]
+fn a_range_no_scan_makes_is_refused() {
+    let mut r = NumericRange::with_literal_cap(8);
+    r.add_integer("-123456789012345678901");
+    r.add_integer("5");
+    r.add_short_decimal(125, 1);
+    r.add_float(2.5e300);
+    let good = serde_json::to_value(&r).unwrap();
+    assert_eq!(
+        serde_json::from_value::<NumericRange>(good.clone()).unwrap(),
+        r
+    );
+    let bad = |path: &[&str], v: serde_json::Value| {
+        let mut state = good.clone();
+        let mut at = &mut state;
+        for p in path {
+            at = match p.parse::<usize>() {
+                Ok(i) => &mut at[i],
+                Err(_) => &mut at[*p],
+            };
+        }
+        *at = v;
+        serde_json::from_value::<NumericRange>(state).is_err()
+    };
+    assert!(bad(&["small"], json!([5, -5])), "integer ends out of order");
+    assert!(
+        bad(&["short"], json!([[1, 16], [1, 16]])),
+        "16 digits after the point"
+    );
+    assert!(
+        bad(&["short"], json!([[125, 1], [3, 0]])),
+        "fraction ends out of order"
+    );
+    assert!(bad(&["float"], json!([f64::NAN.to_bits(), 0])), "a NaN end");
+    assert!(
+        bad(&["float", "0"], json!(f64::INFINITY.to_bits())),
+        "float ends out of order"
+    );
+    assert!(bad(&["cap"], json!(0)), "no literal cap");
+    assert!(bad(&["cap"], json!(100_000)), "a cap past the literal cap");
+    assert!(
+        bad(&["long", "0", "kept"], json!("0123")),
+        "a kept digit run with a leading zero"
+    );
+    assert!(
+        bad(&["long", "0", "kept"], json!("1234567x")),
+        "a kept digit that is not one"
+    );
+    assert!(
+        bad(&["long", "0", "digits"], json!(5)),
+        "fewer digits than kept"
+    );
+    assert!(
+        bad(&["long", "0", "literal"], json!("12")),
+        "a literal the end does not keep"
+    );
+    assert!(bad(&["extra"], json!(1)), "a field no range has");
+    // Each of those changed alone, the rest untouched, is what was refused.
+    assert!(!bad(&["small"], json!([-5, 5])));
+}

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use plumb_core::{
@@ -26,8 +26,11 @@ use super::lossy_prefix;
 use super::shape::{char_count, code_shaped, code_shaped_float, comma_decimal};
 use super::stats::{ColumnStats, Settled};
 
+mod state;
+pub(super) use state::{ColumnState, RangeCounts};
+
 /// A fact about the number literals of a column that a double would misstate.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PrecisionFact {
     /// How a double would misstate the literal.
     pub kind: PrecisionKind,
@@ -222,6 +225,20 @@ impl Rare {
 
 /// A code-shaped float's value and literal.
 type CodeFloat = (f64, Vec<u8>);
+
+/// The value of a code-shaped float literal (`0E8`): a double past the
+/// quick reading's range (`12E34`) is parsed, as an end without a value
+/// would never move; NaN when neither reads it.
+fn code_float_value(literal: &[u8]) -> f64 {
+    scan_decimal(literal)
+        .and_then(|n| n.exponent_f64())
+        .or_else(|| {
+            std::str::from_utf8(literal)
+                .ok()
+                .and_then(|t| t.parse::<f64>().ok())
+        })
+        .unwrap_or(f64::NAN)
+}
 
 impl ColumnAcc {
     /// The accumulator of column `index`, kept as `how` says.
@@ -418,17 +435,7 @@ impl ColumnAcc {
             CellClass::Float if code_shaped_float(scan.trimmed) => {
                 let rare = self.rare();
                 rare.code_floats += 1;
-                // A double past the quick reading's range (`12E34`) is
-                // parsed: an end without a value would never move.
-                let v = scan
-                    .number
-                    .and_then(|n| n.exponent_f64())
-                    .or_else(|| {
-                        std::str::from_utf8(scan.trimmed)
-                            .ok()
-                            .and_then(|t| t.parse::<f64>().ok())
-                    })
-                    .unwrap_or(f64::NAN);
+                let v = code_float_value(scan.trimmed);
                 let literal = scan.trimmed.to_vec();
                 match &mut rare.code_float_ends {
                     None => rare.code_float_ends = Some(((v, literal.clone()), (v, literal))),

@@ -7,6 +7,8 @@
 //! Here too: the forms a column's dates are written in, counted, and the
 //! date format they make.
 
+use serde::{Deserialize, Serialize};
+
 use crate::cell::{DateForm, DateOrder};
 
 use super::stats::date_readings;
@@ -71,16 +73,57 @@ pub(super) fn date_format(dates: &[u64; DATE_SLOTS]) -> Option<String> {
 }
 
 /// A cell's place in time and its text as written.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct DateEnd {
+    /// As text: an instant may be past what a JSON number holds exactly.
+    #[serde(with = "wide")]
     at: i128,
     text: String,
 }
 
+/// An `i128` as its decimal text.
+mod wide {
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &i128, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(v)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<i128, D::Error> {
+        String::deserialize(d)?.parse().map_err(D::Error::custom)
+    }
+}
+
 /// The earliest and the latest cells of one reading; the first of
-/// equal ones.
-#[derive(Clone, Debug, Default)]
+/// equal ones. It travels as its two ends (a scan's part read in
+/// another process), which must be in order; the keys beside them are
+/// made again.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(
+    try_from = "Option<Box<(DateEnd, DateEnd)>>",
+    into = "Option<Box<(DateEnd, DateEnd)>>"
+)]
 struct Ends(Option<Box<(DateEnd, DateEnd)>>, Option<(u64, u64, usize)>);
+
+impl From<Ends> for Option<Box<(DateEnd, DateEnd)>> {
+    fn from(e: Ends) -> Self {
+        e.0
+    }
+}
+
+impl TryFrom<Option<Box<(DateEnd, DateEnd)>>> for Ends {
+    type Error = &'static str;
+
+    fn try_from(ends: Option<Box<(DateEnd, DateEnd)>>) -> Result<Ends, &'static str> {
+        if ends.as_ref().is_some_and(|e| e.0.at > e.1.at) {
+            return Err("date ends out of order");
+        }
+        let mut e = Ends(ends, None);
+        e.keyed();
+        Ok(e)
+    }
+}
 
 impl Ends {
     fn add(&mut self, at: i128, text: impl Fn() -> String) {
@@ -191,7 +234,8 @@ fn bcd(bytes: &[u8]) -> Option<u64> {
 /// date cells read neither as an instant nor as a date of three
 /// numbers: while any do, the column has no date range (a range of
 /// some of them would not be the column's).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(super) struct DateRange {
     /// ISO dates and timestamps, by instant.
     instants: Ends,
@@ -229,6 +273,19 @@ impl DateRange {
             }
         }
         self.written_cells += 1;
+    }
+
+    /// Whether the kept texts fit `cap` bytes each and no count passes
+    /// `cells` (a range read back is a claim).
+    pub(super) fn fits(&self, cap: usize, cells: u64) -> bool {
+        let texts_fit = |e: &Ends| {
+            e.0.as_ref()
+                .is_none_or(|e| e.0.text.len() <= cap && e.1.text.len() <= cap)
+        };
+        texts_fit(&self.instants)
+            && self.written.iter().all(texts_fit)
+            && self.written_cells <= cells
+            && self.unranged <= cells
     }
 
     /// Takes in a later part's range.

@@ -18,7 +18,7 @@
 
 use std::ops::ControlFlow;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 #[cfg(doc)]
 use plumb_core::SAMPLE_TEXT_BYTES;
@@ -27,7 +27,7 @@ use plumb_core::{Refusal, ViewFlags, COLUMN_TRACK_CAP};
 use crate::machine::{Issue, IssueReport, Record};
 use crate::scan::{RowSink, ScanSummary};
 
-use super::column::{text_cap, ColumnAcc, ColumnReport};
+use super::column::{text_cap, ColumnAcc, ColumnReport, ColumnState, RangeCounts};
 use super::{lossy_prefix, DialectReport, IssueList};
 
 /// The columns whose kept text (sample values, precision examples, the
@@ -203,7 +203,81 @@ pub(crate) struct InspectSink {
     brief: bool,
 }
 
+/// An inspect sink's state, as a range task hands it to the join of its
+/// file's ranges (see `crate::ranges`): the first range's header and
+/// sample rows, the widest row, and each tracked column's state.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct InspectState {
+    header: Option<Vec<String>>,
+    widest: usize,
+    columns: Vec<ColumnState>,
+    sample: Vec<Vec<String>>,
+    sample_shortened: bool,
+}
+
+/// Whether `row` is one inspect keeps of a header or a sample row: no
+/// more than the tracked columns, each cell within its column's cap.
+fn capped_fits(row: &[String]) -> bool {
+    row.len() <= COLUMN_TRACK_CAP && row.iter().enumerate().all(|(i, c)| c.len() <= text_cap(i))
+}
+
 impl InspectSink {
+    /// This sink's state; `None` when it found issues or keeps
+    /// statistics, which a range's state does not carry.
+    pub fn into_state(self) -> Option<InspectState> {
+        if self.issues.total > 0 || self.stats {
+            return None;
+        }
+        let columns = self.columns.into_iter().map(ColumnAcc::into_state);
+        Some(InspectState {
+            header: self.header,
+            widest: self.widest,
+            columns: columns.collect::<Option<_>>()?,
+            sample: self.sample,
+            sample_shortened: self.sample_shortened,
+        })
+    }
+
+    /// The sink of a range that read `rows` data rows and `records`
+    /// records of a file of `len` bytes, from its `state`, kept as
+    /// `self` (a new sink made for that range) keeps it; `None` when no
+    /// scan of such a range makes that state (see the column's
+    /// `ColumnState::into_acc`).
+    pub fn with_state(
+        mut self,
+        state: InspectState,
+        (rows, records): (u64, u64),
+        len: u64,
+    ) -> Option<InspectSink> {
+        let sample_bytes: usize = state.sample.iter().flatten().map(String::len).sum();
+        let fits = state.header.as_deref().is_none_or(capped_fits)
+            && state.sample.iter().all(|r| capped_fits(r))
+            && state.sample.len() <= self.sample_rows
+            && (state.sample.len() <= 1 || sample_bytes <= INSPECT_SAMPLE_BUDGET_BYTES)
+            && (!self.later || (state.header.is_none() && state.sample.is_empty()))
+            && (!state.sample_shortened || !state.sample.is_empty())
+            && u64::try_from(state.widest).is_ok_and(|w| w <= len.saturating_add(1))
+            && state.columns.len() <= state.widest.min(COLUMN_TRACK_CAP);
+        if !fits {
+            return None;
+        }
+        let how = self.tracking();
+        let counts = RangeCounts { rows, records };
+        self.columns = (state.columns.into_iter().enumerate())
+            .map(|(i, c)| c.into_acc(i, how, counts))
+            .collect::<Option<_>>()?;
+        self.header = state.header;
+        self.widest = state.widest;
+        if state.sample_shortened {
+            self.sample_rows = state.sample.len();
+        }
+        self.sample = state.sample;
+        self.sample_bytes = sample_bytes;
+        self.sample_shortened = state.sample_shortened;
+        Some(self)
+    }
+
     pub fn new(sample_rows: usize, stats: bool) -> InspectSink {
         InspectSink {
             stats,

@@ -18,10 +18,10 @@ mod validate;
 
 pub use column::{ColumnReport, PrecisionFact};
 pub(crate) use fetch::fetch_hits;
-pub(crate) use inspect::InspectSink;
 pub use inspect::{
     CsvInspect, INSPECT_NARROW_TEXT_BYTES, INSPECT_SAMPLE_BUDGET_BYTES, INSPECT_WIDE_TEXT_COLUMNS,
 };
+pub(crate) use inspect::{InspectSink, InspectState};
 pub(crate) use search::{ColumnProbe, SearchSink};
 pub use search::{
     CsvSearch, RowHit, CSV_SEARCH_FETCH_BYTES, CSV_SEARCH_ROW_BYTES, CSV_SEARCH_ROW_CELLS,

@@ -5,6 +5,7 @@ mod blocks;
 mod brief;
 mod cell;
 mod conformance;
+mod inspect_ranges;
 mod lines;
 mod ops;
 mod parallel;

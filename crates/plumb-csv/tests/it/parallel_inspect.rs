@@ -9,7 +9,7 @@ use proptest::prelude::*;
 
 const SIZE: usize = 3 << 20;
 
-fn sequential(bytes: &[u8], format: CsvFormat, opts: &CsvOptions) -> CsvInspect {
+pub(super) fn sequential(bytes: &[u8], format: CsvFormat, opts: &CsvOptions) -> CsvInspect {
     let src = BytesSource::new("t.csv", bytes.to_vec());
     let answer = inspect(text_stream(&src).unwrap(), format, opts).unwrap();
     answer
@@ -27,20 +27,20 @@ fn parts_only(
 
 /// How the generated table varies.
 #[derive(Clone, Debug)]
-struct Shape {
+pub(super) struct Shape {
     /// Every how many rows the sparse column has a value (the rest are
     /// empty, which samples never look at).
-    every: usize,
+    pub every: usize,
     /// Every how many of its values the sparse column takes a new one.
-    step: usize,
+    pub step: usize,
     /// Rows (in thousands) where rare literals go: an integer a double
     /// cannot hold, a code-shaped float, a date in another form, a
     /// missing-value token.
-    rare_at: Vec<usize>,
-    sep: u8,
+    pub rare_at: Vec<usize>,
+    pub sep: u8,
 }
 
-fn table(shape: &Shape) -> Vec<u8> {
+pub(super) fn table(shape: &Shape) -> Vec<u8> {
     let s = shape.sep as char;
     let comma = shape.sep != b',';
     let mut out = format!("id{s}sparse{s}amount{s}when{s}code{s}text\n").into_bytes();

@@ -1,6 +1,7 @@
 //! Integration tests for plumb-jsonl: the seed's focused tests, every
 //! split, the conformance cases, and linear time.
 
+mod inspect_ranges;
 mod parallel;
 mod parallel_inspect;
 mod parallel_search;

@@ -9,9 +9,9 @@ use plumb_jsonl::{inspect_in_parts, inspect_outlined, JsonlInspect};
 use proptest::prelude::*;
 use serde_json::Value;
 
-const PATHS: usize = 200;
+pub(super) const PATHS: usize = 200;
 
-fn sequential(bytes: &[u8], opts: &ScanBounds) -> Value {
+pub(super) fn sequential(bytes: &[u8], opts: &ScanBounds) -> Value {
     let src = BytesSource::new("t.jsonl", bytes.to_vec());
     let answer: JsonlInspect = inspect_outlined(text_stream(&src).unwrap(), opts, PATHS).unwrap();
     serde_json::to_value(answer).unwrap()
@@ -49,7 +49,7 @@ fn record(kind: u8, n: u32) -> String {
 }
 
 /// Records cycling through `kinds`, past the first part's minimum.
-fn file(kinds: &[(u8, u32)]) -> Vec<u8> {
+pub(super) fn file(kinds: &[(u8, u32)]) -> Vec<u8> {
     let mut out = String::new();
     let mut round = 0;
     while out.len() < BINARY_SNIFF_BYTES * 4 {

@@ -378,11 +378,7 @@ impl Dataset {
         first: bool,
         cx: &OpenContext,
     ) -> Partial {
-        let mut req = tasks::file_request(req, first);
-        // Statistics merge across files from each file's sketches, and
-        // the merged view reads no sample rows, samples or date ends.
-        req.scan.sketches |= asks_stats(op, &req);
-        req.scan.brief |= op == DatasetOp::Inspect;
+        let mut req = tasks::file_request(op, req, first);
         let start = req.window.offset.unwrap_or(0);
         if let Some(name) = &member.archive_member {
             // A member option the caller gave is replaced by the member listed.

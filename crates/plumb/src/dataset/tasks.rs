@@ -144,14 +144,14 @@ fn core_op(op: DatasetOp) -> Op {
 
 impl Dataset {
     /// The tasks of `op` over this dataset's members, in path order: a
-    /// task per file, except that with `range_bytes` a validate or a
-    /// search cuts each file of at least twice that many bytes into
-    /// ranges of about that size, where its reader splits a scan (CSV/TSV
-    /// and JSON Lines read as they are stored; not a compressed file, a
-    /// transcoded one, a zip's member, or a CSV whose head shows quoted
-    /// line breaks; a search only from its file's first record, and by
-    /// one column in CSV). The
-    /// planner opens those large files and reads their heads and a little
+    /// task per file, except that with `range_bytes` a validate, a
+    /// search or an inspect cuts each file of at least twice that many
+    /// bytes into ranges of about that size, where its reader splits a
+    /// scan (CSV/TSV and JSON Lines read as they are stored; not a
+    /// compressed file, a transcoded one, a zip's member, or a CSV whose
+    /// head shows quoted line breaks; a search only from its file's
+    /// first record, and by one column in CSV; an inspect without
+    /// statistics). The planner opens those large files and reads their heads and a little
     /// at each cut; a file it cannot plan stays whole, and its task says
     /// why when it runs.
     pub fn plan(
@@ -170,9 +170,9 @@ impl Dataset {
                 range: None,
             };
             let plan = range_bytes
-                .filter(|_| matches!(op, DatasetOp::Validate | DatasetOp::Search))
+                .filter(|_| op != DatasetOp::Detect)
                 .and_then(|size| {
-                    let req = file_request(req, i == 0);
+                    let req = file_request(op, req, i == 0);
                     self.plan_file(plumb, op, format, &req, member, size)
                 });
             match plan {
@@ -236,7 +236,7 @@ impl Dataset {
         let Some(range) = &task.range else {
             return self.partial(plumb, op, format, req, &task.member, task.first);
         };
-        let req = &file_request(req, task.first);
+        let req = &file_request(op, req, task.first);
         let part = self
             .opener
             .open(&task.member, &OpenContext::default())
@@ -285,7 +285,7 @@ impl Dataset {
                 waiting.push(file);
                 continue;
             }
-            match join(plumb, op, &file_request(req, file.first), &file) {
+            match join(plumb, op, &file_request(op, req, file.first), &file) {
                 Some(facts) => {
                     let one = Partial::of_file(
                         op,
@@ -330,13 +330,17 @@ impl Dataset {
     }
 }
 
-/// The request one file of a dataset is read with: a search's offset
-/// applies to the call's first file alone.
-pub(crate) fn file_request(req: &Request, first: bool) -> Request {
+/// The request one file of a dataset is read with, whole or by ranges:
+/// a search's offset applies to the call's first file alone; an inspect
+/// is brief (the merged view reads no sample rows, samples or date
+/// ends), and keeps its statistics' sketches to merge across files.
+pub(crate) fn file_request(op: DatasetOp, req: &Request, first: bool) -> Request {
     let mut req = req.clone();
     if !first {
         req.window.offset = None;
     }
+    req.scan.sketches |= super::asks_stats(op, &req);
+    req.scan.brief |= op == DatasetOp::Inspect;
     req
 }
 

@@ -387,3 +387,63 @@ fn searched_ranges_answer_as_the_local_run() {
         );
     }
 }
+
+#[test]
+fn inspected_ranges_answer_as_the_local_run() {
+    let (_dir, plumb, data) = dataset();
+    let op = DatasetOp::Inspect;
+    let req = Request::default();
+    let whole = data.run(&plumb, op, None, &req).unwrap().to_json();
+    let tasks = data.plan(&plumb, op, None, &req, Some(RANGE));
+    let ranged = |name: &str| {
+        tasks
+            .iter()
+            .filter(|t| file_name(t) == name && t.range.is_some())
+            .count()
+    };
+    for name in [
+        "a-big.csv",
+        "b-big-bad.csv",
+        "c-bom.csv",
+        "d-big.tsv",
+        "e-big.jsonl",
+        "f-big-bad.jsonl",
+    ] {
+        assert!(ranged(name) >= 4, "{name}: {} ranges", ranged(name));
+    }
+    for name in ["g-big.jsonl.gz", "h-quoted.csv", "i-small.csv"] {
+        assert_eq!(ranged(name), 0, "{name} is read whole");
+    }
+    let mut parts = run_op(&plumb, &data, op, &req, &tasks);
+    parts.reverse();
+    let merged = parts
+        .into_iter()
+        .try_fold(Partial::empty(op, None), Partial::merge)
+        .unwrap();
+    assert_eq!(merged.pending_files(), 6);
+    let (settled, reruns) = data.settle(&plumb, op, &req, merged.clone()).unwrap();
+    let mut again: Vec<&str> = reruns.iter().map(file_name).collect();
+    again.sort_unstable();
+    assert_eq!(
+        again,
+        ["b-big-bad.csv", "f-big-bad.jsonl"],
+        "only the files with a short row or a broken line"
+    );
+    let mut done = settled;
+    for p in run_op(&plumb, &data, op, &req, &reruns) {
+        done = done.merge(p).unwrap();
+    }
+    assert_eq!(data.finish(done).to_json(), whole);
+    assert_eq!(
+        data.complete(&plumb, op, None, &req, merged)
+            .unwrap()
+            .to_json(),
+        whole
+    );
+    // With statistics, no file is cut: their sketches do not travel.
+    let mut stats = Request::default();
+    stats.set("stats", Value::Bool(true)).unwrap();
+    let tasks = data.plan(&plumb, op, None, &stats, Some(RANGE));
+    assert!(tasks.iter().all(|t| t.range.is_none()));
+    assert_eq!(tasks.len(), data.members().len());
+}
