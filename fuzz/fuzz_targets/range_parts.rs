@@ -23,8 +23,8 @@ struct Case {
 }
 
 /// Which reader and op a case is: CSV inspect, validate, search; JSON
-/// Lines inspect, validate, search.
-const CASES: usize = 6;
+/// Lines inspect, validate, search; JSON validate, inspect.
+const CASES: usize = 8;
 
 fn csv_file() -> Vec<u8> {
     let mut t = String::from("id,name,amount,when,code\n");
@@ -70,6 +70,13 @@ fn jsonl_file() -> Vec<u8> {
     t.into_bytes()
 }
 
+fn json_file() -> Vec<u8> {
+    let items: Vec<String> = (0..30_000u64)
+        .map(|n| format!("{{\"id\": {n}, \"s\": \"}}, {{\", \"x\": [{n}, null]}}"))
+        .collect();
+    format!("[\n{}\n]\n", items.join(",\n")).into_bytes()
+}
+
 fn query() -> Query {
     let mut req = plumb_core::Request::default();
     req.set("pattern", serde_json::json!("name 1"))
@@ -82,16 +89,17 @@ fn cases() -> &'static [Case] {
     CASES_MADE.get_or_init(|| {
         let csv = BytesSource::new("t.csv", csv_file());
         let jsonl = BytesSource::new("t.jsonl", jsonl_file());
+        let json = BytesSource::new("t.json", json_file());
         let copts = CsvOptions::default();
         let bounds = ScanBounds::default();
         let outline = OutlineOptions::from(60);
         let q = query();
         (0..CASES)
             .map(|which| {
-                let plan = if which < 3 {
-                    plumb_csv::plan_ranges(&csv, CsvFormat::Csv, &copts, 3)
-                } else {
-                    plumb_jsonl::plan_ranges(&jsonl, &bounds, 3)
+                let plan = match which {
+                    0..=2 => plumb_csv::plan_ranges(&csv, CsvFormat::Csv, &copts, 3),
+                    3..=5 => plumb_jsonl::plan_ranges(&jsonl, &bounds, 3),
+                    _ => plumb_json::plan_ranges(&json, &bounds, 3),
                 }
                 .expect("read")
                 .expect("cut");
@@ -107,7 +115,9 @@ fn cases() -> &'static [Case] {
                     ),
                     3 => plumb_jsonl::scan_inspect_range(&jsonl, &bounds, outline, &plan, i),
                     4 => plumb_jsonl::scan_validate_range(&jsonl, &bounds, &plan, i),
-                    _ => plumb_jsonl::scan_search_range(&jsonl, &bounds, (None, &q), &plan, i),
+                    5 => plumb_jsonl::scan_search_range(&jsonl, &bounds, (None, &q), &plan, i),
+                    6 => plumb_json::scan_validate_range(&json, &bounds, &plan, i),
+                    _ => plumb_json::scan_inspect_range(&json, &bounds, outline, &plan, i),
                 };
                 let parts: Vec<RangePart> = (0..plan.ranges()).map(part).collect();
                 assert!(parts.iter().all(RangePart::settled), "case {which}");
@@ -139,9 +149,17 @@ fn cases() -> &'static [Case] {
                         "{:?}",
                         plumb_jsonl::validate(text_stream(&jsonl).unwrap(), &bounds)
                     ),
-                    _ => format!(
+                    5 => format!(
                         "{:?}",
                         plumb_jsonl::search(text_stream(&jsonl).unwrap(), None, &q)
+                    ),
+                    6 => format!(
+                        "{:?}",
+                        plumb_json::validate(text_stream(&json).unwrap(), &bounds)
+                    ),
+                    _ => format!(
+                        "{:?}",
+                        plumb_json::inspect(text_stream(&json).unwrap(), &bounds)
                     ),
                 };
                 let case = Case {
@@ -208,9 +226,22 @@ fn join(which: usize, plan: &RangePlan, parts: &[RangePart]) -> Option<String> {
             "{:?}",
             Ok::<_, ()>(plumb_jsonl::join_validate_ranges(plan, parts)?)
         ),
-        _ => format!(
+        5 => format!(
             "{:?}",
             Ok::<_, ()>(plumb_jsonl::join_search_ranges((None, &q), plan, parts)?)
+        ),
+        6 => format!(
+            "{:?}",
+            Ok::<_, ()>(plumb_json::join_validate_ranges(plan, parts)?)
+        ),
+        _ => format!(
+            "{:?}",
+            Ok::<_, ()>(plumb_json::join_inspect_ranges(
+                &bounds,
+                OutlineOptions::from(60),
+                plan,
+                parts
+            )?)
         ),
     })
 }

@@ -37,6 +37,7 @@ mod outline;
 mod parallel;
 mod parser;
 mod pointer;
+mod ranges;
 mod reader;
 mod sink;
 mod structure;
@@ -67,6 +68,9 @@ pub use parser::{
     STRING_CAPTURE_BYTES,
 };
 pub use pointer::{PathToken, PathTracker, Pointer};
+pub use ranges::{
+    join_inspect_ranges, join_validate_ranges, plan_ranges, scan_inspect_range, scan_validate_range,
+};
 pub use reader::{
     outline_options, outline_paths, JsonReader, FIELD_OPTION, JSON_OPTIONS, OUTLINE_PATHS_OPTION,
     STATS_OPTION,

@@ -46,7 +46,7 @@ use plumb_core::{
 
 use std::io::BufRead;
 
-use crate::ops::{inspect_part, join_parts, validate_part};
+use crate::ops::{inspect_part, join_parts, validate_part, PartVerdict};
 use crate::sink::JsonSink;
 use crate::{inspect_at, validate, JsonInspect, JsonParser, JsonValidate, OutlineOptions, Scalar};
 
@@ -61,6 +61,10 @@ const HEAD_BYTES: usize = 1 << 20;
 /// How far past a share's start a separator is looked for; a share
 /// without one joins its neighbour.
 const CUT_SEARCH_BYTES: usize = 1 << 20;
+
+/// How far a separator is looked for first, before
+/// [`CUT_SEARCH_BYTES`].
+const CUT_SEARCH_FIRST_BYTES: usize = 64 << 10;
 
 /// Root elements of the head enough to trust the separator they show.
 const MIN_HEAD_ELEMENTS: usize = 3;
@@ -102,24 +106,27 @@ pub fn validate_in_parts(
     else {
         return Ok(None);
     };
+    let verdicts: Option<Vec<PartVerdict>> = verdicts.into_iter().collect();
+    Ok(verdicts.and_then(join_verdicts))
+}
+
+/// The validate answer of the parts of a root array, in file order;
+/// `None` when a later part holds a duplicate key (its pointer would
+/// need the elements before the part) or could not check every key.
+pub(crate) fn join_verdicts(verdicts: Vec<PartVerdict>) -> Option<JsonValidate> {
     let mut verdicts = verdicts.into_iter();
-    let Some(Some(mut whole)) = verdicts.next() else {
-        return Ok(None);
-    };
-    for later in verdicts {
-        let Some(part) = later else {
-            return Ok(None);
-        };
+    let mut whole = verdicts.next()?;
+    for part in verdicts {
         let dups = part.st.duplicates();
         if dups.count > 0 || !dups.checked_fully {
-            return Ok(None);
+            return None;
         }
-        whole.rows += part.rows;
+        whole.rows = whole.rows.saturating_add(part.rows);
         whole.st.absorb(&part.st);
     }
     let max_depth = whole.st.max_depth();
     let (duplicate_keys, _) = whole.st.into_reports();
-    Ok(Some(JsonValidate {
+    Some(JsonValidate {
         ok: true,
         format: "json",
         view: ViewFlags::of_scan(false).with_cut(!duplicate_keys.checked_fully),
@@ -128,7 +135,7 @@ pub fn validate_in_parts(
         rows_scanned: whole.rows,
         max_depth,
         duplicate_keys,
-    }))
+    })
 }
 
 /// Inspects `source` on [`ScanBounds::thread_count`] threads when it is
@@ -342,7 +349,11 @@ fn learn_separator(head: &[u8]) -> Option<(Vec<u8>, usize)> {
 /// after the comma of the first separator past each share's start, and
 /// `len`; strictly increasing, with at least two parts. `None` when the
 /// head teaches no separator or no cut is found.
-fn element_cuts(source: &dyn Source, len: u64, parts: usize) -> Result<Option<Vec<u64>>, Refusal> {
+pub(crate) fn element_cuts(
+    source: &dyn Source,
+    len: u64,
+    parts: usize,
+) -> Result<Option<Vec<u64>>, Refusal> {
     if parts < 2 {
         return Ok(None);
     }
@@ -363,10 +374,19 @@ fn element_cuts(source: &dyn Source, len: u64, parts: usize) -> Result<Option<Ve
         if from >= len {
             break;
         }
-        let Some(window) = read_window(source, from, CUT_SEARCH_BYTES)? else {
-            return Ok(None);
-        };
-        if let Some(p) = finder.find(&window) {
+        // A short window first: most separators are near, and a plan of
+        // thousands of ranges reads no megabyte at each cut.
+        let mut found = None;
+        for size in [CUT_SEARCH_FIRST_BYTES, CUT_SEARCH_BYTES] {
+            let Some(window) = read_window(source, from, size)? else {
+                return Ok(None);
+            };
+            found = finder.find(&window);
+            if found.is_some() || window.len() < size {
+                break;
+            }
+        }
+        if let Some(p) = found {
             let cut = from + (p + comma + 1) as u64;
             if cut < len && cut > *cuts.last().unwrap_or(&0) {
                 cuts.push(cut);

@@ -71,6 +71,12 @@ pub fn outline_options(req: &Request) -> crate::OutlineOptions {
     }
 }
 
+/// Whether an inspect asked so is cut into ranges: of the whole
+/// document, without statistics.
+fn inspects_in_ranges(req: &Request) -> bool {
+    req.options.text("pointer").unwrap_or_default().is_empty() && !outline_options(req).stats
+}
+
 /// The outline's listing budget a request asks for.
 pub fn outline_paths(req: &Request) -> usize {
     req.options
@@ -130,6 +136,57 @@ impl FormatReader for JsonReader {
 
     fn validate(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {
         Ok(Box::new(crate::validate_source(source, &req.scan)?))
+    }
+
+    fn plan_ranges(
+        &self,
+        source: &dyn Source,
+        op: plumb_core::Op,
+        req: &Request,
+        parts: usize,
+    ) -> Result<Option<plumb_core::RangePlan>, Refusal> {
+        match op {
+            plumb_core::Op::Validate => crate::plan_ranges(source, &req.scan, parts),
+            plumb_core::Op::Inspect if inspects_in_ranges(req) => {
+                crate::plan_ranges(source, &req.scan, parts)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn scan_range(
+        &self,
+        source: &dyn Source,
+        op: plumb_core::Op,
+        req: &Request,
+        plan: &plumb_core::RangePlan,
+        index: usize,
+    ) -> plumb_core::RangePart {
+        match op {
+            plumb_core::Op::Validate => crate::scan_validate_range(source, &req.scan, plan, index),
+            plumb_core::Op::Inspect if inspects_in_ranges(req) => {
+                crate::scan_inspect_range(source, &req.scan, outline_options(req), plan, index)
+            }
+            _ => plumb_core::RangePart { index, state: None },
+        }
+    }
+
+    fn join_ranges(
+        &self,
+        op: plumb_core::Op,
+        req: &Request,
+        plan: &plumb_core::RangePlan,
+        parts: &[plumb_core::RangePart],
+    ) -> Option<Box<dyn Answer>> {
+        match op {
+            plumb_core::Op::Validate => Some(Box::new(crate::join_validate_ranges(plan, parts)?)),
+            plumb_core::Op::Inspect if inspects_in_ranges(req) => {
+                let answer =
+                    crate::join_inspect_ranges(&req.scan, outline_options(req), plan, parts)?;
+                Some(Box::new(answer))
+            }
+            _ => None,
+        }
     }
 
     fn search(&self, source: &dyn Source, req: &Request) -> Result<Box<dyn Answer>, Refusal> {

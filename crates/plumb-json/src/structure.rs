@@ -371,14 +371,13 @@ impl Structure {
     }
 
     /// What this structure found, to travel to a join of the parts of a
-    /// file read apart ([`Structure::absorb`] on the other side); `None`
-    /// inside a value.
-    pub fn to_state(&self) -> Option<StructureState> {
-        self.open.is_empty().then(|| StructureState {
+    /// file read apart ([`Structure::absorb`] on the other side).
+    pub fn to_state(&self) -> StructureState {
+        StructureState {
             duplicates: self.duplicates.clone(),
             precision: self.precision.clone(),
             max_depth: self.max_depth,
-        })
+        }
     }
 
     /// A structure between values that found what `state` says.

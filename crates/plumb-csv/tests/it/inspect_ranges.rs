@@ -13,7 +13,7 @@ use plumb_csv::{
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-use super::parallel_inspect::{sequential, table, Shape};
+use super::parallel_inspect::{sequential, shapes, table, Shape};
 
 /// Every range of `plan` inspected, each part through bytes, in
 /// reverse with the last one twice.
@@ -58,38 +58,6 @@ fn brief(on: bool) -> CsvOptions {
     let mut opts = CsvOptions::default();
     opts.scan.brief = on;
     opts
-}
-
-fn shapes() -> [(Shape, CsvFormat); 3] {
-    [
-        (
-            Shape {
-                every: 7,
-                step: 900,
-                rare_at: vec![0, 1, 20, 40, 60],
-                sep: b',',
-            },
-            CsvFormat::Csv,
-        ),
-        (
-            Shape {
-                every: 40,
-                step: 300,
-                rare_at: vec![50, 51, 52, 53, 54, 55],
-                sep: b'\t',
-            },
-            CsvFormat::Tsv,
-        ),
-        (
-            Shape {
-                every: 1,
-                step: 2,
-                rare_at: vec![],
-                sep: b';',
-            },
-            CsvFormat::Csv,
-        ),
-    ]
 }
 
 #[test]

@@ -83,15 +83,16 @@ pub(super) fn table(shape: &Shape) -> Vec<u8> {
     out
 }
 
-#[test]
-fn column_facts_in_parts_are_the_facts_of_one_pass() {
-    let opts = CsvOptions::default();
-    for (shape, format) in [
+/// Three tables: sparse samples with rare literals from the first rows
+/// on (CSV), rare literals bunched late (TSV), a new value every other
+/// row with decimal commas (`;`).
+pub(super) fn shapes() -> [(Shape, CsvFormat); 3] {
+    [
         (
             Shape {
                 every: 7,
                 step: 900,
-                rare_at: vec![1, 20, 40, 60],
+                rare_at: vec![0, 1, 20, 40, 60],
                 sep: b',',
             },
             CsvFormat::Csv,
@@ -114,7 +115,13 @@ fn column_facts_in_parts_are_the_facts_of_one_pass() {
             },
             CsvFormat::Csv,
         ),
-    ] {
+    ]
+}
+
+#[test]
+fn column_facts_in_parts_are_the_facts_of_one_pass() {
+    let opts = CsvOptions::default();
+    for (shape, format) in shapes() {
         let bytes = table(&shape);
         let one = sequential(&bytes, format, &opts);
         assert!(one.issues.is_empty());

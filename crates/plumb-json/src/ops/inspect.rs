@@ -23,6 +23,9 @@ use super::{
     SAMPLE_BUDGET_BYTES,
 };
 
+mod state;
+pub(crate) use state::PartState;
+
 /// The answer of JSON inspect.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct JsonInspect {

@@ -9,14 +9,14 @@ mod validate;
 mod wildcard;
 
 pub use inspect::{inspect, inspect_at, inspect_outlined, JsonInspect};
-pub(crate) use inspect::{inspect_part, join_parts};
+pub(crate) use inspect::{inspect_part, join_parts, InspectPart, PartState};
 pub use probes::{condition_pointer, Probes};
 pub use search::{
     search, ElementHit, JsonSearch, Matched, Probe, MATCHED_VALUE_BYTES, SEARCH_VALUE_BUDGET_BYTES,
 };
 pub use select::{select, JsonSelect};
-pub(crate) use validate::validate_part;
 pub use validate::{validate, JsonValidate, SyntaxError};
+pub(crate) use validate::{validate_part, PartVerdict};
 pub use wildcard::WILDCARD;
 
 use std::io::BufRead;

@@ -6,5 +6,6 @@ mod ops;
 mod outline;
 mod parallel;
 mod parser;
+mod ranges;
 mod sinks;
 mod util;

@@ -13,13 +13,13 @@ fn as_value(v: &JsonValidate) -> Value {
     serde_json::to_value(v).unwrap()
 }
 
-fn sequential(bytes: &[u8]) -> Value {
+pub(super) fn sequential(bytes: &[u8]) -> Value {
     let src = BytesSource::new("t.json", bytes.to_vec());
     as_value(&validate(text_stream(&src).unwrap(), &ScanBounds::default()).unwrap())
 }
 
 /// The parts' answer, when they give one.
-fn parts_only(bytes: &[u8], parts: usize) -> Option<Value> {
+pub(super) fn parts_only(bytes: &[u8], parts: usize) -> Option<Value> {
     let src = BytesSource::new("t.json", bytes.to_vec());
     validate_in_parts(&src, parts)
         .unwrap()
@@ -44,7 +44,7 @@ fn element(n: usize) -> Value {
 
 /// Elements enough to fill several parts past the sniffed head, laid
 /// out minified, one per line, or pretty-printed.
-fn array(layout: u8, count: usize) -> Vec<u8> {
+pub(super) fn array(layout: u8, count: usize) -> Vec<u8> {
     let items: Vec<Value> = (0..count).map(element).collect();
     match layout {
         0 => serde_json::to_vec(&items).unwrap(),
@@ -176,7 +176,7 @@ fn roots_that_are_no_array_of_containers_are_not_split() {
 }
 
 /// Strings that hold the separators, brackets, commas and escapes.
-fn tricky() -> impl Strategy<Value = String> {
+pub(super) fn tricky() -> impl Strategy<Value = String> {
     proptest::collection::vec(
         prop_oneof![
             Just("},{"),
@@ -192,6 +192,25 @@ fn tricky() -> impl Strategy<Value = String> {
     .prop_map(|parts| parts.concat())
 }
 
+/// `count` objects, each with one of `strings` (cycling), `,` or `,\n`
+/// between them, and a repeated key in element `dup_at`.
+pub(super) fn tricky_array(
+    strings: &[String],
+    count: usize,
+    newline: bool,
+    dup_at: Option<usize>,
+) -> Vec<u8> {
+    let sep = if newline { ",\n" } else { "," };
+    let items: Vec<String> = (0..count)
+        .map(|n| {
+            let s = &strings[n % strings.len()];
+            let dup = if dup_at == Some(n) { ",\"n\":0" } else { "" };
+            format!("{{\"n\":{n},\"s\":\"{s}\"{dup}}}")
+        })
+        .collect();
+    format!("[{}]", items.join(sep)).into_bytes()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
     #[test]
@@ -202,27 +221,19 @@ proptest! {
         newline in any::<bool>(),
         dup_at in proptest::option::of(0usize..1500),
     ) {
-        let sep = if newline { ",\n" } else { "," };
-        let items: Vec<String> = (0..count)
-            .map(|n| {
-                let s = &strings[n % strings.len()];
-                let dup = if dup_at == Some(n) { ",\"n\":0" } else { "" };
-                format!("{{\"n\":{n},\"s\":\"{s}\"{dup}}}")
-            })
-            .collect();
-        let bytes = format!("[{}]", items.join(sep)).into_bytes();
+        let bytes = tricky_array(&strings, count, newline, dup_at);
         let one = sequential(&bytes);
         prop_assert_eq!(in_parts(&bytes, parts), one);
     }
 }
 
-fn inspect_sequential(bytes: &[u8], opts: &ScanBounds) -> Value {
+pub(super) fn inspect_sequential(bytes: &[u8], opts: &ScanBounds) -> Value {
     let src = BytesSource::new("t.json", bytes.to_vec());
     let answer = plumb_json::inspect_outlined(text_stream(&src).unwrap(), opts, 200).unwrap();
     serde_json::to_value(&answer).unwrap()
 }
 
-fn inspect_parts_only(bytes: &[u8], opts: &ScanBounds, parts: usize) -> Option<Value> {
+pub(super) fn inspect_parts_only(bytes: &[u8], opts: &ScanBounds, parts: usize) -> Option<Value> {
     let src = BytesSource::new("t.json", bytes.to_vec());
     plumb_json::inspect_in_parts(&src, opts, 200, parts)
         .unwrap()
@@ -232,7 +243,7 @@ fn inspect_parts_only(bytes: &[u8], opts: &ScanBounds, parts: usize) -> Option<V
 /// Elements whose keys, shapes and values change along the array: keys
 /// first seen late, objects of other members, numbers a double
 /// misstates only near the start, strings of every length.
-fn varied(count: usize) -> Vec<u8> {
+pub(super) fn varied(count: usize) -> Vec<u8> {
     let items: Vec<String> = (0..count)
         .map(|n| match n % 7 {
             6 => format!("{{\"arr\":[{n}, \"x{n}\", {{\"in\": {}}}]}}", n % 3 == 0),

@@ -66,7 +66,7 @@ impl InspectLines {
         }
         Some(InspectState {
             outline: self.outline.to_state()?,
-            structure: self.st.to_state()?,
+            structure: self.st.to_state(),
             lines: self.lines,
             blank: self.blank,
             rows: self.cap.rows() + self.absorbed_rows,

@@ -147,13 +147,14 @@ impl Dataset {
     /// task per file, except that with `range_bytes` a validate, a
     /// search or an inspect cuts each file of at least twice that many
     /// bytes into ranges of about that size, where its reader splits a
-    /// scan (CSV/TSV and JSON Lines read as they are stored; not a
-    /// compressed file, a transcoded one, a zip's member, or a CSV whose
-    /// head shows quoted line breaks; a search only from its file's
-    /// first record, and by one column in CSV; an inspect without
-    /// statistics). The planner opens those large files and reads their heads and a little
-    /// at each cut; a file it cannot plan stays whole, and its task says
-    /// why when it runs.
+    /// scan (CSV/TSV and JSON Lines read as they are stored, and a JSON
+    /// document cut between the elements of its root array;
+    /// not a compressed file, a transcoded one, a zip's member, or a CSV
+    /// whose head shows quoted line breaks; a search only from its
+    /// file's first record, and by one column in CSV; an inspect without
+    /// statistics). The planner opens those large files and reads their
+    /// heads and a little at each cut; a file it cannot plan stays
+    /// whole, and its task says why when it runs.
     pub fn plan(
         &self,
         plumb: &Plumb,

@@ -447,3 +447,54 @@ fn inspected_ranges_answer_as_the_local_run() {
     assert!(tasks.iter().all(|t| t.range.is_none()));
     assert_eq!(tasks.len(), data.members().len());
 }
+
+#[test]
+fn a_json_document_validates_and_inspects_in_ranges_as_the_local_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let items: Vec<String> = (0..40_000)
+        .map(|n| format!("{{\"id\": {n}, \"tags\": [\"a\", {{\"deep\": [{n}, null]}}]}}"))
+        .collect();
+    let clean = format!("[\n{}\n]\n", items.join(",\n"));
+    std::fs::write(dir.path().join("a-clean.json"), &clean).unwrap();
+    // Past the head the planner parses: a broken value, a late
+    // duplicate key.
+    let broken = clean.replacen("\"id\": 30000,", "\"id\": ,", 1);
+    std::fs::write(dir.path().join("b-broken.json"), &broken).unwrap();
+    let dup = clean.replacen("{\"id\": 30000,", "{\"id\": 30000, \"id\": 1,", 1);
+    std::fs::write(dir.path().join("c-dup.json"), &dup).unwrap();
+    let data =
+        Dataset::local(&[dir.path().display().to_string()], &ListOptions::default()).unwrap();
+    let (plumb, req) = (Plumb::new(), Request::default());
+    for op in [DatasetOp::Validate, DatasetOp::Inspect] {
+        let whole = data.run(&plumb, op, None, &req).unwrap().to_json();
+        if op == DatasetOp::Validate {
+            assert_eq!(whole["totals"]["invalid"], 1, "{whole}");
+        }
+        let tasks = data.plan(&plumb, op, None, &req, Some(RANGE));
+        for name in ["a-clean.json", "b-broken.json", "c-dup.json"] {
+            let n = tasks
+                .iter()
+                .filter(|t| file_name(t) == name && t.range.is_some())
+                .count();
+            assert!(n >= 4, "{op:?} {name}: {n} ranges");
+        }
+        let merged = run_op(&plumb, &data, op, &req, &tasks)
+            .into_iter()
+            .rev()
+            .try_fold(Partial::empty(op, None), Partial::merge)
+            .unwrap();
+        let (settled, reruns) = data.settle(&plumb, op, &req, merged).unwrap();
+        let again: Vec<&str> = reruns.iter().map(file_name).collect();
+        assert_eq!(again, ["b-broken.json", "c-dup.json"], "{op:?}");
+        let mut done = settled;
+        for p in run_op(&plumb, &data, op, &req, &reruns) {
+            done = done.merge(p).unwrap();
+        }
+        assert_eq!(data.finish(done).to_json(), whole, "{op:?}");
+    }
+    // Its search runs whole.
+    let mut search = Request::default();
+    search.set("pattern", serde_json::json!("deep")).unwrap();
+    let tasks = data.plan(&plumb, DatasetOp::Search, None, &search, Some(RANGE));
+    assert!(tasks.iter().all(|t| t.range.is_none()));
+}
