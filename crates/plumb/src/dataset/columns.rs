@@ -88,18 +88,19 @@ fn changed_at(from: &str, firsts: &[(String, u64)]) -> Option<u64> {
 
 impl ColumnAcc {
     pub(super) fn absorb(&mut self, theirs: ColumnAcc) {
-        self.files += theirs.files;
-        self.rows += theirs.rows;
+        // Saturating, as a partial's counts (see `Partial::merge`).
+        self.files = self.files.saturating_add(theirs.files);
+        self.rows = self.rows.saturating_add(theirs.rows);
         self.first = self.first.clone().min(theirs.first);
-        self.types_cut_files += theirs.types_cut_files;
+        self.types_cut_files = self.types_cut_files.saturating_add(theirs.types_cut_files);
         self.stats.absorb(theirs.stats);
         for (kind, t) in theirs.types {
             match self.types.binary_search_by(|(k, _)| k.cmp(&kind)) {
                 Err(at) => self.types.insert(at, (kind, t)),
                 Ok(at) => {
                     let mine = &mut self.types[at].1;
-                    mine.files += t.files;
-                    mine.rows += t.rows;
+                    mine.files = mine.files.saturating_add(t.files);
+                    mine.rows = mine.rows.saturating_add(t.rows);
                     if t.first < mine.first {
                         mine.first = t.first;
                         mine.firsts = t.firsts;
@@ -110,7 +111,7 @@ impl ColumnAcc {
         }
         while self.types.len() > DATASET_TYPES_MAX {
             if let Some((_, t)) = self.types.pop() {
-                self.types_cut_files += t.files;
+                self.types_cut_files = self.types_cut_files.saturating_add(t.files);
             }
         }
     }

@@ -340,28 +340,38 @@ impl Partial {
                 other.limit
             )));
         }
-        self.files += other.files;
-        self.bytes += other.bytes;
-        self.rows += other.rows;
-        self.rows_unknown += other.rows_unknown;
-        self.refused += other.refused;
-        self.valid += other.valid;
-        self.invalid += other.invalid;
+        // Saturating: a partial read from bytes is a claim, and a sum past
+        // any count a disk holds stays at the top rather than wrap.
+        for (mine, theirs) in [
+            (&mut self.files, other.files),
+            (&mut self.bytes, other.bytes),
+            (&mut self.rows, other.rows),
+            (&mut self.rows_unknown, other.rows_unknown),
+            (&mut self.refused, other.refused),
+            (&mut self.valid, other.valid),
+            (&mut self.invalid, other.invalid),
+            (&mut self.lines_cut, other.lines_cut),
+            (&mut self.column_entries_cut, other.column_entries_cut),
+            (&mut self.groups_cut_files, other.groups_cut_files),
+        ] {
+            *mine = mine.saturating_add(theirs);
+        }
         self.exact &= other.exact;
         self.sampled |= other.sampled;
         self.converted |= other.converted;
         for (k, n) in other.formats {
-            *self.formats.entry(k).or_default() += n;
+            let mine = self.formats.entry(k).or_default();
+            *mine = mine.saturating_add(n);
         }
         for (k, n) in other.reasons {
-            *self.reasons.entry(k).or_default() += n;
+            let mine = self.reasons.entry(k).or_default();
+            *mine = mine.saturating_add(n);
         }
         if !merge_by_path(&mut self.lines, other.lines, |l| &l.path) {
             return Err(Refusal::invalid_argument(
                 "these partials do not merge: they hold a file in common",
             ));
         }
-        self.lines_cut += other.lines_cut;
         for (name, theirs) in other.columns {
             match self.columns.get_mut(&name) {
                 None => {
@@ -370,22 +380,20 @@ impl Partial {
                 Some(mine) => mine.absorb(theirs),
             }
         }
-        self.column_entries_cut += other.column_entries_cut;
         for (key, theirs) in other.groups {
             match self.groups.get_mut(&key) {
                 None => {
                     self.groups.insert(key, theirs);
                 }
                 Some(mine) => {
-                    mine.files += theirs.files;
+                    mine.files = mine.files.saturating_add(theirs.files);
                     mine.examples.extend(theirs.examples);
                     mine.examples.sort();
                     mine.examples.truncate(GROUP_EXAMPLES);
                 }
             }
         }
-        self.groups_cut_files += other.groups_cut_files;
-        self.hits_total = self.hits_total.zip(other.hits_total).map(|(a, b)| a + b);
+        self.hits_total = (self.hits_total.zip(other.hits_total)).map(|(a, b)| a.saturating_add(b));
         self.hits_total_exact &= other.hits_total_exact;
         // Hits name files whose lines were just found apart.
         let _ = merge_by_path(&mut self.hits, other.hits, |h| &h.path);
@@ -416,18 +424,19 @@ impl Partial {
     /// Holds every list to its cap, counting what goes.
     fn cut(&mut self) {
         if self.lines.len() > DATASET_LINES_MAX {
-            self.lines_cut += (self.lines.len() - DATASET_LINES_MAX) as u64;
+            let cut = (self.lines.len() - DATASET_LINES_MAX) as u64;
+            self.lines_cut = self.lines_cut.saturating_add(cut);
             self.lines.truncate(DATASET_LINES_MAX);
         }
         while self.columns.len() > DATASET_COLUMNS_MAX {
             if let Some((_, c)) = self.columns.pop_last() {
-                self.column_entries_cut += c.files;
+                self.column_entries_cut = self.column_entries_cut.saturating_add(c.files);
             }
         }
         super::stats::cut(&mut self.columns, |c| &mut c.stats);
         while self.groups.len() > DATASET_GROUPS_MAX {
             if let Some((_, g)) = self.groups.pop_last() {
-                self.groups_cut_files += g.files;
+                self.groups_cut_files = self.groups_cut_files.saturating_add(g.files);
             }
         }
         if let Some(limit) = self.limit.filter(|_| self.op == DatasetOp::Search) {

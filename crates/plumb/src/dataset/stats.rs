@@ -43,7 +43,7 @@ impl StatsAcc {
 
     /// Takes in the same column's statistics from other files.
     pub(crate) fn absorb(&mut self, theirs: StatsAcc) {
-        self.files += theirs.files;
+        self.files = self.files.saturating_add(theirs.files);
         match (&mut self.sketch, theirs.sketch) {
             (Some(mine), Some(t)) => mine.merge(&t),
             (None, Some(t)) => self.sketch = Some(t),

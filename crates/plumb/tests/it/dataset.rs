@@ -616,6 +616,34 @@ fn a_partial_read_from_bytes_keeps_path_order_and_each_file_once() {
     assert!(r.message().contains("in common"), "{}", r.message());
 }
 
+#[test]
+fn counts_a_partial_claims_past_any_file_saturate_when_merged() {
+    let (_dir, plumb, data) = planted_dataset();
+    let req = Request::default();
+    let op = DatasetOp::Inspect;
+    let members = data.members();
+    let one = data.partial(&plumb, op, None, &req, &members[0], true);
+    let two = data.partial(&plumb, op, None, &req, &members[1], false);
+    let mut claim: Value = serde_json::from_slice(&one.to_bytes()).unwrap();
+    let mut counts = 0;
+    for key in ["files", "bytes", "rows"] {
+        if let Some(n) = claim.get_mut(key).filter(|n| n.is_u64()) {
+            *n = Value::from(u64::MAX);
+            counts += 1;
+        }
+    }
+    assert_eq!(counts, 3, "{claim}");
+    for column in claim["columns"].as_object_mut().unwrap().values_mut() {
+        column["files"] = Value::from(u64::MAX);
+        column["rows"] = Value::from(u64::MAX);
+    }
+    let claim = Partial::from_bytes(claim.to_string().as_bytes()).unwrap();
+    let merged = claim.merge(two).unwrap();
+    let answer = data.finish(merged).to_json();
+    assert_eq!(answer["totals"]["files"], u64::MAX, "{answer}");
+    assert_eq!(answer["totals"]["rows"], u64::MAX, "{answer}");
+}
+
 #[cfg(feature = "compression")]
 #[test]
 fn a_zips_members_are_a_dataset() {
