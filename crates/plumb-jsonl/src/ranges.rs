@@ -97,6 +97,17 @@ pub fn join_validate_ranges(plan: &RangePlan, parts: &[RangePart]) -> Option<Jso
         return None;
     }
     let counts: Vec<Counts> = plan.states(parts)?;
+    // A part read back is a claim: its counts are held to its bytes, so
+    // that their sum cannot overflow.
+    let sizes = plan.cuts.windows(2).map(|w| w[1] - w[0]);
+    let fits = |c: &Counts, size: u64| {
+        c.rows
+            .checked_add(c.blank_lines)
+            .is_some_and(|n| n <= size + 1)
+    };
+    if !counts.iter().zip(sizes).all(|(c, size)| fits(c, size)) {
+        return None;
+    }
     let counts: Vec<(u64, u64)> = counts.iter().map(|c| (c.rows, c.blank_lines)).collect();
     Some(valid_whole(&counts))
 }
@@ -202,6 +213,10 @@ pub fn join_search_ranges(
     }
     let pointer = field.map(Pointer::parse).transpose().ok()?;
     let states: Vec<SearchState> = plan.states(parts)?;
+    let sizes = plan.cuts.windows(2).map(|w| w[1] - w[0]);
+    if !states.iter().zip(sizes).all(|(s, size)| s.within(size)) {
+        return None;
+    }
     let mut whole: Option<SearchLines<'_>> = None;
     for state in states {
         let mut part = SearchLines::from_state(query, pointer.clone(), state)?;

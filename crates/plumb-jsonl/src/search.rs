@@ -97,6 +97,28 @@ pub(crate) struct SearchState {
     lines: u64,
 }
 
+impl SearchState {
+    /// Whether every count is one a read of `bytes` bytes could give (a
+    /// record, a line, a hit each take a byte at least, but the last): a
+    /// state read back is a claim, and counts past that would overflow
+    /// the sums of a join.
+    pub(crate) fn within(&self, bytes: u64) -> bool {
+        let most = bytes.saturating_add(1);
+        let before = self.before_hit.iter().flat_map(|b| [b.0, b.1, b.2]);
+        [
+            self.records,
+            self.lines,
+            self.invalid,
+            self.oversized,
+            self.unjudged,
+            self.progress.total,
+        ]
+        .into_iter()
+        .chain(before)
+        .all(|n| n <= most)
+    }
+}
+
 pub(crate) struct SearchLines<'q> {
     query: &'q Query,
     /// Hits still to pass over before one is kept (`Query::skip_hits`).
@@ -324,9 +346,11 @@ impl<'q> SearchLines<'q> {
         if self.progress.has_more {
             return;
         }
+        // Saturating: a part read back is a claim (its counts are held
+        // to its bytes; its hits' places are not).
         for hit in &mut later.hits {
-            hit.record += records;
-            hit.line += lines;
+            hit.record = hit.record.saturating_add(records);
+            hit.line = hit.line.saturating_add(lines);
         }
         let kept = later.hits.len() as u64;
         self.progress

@@ -259,16 +259,18 @@ impl SearchProgress {
             return;
         }
         match dropped_at {
+            // Saturating: a part may come back from another process,
+            // its counts a claim.
             Some(unit) => {
-                self.total += kept + 1;
+                self.total = self.total.saturating_add(kept.saturating_add(1));
                 self.has_more = true;
-                self.next_offset = Some(unit + before);
+                self.next_offset = Some(unit.saturating_add(before));
             }
             None => {
-                self.total += later.total;
+                self.total = self.total.saturating_add(later.total);
                 if later.has_more {
                     self.has_more = true;
-                    self.next_offset = later.next_offset.map(|u| u + before);
+                    self.next_offset = later.next_offset.map(|u| u.saturating_add(before));
                 }
             }
         }

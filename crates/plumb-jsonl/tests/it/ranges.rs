@@ -136,6 +136,53 @@ fn a_plan_of_another_file_or_a_missing_range_joins_nothing() {
     assert_eq!(plan_ranges(&src, &ScanBounds::default(), 1).unwrap(), None);
 }
 
+/// `parts` with the value at `pointer` in range 1's state set to `to`.
+fn claiming(parts: &[RangePart], pointer: &str, to: serde_json::Value) -> Vec<RangePart> {
+    let mut out = parts.to_vec();
+    for p in out.iter_mut().filter(|p| p.index == 1) {
+        *p.state.as_mut().unwrap().pointer_mut(pointer).unwrap() = to.clone();
+    }
+    out
+}
+
+#[test]
+fn counts_a_part_claims_past_its_bytes_join_nothing() {
+    let bytes = jsonl(&[(0, 1), (1, 2), (5, 7)], None);
+    let src = BytesSource::new("t.jsonl", bytes.clone());
+    let plan = plan_ranges(&src, &ScanBounds::default(), 3)
+        .unwrap()
+        .unwrap();
+    let got = parts(&src, &plan);
+    assert!(join_validate_ranges(&plan, &got).is_some());
+    for pointer in ["/of/rows", "/of/blank_lines"] {
+        let bad = claiming(&got, pointer, serde_json::json!(u64::MAX));
+        assert_eq!(join_validate_ranges(&plan, &bad), None, "{pointer}");
+    }
+    let big = file(7, false);
+    let src = BytesSource::new("t.jsonl", big.clone());
+    let plan = plan_ranges(&src, &ScanBounds::default(), 3)
+        .unwrap()
+        .unwrap();
+    let q = query(&[("pattern", "é")], 100_000, false);
+    let found = search_parts(&src, None, &q, &plan);
+    assert!(join_search_ranges((None, &q), &plan, &found).is_some());
+    for pointer in [
+        "/of/records",
+        "/of/lines",
+        "/of/invalid",
+        "/of/progress/total",
+    ] {
+        let bad = claiming(&found, pointer, serde_json::json!(u64::MAX));
+        assert!(
+            join_search_ranges((None, &q), &plan, &bad).is_none(),
+            "{pointer}"
+        );
+    }
+    // A hit's place is offset saturating: an answer, not an overflow.
+    let far = claiming(&found, "/of/hits/0/record", serde_json::json!(u64::MAX));
+    assert!(join_search_ranges((None, &q), &plan, &far).is_some());
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(10))]
     /// Any file, any number of ranges, any query and limit: the joined

@@ -104,9 +104,10 @@ impl SearchSink {
         if self.progress.has_more {
             return;
         }
+        // Saturating: a part read back is a claim.
         for hit in &mut later.hits {
-            hit.row += rows;
-            hit.line += lines;
+            hit.row = hit.row.saturating_add(rows);
+            hit.line = hit.line.saturating_add(lines);
         }
         let kept = later.hits.len() as u64;
         self.progress
