@@ -63,6 +63,19 @@ impl RangePlan {
         self.cuts.len().saturating_sub(1)
     }
 
+    /// The size in bytes of each range, in order: what a range's part
+    /// read back is held to (0 for cuts out of order, which a plan that
+    /// is not well formed may hold).
+    ///
+    /// ```
+    /// use plumb_core::RangePlan;
+    /// let plan = RangePlan { format: "csv".into(), len: 300, cuts: vec![0, 100, 300] };
+    /// assert_eq!(plan.sizes().collect::<Vec<_>>(), [100, 200]);
+    /// ```
+    pub fn sizes(&self) -> impl Iterator<Item = u64> + '_ {
+        self.cuts.windows(2).map(|w| w[1].saturating_sub(w[0]))
+    }
+
     /// The bytes of range `index` (`start..end`), `None` past the last.
     pub fn range(&self, index: usize) -> Option<(u64, u64)> {
         let start = *self.cuts.get(index)?;

@@ -330,7 +330,7 @@ fn join<T: serde::de::DeserializeOwned>(
         return None;
     }
     let states: Vec<PartState<T>> = plan.states(parts)?;
-    let sizes = plan.cuts.windows(2).map(|w| w[1] - w[0]);
+    let sizes = plan.sizes();
     if !states
         .iter()
         .zip(sizes)

@@ -114,7 +114,7 @@ pub fn join_inspect_ranges(
         return None;
     }
     let states: Vec<PartState> = plan.states(parts)?;
-    let sizes = plan.cuts.windows(2).map(|w| w[1] - w[0]);
+    let sizes = plan.sizes();
     let found = states
         .into_iter()
         .zip(sizes)
@@ -156,7 +156,7 @@ pub fn join_validate_ranges(plan: &RangePlan, parts: &[RangePart]) -> Option<Jso
         return None;
     }
     let states: Vec<Verdict> = plan.states(parts)?;
-    let sizes = plan.cuts.windows(2).map(|w| w[1] - w[0]);
+    let sizes = plan.sizes();
     let verdicts = states
         .into_iter()
         .zip(sizes)

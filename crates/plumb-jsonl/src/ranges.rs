@@ -99,7 +99,7 @@ pub fn join_validate_ranges(plan: &RangePlan, parts: &[RangePart]) -> Option<Jso
     let counts: Vec<Counts> = plan.states(parts)?;
     // A part read back is a claim: its counts are held to its bytes, so
     // that their sum cannot overflow.
-    let sizes = plan.cuts.windows(2).map(|w| w[1] - w[0]);
+    let sizes = plan.sizes();
     let fits = |c: &Counts, size: u64| {
         c.rows
             .checked_add(c.blank_lines)
@@ -213,7 +213,7 @@ pub fn join_search_ranges(
     }
     let pointer = field.map(Pointer::parse).transpose().ok()?;
     let states: Vec<SearchState> = plan.states(parts)?;
-    let sizes = plan.cuts.windows(2).map(|w| w[1] - w[0]);
+    let sizes = plan.sizes();
     if !states.iter().zip(sizes).all(|(s, size)| s.within(size)) {
         return None;
     }
